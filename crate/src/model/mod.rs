@@ -1,0 +1,3 @@
+//! Models: how a word becomes tokens.
+
+pub mod wordpiece;

@@ -1,0 +1,7 @@
+//! Normalizers: how text is cleaned and folded before it is split into words.
+
+pub mod aligned;
+pub mod bert;
+
+pub use aligned::AlignedText;
+pub use bert::BertNormalizerConfig;

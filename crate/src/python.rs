@@ -1,0 +1,307 @@
+//! The Python binding (`tokenprism._core`): a thin layer over the core, shaped like
+//! Hugging Face `tokenizers`. No logic lives only here.
+
+use crate::tokenizer::{self, Direction, Padding, PaddingStrategy, Truncation, TruncationStrategy};
+use crate::Error;
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+fn to_py_err(e: Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Borrows a Python str as UTF-8, turning a lone surrogate into a clear ValueError
+/// (a Python str may hold one; UTF-8 and therefore the tokenizer cannot).
+fn text_of<'a>(s: &'a Bound<'_, PyAny>, what: &str) -> PyResult<std::borrow::Cow<'a, str>> {
+    let s = s.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!("{what} must be a str, not {}", s.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+    })?;
+    match s.to_str() {
+        Ok(t) => Ok(std::borrow::Cow::Borrowed(t)),
+        Err(e) => {
+            let py = s.py();
+            let pos = e.value(py).getattr("start").ok().and_then(|v| v.extract::<usize>().ok());
+            Err(PyValueError::new_err(match pos {
+                Some(p) => format!("{what} contains a lone surrogate at index {p}, which is not valid Unicode text and cannot be tokenized"),
+                None => format!("{what} is not valid Unicode text (it contains a lone surrogate) and cannot be tokenized"),
+            }))
+        }
+    }
+}
+
+/// The result of an encode: ids, tokens, offsets and masks, one entry per token.
+#[pyclass(module = "tokenprism", name = "Encoding", frozen)]
+pub struct PyEncoding {
+    inner: tokenizer::Encoding,
+}
+
+#[pymethods]
+impl PyEncoding {
+    #[getter]
+    fn ids(&self) -> Vec<u32> {
+        self.inner.ids.clone()
+    }
+    #[getter]
+    fn type_ids(&self) -> Vec<u32> {
+        self.inner.type_ids.clone()
+    }
+    #[getter]
+    fn tokens(&self) -> Vec<String> {
+        self.inner.tokens.clone()
+    }
+    /// (start, end) in characters of the input string; (0, 0) for added special tokens.
+    #[getter]
+    fn offsets(&self) -> Vec<(u32, u32)> {
+        self.inner.offsets.clone()
+    }
+    #[getter]
+    fn attention_mask(&self) -> Vec<u32> {
+        self.inner.attention_mask.clone()
+    }
+    #[getter]
+    fn special_tokens_mask(&self) -> Vec<u32> {
+        self.inner.special_tokens_mask.clone()
+    }
+    #[getter]
+    fn word_ids(&self) -> Vec<Option<u32>> {
+        self.inner.word_ids.clone()
+    }
+    #[getter]
+    fn sequence_ids(&self) -> Vec<Option<u32>> {
+        self.inner.sequence_ids.clone()
+    }
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+    fn __repr__(&self) -> String {
+        format!("Encoding(num_tokens={}, ids={:?})", self.inner.len(), &self.inner.ids[..self.inner.len().min(8)])
+    }
+}
+
+/// A tokenizer's normalizer, for `tokenizer.normalizer.normalize_str(text)`.
+#[pyclass(module = "tokenprism", name = "Normalizer", frozen)]
+pub struct PyNormalizer {
+    tokenizer: tokenizer::Tokenizer,
+}
+
+#[pymethods]
+impl PyNormalizer {
+    fn normalize_str(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
+        let text = text_of(text, "text")?;
+        let t = &self.tokenizer;
+        Ok(py.detach(|| t.normalize_str(&text)))
+    }
+}
+
+/// A tokenizer loaded from a Hugging Face `tokenizer.json` or a BERT `vocab.txt`.
+///
+/// >>> tok = Tokenizer.from_file("tokenizer.json")
+/// >>> tok.encode("Héllo, Wörld!").tokens
+/// ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
+#[pyclass(module = "tokenprism", name = "Tokenizer")]
+pub struct PyTokenizer {
+    inner: tokenizer::Tokenizer,
+}
+
+fn input_pair<'a>(item: &'a Bound<'_, PyAny>) -> PyResult<(std::borrow::Cow<'a, str>, Option<std::borrow::Cow<'a, str>>)> {
+    if let Ok(t) = item.cast::<PyTuple>() {
+        if t.len() != 2 {
+            return Err(PyTypeError::new_err("a pair input must be a tuple (text, pair)"));
+        }
+        // SAFETY-free borrow juggling: the tuple items live as long as the tuple.
+        let a = t.get_borrowed_item(0)?.to_owned();
+        let b = t.get_borrowed_item(1)?.to_owned();
+        let a: String = text_of(&a, "text")?.into_owned();
+        let b: String = text_of(&b, "pair")?.into_owned();
+        return Ok((std::borrow::Cow::Owned(a), Some(std::borrow::Cow::Owned(b))));
+    }
+    Ok((text_of(item, "text")?, None))
+}
+
+#[pymethods]
+impl PyTokenizer {
+    /// Loads a `tokenizer.json` (or, if the file is not JSON, a `vocab.txt` with BERT defaults).
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        let bytes = std::fs::read(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| PyValueError::new_err(format!("{}: not UTF-8 text ({e})", path.display())))?;
+        let inner = py
+            .detach(|| {
+                if text.trim_start().starts_with('{') {
+                    tokenizer::Tokenizer::from_json_str(&text)
+                } else {
+                    tokenizer::Tokenizer::from_vocab_txt(&text)
+                }
+            })
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+        Ok(PyTokenizer { inner })
+    }
+
+    /// Loads a tokenizer from the text of a `tokenizer.json`.
+    #[staticmethod]
+    fn from_str(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let json = text_of(json, "json")?;
+        let inner = py.detach(|| tokenizer::Tokenizer::from_json_str(&json)).map_err(to_py_err)?;
+        Ok(PyTokenizer { inner })
+    }
+
+    /// A BERT tokenizer (lowercasing, BERT defaults) from the path of a `vocab.txt`.
+    #[staticmethod]
+    fn from_vocab(path: std::path::PathBuf) -> PyResult<Self> {
+        let text = std::fs::read_to_string(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let inner = tokenizer::Tokenizer::from_vocab_txt(&text)
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+        Ok(PyTokenizer { inner })
+    }
+
+    #[pyo3(signature = (sequence, pair=None, add_special_tokens=true))]
+    fn encode(
+        &self,
+        py: Python<'_>,
+        sequence: &Bound<'_, PyAny>,
+        pair: Option<&Bound<'_, PyAny>>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
+        let a = text_of(sequence, "sequence")?;
+        let b = pair.map(|p| text_of(p, "pair")).transpose()?;
+        let t = &self.inner;
+        let enc = py.detach(|| t.encode(&a, b.as_deref(), add_special_tokens)).map_err(to_py_err)?;
+        Ok(PyEncoding { inner: enc })
+    }
+
+    /// Encodes a list of inputs; each is a str or a (str, str) pair.
+    #[pyo3(signature = (inputs, add_special_tokens=true))]
+    fn encode_batch(&self, py: Python<'_>, inputs: &Bound<'_, PyList>, add_special_tokens: bool) -> PyResult<Vec<PyEncoding>> {
+        let items: Vec<Bound<'_, PyAny>> = inputs.iter().collect();
+        let mut owned = Vec::with_capacity(items.len());
+        for it in &items {
+            let (a, b) = input_pair(it)?;
+            owned.push((a.into_owned(), b.map(|b| b.into_owned())));
+        }
+        let t = &self.inner;
+        let encs = py
+            .detach(|| {
+                let refs: Vec<(&str, Option<&str>)> = owned.iter().map(|(a, b)| (a.as_str(), b.as_deref())).collect();
+                t.encode_batch(&refs, add_special_tokens)
+            })
+            .map_err(to_py_err)?;
+        Ok(encs.into_iter().map(|inner| PyEncoding { inner }).collect())
+    }
+
+    #[pyo3(signature = (ids, skip_special_tokens=true))]
+    fn decode(&self, ids: Vec<u32>, skip_special_tokens: bool) -> String {
+        self.inner.decode(&ids, skip_special_tokens)
+    }
+
+    #[pyo3(signature = (sequences, skip_special_tokens=true))]
+    fn decode_batch(&self, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> Vec<String> {
+        sequences.iter().map(|ids| self.inner.decode(ids, skip_special_tokens)).collect()
+    }
+
+    fn no_truncation(&mut self) {
+        self.inner.truncation = None;
+    }
+
+    fn no_padding(&mut self) {
+        self.inner.padding = None;
+    }
+
+    #[pyo3(signature = (max_length, stride=0, strategy="longest_first", direction="right"))]
+    fn enable_truncation(&mut self, max_length: usize, stride: usize, strategy: &str, direction: &str) -> PyResult<()> {
+        let strategy = match strategy {
+            "longest_first" => TruncationStrategy::LongestFirst,
+            "only_first" => TruncationStrategy::OnlyFirst,
+            "only_second" => TruncationStrategy::OnlySecond,
+            s => return Err(PyValueError::new_err(format!("unknown truncation strategy {s:?}: use longest_first, only_first or only_second"))),
+        };
+        self.inner.truncation = Some(Truncation::new(max_length, stride, strategy, parse_direction(direction)?).map_err(to_py_err)?);
+        Ok(())
+    }
+
+    #[pyo3(signature = (direction="right", pad_id=0, pad_type_id=0, pad_token="[PAD]", length=None, pad_to_multiple_of=None))]
+    fn enable_padding(
+        &mut self,
+        direction: &str,
+        pad_id: u32,
+        pad_type_id: u32,
+        pad_token: &str,
+        length: Option<usize>,
+        pad_to_multiple_of: Option<usize>,
+    ) -> PyResult<()> {
+        if length.is_some_and(|l| l > 1 << 24) {
+            return Err(PyValueError::new_err("padding length must be at most 16777216"));
+        }
+        self.inner.padding = Some(Padding {
+            strategy: length.map_or(PaddingStrategy::BatchLongest, PaddingStrategy::Fixed),
+            direction: parse_direction(direction)?,
+            pad_to_multiple_of,
+            pad_id,
+            pad_type_id,
+            pad_token: pad_token.to_owned(),
+        });
+        Ok(())
+    }
+
+    #[getter]
+    fn truncation(&self) -> Option<(usize, usize, String, String)> {
+        self.inner.truncation.as_ref().map(|t| {
+            (t.max_length, t.stride, format!("{:?}", t.strategy), format!("{:?}", t.direction))
+        })
+    }
+
+    #[getter]
+    fn padding(&self) -> Option<(Option<usize>, String, u32, String)> {
+        self.inner.padding.as_ref().map(|p| {
+            let len = match p.strategy {
+                PaddingStrategy::Fixed(n) => Some(n),
+                PaddingStrategy::BatchLongest => None,
+            };
+            (len, format!("{:?}", p.direction), p.pad_id, p.pad_token.clone())
+        })
+    }
+
+    #[getter]
+    fn normalizer(&self) -> Option<PyNormalizer> {
+        self.inner.normalizer.as_ref().map(|_| PyNormalizer { tokenizer: self.inner.clone() })
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id).map(str::to_owned)
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    #[pyo3(signature = (with_added_tokens=true))]
+    fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
+        if with_added_tokens { self.inner.vocab_size() } else { self.inner.model.vocab.len() }
+    }
+
+    /// Every stage of one run on `text`, as a dict (the same shape the page gets from wasm).
+    fn trace<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let text = text_of(text, "text")?;
+        let t = &self.inner;
+        let json = py.detach(|| serde_json::to_string(&t.trace(&text)).expect("a trace always serializes"));
+        py.import("json")?.call_method1("loads", (json,))
+    }
+}
+
+fn parse_direction(d: &str) -> PyResult<Direction> {
+    match d {
+        "right" => Ok(Direction::Right),
+        "left" => Ok(Direction::Left),
+        _ => Err(PyValueError::new_err(format!("direction must be 'left' or 'right', not {d:?}"))),
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTokenizer>()?;
+    m.add_class::<PyEncoding>()?;
+    m.add_class::<PyNormalizer>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,817 @@
+//! The pipeline: added tokens → normalizer → pre-tokenizer → model → post-processor,
+//! with truncation, padding and decoding, and a trace of every stage for the page.
+//!
+//! Names follow Hugging Face `tokenizers` so its users feel at home.
+
+use crate::clock::now_micros;
+use crate::error::{Error, Result};
+use crate::model::wordpiece::{SubToken, WordPiece};
+use crate::normalizer::{bert, AlignedText, BertNormalizerConfig};
+use crate::pretokenizer::{self, Piece};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddedToken {
+    pub id: u32,
+    pub content: String,
+    pub single_word: bool,
+    pub lstrip: bool,
+    pub rstrip: bool,
+    /// Matched in the normalized text (true) or in the raw input (false).
+    pub normalized: bool,
+    pub special: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum Normalizer {
+    Bert(BertNormalizerConfig),
+}
+
+#[derive(Clone, Debug)]
+pub enum PreTokenizer {
+    Bert,
+}
+
+#[derive(Clone, Debug)]
+pub enum TemplatePiece {
+    Special { id: String, type_id: u32 },
+    /// `seq` 0 is A, 1 is B.
+    Sequence { seq: usize, type_id: u32 },
+}
+
+#[derive(Clone, Debug)]
+pub struct SpecialTokenDef {
+    pub ids: Vec<u32>,
+    pub tokens: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum PostProcessor {
+    Template { single: Vec<TemplatePiece>, pair: Vec<TemplatePiece>, specials: HashMap<String, SpecialTokenDef> },
+    Bert { sep: (String, u32), cls: (String, u32) },
+}
+
+#[derive(Clone, Debug)]
+pub enum Decoder {
+    WordPiece { prefix: String, cleanup: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Direction {
+    Left,
+    Right,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TruncationStrategy {
+    LongestFirst,
+    OnlyFirst,
+    OnlySecond,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    pub max_length: usize,
+    pub stride: usize,
+    pub strategy: TruncationStrategy,
+    pub direction: Direction,
+}
+
+impl Truncation {
+    pub fn new(max_length: usize, stride: usize, strategy: TruncationStrategy, direction: Direction) -> Result<Self> {
+        if max_length > 0 && stride >= max_length {
+            return Err(Error::Invalid(format!("truncation stride ({stride}) must be less than max_length ({max_length})")));
+        }
+        Ok(Truncation { max_length, stride, strategy, direction })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaddingStrategy {
+    BatchLongest,
+    Fixed(usize),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Padding {
+    pub strategy: PaddingStrategy,
+    pub direction: Direction,
+    pub pad_to_multiple_of: Option<usize>,
+    pub pad_id: u32,
+    pub pad_type_id: u32,
+    pub pad_token: String,
+}
+
+/// The output of an encode, as in the reference: parallel vectors, one entry per token.
+/// Offsets are in chars of the input (for a pair, each sequence's own input).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Encoding {
+    pub ids: Vec<u32>,
+    pub type_ids: Vec<u32>,
+    pub tokens: Vec<String>,
+    pub offsets: Vec<(u32, u32)>,
+    pub special_tokens_mask: Vec<u32>,
+    pub attention_mask: Vec<u32>,
+    /// Index of the word (pre-token) each token came from; None for special tokens.
+    pub word_ids: Vec<Option<u32>>,
+    /// Which input each token came from (0 or 1); None for special tokens.
+    pub sequence_ids: Vec<Option<u32>>,
+}
+
+impl Encoding {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    fn push(&mut self, id: u32, token: String, offsets: (u32, u32), word: Option<u32>, type_id: u32, seq: Option<u32>, special: bool) {
+        self.ids.push(id);
+        self.tokens.push(token);
+        self.offsets.push(offsets);
+        self.word_ids.push(word);
+        self.type_ids.push(type_id);
+        self.sequence_ids.push(seq);
+        self.special_tokens_mask.push(special as u32);
+        self.attention_mask.push(1);
+    }
+
+    fn append(&mut self, other: Encoding) {
+        self.ids.extend(other.ids);
+        self.type_ids.extend(other.type_ids);
+        self.tokens.extend(other.tokens);
+        self.offsets.extend(other.offsets);
+        self.special_tokens_mask.extend(other.special_tokens_mask);
+        self.attention_mask.extend(other.attention_mask);
+        self.word_ids.extend(other.word_ids);
+        self.sequence_ids.extend(other.sequence_ids);
+    }
+
+    /// Keeps the first (`Right`) or last (`Left`) `n` tokens.
+    fn truncate(&mut self, n: usize, direction: Direction) {
+        let len = self.len();
+        if n >= len {
+            return;
+        }
+        let range = match direction {
+            Direction::Right => 0..n,
+            Direction::Left => len - n..len,
+        };
+        fn keep<T: Clone>(v: &mut Vec<T>, r: std::ops::Range<usize>) {
+            *v = v[r].to_vec();
+        }
+        keep(&mut self.ids, range.clone());
+        keep(&mut self.type_ids, range.clone());
+        keep(&mut self.tokens, range.clone());
+        keep(&mut self.offsets, range.clone());
+        keep(&mut self.special_tokens_mask, range.clone());
+        keep(&mut self.attention_mask, range.clone());
+        keep(&mut self.word_ids, range.clone());
+        keep(&mut self.sequence_ids, range);
+    }
+
+    fn pad(&mut self, target: usize, p: &Padding) {
+        let len = self.len();
+        if len >= target {
+            return;
+        }
+        let n = target - len;
+        fn fill<T: Clone>(v: &mut Vec<T>, x: T, n: usize, d: Direction) {
+            match d {
+                Direction::Right => v.extend(std::iter::repeat(x).take(n)),
+                Direction::Left => {
+                    v.splice(0..0, std::iter::repeat(x).take(n));
+                }
+            }
+        }
+        let d = p.direction;
+        fill(&mut self.ids, p.pad_id, n, d);
+        fill(&mut self.type_ids, p.pad_type_id, n, d);
+        fill(&mut self.tokens, p.pad_token.clone(), n, d);
+        fill(&mut self.offsets, (0, 0), n, d);
+        fill(&mut self.special_tokens_mask, 1, n, d);
+        fill(&mut self.attention_mask, 0, n, d);
+        fill(&mut self.word_ids, None, n, d);
+        fill(&mut self.sequence_ids, None, n, d);
+    }
+}
+
+/// One stage of the trace: its output text and how long it took.
+#[derive(Clone, Debug, Serialize)]
+pub struct StageTrace {
+    pub name: &'static str,
+    pub text: String,
+    pub micros: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PreTokenTrace {
+    pub text: String,
+    /// Char offsets into the input.
+    pub offsets: (u32, u32),
+}
+
+/// Everything the page shows about one run of the pipeline on one input.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trace {
+    /// raw, clean, cjk, nfd, strip_accents, lowercase (a disabled step repeats its input).
+    pub stages: Vec<StageTrace>,
+    /// For each char of the final normalized text, the index of the input char it came from.
+    pub alignment: Vec<u32>,
+    pub pre_tokens: Vec<PreTokenTrace>,
+    pub pre_tokenize_micros: f64,
+    pub model_micros: f64,
+    pub tokens: Vec<String>,
+    pub ids: Vec<u32>,
+    pub offsets: Vec<(u32, u32)>,
+    pub special_tokens_mask: Vec<u32>,
+    /// The whole run, from input to ids.
+    pub micros: f64,
+}
+
+/// A matcher for a set of added tokens: leftmost-longest, as the reference.
+#[derive(Clone, Debug)]
+struct AddedMatcher {
+    ac: AhoCorasick,
+    /// Pattern index -> index into `Tokenizer::added`.
+    which: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Tokenizer {
+    pub normalizer: Option<Normalizer>,
+    pub pre_tokenizer: Option<PreTokenizer>,
+    pub model: WordPiece,
+    pub post_processor: Option<PostProcessor>,
+    pub decoder: Option<Decoder>,
+    pub added: Vec<AddedToken>,
+    pub truncation: Option<Truncation>,
+    pub padding: Option<Padding>,
+    raw_matcher: Option<AddedMatcher>,
+    normalized_matcher: Option<AddedMatcher>,
+    added_by_id: HashMap<u32, usize>,
+    special_ids: HashSet<u32>,
+}
+
+/// A part of an input: either text for the normalizer and model, or an added token found in it.
+struct Segment {
+    byte_start: usize,
+    byte_end: usize,
+    char_start: usize,
+    added: Option<usize>,
+}
+
+/// Optional observer of the stages, so the trace and the plain encode share one path.
+type Observer<'a> = Option<&'a mut dyn FnMut(&'static str, &AlignedText, f64)>;
+
+impl Tokenizer {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        normalizer: Option<Normalizer>,
+        pre_tokenizer: Option<PreTokenizer>,
+        model: WordPiece,
+        post_processor: Option<PostProcessor>,
+        decoder: Option<Decoder>,
+        added: Vec<AddedToken>,
+        truncation: Option<Truncation>,
+        padding: Option<Padding>,
+    ) -> Result<Self> {
+        let mut t = Tokenizer {
+            normalizer,
+            pre_tokenizer,
+            model,
+            post_processor,
+            decoder,
+            added,
+            truncation,
+            padding,
+            raw_matcher: None,
+            normalized_matcher: None,
+            added_by_id: HashMap::new(),
+            special_ids: HashSet::new(),
+        };
+        t.rebuild_added()?;
+        Ok(t)
+    }
+
+    pub fn from_json_str(json: &str) -> Result<Self> {
+        crate::config::parse_tokenizer_json(json)
+    }
+
+    pub fn from_vocab_txt(text: &str) -> Result<Self> {
+        crate::config::tokenizer_from_vocab_txt(text)
+    }
+
+    fn rebuild_added(&mut self) -> Result<()> {
+        self.added_by_id.clear();
+        self.special_ids.clear();
+        for (i, a) in self.added.iter().enumerate() {
+            self.added_by_id.insert(a.id, i);
+            if a.special {
+                self.special_ids.insert(a.id);
+            }
+        }
+        let build = |pats: Vec<(String, usize)>| -> Result<Option<AddedMatcher>> {
+            let pats: Vec<_> = pats.into_iter().filter(|(p, _)| !p.is_empty()).collect();
+            if pats.is_empty() {
+                return Ok(None);
+            }
+            let ac = AhoCorasickBuilder::new()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(pats.iter().map(|(p, _)| p.as_str()))
+                .map_err(|e| Error::Invalid(format!("added tokens: {e}")))?;
+            Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect() }))
+        };
+        let mut raw = Vec::new();
+        let mut norm = Vec::new();
+        for (i, a) in self.added.iter().enumerate() {
+            if a.normalized {
+                // Normalized tokens are matched in normalized text, so their pattern is
+                // the normalized form of their content.
+                norm.push((self.normalize_plain(&a.content), i));
+            } else {
+                raw.push((a.content.clone(), i));
+            }
+        }
+        self.raw_matcher = build(raw)?;
+        self.normalized_matcher = build(norm)?;
+        Ok(())
+    }
+
+    fn normalize_plain(&self, s: &str) -> String {
+        match &self.normalizer {
+            Some(Normalizer::Bert(cfg)) => bert::normalize(cfg, s).text,
+            None => s.to_owned(),
+        }
+    }
+
+    /// The added tokens found in `text`, as segments covering all of `text`.
+    fn split_added(&self, m: Option<&AddedMatcher>, text: &str) -> Vec<Segment> {
+        let mut out = Vec::new();
+        let mut start = 0usize;
+        let mut char_pos = 0usize;
+        let mut counted = 0usize; // byte up to which char_pos counts
+        let char_at = |b: usize, counted: &mut usize, char_pos: &mut usize| {
+            *char_pos += text[*counted..b].chars().count();
+            *counted = b;
+            *char_pos
+        };
+        if let Some(m) = m {
+            for mat in m.ac.find_iter(text) {
+                let idx = m.which[mat.pattern().as_usize()];
+                let tok = &self.added[idx];
+                let (mut s, mut e) = (mat.start(), mat.end());
+                if tok.single_word {
+                    let before_word = text[..s].chars().next_back().is_some_and(is_word_char);
+                    let after_word = text[e..].chars().next().is_some_and(is_word_char);
+                    if before_word || after_word {
+                        continue;
+                    }
+                }
+                if tok.lstrip {
+                    let trimmed = text[..s].trim_end_matches(char::is_whitespace).len();
+                    s = trimmed.max(start);
+                }
+                if tok.rstrip {
+                    e = text.len() - text[e..].trim_start_matches(char::is_whitespace).len();
+                }
+                if start < s {
+                    let cs = char_at(start, &mut counted, &mut char_pos);
+                    out.push(Segment { byte_start: start, byte_end: s, char_start: cs, added: None });
+                }
+                let cs = char_at(s, &mut counted, &mut char_pos);
+                out.push(Segment { byte_start: s, byte_end: e, char_start: cs, added: Some(idx) });
+                start = e;
+            }
+        }
+        if start < text.len() || out.is_empty() {
+            let cs = char_at(start, &mut counted, &mut char_pos);
+            out.push(Segment { byte_start: start, byte_end: text.len(), char_start: cs, added: None });
+        }
+        out
+    }
+
+    /// Normalizes one raw segment whose first char is input char `char_start`.
+    fn normalize_segment(&self, text: &str, char_start: usize, observer: &mut Observer) -> AlignedText {
+        let mut input = AlignedText::new(text);
+        for o in &mut input.orig {
+            *o += char_start as u32;
+        }
+        match &self.normalizer {
+            Some(Normalizer::Bert(cfg)) => {
+                let mut t0 = now_micros();
+                bert::normalize_staged(cfg, input, |name, t| {
+                    let t1 = now_micros();
+                    if let Some(obs) = observer.as_mut() {
+                        obs(name, t, t1 - t0);
+                    }
+                    t0 = now_micros();
+                })
+            }
+            None => {
+                if let Some(obs) = observer.as_mut() {
+                    for name in bert::STAGES {
+                        obs(name, &input, 0.0);
+                    }
+                }
+                input
+            }
+        }
+    }
+
+    fn pre_tokenize(&self, text: &str, emit: impl FnMut(Piece)) {
+        match &self.pre_tokenizer {
+            Some(PreTokenizer::Bert) => pretokenizer::bert::split(text, emit),
+            None => {
+                let mut emit = emit;
+                if !text.is_empty() {
+                    emit(Piece { byte_start: 0, byte_end: text.len(), char_start: 0, char_end: text.chars().count() });
+                }
+            }
+        }
+    }
+
+    /// Encodes one input without post-processing: tokens with their offsets into `text`.
+    fn encode_single(
+        &self,
+        text: &str,
+        type_id: u32,
+        seq: u32,
+        mut observer: Observer,
+        mut pre_tokens: Option<&mut Vec<PreTokenTrace>>,
+        timings: &mut (f64, f64),
+    ) -> Encoding {
+        let mut enc = Encoding::default();
+        let mut word_idx = 0u32;
+        let mut scratch = String::new();
+        let mut subs: Vec<SubToken> = Vec::new();
+        for seg in self.split_added(self.raw_matcher.as_ref(), text) {
+            let raw = &text[seg.byte_start..seg.byte_end];
+            if let Some(i) = seg.added {
+                let n = raw.chars().count() as u32;
+                let off = (seg.char_start as u32, seg.char_start as u32 + n);
+                if let Some(obs) = observer.as_mut() {
+                    // Added tokens skip the normalizer: they appear verbatim in every stage.
+                    let mut t = AlignedText::new(raw);
+                    for o in &mut t.orig {
+                        *o += seg.char_start as u32;
+                    }
+                    for name in bert::STAGES {
+                        obs(name, &t, 0.0);
+                    }
+                }
+                if let Some(p) = pre_tokens.as_mut() {
+                    p.push(PreTokenTrace { text: raw.to_owned(), offsets: off });
+                }
+                enc.push(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx), type_id, Some(seq), false);
+                word_idx += 1;
+                continue;
+            }
+            let norm = self.normalize_segment(raw, seg.char_start, &mut observer);
+            for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
+                let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
+                let orig = &norm.orig[nseg.char_start..nseg.char_start + ntext.chars().count()];
+                if orig.is_empty() {
+                    continue;
+                }
+                if let Some(i) = nseg.added {
+                    let off = (orig[0], orig[orig.len() - 1] + 1);
+                    if let Some(p) = pre_tokens.as_mut() {
+                        p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
+                    }
+                    enc.push(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx), type_id, Some(seq), false);
+                    word_idx += 1;
+                    continue;
+                }
+                let t0 = now_micros();
+                let mut pieces = Vec::new();
+                self.pre_tokenize(ntext, |p| pieces.push(p));
+                let t1 = now_micros();
+                timings.0 += t1 - t0;
+                for p in pieces {
+                    let word = &ntext[p.byte_start..p.byte_end];
+                    let worig = &orig[p.char_start..p.char_end];
+                    if let Some(pt) = pre_tokens.as_mut() {
+                        pt.push(PreTokenTrace { text: word.to_owned(), offsets: (worig[0], worig[worig.len() - 1] + 1) });
+                    }
+                    subs.clear();
+                    let unk = self.model.tokenize_word(word, &mut scratch, &mut subs);
+                    for (k, s) in subs.iter().enumerate() {
+                        let value = if unk {
+                            self.model.unk_token.clone()
+                        } else {
+                            let piece: String = word.chars().skip(s.char_start).take(s.char_end - s.char_start).collect();
+                            if k > 0 || s.char_start > 0 {
+                                format!("{}{}", self.model.continuing_subword_prefix, piece)
+                            } else {
+                                piece
+                            }
+                        };
+                        let off = (worig[s.char_start], worig[s.char_end - 1] + 1);
+                        enc.push(s.id, value, off, Some(word_idx), type_id, Some(seq), false);
+                    }
+                    word_idx += 1;
+                }
+                timings.1 += now_micros() - t1;
+            }
+        }
+        enc
+    }
+
+    fn added_tokens_count(&self, is_pair: bool) -> usize {
+        match &self.post_processor {
+            None => 0,
+            Some(PostProcessor::Bert { .. }) => if is_pair { 3 } else { 2 },
+            Some(PostProcessor::Template { single, pair, specials }) => {
+                let t = if is_pair { pair } else { single };
+                t.iter()
+                    .map(|p| match p {
+                        TemplatePiece::Special { id, .. } => specials[id].ids.len(),
+                        TemplatePiece::Sequence { .. } => 0,
+                    })
+                    .sum()
+            }
+        }
+    }
+
+    fn truncate(&self, a: &mut Encoding, b: Option<&mut Encoding>, add_special_tokens: bool) -> Result<()> {
+        let Some(tr) = &self.truncation else { return Ok(()) };
+        let n_added = if add_special_tokens { self.added_tokens_count(b.is_some()) } else { 0 };
+        let max_length = tr.max_length.checked_sub(n_added).ok_or_else(|| {
+            Error::Input(format!(
+                "truncation max_length ({}) is smaller than the {n_added} special tokens the template adds",
+                tr.max_length
+            ))
+        })?;
+        let total = a.len() + b.as_ref().map_or(0, |b| b.len());
+        if max_length == 0 {
+            a.truncate(0, tr.direction);
+            if let Some(b) = b {
+                b.truncate(0, tr.direction);
+            }
+            return Ok(());
+        }
+        if total <= max_length {
+            return Ok(());
+        }
+        let to_remove = total - max_length;
+        match tr.strategy {
+            TruncationStrategy::LongestFirst => match b {
+                Some(b) => {
+                    let (mut n1, mut n2) = (a.len(), b.len());
+                    let swap = n1 > n2;
+                    if swap {
+                        std::mem::swap(&mut n1, &mut n2);
+                    }
+                    n2 = if n1 > max_length { n1 } else { n1.max(max_length - n1) };
+                    if n1 + n2 > max_length {
+                        n1 = max_length / 2;
+                        n2 = n1 + max_length % 2;
+                    }
+                    if swap {
+                        std::mem::swap(&mut n1, &mut n2);
+                    }
+                    a.truncate(n1, tr.direction);
+                    b.truncate(n2, tr.direction);
+                }
+                None => a.truncate(total - to_remove, tr.direction),
+            },
+            TruncationStrategy::OnlyFirst | TruncationStrategy::OnlySecond => {
+                let target = if tr.strategy == TruncationStrategy::OnlyFirst {
+                    a
+                } else {
+                    b.ok_or_else(|| Error::Input("truncation strategy OnlySecond needs a pair".into()))?
+                };
+                let len = target.len();
+                if len > to_remove {
+                    target.truncate(len - to_remove, tr.direction);
+                } else {
+                    return Err(Error::Input(
+                        "truncation error: the sequence to truncate is too short to respect max_length".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn post_process(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
+        let special = |ids: &[u32], toks: &[String], type_id: u32| {
+            let mut e = Encoding::default();
+            for (id, t) in ids.iter().zip(toks) {
+                e.push(*id, t.clone(), (0, 0), None, type_id, None, true);
+            }
+            e
+        };
+        match &self.post_processor {
+            Some(PostProcessor::Template { single, pair, specials }) => {
+                let template = if b.is_some() { pair } else { single };
+                let seqs = [Some(a), b];
+                let mut out = Encoding::default();
+                for p in template {
+                    match p {
+                        TemplatePiece::Sequence { seq, type_id } => {
+                            if let Some(s) = &seqs[*seq] {
+                                let mut s = s.clone();
+                                s.type_ids.iter_mut().for_each(|t| *t = *type_id);
+                                out.append(s);
+                            }
+                        }
+                        TemplatePiece::Special { id, type_id } => {
+                            if add_special_tokens {
+                                let d = &specials[id];
+                                out.append(special(&d.ids, &d.tokens, *type_id));
+                            }
+                        }
+                    }
+                }
+                out
+            }
+            Some(PostProcessor::Bert { sep, cls }) if add_special_tokens => {
+                let mut out = special(&[cls.1], std::slice::from_ref(&cls.0), 0);
+                out.append(a);
+                out.append(special(&[sep.1], std::slice::from_ref(&sep.0), 0));
+                if let Some(b) = b {
+                    out.append(b);
+                    out.append(special(&[sep.1], std::slice::from_ref(&sep.0), 1));
+                }
+                out
+            }
+            _ => {
+                let mut out = a;
+                if let Some(b) = b {
+                    out.append(b);
+                }
+                out
+            }
+        }
+    }
+
+    /// Encodes `text` (and `pair`) as the reference's `Tokenizer.encode` does, including
+    /// truncation and padding as configured.
+    pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> Result<Encoding> {
+        let mut t = (0.0, 0.0);
+        let mut a = self.encode_single(text, 0, 0, None, None, &mut t);
+        let mut b = pair.map(|p| self.encode_single(p, 1, 1, None, None, &mut t));
+        self.truncate(&mut a, b.as_mut(), add_special_tokens)?;
+        let mut enc = self.post_process(a, b, add_special_tokens);
+        if let Some(p) = &self.padding {
+            let target = match p.strategy {
+                PaddingStrategy::Fixed(n) => n,
+                PaddingStrategy::BatchLongest => enc.len(),
+            };
+            enc.pad(round_up(target, p.pad_to_multiple_of), p);
+        }
+        Ok(enc)
+    }
+
+    /// Encodes many inputs; padding `BatchLongest` pads to the longest of the batch.
+    pub fn encode_batch(&self, inputs: &[(&str, Option<&str>)], add_special_tokens: bool) -> Result<Vec<Encoding>> {
+        let saved = self.padding.clone();
+        let mut encs = Vec::with_capacity(inputs.len());
+        for (a, b) in inputs {
+            let mut t = (0.0, 0.0);
+            let mut ea = self.encode_single(a, 0, 0, None, None, &mut t);
+            let mut eb = b.map(|p| self.encode_single(p, 1, 1, None, None, &mut t));
+            self.truncate(&mut ea, eb.as_mut(), add_special_tokens)?;
+            encs.push(self.post_process(ea, eb, add_special_tokens));
+        }
+        if let Some(p) = &saved {
+            let target = match p.strategy {
+                PaddingStrategy::Fixed(n) => n,
+                PaddingStrategy::BatchLongest => encs.iter().map(|e| e.len()).max().unwrap_or(0),
+            };
+            let target = round_up(target, p.pad_to_multiple_of);
+            for e in &mut encs {
+                e.pad(target, p);
+            }
+        }
+        Ok(encs)
+    }
+
+    /// Runs the pipeline on one input, recording every stage (no truncation or padding:
+    /// the page shows the whole input).
+    pub fn trace(&self, text: &str) -> Trace {
+        let start = now_micros();
+        let mut stages: Vec<StageTrace> = std::iter::once("raw")
+            .chain(bert::STAGES)
+            .map(|name| StageTrace { name, text: String::new(), micros: 0.0 })
+            .collect();
+        stages[0].text = text.to_owned();
+        let mut alignment = Vec::new();
+        let mut observer = |name: &'static str, t: &AlignedText, micros: f64| {
+            let i = 1 + bert::STAGES.iter().position(|&s| s == name).unwrap();
+            stages[i].text.push_str(&t.text);
+            stages[i].micros += micros;
+            if i == stages.len() - 1 {
+                alignment.extend_from_slice(&t.orig);
+            }
+        };
+        let mut pre_tokens = Vec::new();
+        let mut timings = (0.0, 0.0);
+        let a = self.encode_single(text, 0, 0, Some(&mut observer), Some(&mut pre_tokens), &mut timings);
+        let enc = self.post_process(a, None, true);
+        Trace {
+            stages,
+            alignment,
+            pre_tokens,
+            pre_tokenize_micros: timings.0,
+            model_micros: timings.1,
+            tokens: enc.tokens,
+            ids: enc.ids,
+            offsets: enc.offsets,
+            special_tokens_mask: enc.special_tokens_mask,
+            micros: now_micros() - start,
+        }
+    }
+
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        match self.added_by_id.get(&id) {
+            Some(&i) => Some(self.added[i].content.as_str()),
+            None => self.model.id_to_token(id).filter(|t| !t.is_empty() || self.model.vocab.contains_key("")),
+        }
+    }
+
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.added.iter().find(|a| a.content == token).map(|a| a.id).or_else(|| self.model.vocab.get(token).copied())
+    }
+
+    /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
+    /// when asked), then the decoder.
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+        let tokens: Vec<&str> = ids
+            .iter()
+            .filter_map(|&id| self.id_to_token(id))
+            .filter(|t| !skip_special_tokens || !self.is_special_token(t))
+            .collect();
+        match &self.decoder {
+            Some(Decoder::WordPiece { prefix, cleanup }) => {
+                let mut out = String::new();
+                for (i, t) in tokens.iter().enumerate() {
+                    let piece = if i != 0 {
+                        match t.strip_prefix(prefix.as_str()) {
+                            Some(rest) => rest.to_owned(),
+                            None => format!(" {t}"),
+                        }
+                    } else {
+                        (*t).to_owned()
+                    };
+                    if *cleanup {
+                        out.push_str(&cleanup_decoded(&piece));
+                    } else {
+                        out.push_str(&piece);
+                    }
+                }
+                out
+            }
+            None => tokens.join(" "),
+        }
+    }
+
+    fn is_special_token(&self, t: &str) -> bool {
+        self.added.iter().any(|a| a.special && a.content == t)
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        let mut ids: HashSet<u32> = self.model.vocab.values().copied().collect();
+        ids.extend(self.added.iter().map(|a| a.id));
+        ids.len()
+    }
+
+    /// Normalizes with this tokenizer's normalizer only.
+    pub fn normalize_str(&self, text: &str) -> String {
+        self.normalize_plain(text)
+    }
+}
+
+fn round_up(n: usize, multiple: Option<usize>) -> usize {
+    match multiple {
+        Some(m) if m > 0 && n % m > 0 => n + m - n % m,
+        _ => n,
+    }
+}
+
+/// `\w` of the reference's regex: alphanumeric, marks, connector punctuation, joiners.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '\u{200C}' || c == '\u{200D}' || crate::unicode::is_mark_nonspacing(c)
+}
+
+/// The reference's WordPiece decoder cleanup: spaces before punctuation and in English
+/// contractions removed, in this order.
+fn cleanup_decoded(s: &str) -> String {
+    s.replace(" .", ".")
+        .replace(" ?", "?")
+        .replace(" !", "!")
+        .replace(" ,", ",")
+        .replace(" ' ", "'")
+        .replace(" n't", "n't")
+        .replace(" 'm", "'m")
+        .replace(" do not", " don't")
+        .replace(" 's", "'s")
+        .replace(" 've", "'ve")
+        .replace(" 're", "'re")
+}

@@ -1,0 +1,102 @@
+//! Unicode facts, each from the Unicode version the reference uses for it.
+//!
+//! `bert_tables` is generated (see `crate/tools/gen-tables`); this module only looks things up.
+
+#[rustfmt::skip]
+pub mod bert_tables;
+
+use bert_tables::{CCC, MARK_NONSPACING, NFD_DATA, NFD_INDEX, OTHER, PUNCTUATION};
+
+fn in_ranges(r: &[(u32, u32)], c: char) -> bool {
+    let cp = c as u32;
+    r.binary_search_by(|&(lo, hi)| {
+        if hi < cp {
+            core::cmp::Ordering::Less
+        } else if lo > cp {
+            core::cmp::Ordering::Greater
+        } else {
+            core::cmp::Ordering::Equal
+        }
+    })
+    .is_ok()
+}
+
+/// BERT's "control": Cc, Cf or Co in Unicode 8.0, except tab, newline and carriage return
+/// (which BERT treats as whitespace).
+pub fn is_bert_control(c: char) -> bool {
+    !matches!(c, '\t' | '\n' | '\r') && in_ranges(&OTHER, c)
+}
+
+/// BERT's whitespace: tab, newline, carriage return, or Rust's `char::is_whitespace`.
+pub fn is_bert_whitespace(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
+}
+
+/// General_Category Mn in Unicode 8.0: what BERT's accent stripping removes after NFD.
+pub fn is_mark_nonspacing(c: char) -> bool {
+    in_ranges(&MARK_NONSPACING, c)
+}
+
+/// BERT's punctuation: any ASCII punctuation (so `$ + < = > ^ ` | ~` count) or P* in Unicode 8.0.
+pub fn is_bert_punctuation(c: char) -> bool {
+    c.is_ascii_punctuation() || in_ranges(&PUNCTUATION, c)
+}
+
+/// The CJK blocks BERT surrounds with spaces (the reference's list: 2B920, not 2B820).
+pub fn is_chinese_char(c: char) -> bool {
+    matches!(c as u32,
+        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x2A700..=0x2B73F
+        | 0x2B740..=0x2B81F | 0x2B920..=0x2CEAF | 0xF900..=0xFAFF | 0x2F800..=0x2FA1F)
+}
+
+/// Canonical_Combining_Class in Unicode 9.0.
+pub fn canonical_combining_class(c: char) -> u8 {
+    let cp = c as u32;
+    match CCC.binary_search_by(|&(lo, hi, _)| {
+        if hi < cp {
+            core::cmp::Ordering::Less
+        } else if lo > cp {
+            core::cmp::Ordering::Greater
+        } else {
+            core::cmp::Ordering::Equal
+        }
+    }) {
+        Ok(i) => CCC[i].2,
+        Err(_) => 0,
+    }
+}
+
+const S_BASE: u32 = 0xAC00;
+const L_BASE: u32 = 0x1100;
+const V_BASE: u32 = 0x1161;
+const T_BASE: u32 = 0x11A7;
+const T_COUNT: u32 = 28;
+const N_COUNT: u32 = 21 * T_COUNT;
+const S_COUNT: u32 = 19 * N_COUNT;
+
+/// Calls `emit` with the full canonical decomposition of `c` (Unicode 9.0), or with `c`
+/// itself when it has none. Hangul syllables decompose by the algorithm of Unicode §3.12.
+pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
+    let cp = c as u32;
+    if (S_BASE..S_BASE + S_COUNT).contains(&cp) {
+        let s = cp - S_BASE;
+        // SAFETY-free: these arithmetic results are Hangul jamo, always valid chars.
+        emit(char::from_u32(L_BASE + s / N_COUNT).unwrap());
+        emit(char::from_u32(V_BASE + (s % N_COUNT) / T_COUNT).unwrap());
+        if s % T_COUNT != 0 {
+            emit(char::from_u32(T_BASE + s % T_COUNT).unwrap());
+        }
+        return;
+    }
+    // Nothing below U+00C0 decomposes: the common case costs one compare.
+    if cp >= 0xC0 {
+        if let Ok(i) = NFD_INDEX.binary_search_by_key(&cp, |e| e.0) {
+            let (_, start, len) = NFD_INDEX[i];
+            for &d in &NFD_DATA[start as usize..(start + len) as usize] {
+                emit(d);
+            }
+            return;
+        }
+    }
+    emit(c);
+}
