@@ -8,9 +8,11 @@
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod fast;
 pub mod model;
 pub mod normalizer;
 pub mod pretokenizer;
+pub mod simd;
 pub mod tokenizer;
 pub mod unicode;
 

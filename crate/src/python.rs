@@ -90,7 +90,7 @@ impl PyNormalizer {
     fn normalize_str(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
         let text = text_of(text, "text")?;
         let t = &self.tokenizer;
-        Ok(py.detach(|| t.normalize_str(&text)))
+        Ok(py.detach(|| t.normalize_str(&text, None).into_owned()))
     }
 }
 

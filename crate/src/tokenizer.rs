@@ -151,6 +151,17 @@ impl Encoding {
         self.sequence_ids.extend(other.sequence_ids);
     }
 
+    fn truncate_to(&mut self, n: usize) {
+        self.ids.truncate(n);
+        self.type_ids.truncate(n);
+        self.tokens.truncate(n);
+        self.offsets.truncate(n);
+        self.special_tokens_mask.truncate(n);
+        self.attention_mask.truncate(n);
+        self.word_ids.truncate(n);
+        self.sequence_ids.truncate(n);
+    }
+
     /// Keeps the first (`Right`) or last (`Left`) `n` tokens.
     fn truncate(&mut self, n: usize, direction: Direction) {
         let len = self.len();
@@ -251,6 +262,10 @@ pub struct Tokenizer {
     pub added: Vec<AddedToken>,
     pub truncation: Option<Truncation>,
     pub padding: Option<Padding>,
+    /// Which fast paths encode and normalize use (all on by default).
+    pub fast: crate::fast::FastPaths,
+    /// Per-page answers for the BERT normalizer, when there is one.
+    cache: Option<crate::normalizer::charmap::PageCache>,
     raw_matcher: Option<AddedMatcher>,
     normalized_matcher: Option<AddedMatcher>,
     added_by_id: HashMap<u32, usize>,
@@ -289,11 +304,16 @@ impl Tokenizer {
             added,
             truncation,
             padding,
+            fast: crate::fast::FastPaths::default(),
+            cache: None,
             raw_matcher: None,
             normalized_matcher: None,
             added_by_id: HashMap::new(),
             special_ids: HashSet::new(),
         };
+        if let Some(Normalizer::Bert(cfg)) = &t.normalizer {
+            t.cache = Some(crate::normalizer::charmap::PageCache::new(*cfg));
+        }
         t.rebuild_added()?;
         Ok(t)
     }
@@ -449,6 +469,7 @@ impl Tokenizer {
         let mut word_idx = 0u32;
         let mut scratch = String::new();
         let mut subs: Vec<SubToken> = Vec::new();
+        let mut scratch_word = crate::fast::words::Word::default();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
             let raw = &text[seg.byte_start..seg.byte_end];
             if let Some(i) = seg.added {
@@ -470,6 +491,23 @@ impl Tokenizer {
                 enc.push(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx), type_id, Some(seq), false);
                 word_idx += 1;
                 continue;
+            }
+            if observer.is_none() && pre_tokens.is_none() && self.fused_ok() {
+                let cache = self.cache.as_ref().expect("fused_ok checks the cache");
+                let mut w = std::mem::take(&mut scratch_word);
+                let start_len = enc.len();
+                let start_word = word_idx;
+                let r = crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
+                    self.model_word(&wd.text, &wd.orig, &mut scratch, &mut subs, &mut enc, word_idx, type_id, seq);
+                    word_idx += 1;
+                });
+                scratch_word = w;
+                if r.is_ok() {
+                    continue;
+                }
+                // A char that canonical reordering may move: redo this segment staged.
+                enc.truncate_to(start_len);
+                word_idx = start_word;
             }
             let norm = self.normalize_segment(raw, seg.char_start, &mut observer);
             for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
@@ -498,28 +536,51 @@ impl Tokenizer {
                     if let Some(pt) = pre_tokens.as_mut() {
                         pt.push(PreTokenTrace { text: word.to_owned(), offsets: (worig[0], worig[worig.len() - 1] + 1) });
                     }
-                    subs.clear();
-                    let unk = self.model.tokenize_word(word, &mut scratch, &mut subs);
-                    for (k, s) in subs.iter().enumerate() {
-                        let value = if unk {
-                            self.model.unk_token.clone()
-                        } else {
-                            let piece: String = word.chars().skip(s.char_start).take(s.char_end - s.char_start).collect();
-                            if k > 0 || s.char_start > 0 {
-                                format!("{}{}", self.model.continuing_subword_prefix, piece)
-                            } else {
-                                piece
-                            }
-                        };
-                        let off = (worig[s.char_start], worig[s.char_end - 1] + 1);
-                        enc.push(s.id, value, off, Some(word_idx), type_id, Some(seq), false);
-                    }
+                    self.model_word(word, worig, &mut scratch, &mut subs, &mut enc, word_idx, type_id, seq);
                     word_idx += 1;
                 }
                 timings.1 += now_micros() - t1;
             }
         }
         enc
+    }
+
+    /// Whether the fused fast path applies: BERT normalizer (or none is not enough: the
+    /// cache is per normalizer), BERT pre-tokenizer, and no added token that must be
+    /// matched in normalized text.
+    fn fused_ok(&self) -> bool {
+        self.fast.fused
+            && self.cache.is_some()
+            && matches!(self.pre_tokenizer, Some(PreTokenizer::Bert))
+            && self.normalized_matcher.is_none()
+    }
+
+    /// Runs the model on one word and appends its tokens; `orig[k]` is the input char of
+    /// the word's `k`-th char.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn model_word(
+        &self,
+        word: &str,
+        orig: &[u32],
+        scratch: &mut String,
+        subs: &mut Vec<SubToken>,
+        enc: &mut Encoding,
+        word_idx: u32,
+        type_id: u32,
+        seq: u32,
+    ) {
+        subs.clear();
+        let unk = self.model.tokenize_word(word, orig.len(), scratch, subs);
+        for s in subs.iter() {
+            let value = if unk {
+                self.model.unk_token.clone()
+            } else {
+                self.model.token_text(word, s)
+            };
+            let off = (orig[s.char_start], orig[s.char_end - 1] + 1);
+            enc.push(s.id, value, off, Some(word_idx), type_id, Some(seq), false);
+        }
     }
 
     fn added_tokens_count(&self, is_pair: bool) -> usize {
@@ -782,9 +843,14 @@ impl Tokenizer {
         ids.len()
     }
 
-    /// Normalizes with this tokenizer's normalizer only.
-    pub fn normalize_str(&self, text: &str) -> String {
-        self.normalize_plain(text)
+    /// Normalizes with this tokenizer's normalizer only, using the enabled fast paths.
+    pub fn normalize_str<'a>(&self, text: &'a str, stats: Option<&mut crate::fast::Stats>) -> std::borrow::Cow<'a, str> {
+        match &self.cache {
+            Some(cache) if self.fast != crate::fast::FastPaths::NONE => {
+                crate::fast::normalize::normalize(cache, self.fast, text, stats)
+            }
+            _ => std::borrow::Cow::Owned(self.normalize_plain(text)),
+        }
     }
 }
 

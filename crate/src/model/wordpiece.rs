@@ -63,8 +63,7 @@ impl WordPiece {
 
     /// Tokenizes one word, appending to `out`; returns true when the whole word became the
     /// unk token. `scratch` is a reused buffer.
-    pub fn tokenize_word(&self, word: &str, scratch: &mut String, out: &mut Vec<SubToken>) -> bool {
-        let n_chars = word.chars().count();
+    pub fn tokenize_word(&self, word: &str, n_chars: usize, scratch: &mut String, out: &mut Vec<SubToken>) -> bool {
         if n_chars > self.max_input_chars_per_word {
             out.push(SubToken { id: self.unk_id, char_start: 0, char_end: n_chars });
             return true;
@@ -111,6 +110,17 @@ impl WordPiece {
             }
         }
         false
+    }
+
+    /// The token text of a sub-token of `word`, as the reference reports it (the matched
+    /// piece, with the continuation prefix when it doesn't start the word).
+    pub fn token_text(&self, word: &str, s: &SubToken) -> String {
+        let piece: String = word.chars().skip(s.char_start).take(s.char_end - s.char_start).collect();
+        if s.char_start > 0 {
+            format!("{}{}", self.continuing_subword_prefix, piece)
+        } else {
+            piece
+        }
     }
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {

@@ -2,6 +2,7 @@
 
 pub mod aligned;
 pub mod bert;
+pub mod charmap;
 
 pub use aligned::AlignedText;
 pub use bert::BertNormalizerConfig;

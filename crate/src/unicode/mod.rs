@@ -4,6 +4,9 @@
 
 #[rustfmt::skip]
 pub mod bert_tables;
+pub mod forms;
+#[rustfmt::skip]
+pub mod forms_tables;
 
 use bert_tables::{CCC, MARK_NONSPACING, NFD_DATA, NFD_INDEX, OTHER, PUNCTUATION};
 

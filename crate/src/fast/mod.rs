@@ -1,0 +1,183 @@
+//! The fast paths, each switchable at run time so the benchmark and the page can show
+//! what each one buys (seed 000's three techniques, plus fusing the stages):
+//!
+//! 1. `simd`: ASCII handled a block at a time ([`crate::simd`]).
+//! 2. `page_cache`: non-ASCII chars answered from a per-256-code-point page
+//!    ([`crate::normalizer::charmap`]).
+//! 3. `lazy_output`: the normalizer returns its input when nothing changes, allocates once
+//!    at the first change and copies untouched runs in blocks.
+//! 4. `fused`: normalization and pre-tokenization in one pass over the input, word by word,
+//!    with the alignment of only the current word kept (never a whole-text alignment).
+//!
+//! All of them off is the staged pipeline of [`crate::normalizer::bert`], which the trace
+//! and the tests use as the oracle.
+
+pub mod normalize;
+pub mod words;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FastPaths {
+    pub simd: bool,
+    pub page_cache: bool,
+    pub lazy_output: bool,
+    pub fused: bool,
+}
+
+impl Default for FastPaths {
+    fn default() -> Self {
+        FastPaths { simd: true, page_cache: true, lazy_output: true, fused: true }
+    }
+}
+
+impl FastPaths {
+    pub const NONE: FastPaths = FastPaths { simd: false, page_cache: false, lazy_output: false, fused: false };
+}
+
+/// What the fast paths did on one input (for the page and the benchmark).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// Vector width in bytes, 0 when SIMD was off.
+    pub block_bytes: u32,
+    /// Blocks that were all ASCII and left unchanged: never decoded, looked up or copied.
+    pub blocks_skipped: u64,
+    /// Blocks that were all ASCII and folded (lowercased, whitespace mapped) in one go.
+    pub blocks_folded: u64,
+    /// Blocks that held a byte needing char-by-char work.
+    pub blocks_stopped: u64,
+    /// Chars decoded and handled one at a time.
+    pub chars_decoded: u64,
+    /// Page look-ups that found the page already built.
+    pub page_hits: u64,
+    /// Pages built (first visits).
+    pub pages_built: u64,
+    /// Whether the output is a new allocation (false: the input itself, zero copy).
+    pub allocated: bool,
+    /// Whether a char forced the staged pipeline (canonical reordering).
+    pub staged_fallback: bool,
+    /// Bytes of the input, for convenience.
+    pub input_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::words::{for_each_word, Word};
+    use super::*;
+    use crate::normalizer::bert::{self, BertNormalizerConfig};
+    use crate::normalizer::charmap::PageCache;
+    use crate::pretokenizer;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// Strings that exercise every branch: ASCII of all classes (so every block boundary
+    /// sees words, punctuation, controls), accents, CJK, deleted chars, odd whitespace,
+    /// chars whose normalization is punctuation, and reordering-sensitive marks.
+    fn random_text(r: &mut Rng) -> String {
+        const ODD: &[char] = &[
+            'é', 'Ö', 'İ', 'ß', 'Σ', 'ς', 'Ж', '東', '京', '\u{F900}', '\u{20000}', '\u{301}', '\u{316}', '\u{F73}',
+            '\u{1D165}', '\u{1D15E}', '\u{200B}', '\u{AD}', '\u{FEFF}', '\u{A0}', '\u{3000}', '\u{2028}', '\u{85}',
+            '\u{37E}', '\u{387}', '\u{FFFD}', '\0', '\u{7F}', '\u{B}', '\u{C}', '\u{1C}', '「', '—', '😀', 'ﬁ', 'Ⅻ',
+        ];
+        let len = (r.next() % 90) as usize;
+        (0..len)
+            .map(|_| match r.next() % 10 {
+                0..=4 => (b'a' + (r.next() % 26) as u8) as char,
+                5 => (b'A' + (r.next() % 26) as u8) as char,
+                6 => (r.next() % 128) as u8 as char,
+                7 => ' ',
+                _ => ODD[(r.next() % ODD.len() as u64) as usize],
+            })
+            .collect()
+    }
+
+    fn staged_words(cfg: &BertNormalizerConfig, text: &str) -> Vec<(String, Vec<u32>)> {
+        let n = bert::normalize(cfg, text);
+        let mut out = Vec::new();
+        pretokenizer::bert::split(&n.text, |p| {
+            out.push((n.text[p.byte_start..p.byte_end].to_owned(), n.orig[p.char_start..p.char_end].to_vec()))
+        });
+        out
+    }
+
+    fn configs() -> Vec<BertNormalizerConfig> {
+        let mut v = Vec::new();
+        for bits in 0..16u32 {
+            v.push(BertNormalizerConfig {
+                clean_text: bits & 1 != 0,
+                handle_chinese_chars: bits & 2 != 0,
+                strip_accents: Some(bits & 4 != 0),
+                lowercase: bits & 8 != 0,
+            });
+        }
+        v
+    }
+
+    fn switch_combinations() -> Vec<FastPaths> {
+        (0..8u32)
+            .map(|b| FastPaths { simd: b & 1 != 0, page_cache: b & 2 != 0, lazy_output: b & 4 != 0, fused: true })
+            .collect()
+    }
+
+    #[test]
+    fn fused_words_equal_staged_words() {
+        let mut r = Rng(0xDEADBEEFCAFEF00D);
+        for cfg in configs() {
+            let cache = PageCache::new(cfg);
+            for _ in 0..600 {
+                let text = random_text(&mut r);
+                let want = staged_words(&cfg, &text);
+                for fp in switch_combinations() {
+                    let mut got = Vec::new();
+                    let mut w = Word::default();
+                    let res = for_each_word(&cache, fp, &text, 0, &mut w, None, |w| got.push((w.text.clone(), w.orig.clone())));
+                    if res.is_ok() {
+                        assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");
+                    } else {
+                        // Only reordering-sensitive chars may refuse, and only when NFD runs.
+                        assert!(cfg.strips_accents(), "{cfg:?} refused {text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fast_normalizer_equals_staged_normalizer() {
+        let mut r = Rng(0x0123456789ABCDEF);
+        for cfg in configs() {
+            let cache = PageCache::new(cfg);
+            for _ in 0..600 {
+                let text = random_text(&mut r);
+                let want = bert::normalize(&cfg, &text).text;
+                for fp in switch_combinations() {
+                    let mut st = Stats::default();
+                    let got = normalize::normalize(&cache, fp, &text, Some(&mut st));
+                    assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");
+                    if fp.lazy_output && want == text {
+                        assert!(!st.allocated && matches!(got, std::borrow::Cow::Borrowed(_)), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unchanged_text_is_borrowed_and_never_decoded() {
+        let cache = PageCache::new(BertNormalizerConfig::default());
+        let text = "plain lowercase ascii text that needs nothing at all, really.".repeat(3);
+        let mut st = Stats::default();
+        let got = normalize::normalize(&cache, FastPaths::default(), &text, Some(&mut st));
+        assert!(matches!(got, std::borrow::Cow::Borrowed(_)));
+        assert_eq!(st.chars_decoded, 0);
+        assert!(st.blocks_skipped > 0 && st.blocks_folded == 0);
+    }
+}

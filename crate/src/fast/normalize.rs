@@ -1,0 +1,167 @@
+//! BertNormalizer alone, fast: the text only (no alignment), borrowed when unchanged.
+
+use super::{FastPaths, Stats};
+use crate::normalizer::bert;
+use crate::normalizer::charmap::{self, Action, PageCache};
+use crate::simd::{Block, Kernel};
+use std::borrow::Cow;
+
+/// BERT's treatment of one ASCII byte: `None` when deleted.
+#[inline(always)]
+pub fn fold_ascii_byte(b: u8, lower: bool, clean: bool) -> Option<u8> {
+    if clean {
+        if matches!(b, b'\t' | b'\n' | b'\r') {
+            return Some(b' ');
+        }
+        if b < 0x20 || b == 0x7F {
+            return None;
+        }
+    }
+    Some(if lower && b.is_ascii_uppercase() { b | 0x20 } else { b })
+}
+
+/// The output being built: nothing yet (the input is still the answer) or a string holding
+/// the normalized text of `text[..copied]`.
+struct Out<'a> {
+    text: &'a str,
+    buf: Option<String>,
+    copied: usize,
+}
+
+impl<'a> Out<'a> {
+    /// Makes `buf` hold the normalized form of `text[..at]`, given that everything since
+    /// `copied` is unchanged: one allocation at the first change, then block copies.
+    #[inline]
+    fn catch_up(&mut self, at: usize) -> &mut String {
+        let buf = self.buf.get_or_insert_with(|| String::with_capacity(self.text.len() + self.text.len() / 8 + 8));
+        buf.push_str(&self.text[self.copied..at]);
+        self.copied = at;
+        buf
+    }
+}
+
+/// Normalizes `text` with the cache's configuration, using the enabled fast paths.
+pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats: Option<&mut Stats>) -> Cow<'a, str> {
+    let cfg = *cache.config();
+    let (lower, clean) = (cfg.lowercase, cfg.clean_text);
+    let bytes = text.as_bytes();
+    let kernel = if fp.simd { Kernel::best() } else { Kernel::Scalar };
+    let lanes = if fp.simd { kernel.lanes() } else { 0 };
+    let mut out = Out { text, buf: None, copied: 0 };
+    if !fp.lazy_output {
+        out.catch_up(0);
+    }
+    let mut st = Stats { block_bytes: lanes as u32, input_bytes: text.len() as u64, ..Stats::default() };
+    let mut block = [0u8; 32];
+    let mut i = 0;
+    while i < bytes.len() {
+        if fp.simd && i + lanes <= bytes.len() {
+            match kernel.fold_block(&bytes[i..], &mut block, lower, clean) {
+                Block::Folded { changed } => {
+                    if changed || out.buf.is_some() {
+                        let buf = out.catch_up(i);
+                        // SAFETY-free: the block is ASCII, so it is valid UTF-8.
+                        buf.push_str(std::str::from_utf8(&block[..lanes]).expect("ASCII block"));
+                        out.copied = i + lanes;
+                        st.blocks_folded += 1;
+                    } else {
+                        st.blocks_skipped += 1;
+                    }
+                    i += lanes;
+                    continue;
+                }
+                Block::Stop { ascii_prefix } => {
+                    st.blocks_stopped += 1;
+                    // The prefix is plain ASCII; fold it byte by byte below.
+                    let end = i + ascii_prefix;
+                    while i < end {
+                        ascii_step(&mut out, bytes[i], i, lower, clean);
+                        i += 1;
+                    }
+                }
+            }
+        }
+        let b = bytes[i];
+        if b < 0x80 {
+            ascii_step(&mut out, b, i, lower, clean);
+            i += 1;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("i is on a char boundary");
+        let n = c.len_utf8();
+        st.chars_decoded += 1;
+        if fp.page_cache {
+            let (page, hit) = cache.page(c);
+            if hit {
+                st.page_hits += 1;
+            } else {
+                st.pages_built += 1;
+            }
+            let p = page.get(c);
+            match p.kind() {
+                charmap::WORD | charmap::PUNCT | charmap::SPACE => {}
+                charmap::DELETED => {
+                    out.catch_up(i);
+                    out.copied = i + n;
+                }
+                charmap::COMPLEX => return staged(&cfg, text, stats.take(), st),
+                _ => {
+                    out.catch_up(i).push_str(page.replacement(p));
+                    out.copied = i + n;
+                }
+            }
+        } else {
+            match charmap::action(&cfg, c) {
+                Action::Word | Action::Punct | Action::Space => {}
+                Action::Deleted => {
+                    out.catch_up(i);
+                    out.copied = i + n;
+                }
+                Action::Complex => return staged(&cfg, text, stats.take(), st),
+                Action::ReplacedWord(s) | Action::ReplacedMixed(s) => {
+                    out.catch_up(i).push_str(&s);
+                    out.copied = i + n;
+                }
+            }
+        }
+        i += n;
+    }
+    let result = match out.buf {
+        Some(_) => {
+            out.catch_up(text.len());
+            Cow::Owned(out.buf.take().unwrap())
+        }
+        None => Cow::Borrowed(text),
+    };
+    st.allocated = matches!(result, Cow::Owned(_));
+    if let Some(s) = stats.as_mut() {
+        **s = st;
+    }
+    result
+}
+
+#[inline(always)]
+fn ascii_step(out: &mut Out, b: u8, i: usize, lower: bool, clean: bool) {
+    match fold_ascii_byte(b, lower, clean) {
+        Some(y) if y == b => {}
+        Some(y) => {
+            out.catch_up(i).push(y as char);
+            out.copied = i + 1;
+        }
+        None => {
+            out.catch_up(i);
+            out.copied = i + 1;
+        }
+    }
+}
+
+fn staged<'a>(cfg: &bert::BertNormalizerConfig, text: &'a str, stats: Option<&mut Stats>, mut st: Stats) -> Cow<'a, str> {
+    let out = bert::normalize(cfg, text).text;
+    st.staged_fallback = true;
+    st.allocated = out != text;
+    let allocated = st.allocated;
+    if let Some(s) = stats {
+        *s = st;
+    }
+    if allocated { Cow::Owned(out) } else { Cow::Borrowed(text) }
+}

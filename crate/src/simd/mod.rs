@@ -1,0 +1,455 @@
+//! ASCII fast paths, written once over a small vector trait.
+//!
+//! The normalizer's first trick (seed 000): ASCII is invariant under every Unicode
+//! normalization form, and ASCII lowercase is `| 0x20` on `A..=Z`, so a block of ASCII
+//! bytes can be classified and folded with a handful of vector instructions instead of
+//! being decoded char by char. The algorithm ([`fold_ascii_block`]) is generic over
+//! [`Vector`]; the implementations are SSE2 and AVX2 (x86_64, AVX2 chosen at run time),
+//! SIMD128 (wasm32 built with `+simd128`) and a SWAR `u64` fallback for everything else.
+//! [`scalar`] is the naive oracle every implementation is tested against.
+
+mod swar;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm;
+
+/// A vector of byte lanes. All operations that compare assume every lane holds an ASCII
+/// byte (< 0x80) unless said otherwise; callers check [`Vector::high_bits`] first.
+///
+/// Every method is `unsafe` because implementations may use CPU features (AVX2) that the
+/// caller must have verified; `load`/`store` additionally need valid pointers.
+pub trait Vector: Copy {
+    /// Number of byte lanes.
+    const LANES: usize;
+
+    /// # Safety
+    /// `p` must be valid for reads of `LANES` bytes; the CPU must support the implementation.
+    unsafe fn load(p: *const u8) -> Self;
+    /// # Safety
+    /// `p` must be valid for writes of `LANES` bytes; the CPU must support the implementation.
+    unsafe fn store(self, p: *mut u8);
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn splat(b: u8) -> Self;
+    /// A bit mask with bit `i` set iff the high bit of lane `i` is set (valid for any bytes).
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn high_bits(self) -> u32;
+    /// Lanes equal to `b` become 0xFF, others 0 (lanes must be ASCII, and so must `b`).
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn eq_ascii(self, b: u8) -> Self;
+    /// Lanes in `lo..=hi` become 0xFF, others 0 (lanes must be ASCII; `1 <= lo <= hi < 0x7F`).
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn in_ascii_range(self, lo: u8, hi: u8) -> Self;
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn or(self, o: Self) -> Self;
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn and(self, o: Self) -> Self;
+    /// `self & !o`.
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn and_not(self, o: Self) -> Self;
+    /// Lanes where `mask` is 0xFF take `b`, the rest keep `self` (`mask` lanes are 0 or 0xFF).
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn blend(self, b: Self, mask: Self) -> Self {
+        self.and_not(mask).or(b.and(mask))
+    }
+    /// Bit mask of lanes whose byte is nonzero (`mask` lanes are 0 or 0xFF).
+    /// # Safety
+    /// The CPU must support the implementation.
+    unsafe fn mask_bits(self) -> u32 {
+        self.high_bits()
+    }
+}
+
+/// What one block of input turned out to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// All ASCII and nothing to delete; the folded bytes were written. `changed` says
+    /// whether they differ from the input.
+    Folded { changed: bool },
+    /// Not all ASCII, or holds a byte the cleaner deletes: handle it char by char.
+    /// `ascii_prefix` bytes at the start are plain ASCII.
+    Stop { ascii_prefix: usize },
+}
+
+/// Folds one block of `V::LANES` bytes the way BertNormalizer treats ASCII: `\t \n \r`
+/// become spaces (when `clean`), `A..=Z` become lowercase (when `lower`).
+///
+/// # Safety
+/// `src` must be valid for reads and `dst` for writes of `V::LANES` bytes, and the CPU
+/// must support `V`.
+#[inline(always)]
+pub unsafe fn fold_ascii_block<V: Vector>(src: *const u8, dst: *mut u8, lower: bool, clean: bool) -> Block {
+    let x = V::load(src);
+    let high = x.high_bits();
+    // Controls other than tab/newline/return are deleted by the cleaner, and 0x7F too.
+    let ws = x.eq_ascii(b'\t').or(x.eq_ascii(b'\n')).or(x.eq_ascii(b'\r'));
+    let ctrl = if clean {
+        x.in_ascii_range(1, 0x1F).or(x.eq_ascii(0)).or(x.eq_ascii(0x7F)).and_not(ws).mask_bits()
+    } else {
+        0
+    };
+    let stop = high | ctrl;
+    if stop != 0 {
+        return Block::Stop { ascii_prefix: stop.trailing_zeros() as usize };
+    }
+    let mut y = x;
+    let mut changed = 0u32;
+    if lower {
+        let upper = x.in_ascii_range(b'A', b'Z');
+        changed |= upper.mask_bits();
+        y = y.or(upper.and(V::splat(0x20)));
+    }
+    if clean {
+        changed |= ws.mask_bits();
+        y = y.blend(V::splat(b' '), ws);
+    }
+    y.store(dst);
+    Block::Folded { changed: changed != 0 }
+}
+
+/// A block classified for BERT's pre-tokenizer: bit masks over its lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Classes {
+    /// Lanes the block processing must stop at: non-ASCII bytes, and (when cleaning)
+    /// control bytes the cleaner deletes. Only its lowest set bit is meaningful.
+    pub stop: u32,
+    /// ASCII punctuation: each one a word of its own. This and `space` are exact only
+    /// for lanes before the first stop.
+    pub punct: u32,
+    /// Word boundaries: space, and (when cleaning) tab, newline, return; with `clean` off
+    /// also vertical tab and form feed, which Rust counts as whitespace.
+    pub space: u32,
+}
+
+/// Folds a block like [`fold_ascii_block`] (lanes before the first stop are valid in
+/// `dst`) and classifies its lanes for the BERT pre-tokenizer.
+///
+/// # Safety
+/// As [`fold_ascii_block`].
+#[inline(always)]
+pub unsafe fn classify_ascii_block<V: Vector>(src: *const u8, dst: *mut u8, lower: bool, clean: bool) -> Classes {
+    let x = V::load(src);
+    let high = x.high_bits();
+    let tnr = x.eq_ascii(b'\t').or(x.eq_ascii(b'\n')).or(x.eq_ascii(b'\r'));
+    let ctl = x.in_ascii_range(1, 0x1F).or(x.eq_ascii(0)).or(x.eq_ascii(0x7F));
+    let (stop, space) = if clean {
+        (high | ctl.and_not(tnr).mask_bits(), x.eq_ascii(b' ').or(tnr))
+    } else {
+        // Unchanged controls: \t \n \x0b \x0c \r are whitespace, the rest word chars.
+        (high, x.eq_ascii(b' ').or(x.in_ascii_range(0x09, 0x0D)))
+    };
+    let punct = x
+        .in_ascii_range(0x21, 0x2F)
+        .or(x.in_ascii_range(0x3A, 0x40))
+        .or(x.in_ascii_range(0x5B, 0x60))
+        .or(x.in_ascii_range(0x7B, 0x7E));
+    let mut y = x;
+    if lower {
+        y = y.or(x.in_ascii_range(b'A', b'Z').and(V::splat(0x20)));
+    }
+    if clean {
+        y = y.blend(V::splat(b' '), tnr);
+    }
+    y.store(dst);
+    let lanes = if V::LANES == 32 { u32::MAX } else { (1u32 << V::LANES) - 1 };
+    Classes { stop: stop & lanes, punct: punct.mask_bits() & lanes, space: space.mask_bits() & lanes }
+}
+
+/// The naive oracle: the same contracts as [`fold_ascii_block`] and
+/// [`classify_ascii_block`], one byte at a time.
+pub mod scalar {
+    use super::{Block, Classes};
+
+    pub fn classify_ascii_block(src: &[u8], dst: &mut [u8], lower: bool, clean: bool) -> Classes {
+        let mut c = Classes { stop: 0, punct: 0, space: 0 };
+        for (i, (&b, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
+            let tnr = matches!(b, b'\t' | b'\n' | b'\r');
+            let deleted = clean && (b < 0x20 || b == 0x7F) && !tnr;
+            if b >= 0x80 || deleted {
+                c.stop |= 1 << i;
+            }
+            if b.is_ascii_punctuation() {
+                c.punct |= 1 << i;
+            }
+            let space = if clean { b == b' ' || tnr } else { b == b' ' || (0x09..=0x0D).contains(&b) };
+            if space {
+                c.space |= 1 << i;
+            }
+            let mut y = b;
+            if lower && b.is_ascii_uppercase() {
+                y |= 0x20;
+            }
+            if clean && tnr {
+                y = b' ';
+            }
+            *d = y;
+        }
+        c
+    }
+
+    pub fn fold_ascii_block(src: &[u8], dst: &mut [u8], lower: bool, clean: bool) -> Block {
+        for (i, &b) in src.iter().enumerate() {
+            let deleted = clean && (b < 0x20 || b == 0x7F) && !matches!(b, b'\t' | b'\n' | b'\r');
+            if b >= 0x80 || deleted {
+                return Block::Stop { ascii_prefix: i };
+            }
+        }
+        let mut changed = false;
+        for (d, &b) in dst.iter_mut().zip(src) {
+            let mut y = b;
+            if lower && b.is_ascii_uppercase() {
+                y = b | 0x20;
+            }
+            if clean && matches!(b, b'\t' | b'\n' | b'\r') {
+                y = b' ';
+            }
+            changed |= y != b;
+            *d = y;
+        }
+        Block::Folded { changed }
+    }
+}
+
+/// Which vector implementation a call uses; chosen once per call site by [`Kernel::best`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// No vector code: byte at a time (the "SIMD off" switch).
+    Scalar,
+    /// Eight lanes in a `u64`.
+    Swar,
+    #[cfg(target_arch = "x86_64")]
+    Sse2,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    Simd128,
+}
+
+impl Kernel {
+    /// The widest implementation this CPU runs.
+    pub fn best() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if x86::has_avx2() {
+                return Kernel::Avx2;
+            }
+            return Kernel::Sse2;
+        }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            return Kernel::Simd128;
+        }
+        #[allow(unreachable_code)]
+        Kernel::Swar
+    }
+
+    /// Every implementation this CPU can run (for tests and benchmarks).
+    pub fn all_available() -> Vec<Kernel> {
+        let mut v = vec![Kernel::Scalar, Kernel::Swar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            v.push(Kernel::Sse2);
+            if x86::has_avx2() {
+                v.push(Kernel::Avx2);
+            }
+        }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        v.push(Kernel::Simd128);
+        v
+    }
+
+    /// Bytes per block.
+    pub fn lanes(self) -> usize {
+        match self {
+            Kernel::Scalar => 16,
+            Kernel::Swar => 8,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => 16,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => 32,
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => 16,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            Kernel::Swar => "swar",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => "sse2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => "simd128",
+        }
+    }
+
+    /// Folds `src[..self.lanes()]` into `dst[..self.lanes()]`; see [`fold_ascii_block`].
+    /// Panics if either slice is shorter than a block.
+    #[inline]
+    pub fn fold_block(self, src: &[u8], dst: &mut [u8], lower: bool, clean: bool) -> Block {
+        let n = self.lanes();
+        let (src, dst) = (&src[..n], &mut dst[..n]);
+        match self {
+            Kernel::Scalar => scalar::fold_ascii_block(src, dst, lower, clean),
+            // SAFETY: both slices hold exactly one block (checked by the slicing above);
+            // SWAR needs no CPU feature.
+            Kernel::Swar => unsafe { fold_ascii_block::<swar::Swar>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            // SAFETY: as above; SSE2 is part of the x86_64 baseline.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => unsafe { x86::fold_sse2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            // SAFETY: as above; Kernel::Avx2 is only constructed after run-time detection
+            // (`best`, `all_available`), so the CPU supports AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::fold_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            // SAFETY: as above; this variant exists only in builds with simd128 enabled.
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => unsafe { fold_ascii_block::<wasm::Simd128>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+        }
+    }
+
+    /// Classifies `src[..self.lanes()]` into `dst`; see [`classify_ascii_block`].
+    /// Panics if either slice is shorter than a block.
+    #[inline]
+    pub fn classify_block(self, src: &[u8], dst: &mut [u8], lower: bool, clean: bool) -> Classes {
+        let n = self.lanes();
+        let (src, dst) = (&src[..n], &mut dst[..n]);
+        match self {
+            Kernel::Scalar => scalar::classify_ascii_block(src, dst, lower, clean),
+            // SAFETY: both slices hold exactly one block; SWAR needs no CPU feature.
+            Kernel::Swar => unsafe { classify_ascii_block::<swar::Swar>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            // SAFETY: one block each; SSE2 is part of the x86_64 baseline.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => unsafe { x86::classify_sse2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            // SAFETY: one block each; Kernel::Avx2 exists only after run-time detection.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::classify_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            // SAFETY: one block each; built only with simd128 enabled.
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => unsafe { classify_ascii_block::<wasm::Simd128>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+        }
+    }
+
+    /// Length of the longest all-ASCII prefix of `s`.
+    pub fn ascii_prefix_len(self, s: &[u8]) -> usize {
+        let n = self.lanes();
+        let mut i = 0;
+        if self != Kernel::Scalar {
+            let mut sink = [0u8; 32];
+            while i + n <= s.len() {
+                // Folding without lower/clean only stops on non-ASCII bytes.
+                match self.fold_block(&s[i..], &mut sink, false, false) {
+                    Block::Folded { .. } => i += n,
+                    Block::Stop { ascii_prefix } => return i + ascii_prefix,
+                }
+            }
+        }
+        i + s[i..].iter().take_while(|b| b.is_ascii()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator, so failures reproduce.
+    pub(crate) struct Rng(u64);
+    impl Rng {
+        pub(crate) fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    fn interesting_byte(r: &mut Rng) -> u8 {
+        const PICKS: &[u8] = b"\0\t\n\r\x0b\x0c\x1f\x7f\x80\xff @AZ[`az{~\xc3\xa9";
+        match r.next() % 4 {
+            0 => PICKS[(r.next() % PICKS.len() as u64) as usize],
+            1 => (r.next() % 256) as u8,
+            _ => (0x20 + r.next() % 0x5F) as u8,
+        }
+    }
+
+    #[test]
+    fn every_kernel_matches_the_scalar_oracle() {
+        let mut r = Rng(0x9E3779B97F4A7C15);
+        for k in Kernel::all_available() {
+            let n = k.lanes();
+            for round in 0..20000 {
+                let mut src = [b'a'; 32];
+                // Mostly-ASCII blocks with one or two odd bytes at every position, plus
+                // fully random ones.
+                for b in src.iter_mut().take(n) {
+                    *b = if round % 3 == 0 { interesting_byte(&mut r) } else { (0x20 + r.next() % 0x5F) as u8 };
+                }
+                if round % 3 == 1 {
+                    let pos = (r.next() % n as u64) as usize;
+                    src[pos] = interesting_byte(&mut r);
+                }
+                for (lower, clean) in [(false, false), (true, false), (false, true), (true, true)] {
+                    let mut want = [0u8; 32];
+                    let mut got = [0u8; 32];
+                    let w = scalar::fold_ascii_block(&src[..n], &mut want[..n], lower, clean);
+                    let g = k.fold_block(&src, &mut got, lower, clean);
+                    assert_eq!(g, w, "{} on {:?} lower={lower} clean={clean}", k.name(), &src[..n]);
+                    if let Block::Folded { .. } = w {
+                        assert_eq!(&got[..n], &want[..n], "{}", k.name());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_classifies_like_the_scalar_oracle() {
+        let mut r = Rng(0x2545F4914F6CDD1D);
+        for k in Kernel::all_available() {
+            let n = k.lanes();
+            for round in 0..20000 {
+                let mut src = [0u8; 32];
+                for b in src.iter_mut().take(n) {
+                    *b = if round % 2 == 0 { interesting_byte(&mut r) } else { (r.next() % 128) as u8 };
+                }
+                for (lower, clean) in [(false, false), (true, false), (false, true), (true, true)] {
+                    let mut want = [0u8; 32];
+                    let mut got = [0u8; 32];
+                    let w = scalar::classify_ascii_block(&src[..n], &mut want[..n], lower, clean);
+                    let g = k.classify_block(&src, &mut got, lower, clean);
+                    // Lanes at and after the first stop are unspecified (they may hold
+                    // non-ASCII bytes, which the comparisons don't order).
+                    let valid = w.stop.trailing_zeros() as usize;
+                    let m = if valid >= 32 { u32::MAX } else { (1u32 << valid) - 1 };
+                    assert_eq!(g.stop.trailing_zeros(), w.stop.trailing_zeros(), "{} stop on {:?}", k.name(), &src[..n]);
+                    assert_eq!((g.punct & m, g.space & m), (w.punct & m, w.space & m), "{} on {:?} lower={lower} clean={clean}", k.name(), &src[..n]);
+                    assert_eq!(&got[..valid.min(n)], &want[..valid.min(n)], "{}", k.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_prefix_len_at_every_boundary() {
+        for k in Kernel::all_available() {
+            for len in 0..80 {
+                for bad in 0..=len {
+                    let mut s = vec![b'x'; len];
+                    if bad < len {
+                        s[bad] = 0xC3;
+                    }
+                    assert_eq!(k.ascii_prefix_len(&s), bad, "{} len={len} bad={bad}", k.name());
+                }
+            }
+        }
+    }
+}
