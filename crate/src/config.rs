@@ -13,6 +13,7 @@ use crate::tokenizer::{
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 type Obj = Map<String, Value>;
 
@@ -175,7 +176,7 @@ fn parse_added_token(v: &Value) -> Result<AddedToken> {
     let what = "added_tokens[]";
     Ok(AddedToken {
         id: get_uint(o, "id", what, u32::MAX as u64 / 2)? as u32,
-        content: get_str(o, "content", what)?.to_owned(),
+        content: get_str(o, "content", what)?.into(),
         single_word: get_bool(o, "single_word", what, Some(false))?,
         lstrip: get_bool(o, "lstrip", what, Some(false))?,
         rstrip: get_bool(o, "rstrip", what, Some(false))?,
@@ -213,10 +214,10 @@ fn parse_template(v: &Value, what: &str) -> Result<Vec<TemplatePiece>> {
     Ok(out)
 }
 
-fn parse_pair(v: Option<&Value>, what: &str) -> Result<(String, u32)> {
+fn parse_pair(v: Option<&Value>, what: &str) -> Result<(Arc<str>, u32)> {
     let a = v.and_then(|v| v.as_array()).ok_or_else(|| Error::Json(format!("{what} must be [token, id]")))?;
     match (a.first().and_then(|x| x.as_str()), a.get(1).and_then(|x| x.as_u64())) {
-        (Some(t), Some(id)) if a.len() == 2 && id <= u32::MAX as u64 / 2 => Ok((t.to_owned(), id as u32)),
+        (Some(t), Some(id)) if a.len() == 2 && id <= u32::MAX as u64 / 2 => Ok((t.into(), id as u32)),
         _ => Err(Error::Json(format!("{what} must be [token, id]"))),
     }
 }
@@ -244,8 +245,8 @@ fn parse_post_processor(v: &Value) -> Result<PostProcessor> {
                         .and_then(|x| x.as_array())
                         .ok_or_else(|| Error::Json(format!("special token {name:?} needs tokens")))?
                         .iter()
-                        .map(|x| x.as_str().map(str::to_owned))
-                        .collect::<Option<Vec<String>>>()
+                        .map(|x| x.as_str().map(Arc::from))
+                        .collect::<Option<Vec<Arc<str>>>>()
                         .ok_or_else(|| Error::Json(format!("special token {name:?}: tokens must be strings")))?;
                     if ids.len() != tokens.len() {
                         return Err(Error::Invalid(format!("special token {name:?}: ids and tokens differ in length")));
@@ -341,8 +342,8 @@ fn parse_padding(v: &Value) -> Result<Padding> {
             0
         },
         pad_token: match o.get("pad_token") {
-            None => "[PAD]".to_owned(),
-            Some(Value::String(s)) => s.clone(),
+            None => "[PAD]".into(),
+            Some(Value::String(s)) => s.as_str().into(),
             Some(v) => return Err(Error::Json(format!("padding.pad_token must be a string, found {}", kind(v)))),
         },
     })
@@ -364,7 +365,7 @@ pub fn tokenizer_from_vocab_txt(text: &str) -> Result<Tokenizer> {
         if let Some(&id) = vocab.get(t) {
             added.push(AddedToken {
                 id,
-                content: t.to_owned(),
+                content: t.into(),
                 single_word: false,
                 lstrip: false,
                 rstrip: false,

@@ -47,8 +47,8 @@ impl PyEncoding {
         self.inner.type_ids.clone()
     }
     #[getter]
-    fn tokens(&self) -> Vec<String> {
-        self.inner.tokens.clone()
+    fn tokens(&self) -> Vec<&str> {
+        self.inner.tokens.iter().map(|t| &**t).collect()
     }
     /// (start, end) in characters of the input string; (0, 0) for added special tokens.
     #[getter]
@@ -239,7 +239,7 @@ impl PyTokenizer {
             pad_to_multiple_of,
             pad_id,
             pad_type_id,
-            pad_token: pad_token.to_owned(),
+            pad_token: pad_token.into(),
         });
         Ok(())
     }
@@ -258,13 +258,35 @@ impl PyTokenizer {
                 PaddingStrategy::Fixed(n) => Some(n),
                 PaddingStrategy::BatchLongest => None,
             };
-            (len, format!("{:?}", p.direction), p.pad_id, p.pad_token.clone())
+            (len, format!("{:?}", p.direction), p.pad_id, p.pad_token.to_string())
         })
     }
 
     #[getter]
     fn normalizer(&self) -> Option<PyNormalizer> {
         self.inner.normalizer.as_ref().map(|_| PyNormalizer { tokenizer: self.inner.clone() })
+    }
+
+    /// The fast paths as a dict of switches: simd, page_cache, lazy_output, fused.
+    #[getter]
+    fn fast_paths<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let d = pyo3::types::PyDict::new(py);
+        let f = self.inner.fast;
+        d.set_item("simd", f.simd)?;
+        d.set_item("page_cache", f.page_cache)?;
+        d.set_item("lazy_output", f.lazy_output)?;
+        d.set_item("fused", f.fused)?;
+        Ok(d)
+    }
+
+    /// Switches fast paths on or off (for benchmarks and demonstrations; results never change).
+    #[pyo3(signature = (simd=None, page_cache=None, lazy_output=None, fused=None))]
+    fn set_fast_paths(&mut self, simd: Option<bool>, page_cache: Option<bool>, lazy_output: Option<bool>, fused: Option<bool>) {
+        let f = &mut self.inner.fast;
+        f.simd = simd.unwrap_or(f.simd);
+        f.page_cache = page_cache.unwrap_or(f.page_cache);
+        f.lazy_output = lazy_output.unwrap_or(f.lazy_output);
+        f.fused = fused.unwrap_or(f.fused);
     }
 
     fn id_to_token(&self, id: u32) -> Option<String> {
@@ -297,8 +319,20 @@ fn parse_direction(d: &str) -> PyResult<Direction> {
     }
 }
 
+/// Unicode normalization (Unicode 15.0): `form` is "NFC", "NFD", "NFKC" or "NFKD".
+///
+/// >>> normalize("e\u0301", "NFC")
+/// 'é'
+#[pyfunction]
+fn normalize(py: Python<'_>, text: &Bound<'_, PyAny>, form: &str) -> PyResult<String> {
+    let form: crate::unicode::forms::Form = form.parse().map_err(|e: crate::unicode::forms::UnknownForm| PyValueError::new_err(e.to_string()))?;
+    let text = text_of(text, "text")?;
+    Ok(py.detach(|| crate::unicode::forms::normalize(&text, form)))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_class::<PyTokenizer>()?;
     m.add_class::<PyEncoding>()?;
     m.add_class::<PyNormalizer>()?;

@@ -11,11 +11,12 @@ use crate::pretokenizer::{self, Piece};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddedToken {
     pub id: u32,
-    pub content: String,
+    pub content: Arc<str>,
     pub single_word: bool,
     pub lstrip: bool,
     pub rstrip: bool,
@@ -44,13 +45,13 @@ pub enum TemplatePiece {
 #[derive(Clone, Debug)]
 pub struct SpecialTokenDef {
     pub ids: Vec<u32>,
-    pub tokens: Vec<String>,
+    pub tokens: Vec<Arc<str>>,
 }
 
 #[derive(Clone, Debug)]
 pub enum PostProcessor {
     Template { single: Vec<TemplatePiece>, pair: Vec<TemplatePiece>, specials: HashMap<String, SpecialTokenDef> },
-    Bert { sep: (String, u32), cls: (String, u32) },
+    Bert { sep: (Arc<str>, u32), cls: (Arc<str>, u32) },
 }
 
 #[derive(Clone, Debug)]
@@ -101,7 +102,7 @@ pub struct Padding {
     pub pad_to_multiple_of: Option<usize>,
     pub pad_id: u32,
     pub pad_type_id: u32,
-    pub pad_token: String,
+    pub pad_token: Arc<str>,
 }
 
 /// The output of an encode, as in the reference: parallel vectors, one entry per token.
@@ -110,7 +111,7 @@ pub struct Padding {
 pub struct Encoding {
     pub ids: Vec<u32>,
     pub type_ids: Vec<u32>,
-    pub tokens: Vec<String>,
+    pub tokens: Vec<Arc<str>>,
     pub offsets: Vec<(u32, u32)>,
     pub special_tokens_mask: Vec<u32>,
     pub attention_mask: Vec<u32>,
@@ -129,18 +130,38 @@ impl Encoding {
         self.ids.is_empty()
     }
 
-    fn push(&mut self, id: u32, token: String, offsets: (u32, u32), word: Option<u32>, type_id: u32, seq: Option<u32>, special: bool) {
-        self.ids.push(id);
-        self.tokens.push(token);
-        self.offsets.push(offsets);
-        self.word_ids.push(word);
+    fn push(&mut self, id: u32, token: Arc<str>, offsets: (u32, u32), word: Option<u32>, type_id: u32, seq: Option<u32>, special: bool) {
+        self.push_token(id, token, offsets, word);
         self.type_ids.push(type_id);
         self.sequence_ids.push(seq);
         self.special_tokens_mask.push(special as u32);
         self.attention_mask.push(1);
     }
 
+    /// Pushes the per-token fields only; [`Encoding::fill_sequence`] adds the rest.
+    #[inline(always)]
+    fn push_token(&mut self, id: u32, token: Arc<str>, offsets: (u32, u32), word: Option<u32>) {
+        self.ids.push(id);
+        self.tokens.push(token);
+        self.offsets.push(offsets);
+        self.word_ids.push(word);
+    }
+
+    /// Fills type ids, sequence ids and masks up to the token count: all tokens of one
+    /// input share them.
+    fn fill_sequence(&mut self, type_id: u32, seq: u32) {
+        let n = self.ids.len();
+        self.type_ids.resize(n, type_id);
+        self.sequence_ids.resize(n, Some(seq));
+        self.special_tokens_mask.resize(n, 0);
+        self.attention_mask.resize(n, 1);
+    }
+
     fn append(&mut self, other: Encoding) {
+        if self.ids.is_empty() {
+            *self = other;
+            return;
+        }
         self.ids.extend(other.ids);
         self.type_ids.extend(other.type_ids);
         self.tokens.extend(other.tokens);
@@ -236,7 +257,7 @@ pub struct Trace {
     pub pre_tokens: Vec<PreTokenTrace>,
     pub pre_tokenize_micros: f64,
     pub model_micros: f64,
-    pub tokens: Vec<String>,
+    pub tokens: Vec<Arc<str>>,
     pub ids: Vec<u32>,
     pub offsets: Vec<(u32, u32)>,
     pub special_tokens_mask: Vec<u32>,
@@ -354,7 +375,7 @@ impl Tokenizer {
                 // the normalized form of their content.
                 norm.push((self.normalize_plain(&a.content), i));
             } else {
-                raw.push((a.content.clone(), i));
+                raw.push((a.content.to_string(), i));
             }
         }
         self.raw_matcher = build(raw)?;
@@ -466,8 +487,14 @@ impl Tokenizer {
         timings: &mut (f64, f64),
     ) -> Encoding {
         let mut enc = Encoding::default();
+        // About one token per four bytes of typical text: one allocation, not a series.
+        let guess = text.len() / 4 + 4;
+        enc.ids.reserve(guess);
+        enc.tokens.reserve(guess);
+        enc.offsets.reserve(guess);
+        enc.word_ids.reserve(guess);
         let mut word_idx = 0u32;
-        let mut scratch = String::new();
+        let mut scratch = crate::model::wordpiece::Scratch::default();
         let mut subs: Vec<SubToken> = Vec::new();
         let mut scratch_word = crate::fast::words::Word::default();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
@@ -488,7 +515,7 @@ impl Tokenizer {
                 if let Some(p) = pre_tokens.as_mut() {
                     p.push(PreTokenTrace { text: raw.to_owned(), offsets: off });
                 }
-                enc.push(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx), type_id, Some(seq), false);
+                enc.push_token(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx));
                 word_idx += 1;
                 continue;
             }
@@ -521,7 +548,7 @@ impl Tokenizer {
                     if let Some(p) = pre_tokens.as_mut() {
                         p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
                     }
-                    enc.push(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx), type_id, Some(seq), false);
+                    enc.push_token(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx));
                     word_idx += 1;
                     continue;
                 }
@@ -542,6 +569,7 @@ impl Tokenizer {
                 timings.1 += now_micros() - t1;
             }
         }
+        enc.fill_sequence(type_id, seq);
         enc
     }
 
@@ -563,7 +591,7 @@ impl Tokenizer {
         &self,
         word: &str,
         orig: &[u32],
-        scratch: &mut String,
+        scratch: &mut crate::model::wordpiece::Scratch,
         subs: &mut Vec<SubToken>,
         enc: &mut Encoding,
         word_idx: u32,
@@ -579,7 +607,7 @@ impl Tokenizer {
                 self.model.token_text(word, s)
             };
             let off = (orig[s.char_start], orig[s.char_end - 1] + 1);
-            enc.push(s.id, value, off, Some(word_idx), type_id, Some(seq), false);
+            enc.push_token(s.id, value, off, Some(word_idx));
         }
     }
 
@@ -661,7 +689,7 @@ impl Tokenizer {
     }
 
     fn post_process(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
-        let special = |ids: &[u32], toks: &[String], type_id: u32| {
+        let special = |ids: &[u32], toks: &[Arc<str>], type_id: u32| {
             let mut e = Encoding::default();
             for (id, t) in ids.iter().zip(toks) {
                 e.push(*id, t.clone(), (0, 0), None, type_id, None, true);
@@ -671,13 +699,21 @@ impl Tokenizer {
         match &self.post_processor {
             Some(PostProcessor::Template { single, pair, specials }) => {
                 let template = if b.is_some() { pair } else { single };
-                let seqs = [Some(a), b];
+                let mut seqs = [Some(a), b];
+                // A sequence used once by the template is moved, not copied.
+                let mut uses = [0usize; 2];
+                for p in template {
+                    if let TemplatePiece::Sequence { seq, .. } = p {
+                        uses[*seq] += 1;
+                    }
+                }
                 let mut out = Encoding::default();
                 for p in template {
                     match p {
                         TemplatePiece::Sequence { seq, type_id } => {
-                            if let Some(s) = &seqs[*seq] {
-                                let mut s = s.clone();
+                            uses[*seq] -= 1;
+                            let s = if uses[*seq] == 0 { seqs[*seq].take() } else { seqs[*seq].clone() };
+                            if let Some(mut s) = s {
                                 s.type_ids.iter_mut().for_each(|t| *t = *type_id);
                                 out.append(s);
                             }
@@ -792,13 +828,13 @@ impl Tokenizer {
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         match self.added_by_id.get(&id) {
-            Some(&i) => Some(self.added[i].content.as_str()),
+            Some(&i) => Some(&*self.added[i].content),
             None => self.model.id_to_token(id).filter(|t| !t.is_empty() || self.model.vocab.contains_key("")),
         }
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.added.iter().find(|a| a.content == token).map(|a| a.id).or_else(|| self.model.vocab.get(token).copied())
+        self.added.iter().find(|a| &*a.content == token).map(|a| a.id).or_else(|| self.model.vocab.get(token).copied())
     }
 
     /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
@@ -834,7 +870,7 @@ impl Tokenizer {
     }
 
     fn is_special_token(&self, t: &str) -> bool {
-        self.added.iter().any(|a| a.special && a.content == t)
+        self.added.iter().any(|a| a.special && &*a.content == t)
     }
 
     pub fn vocab_size(&self) -> usize {
