@@ -20,6 +20,7 @@ fn main() {
     for _ in 0..rounds {
         n += match what {
             "normalize" => tok.normalize_str(&text, None).len(),
+            "ids" => tok.encode_ids(&text, false).expect("encode").len(),
             _ => tok.encode(&text, None, false).expect("encode").ids.len(),
         };
     }

@@ -48,7 +48,7 @@ impl PyEncoding {
     }
     #[getter]
     fn tokens(&self) -> Vec<&str> {
-        self.inner.tokens.iter().map(|t| &**t).collect()
+        self.inner.tokens()
     }
     /// (start, end) in characters of the input string; (0, 0) for added special tokens.
     #[getter]

@@ -105,13 +105,25 @@ pub struct Padding {
     pub pad_token: Arc<str>,
 }
 
+/// The token texts of an [`Encoding`]. Nearly every token's text is the vocabulary's
+/// text for its id, so only a shared handle on the vocabulary is kept and texts are looked
+/// up when asked for; the few that differ (added tokens, padding, template tokens, or every
+/// token when a vocabulary repeats ids) are kept by position. Building an Encoding thus
+/// costs no string and no reference count per token.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenTexts {
+    vocab: Option<Arc<Vec<Arc<str>>>>,
+    /// (position, text), ascending by position.
+    overrides: Vec<(u32, Arc<str>)>,
+}
+
 /// The output of an encode, as in the reference: parallel vectors, one entry per token.
 /// Offsets are in chars of the input (for a pair, each sequence's own input).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoding {
     pub ids: Vec<u32>,
     pub type_ids: Vec<u32>,
-    pub tokens: Vec<Arc<str>>,
+    texts: TokenTexts,
     pub offsets: Vec<(u32, u32)>,
     pub special_tokens_mask: Vec<u32>,
     pub attention_mask: Vec<u32>,
@@ -130,19 +142,49 @@ impl Encoding {
         self.ids.is_empty()
     }
 
-    fn push(&mut self, id: u32, token: Arc<str>, offsets: (u32, u32), word: Option<u32>, type_id: u32, seq: Option<u32>, special: bool) {
-        self.push_token(id, token, offsets, word);
+    /// The text of every token.
+    pub fn tokens(&self) -> Vec<&str> {
+        let mut out = Vec::with_capacity(self.ids.len());
+        let mut ov = self.texts.overrides.iter().peekable();
+        for (i, &id) in self.ids.iter().enumerate() {
+            match ov.peek() {
+                Some((p, t)) if *p as usize == i => {
+                    out.push(&**t);
+                    ov.next();
+                }
+                _ => out.push(
+                    self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).map_or("", |t| &**t),
+                ),
+            }
+        }
+        out
+    }
+
+    /// Records `text` for the token about to be pushed unless the vocabulary already names it.
+    #[inline]
+    fn set_text(&mut self, id: u32, text: Option<&Arc<str>>) {
+        if let Some(t) = text {
+            let named = self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).is_some_and(|v| **v == **t);
+            if !named {
+                self.texts.overrides.push((self.ids.len() as u32, t.clone()));
+            }
+        }
+    }
+
+    fn push(&mut self, id: u32, text: Option<&Arc<str>>, offsets: (u32, u32), word: Option<u32>, type_id: u32, seq: Option<u32>, special: bool) {
+        self.push_token(id, text, offsets, word);
         self.type_ids.push(type_id);
         self.sequence_ids.push(seq);
         self.special_tokens_mask.push(special as u32);
         self.attention_mask.push(1);
     }
 
-    /// Pushes the per-token fields only; [`Encoding::fill_sequence`] adds the rest.
+    /// Pushes the per-token fields only; [`Encoding::fill_sequence`] adds the rest. `text`
+    /// is None when the token's text is the vocabulary's for `id`.
     #[inline(always)]
-    fn push_token(&mut self, id: u32, token: Arc<str>, offsets: (u32, u32), word: Option<u32>) {
+    fn push_token(&mut self, id: u32, text: Option<&Arc<str>>, offsets: (u32, u32), word: Option<u32>) {
+        self.set_text(id, text);
         self.ids.push(id);
-        self.tokens.push(token);
         self.offsets.push(offsets);
         self.word_ids.push(word);
     }
@@ -158,13 +200,21 @@ impl Encoding {
     }
 
     fn append(&mut self, other: Encoding) {
-        if self.ids.is_empty() {
+        if self.ids.is_empty() && self.texts.overrides.is_empty() {
+            let vocab = self.texts.vocab.take();
             *self = other;
+            if self.texts.vocab.is_none() {
+                self.texts.vocab = vocab;
+            }
             return;
         }
+        let shift = self.ids.len() as u32;
+        if self.texts.vocab.is_none() {
+            self.texts.vocab = other.texts.vocab.clone();
+        }
+        self.texts.overrides.extend(other.texts.overrides.into_iter().map(|(p, t)| (p + shift, t)));
         self.ids.extend(other.ids);
         self.type_ids.extend(other.type_ids);
-        self.tokens.extend(other.tokens);
         self.offsets.extend(other.offsets);
         self.special_tokens_mask.extend(other.special_tokens_mask);
         self.attention_mask.extend(other.attention_mask);
@@ -173,9 +223,9 @@ impl Encoding {
     }
 
     fn truncate_to(&mut self, n: usize) {
+        self.texts.overrides.retain(|(p, _)| (*p as usize) < n);
         self.ids.truncate(n);
         self.type_ids.truncate(n);
-        self.tokens.truncate(n);
         self.offsets.truncate(n);
         self.special_tokens_mask.truncate(n);
         self.attention_mask.truncate(n);
@@ -193,12 +243,14 @@ impl Encoding {
             Direction::Right => 0..n,
             Direction::Left => len - n..len,
         };
+        let first = range.start as u32;
+        self.texts.overrides.retain(|(p, _)| range.contains(&(*p as usize)));
+        self.texts.overrides.iter_mut().for_each(|(p, _)| *p -= first);
         fn keep<T: Clone>(v: &mut Vec<T>, r: std::ops::Range<usize>) {
             *v = v[r].to_vec();
         }
         keep(&mut self.ids, range.clone());
         keep(&mut self.type_ids, range.clone());
-        keep(&mut self.tokens, range.clone());
         keep(&mut self.offsets, range.clone());
         keep(&mut self.special_tokens_mask, range.clone());
         keep(&mut self.attention_mask, range.clone());
@@ -221,9 +273,25 @@ impl Encoding {
             }
         }
         let d = p.direction;
+        let named = self.texts.vocab.as_ref().and_then(|v| v.get(p.pad_id as usize)).is_some_and(|v| **v == *p.pad_token);
+        let new_positions = match d {
+            Direction::Right => len..target,
+            Direction::Left => {
+                self.texts.overrides.iter_mut().for_each(|(q, _)| *q += n as u32);
+                0..n
+            }
+        };
+        if !named {
+            let pads = new_positions.map(|q| (q as u32, p.pad_token.clone()));
+            match d {
+                Direction::Right => self.texts.overrides.extend(pads),
+                Direction::Left => {
+                    self.texts.overrides.splice(0..0, pads);
+                }
+            }
+        }
         fill(&mut self.ids, p.pad_id, n, d);
         fill(&mut self.type_ids, p.pad_type_id, n, d);
-        fill(&mut self.tokens, p.pad_token.clone(), n, d);
         fill(&mut self.offsets, (0, 0), n, d);
         fill(&mut self.special_tokens_mask, 1, n, d);
         fill(&mut self.attention_mask, 0, n, d);
@@ -257,7 +325,7 @@ pub struct Trace {
     pub pre_tokens: Vec<PreTokenTrace>,
     pub pre_tokenize_micros: f64,
     pub model_micros: f64,
-    pub tokens: Vec<Arc<str>>,
+    pub tokens: Vec<String>,
     pub ids: Vec<u32>,
     pub offsets: Vec<(u32, u32)>,
     pub special_tokens_mask: Vec<u32>,
@@ -489,8 +557,8 @@ impl Tokenizer {
         let mut enc = Encoding::default();
         // About one token per four bytes of typical text: one allocation, not a series.
         let guess = text.len() / 4 + 4;
+        enc.texts.vocab = Some(self.model.vocab_r.clone());
         enc.ids.reserve(guess);
-        enc.tokens.reserve(guess);
         enc.offsets.reserve(guess);
         enc.word_ids.reserve(guess);
         let mut word_idx = 0u32;
@@ -515,7 +583,7 @@ impl Tokenizer {
                 if let Some(p) = pre_tokens.as_mut() {
                     p.push(PreTokenTrace { text: raw.to_owned(), offsets: off });
                 }
-                enc.push_token(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx));
+                enc.push_token(self.added[i].id, Some(&self.added[i].content), off, Some(word_idx));
                 word_idx += 1;
                 continue;
             }
@@ -525,7 +593,7 @@ impl Tokenizer {
                 let start_len = enc.len();
                 let start_word = word_idx;
                 let r = crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
-                    self.model_word(&wd.text, &wd.orig, &mut scratch, &mut subs, &mut enc, word_idx, type_id, seq);
+                    self.model_word(&wd.text, wd.n_chars as usize, |k| wd.orig(k), &mut scratch, &mut subs, &mut enc, word_idx);
                     word_idx += 1;
                 });
                 scratch_word = w;
@@ -548,7 +616,7 @@ impl Tokenizer {
                     if let Some(p) = pre_tokens.as_mut() {
                         p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
                     }
-                    enc.push_token(self.added[i].id, self.added[i].content.clone(), off, Some(word_idx));
+                    enc.push_token(self.added[i].id, Some(&self.added[i].content), off, Some(word_idx));
                     word_idx += 1;
                     continue;
                 }
@@ -563,7 +631,7 @@ impl Tokenizer {
                     if let Some(pt) = pre_tokens.as_mut() {
                         pt.push(PreTokenTrace { text: word.to_owned(), offsets: (worig[0], worig[worig.len() - 1] + 1) });
                     }
-                    self.model_word(word, worig, &mut scratch, &mut subs, &mut enc, word_idx, type_id, seq);
+                    self.model_word(word, worig.len(), |k| worig[k], &mut scratch, &mut subs, &mut enc, word_idx);
                     word_idx += 1;
                 }
                 timings.1 += now_micros() - t1;
@@ -583,31 +651,31 @@ impl Tokenizer {
             && self.normalized_matcher.is_none()
     }
 
-    /// Runs the model on one word and appends its tokens; `orig[k]` is the input char of
-    /// the word's `k`-th char.
+    /// Runs the model on one word of `n_chars` chars and appends its tokens; `orig(k)` is
+    /// the input char of the word's `k`-th char.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn model_word(
         &self,
         word: &str,
-        orig: &[u32],
+        n_chars: usize,
+        orig: impl Fn(usize) -> u32,
         scratch: &mut crate::model::wordpiece::Scratch,
         subs: &mut Vec<SubToken>,
         enc: &mut Encoding,
         word_idx: u32,
-        type_id: u32,
-        seq: u32,
     ) {
         subs.clear();
-        let unk = self.model.tokenize_word(word, orig.len(), scratch, subs);
+        let unk = self.model.tokenize_word(word, n_chars, scratch, subs);
         for s in subs.iter() {
-            let value = if unk {
-                self.model.unk_token.clone()
+            let off = (orig(s.char_start), orig(s.char_end - 1) + 1);
+            if unk {
+                enc.push_token(s.id, Some(&self.model.unk_token), off, Some(word_idx));
+            } else if self.model.ids_name_tokens {
+                enc.push_token(s.id, None, off, Some(word_idx));
             } else {
-                self.model.token_text(word, s)
-            };
-            let off = (orig[s.char_start], orig[s.char_end - 1] + 1);
-            enc.push_token(s.id, value, off, Some(word_idx));
+                enc.push_token(s.id, Some(&self.model.token_text(word, s)), off, Some(word_idx));
+            }
         }
     }
 
@@ -691,8 +759,9 @@ impl Tokenizer {
     fn post_process(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
         let special = |ids: &[u32], toks: &[Arc<str>], type_id: u32| {
             let mut e = Encoding::default();
+            e.texts.vocab = Some(self.model.vocab_r.clone());
             for (id, t) in ids.iter().zip(toks) {
-                e.push(*id, t.clone(), (0, 0), None, type_id, None, true);
+                e.push(*id, Some(t), (0, 0), None, type_id, None, true);
             }
             e
         };
@@ -766,6 +835,66 @@ impl Tokenizer {
         Ok(enc)
     }
 
+    /// Just the ids of `text` (with special tokens when asked), for users who need nothing
+    /// else: no offsets, token strings or masks are built. Same ids as [`Tokenizer::encode`].
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
+        if self.truncation.is_some() || self.padding.is_some() || !self.fused_ok() {
+            return Ok(self.encode(text, None, add_special_tokens)?.ids);
+        }
+        let (before, after) = if add_special_tokens { self.single_template_ids() } else { (Vec::new(), Vec::new()) };
+        let mut ids = before;
+        ids.reserve(text.len() / 4 + 4);
+        let cache = self.cache.as_ref().expect("fused_ok checks the cache");
+        let mut scratch = crate::model::wordpiece::Scratch::default();
+        let mut subs: Vec<SubToken> = Vec::new();
+        let mut w = crate::fast::words::Word::default();
+        for seg in self.split_added(self.raw_matcher.as_ref(), text) {
+            if let Some(i) = seg.added {
+                ids.push(self.added[i].id);
+                continue;
+            }
+            let raw = &text[seg.byte_start..seg.byte_end];
+            let mark = ids.len();
+            let r = crate::fast::words::for_each_word(cache, self.fast, raw, 0, &mut w, None, |wd| {
+                subs.clear();
+                self.model.tokenize_word(&wd.text, wd.n_chars as usize, &mut scratch, &mut subs);
+                ids.extend(subs.iter().map(|s| s.id));
+            });
+            if r.is_err() {
+                ids.truncate(mark);
+                let mut t = (0.0, 0.0);
+                ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids);
+            }
+        }
+        ids.extend(after);
+        Ok(ids)
+    }
+
+    /// The special-token ids the single-sequence template puts before and after the text.
+    fn single_template_ids(&self) -> (Vec<u32>, Vec<u32>) {
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        match &self.post_processor {
+            Some(PostProcessor::Template { single, specials, .. }) => {
+                let mut seen_seq = false;
+                for p in single {
+                    match p {
+                        TemplatePiece::Sequence { .. } => seen_seq = true,
+                        TemplatePiece::Special { id, .. } => {
+                            let ids = &specials[id].ids;
+                            if seen_seq { after.extend(ids) } else { before.extend(ids) }
+                        }
+                    }
+                }
+            }
+            Some(PostProcessor::Bert { sep, cls }) => {
+                before.push(cls.1);
+                after.push(sep.1);
+            }
+            None => {}
+        }
+        (before, after)
+    }
+
     /// Encodes many inputs; padding `BatchLongest` pads to the longest of the batch.
     pub fn encode_batch(&self, inputs: &[(&str, Option<&str>)], add_special_tokens: bool) -> Result<Vec<Encoding>> {
         let saved = self.padding.clone();
@@ -818,7 +947,7 @@ impl Tokenizer {
             pre_tokens,
             pre_tokenize_micros: timings.0,
             model_micros: timings.1,
-            tokens: enc.tokens,
+            tokens: enc.tokens().into_iter().map(str::to_owned).collect(),
             ids: enc.ids,
             offsets: enc.offsets,
             special_tokens_mask: enc.special_tokens_mask,

@@ -138,7 +138,9 @@ mod tests {
                 for fp in switch_combinations() {
                     let mut got = Vec::new();
                     let mut w = Word::default();
-                    let res = for_each_word(&cache, fp, &text, 0, &mut w, None, |w| got.push((w.text.clone(), w.orig.clone())));
+                    let res = for_each_word(&cache, fp, &text, 0, &mut w, None, |w| {
+                        got.push((w.text.clone(), (0..w.n_chars as usize).map(|k| w.orig(k)).collect::<Vec<u32>>()))
+                    });
                     if res.is_ok() {
                         assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");
                     } else {

@@ -9,23 +9,57 @@ use super::{FastPaths, Stats};
 use crate::normalizer::charmap::{self, Action, PageCache};
 use crate::simd::Kernel;
 
-/// One word of normalized text and, per char, the input char it came from.
+/// One word of normalized text and where each of its chars came from, kept as runs:
+/// `(k, o)` means the word's char `k` came from input char `o`, char `k + 1` from `o + 1`,
+/// and so on until the next run. An ASCII word is one run, whatever its length.
 #[derive(Default, Debug)]
 pub struct Word {
     pub text: String,
-    pub orig: Vec<u32>,
+    pub n_chars: u32,
+    runs: Vec<(u32, u32)>,
 }
 
 impl Word {
+    /// The input char the word's `k`-th char came from.
+    #[inline]
+    pub fn orig(&self, k: usize) -> u32 {
+        let k = k as u32;
+        // Runs are few (usually one): scan from the end.
+        let &(s, o) = self.runs.iter().rev().find(|r| r.0 <= k).expect("a word has a first run");
+        o + (k - s)
+    }
+
+    /// Starts a new run unless input char `orig` continues the last one.
+    #[inline(always)]
+    fn align(&mut self, orig: u32) {
+        match self.runs.last() {
+            Some(&(s, o)) if o + (self.n_chars - s) == orig => {}
+            _ => self.runs.push((self.n_chars, orig)),
+        }
+    }
+
     #[inline(always)]
     fn push(&mut self, c: char, orig: u32) {
+        self.align(orig);
         self.text.push(c);
-        self.orig.push(orig);
+        self.n_chars += 1;
+    }
+
+    /// Appends ASCII bytes, the `i`-th from input char `first + i`.
+    #[inline(always)]
+    fn push_ascii(&mut self, run: &[u8], first: u32) {
+        debug_assert!(run.is_ascii());
+        self.align(first);
+        // SAFETY: callers pass bytes before a block's first stop, so every byte is ASCII
+        // (the classifier stops at any byte >= 0x80), and ASCII is valid UTF-8.
+        self.text.push_str(unsafe { std::str::from_utf8_unchecked(run) });
+        self.n_chars += run.len() as u32;
     }
 
     fn clear(&mut self) {
         self.text.clear();
-        self.orig.clear();
+        self.runs.clear();
+        self.n_chars = 0;
     }
 }
 
@@ -75,7 +109,7 @@ pub fn for_each_word(
                 let b = bounds.trailing_zeros() as usize;
                 bounds &= bounds - 1;
                 if b > p {
-                    push_ascii_run(w, &block[p..b], ci + p as u32);
+                    w.push_ascii(&block[p..b], ci + p as u32);
                 }
                 flush!();
                 if c.punct & (1 << b) != 0 {
@@ -85,7 +119,7 @@ pub fn for_each_word(
                 p = b + 1;
             }
             if valid > p {
-                push_ascii_run(w, &block[p..valid], ci + p as u32);
+                w.push_ascii(&block[p..valid], ci + p as u32);
             }
             if let Some(s) = stats.as_mut() {
                 if valid == lanes {
@@ -193,14 +227,4 @@ pub fn for_each_word(
     }
     flush!();
     Ok(())
-}
-
-/// Appends folded ASCII bytes, each its own input char.
-#[inline(always)]
-fn push_ascii_run(w: &mut Word, run: &[u8], first: u32) {
-    debug_assert!(run.is_ascii());
-    // SAFETY: `run` lies before the block's first stop, so every byte is ASCII (the
-    // classifier stops at any byte >= 0x80), and ASCII is valid UTF-8.
-    w.text.push_str(unsafe { std::str::from_utf8_unchecked(run) });
-    w.orig.extend(first..first + run.len() as u32);
 }

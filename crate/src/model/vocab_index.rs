@@ -23,7 +23,17 @@ pub fn hash(bytes: &[u8]) -> u64 {
 /// whose set-up costs more than comparing a few bytes).
 #[inline(always)]
 fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        if u64::from_ne_bytes(x.try_into().unwrap()) != u64::from_ne_bytes(y.try_into().unwrap()) {
+            return false;
+        }
+    }
+    ca.remainder().iter().zip(cb.remainder()).all(|(x, y)| x == y)
 }
 
 #[derive(Clone, Copy, Debug)]

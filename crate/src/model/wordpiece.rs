@@ -10,7 +10,7 @@ use std::sync::Arc;
 pub struct WordPiece {
     pub vocab: HashMap<String, u32>,
     /// id -> token text, shared by every Encoding that names it (no allocation per token).
-    pub vocab_r: Vec<Arc<str>>,
+    pub vocab_r: Arc<Vec<Arc<str>>>,
     /// Whether `vocab_r[id]` is the one key with that id: then a token's text is found
     /// from its id. Otherwise (a file with repeated ids) it is rebuilt from the input.
     pub ids_name_tokens: bool,
@@ -76,9 +76,9 @@ impl WordPiece {
                 .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v))),
         );
         Ok(WordPiece {
-            unk_token: vocab_r[unk_id as usize].clone(),
+            unk_token: Arc::from(unk_token),
             vocab,
-            vocab_r,
+            vocab_r: Arc::new(vocab_r),
             ids_name_tokens,
             unk_id,
             continuing_subword_prefix: continuing_subword_prefix.to_owned(),
