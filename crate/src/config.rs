@@ -386,3 +386,94 @@ pub fn tokenizer_from_vocab_txt(text: &str) -> Result<Tokenizer> {
         None,
     )
 }
+
+fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Left => "Left",
+        Direction::Right => "Right",
+    }
+}
+
+/// `truncation` in tokenizer.json's form (None is `null`).
+pub fn truncation_to_json(t: Option<&Truncation>) -> Value {
+    match t {
+        None => Value::Null,
+        Some(t) => serde_json::json!({
+            "direction": direction_name(t.direction),
+            "max_length": t.max_length,
+            "strategy": match t.strategy {
+                TruncationStrategy::LongestFirst => "LongestFirst",
+                TruncationStrategy::OnlyFirst => "OnlyFirst",
+                TruncationStrategy::OnlySecond => "OnlySecond",
+            },
+            "stride": t.stride,
+        }),
+    }
+}
+
+/// `padding` in tokenizer.json's form (None is `null`).
+pub fn padding_to_json(p: Option<&Padding>) -> Value {
+    match p {
+        None => Value::Null,
+        Some(p) => serde_json::json!({
+            "strategy": match p.strategy {
+                PaddingStrategy::BatchLongest => serde_json::json!("BatchLongest"),
+                PaddingStrategy::Fixed(n) => serde_json::json!({ "Fixed": n }),
+            },
+            "direction": direction_name(p.direction),
+            "pad_to_multiple_of": p.pad_to_multiple_of,
+            "pad_id": p.pad_id,
+            "pad_type_id": p.pad_type_id,
+            "pad_token": &*p.pad_token,
+        }),
+    }
+}
+
+/// Everything needed to rebuild a tokenizer as it is now (its file, plus the truncation,
+/// padding and fast-path settings changed since), as one JSON string: what pickling and
+/// worker processes carry.
+pub fn state_json(t: &Tokenizer, source: &Source) -> String {
+    let mut v = match source {
+        Source::Json(j) => serde_json::from_str::<Value>(j).expect("the source parsed when the tokenizer was built"),
+        Source::VocabTxt(v) => serde_json::json!({ "tokenprism_vocab_txt": &**v }),
+    };
+    let o = v.as_object_mut().expect("a tokenizer file is an object");
+    o.insert("truncation".into(), truncation_to_json(t.truncation.as_ref()));
+    o.insert("padding".into(), padding_to_json(t.padding.as_ref()));
+    o.insert("tokenprism_fast_paths".into(), serde_json::to_value(t.fast).expect("plain struct"));
+    v.to_string()
+}
+
+/// The inverse of [`state_json`].
+pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
+    let v: Value = serde_json::from_str(state).map_err(|e| Error::Json(e.to_string()))?;
+    let o = obj(&v, "the tokenizer state")?;
+    let fast = match o.get("tokenprism_fast_paths") {
+        Some(f) => Some(serde_json::from_value(f.clone()).map_err(|e| Error::Json(e.to_string()))?),
+        None => None,
+    };
+    let (mut t, source) = if let Some(Value::String(txt)) = o.get("tokenprism_vocab_txt") {
+        (tokenizer_from_vocab_txt(txt)?, Source::VocabTxt(txt.as_str().into()))
+    } else {
+        (parse_tokenizer_json(state)?, Source::Json(state.into()))
+    };
+    t.truncation = match o.get("truncation") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(parse_truncation(v)?),
+    };
+    t.padding = match o.get("padding") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(parse_padding(v)?),
+    };
+    if let Some(f) = fast {
+        t.fast = f;
+    }
+    Ok((t, source))
+}
+
+/// The text a tokenizer was loaded from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    Json(Arc<str>),
+    VocabTxt(Arc<str>),
+}

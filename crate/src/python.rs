@@ -102,6 +102,30 @@ impl PyNormalizer {
 #[pyclass(module = "tokenprism", name = "Tokenizer")]
 pub struct PyTokenizer {
     inner: tokenizer::Tokenizer,
+    /// What it was loaded from, so that it pickles.
+    source: crate::config::Source,
+}
+
+/// Threads `encode_batch` uses; 0 means one per CPU.
+static NUM_THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn batch_threads(arg: Option<usize>) -> usize {
+    match arg.unwrap_or_else(|| NUM_THREADS.load(std::sync::atomic::Ordering::Relaxed)) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// Sets how many threads `encode_batch` uses by default (0: one per CPU).
+#[pyfunction]
+fn set_num_threads(n: usize) {
+    NUM_THREADS.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How many threads `encode_batch` uses by default.
+#[pyfunction]
+fn get_num_threads() -> usize {
+    batch_threads(None)
 }
 
 fn input_pair<'a>(item: &'a Bound<'_, PyAny>) -> PyResult<(std::borrow::Cow<'a, str>, Option<std::borrow::Cow<'a, str>>)> {
@@ -130,13 +154,13 @@ impl PyTokenizer {
         let inner = py
             .detach(|| {
                 if text.trim_start().starts_with('{') {
-                    tokenizer::Tokenizer::from_json_str(&text)
+                    tokenizer::Tokenizer::from_json_str(&text).map(|t| (t, crate::config::Source::Json(text.as_str().into())))
                 } else {
-                    tokenizer::Tokenizer::from_vocab_txt(&text)
+                    tokenizer::Tokenizer::from_vocab_txt(&text).map(|t| (t, crate::config::Source::VocabTxt(text.as_str().into())))
                 }
             })
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(PyTokenizer { inner })
+        Ok(PyTokenizer { inner: inner.0, source: inner.1 })
     }
 
     /// Loads a tokenizer from the text of a `tokenizer.json`.
@@ -144,7 +168,7 @@ impl PyTokenizer {
     fn from_str(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
         let json = text_of(json, "json")?;
         let inner = py.detach(|| tokenizer::Tokenizer::from_json_str(&json)).map_err(to_py_err)?;
-        Ok(PyTokenizer { inner })
+        Ok(PyTokenizer { inner, source: crate::config::Source::Json((*json).into()) })
     }
 
     /// A BERT tokenizer (lowercasing, BERT defaults) from the path of a `vocab.txt`.
@@ -153,7 +177,30 @@ impl PyTokenizer {
         let text = std::fs::read_to_string(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let inner = tokenizer::Tokenizer::from_vocab_txt(&text)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(PyTokenizer { inner })
+        Ok(PyTokenizer { inner, source: crate::config::Source::VocabTxt(text.into()) })
+    }
+
+    /// Rebuilds a tokenizer from the state string that pickling stores.
+    #[staticmethod]
+    fn _from_state(py: Python<'_>, state: &str) -> PyResult<Self> {
+        let (inner, source) = py.detach(|| crate::config::from_state_json(state)).map_err(to_py_err)?;
+        Ok(PyTokenizer { inner, source })
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let state = {
+            let me = slf.borrow();
+            crate::config::state_json(&me.inner, &me.source)
+        };
+        Ok((slf.get_type().getattr("_from_state")?, (state,)))
+    }
+
+    /// Just the ids, without offsets, token texts or masks: the fastest way to get ids.
+    #[pyo3(signature = (sequence, add_special_tokens=true))]
+    fn encode_ids(&self, py: Python<'_>, sequence: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<Vec<u32>> {
+        let a = text_of(sequence, "sequence")?;
+        let t = &self.inner;
+        py.detach(|| t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)
     }
 
     #[pyo3(signature = (sequence, pair=None, add_special_tokens=true))]
@@ -171,9 +218,10 @@ impl PyTokenizer {
         Ok(PyEncoding { inner: enc })
     }
 
-    /// Encodes a list of inputs; each is a str or a (str, str) pair.
-    #[pyo3(signature = (inputs, add_special_tokens=true))]
-    fn encode_batch(&self, py: Python<'_>, inputs: &Bound<'_, PyList>, add_special_tokens: bool) -> PyResult<Vec<PyEncoding>> {
+    /// Encodes a list of inputs; each is a str or a (str, str) pair. Runs on several
+    /// threads with the GIL released (`num_threads`, default `get_num_threads()`).
+    #[pyo3(signature = (inputs, add_special_tokens=true, num_threads=None))]
+    fn encode_batch(&self, py: Python<'_>, inputs: &Bound<'_, PyList>, add_special_tokens: bool, num_threads: Option<usize>) -> PyResult<Vec<PyEncoding>> {
         let items: Vec<Bound<'_, PyAny>> = inputs.iter().collect();
         let mut owned = Vec::with_capacity(items.len());
         for it in &items {
@@ -184,7 +232,7 @@ impl PyTokenizer {
         let encs = py
             .detach(|| {
                 let refs: Vec<(&str, Option<&str>)> = owned.iter().map(|(a, b)| (a.as_str(), b.as_deref())).collect();
-                t.encode_batch(&refs, add_special_tokens)
+                t.encode_batch_threads(&refs, add_special_tokens, batch_threads(num_threads))
             })
             .map_err(to_py_err)?;
         Ok(encs.into_iter().map(|inner| PyEncoding { inner }).collect())
@@ -333,6 +381,8 @@ fn normalize(py: Python<'_>, text: &Bound<'_, PyAny>, form: &str) -> PyResult<St
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_class::<PyTokenizer>()?;
     m.add_class::<PyEncoding>()?;
     m.add_class::<PyNormalizer>()?;

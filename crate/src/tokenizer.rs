@@ -897,16 +897,41 @@ impl Tokenizer {
 
     /// Encodes many inputs; padding `BatchLongest` pads to the longest of the batch.
     pub fn encode_batch(&self, inputs: &[(&str, Option<&str>)], add_special_tokens: bool) -> Result<Vec<Encoding>> {
-        let saved = self.padding.clone();
-        let mut encs = Vec::with_capacity(inputs.len());
-        for (a, b) in inputs {
+        self.encode_batch_threads(inputs, add_special_tokens, 1)
+    }
+
+    /// [`Tokenizer::encode_batch`] on up to `threads` threads (contiguous slices of the
+    /// batch, so the output order is the input order). Results never depend on `threads`.
+    pub fn encode_batch_threads(&self, inputs: &[(&str, Option<&str>)], add_special_tokens: bool, threads: usize) -> Result<Vec<Encoding>> {
+        let one = |(a, b): &(&str, Option<&str>)| -> Result<Encoding> {
             let mut t = (0.0, 0.0);
             let mut ea = self.encode_single(a, 0, 0, None, None, &mut t);
             let mut eb = b.map(|p| self.encode_single(p, 1, 1, None, None, &mut t));
             self.truncate(&mut ea, eb.as_mut(), add_special_tokens)?;
-            encs.push(self.post_process(ea, eb, add_special_tokens));
-        }
-        if let Some(p) = &saved {
+            Ok(self.post_process(ea, eb, add_special_tokens))
+        };
+        let threads = threads.clamp(1, inputs.len().max(1));
+        let mut encs: Vec<Encoding> = if threads == 1 {
+            inputs.iter().map(one).collect::<Result<_>>()?
+        } else {
+            let chunk = inputs.len().div_ceil(threads);
+            let parts: Vec<Result<Vec<Encoding>>> = std::thread::scope(|sc| {
+                let handles: Vec<_> = inputs
+                    .chunks(chunk)
+                    .map(|part| sc.spawn(move || part.iter().map(one).collect::<Result<Vec<_>>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Input("a worker thread panicked".into()))))
+                    .collect()
+            });
+            let mut all = Vec::with_capacity(inputs.len());
+            for p in parts {
+                all.extend(p?);
+            }
+            all
+        };
+        if let Some(p) = &self.padding {
             let target = match p.strategy {
                 PaddingStrategy::Fixed(n) => n,
                 PaddingStrategy::BatchLongest => encs.iter().map(|e| e.len()).max().unwrap_or(0),
