@@ -593,7 +593,7 @@ impl Tokenizer {
                 let start_len = enc.len();
                 let start_word = word_idx;
                 let r = crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
-                    self.model_word(&wd.text, wd.n_chars as usize, |k| wd.orig(k), &mut scratch, &mut subs, &mut enc, word_idx);
+                    self.model_view(wd, &mut subs, &mut enc, word_idx);
                     word_idx += 1;
                 });
                 scratch_word = w;
@@ -675,6 +675,30 @@ impl Tokenizer {
                 enc.push_token(s.id, None, off, Some(word_idx));
             } else {
                 enc.push_token(s.id, Some(&self.model.token_text(word, s)), off, Some(word_idx));
+            }
+        }
+    }
+
+    /// [`Tokenizer::model_word`] for a word of the fused path.
+    #[inline]
+    fn model_view(&self, wd: crate::fast::words::WordView, subs: &mut Vec<SubToken>, enc: &mut Encoding, word_idx: u32) {
+        if self.model.ids_name_tokens {
+            if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
+                let off = (wd.orig.at(0), wd.orig.at(wd.n_chars - 1) + 1);
+                enc.push_token(id, None, off, Some(word_idx));
+                return;
+            }
+        }
+        subs.clear();
+        let unk = self.model.tokenize_padded(wd.padded, wd.len, wd.n_chars, subs);
+        for s in subs.iter() {
+            let off = (wd.orig.at(s.char_start), wd.orig.at(s.char_end - 1) + 1);
+            if unk {
+                enc.push_token(s.id, Some(&self.model.unk_token), off, Some(word_idx));
+            } else if self.model.ids_name_tokens {
+                enc.push_token(s.id, None, off, Some(word_idx));
+            } else {
+                enc.push_token(s.id, Some(&self.model.token_text(wd.text(), s)), off, Some(word_idx));
             }
         }
     }
@@ -845,8 +869,7 @@ impl Tokenizer {
         let mut ids = before;
         ids.reserve(text.len() / 4 + 4);
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
-        let mut scratch = crate::model::wordpiece::Scratch::default();
-        let mut subs: Vec<SubToken> = Vec::new();
+                let mut subs: Vec<SubToken> = Vec::new();
         let mut w = crate::fast::words::Word::default();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
             if let Some(i) = seg.added {
@@ -856,9 +879,15 @@ impl Tokenizer {
             let raw = &text[seg.byte_start..seg.byte_end];
             let mark = ids.len();
             let r = crate::fast::words::for_each_word(cache, self.fast, raw, 0, &mut w, None, |wd| {
+                if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
+                    ids.push(id);
+                    return;
+                }
                 subs.clear();
-                self.model.tokenize_word(&wd.text, wd.n_chars as usize, &mut scratch, &mut subs);
-                ids.extend(subs.iter().map(|s| s.id));
+                self.model.tokenize_padded(wd.padded, wd.len, wd.n_chars, &mut subs);
+                for s in subs.iter() {
+                    ids.push(s.id);
+                }
             });
             if r.is_err() {
                 ids.truncate(mark);

@@ -139,7 +139,7 @@ mod tests {
                     let mut got = Vec::new();
                     let mut w = Word::default();
                     let res = for_each_word(&cache, fp, &text, 0, &mut w, None, |w| {
-                        got.push((w.text.clone(), (0..w.n_chars as usize).map(|k| w.orig(k)).collect::<Vec<u32>>()))
+                        got.push((w.text().to_owned(), (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>()))
                     });
                     if res.is_ok() {
                         assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");

@@ -9,24 +9,75 @@ use super::{FastPaths, Stats};
 use crate::normalizer::charmap::{self, Action, PageCache};
 use crate::simd::Kernel;
 
-/// One word of normalized text and where each of its chars came from, kept as runs:
+/// A word being assembled: its bytes (followed by 16 zero bytes, so that the model can
+/// load keys as whole machine words) and where each char came from, kept as runs:
 /// `(k, o)` means the word's char `k` came from input char `o`, char `k + 1` from `o + 1`,
 /// and so on until the next run. An ASCII word is one run, whatever its length.
-#[derive(Default, Debug)]
+#[derive(Debug)]
 pub struct Word {
-    pub text: String,
-    pub n_chars: u32,
+    bytes: Vec<u8>,
+    len: usize,
+    n_chars: u32,
     runs: Vec<(u32, u32)>,
 }
 
-impl Word {
+const PAD: usize = crate::model::vocab_index::SHORT;
+
+impl Default for Word {
+    fn default() -> Self {
+        Word { bytes: vec![0; PAD], len: 0, n_chars: 0, runs: Vec::new() }
+    }
+}
+
+/// Where a word's chars came from.
+#[derive(Clone, Copy, Debug)]
+pub enum Orig<'a> {
+    /// Char `k` came from input char `first + k`.
+    Linear(u32),
+    /// Runs as in [`Word`].
+    Runs(&'a [(u32, u32)]),
+}
+
+impl Orig<'_> {
     /// The input char the word's `k`-th char came from.
     #[inline]
-    pub fn orig(&self, k: usize) -> u32 {
-        let k = k as u32;
-        // Runs are few (usually one): scan from the end.
-        let &(s, o) = self.runs.iter().rev().find(|r| r.0 <= k).expect("a word has a first run");
-        o + (k - s)
+    pub fn at(&self, k: usize) -> u32 {
+        match *self {
+            Orig::Linear(first) => first + k as u32,
+            Orig::Runs(runs) => {
+                let k = k as u32;
+                // Runs are few (usually one): scan from the end.
+                let &(s, o) = runs.iter().rev().find(|r| r.0 <= k).expect("a word has a first run");
+                o + (k - s)
+            }
+        }
+    }
+}
+
+/// A finished word as the model sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct WordView<'a> {
+    /// The word's bytes followed by at least 16 more readable bytes.
+    pub padded: &'a [u8],
+    pub len: usize,
+    pub n_chars: usize,
+    pub orig: Orig<'a>,
+}
+
+impl WordView<'_> {
+    /// The word as text.
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.padded[..self.len]).expect("words are built from whole chars")
+    }
+}
+
+impl Word {
+    fn view(&self) -> WordView<'_> {
+        WordView { padded: &self.bytes, len: self.len, n_chars: self.n_chars as usize, orig: Orig::Runs(&self.runs) }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// Starts a new run unless input char `orig` continues the last one.
@@ -39,9 +90,18 @@ impl Word {
     }
 
     #[inline(always)]
+    fn push_bytes(&mut self, b: &[u8]) {
+        self.bytes.truncate(self.len);
+        self.bytes.extend_from_slice(b);
+        self.bytes.extend_from_slice(&[0; PAD]);
+        self.len += b.len();
+    }
+
+    #[inline(always)]
     fn push(&mut self, c: char, orig: u32) {
         self.align(orig);
-        self.text.push(c);
+        let mut buf = [0u8; 4];
+        self.push_bytes(c.encode_utf8(&mut buf).as_bytes());
         self.n_chars += 1;
     }
 
@@ -50,14 +110,14 @@ impl Word {
     fn push_ascii(&mut self, run: &[u8], first: u32) {
         debug_assert!(run.is_ascii());
         self.align(first);
-        // SAFETY: callers pass bytes before a block's first stop, so every byte is ASCII
-        // (the classifier stops at any byte >= 0x80), and ASCII is valid UTF-8.
-        self.text.push_str(unsafe { std::str::from_utf8_unchecked(run) });
+        self.push_bytes(run);
         self.n_chars += run.len() as u32;
     }
 
     fn clear(&mut self) {
-        self.text.clear();
+        self.len = 0;
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&[0; PAD]);
         self.runs.clear();
         self.n_chars = 0;
     }
@@ -77,22 +137,24 @@ pub fn for_each_word(
     base: u32,
     w: &mut Word,
     mut stats: Option<&mut Stats>,
-    mut emit: impl FnMut(&Word),
+    mut emit: impl FnMut(WordView),
 ) -> Result<(), NeedsStaged> {
     let cfg = *cache.config();
     let (lower, clean) = (cfg.lowercase, cfg.clean_text);
     let bytes = text.as_bytes();
     let kernel = if fp.simd { Kernel::best() } else { Kernel::Scalar };
     let lanes = kernel.lanes();
-    let mut block = [0u8; 32];
+    // Folded blocks land here; the 32 bytes after a block give every word in it the
+    // padding the model reads past its end.
+    let mut block = [0u8; 64];
     let mut i = 0usize;
     let mut ci = base;
     w.clear();
 
     macro_rules! flush {
         () => {
-            if !w.text.is_empty() {
-                emit(w);
+            if !w.is_empty() {
+                emit(w.view());
                 w.clear();
             }
         };
@@ -100,7 +162,7 @@ pub fn for_each_word(
 
     while i < bytes.len() {
         if fp.simd && i + lanes <= bytes.len() {
-            let c = kernel.classify_block(&bytes[i..], &mut block, lower, clean);
+            let c = kernel.classify_block(&bytes[i..], &mut block[..32], lower, clean);
             let valid = (c.stop.trailing_zeros() as usize).min(lanes);
             let valid_mask = if valid >= 32 { u32::MAX } else { (1u32 << valid) - 1 };
             let mut bounds = (c.punct | c.space) & valid_mask;
@@ -109,12 +171,18 @@ pub fn for_each_word(
                 let b = bounds.trailing_zeros() as usize;
                 bounds &= bounds - 1;
                 if b > p {
-                    w.push_ascii(&block[p..b], ci + p as u32);
-                }
-                flush!();
-                if c.punct & (1 << b) != 0 {
-                    w.push(block[b] as char, ci + b as u32);
+                    if w.is_empty() {
+                        // A word wholly inside the block goes to the model straight from it.
+                        emit(WordView { padded: &block[p..], len: b - p, n_chars: b - p, orig: Orig::Linear(ci + p as u32) });
+                    } else {
+                        w.push_ascii(&block[p..b], ci + p as u32);
+                        flush!();
+                    }
+                } else {
                     flush!();
+                }
+                if c.punct & (1 << b) != 0 {
+                    emit(WordView { padded: &block[b..], len: 1, n_chars: 1, orig: Orig::Linear(ci + b as u32) });
                 }
                 p = b + 1;
             }

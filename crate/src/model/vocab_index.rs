@@ -141,3 +141,107 @@ mod tests {
         }
     }
 }
+
+/// Keys of at most 16 bytes, stored as two little-endian words: a probe is a couple of
+/// multiplies and two integer compares, with no byte loop at all. Callers load candidate
+/// keys from a buffer padded with at least 16 readable bytes past the key.
+#[derive(Clone, Debug)]
+pub struct ShortIndex {
+    slots: Vec<ShortSlot>,
+    mask: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ShortSlot {
+    k0: u64,
+    k1: u64,
+    id: u32,
+    /// 0 marks an empty slot (the empty key is never stored).
+    len: u32,
+}
+
+pub const SHORT: usize = 16;
+
+/// The first `len` (<= 16) bytes of `padded[at..]` as two zero-padded little-endian words.
+/// `padded` must hold at least `at + 16` bytes.
+#[inline(always)]
+pub fn load_short(padded: &[u8], at: usize, len: usize) -> (u64, u64) {
+    let w = &padded[at..at + SHORT];
+    let k0 = u64::from_le_bytes(w[..8].try_into().unwrap());
+    let k1 = u64::from_le_bytes(w[8..].try_into().unwrap());
+    let keep = |bytes: usize| if bytes >= 8 { u64::MAX } else { (1u64 << (8 * bytes)) - 1 };
+    (k0 & keep(len), k1 & keep(len.saturating_sub(8)))
+}
+
+#[inline(always)]
+fn mix(k0: u64, k1: u64, len: usize) -> u64 {
+    let h = (k0 ^ (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    let h = (h.rotate_left(31) ^ k1).wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 32)
+}
+
+impl ShortIndex {
+    /// Indexes the entries whose key is 1 to 16 bytes long; others are skipped.
+    pub fn new<'a>(entries: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
+        let entries: Vec<(&[u8], u32)> =
+            entries.into_iter().filter(|(k, _)| !k.is_empty() && k.len() <= SHORT).collect();
+        let cap = (entries.len() * 2).next_power_of_two().max(16);
+        let mut t = ShortIndex { slots: vec![ShortSlot { k0: 0, k1: 0, id: 0, len: 0 }; cap], mask: cap - 1 };
+        for (k, id) in entries {
+            let mut padded = [0u8; 2 * SHORT];
+            padded[..k.len()].copy_from_slice(k);
+            let (k0, k1) = load_short(&padded, 0, k.len());
+            let mut i = mix(k0, k1, k.len()) as usize & t.mask;
+            loop {
+                let s = &mut t.slots[i];
+                if s.len == 0 || (s.k0 == k0 && s.k1 == k1 && s.len as usize == k.len()) {
+                    // A repeated key keeps the later id, as a map insert would.
+                    *s = ShortSlot { k0, k1, id, len: k.len() as u32 };
+                    break;
+                }
+                i = (i + 1) & t.mask;
+            }
+        }
+        t
+    }
+
+    /// The id of the key `(k0, k1)` of `len` bytes, as produced by [`load_short`].
+    #[inline(always)]
+    pub fn get(&self, k0: u64, k1: u64, len: usize) -> Option<u32> {
+        let mut i = mix(k0, k1, len) as usize & self.mask;
+        loop {
+            let s = self.slots[i];
+            if s.len == 0 {
+                return None;
+            }
+            if s.k0 == k0 && s.k1 == k1 && s.len as usize == len {
+                return Some(s.id);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+}
+
+#[cfg(test)]
+mod short_tests {
+    use super::*;
+
+    #[test]
+    fn short_keys_round_trip_and_prefixes_miss() {
+        let words: Vec<String> = (0..3000).map(|i| format!("k{i}").repeat(1 + i % 5)).filter(|w| w.len() <= 16).collect();
+        let t = ShortIndex::new(words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)));
+        for (i, w) in words.iter().enumerate() {
+            let mut buf = w.as_bytes().to_vec();
+            buf.extend_from_slice(b"garbage-after-the-key!!");
+            let (k0, k1) = load_short(&buf, 0, w.len());
+            let want = words.iter().rposition(|x| x == w).unwrap() as u32;
+            assert_eq!(t.get(k0, k1, w.len()), Some(want), "{w}");
+            if w.len() > 1 {
+                let (k0, k1) = load_short(&buf, 0, w.len() - 1);
+                let shorter = &w[..w.len() - 1];
+                assert_eq!(t.get(k0, k1, w.len() - 1), words.iter().rposition(|x| x == shorter).map(|p| p as u32));
+            }
+            let _ = i;
+        }
+    }
+}

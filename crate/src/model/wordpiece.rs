@@ -1,7 +1,7 @@
 //! WordPiece: greedy longest match from the left, `##` on continuations; a word with any
 //! unmatched position, or longer than `max_input_chars_per_word`, becomes one unk token.
 
-use super::vocab_index::{self, VocabIndex};
+use super::vocab_index::{self, load_short, ShortIndex, VocabIndex, SHORT};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,10 +18,13 @@ pub struct WordPiece {
     pub unk_id: u32,
     pub continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
-    /// Word-initial pieces.
-    initial: VocabIndex,
-    /// Continuation pieces, keyed without their prefix.
-    continuation: VocabIndex,
+    /// Word-initial pieces of up to 16 bytes (nearly all of them).
+    initial: ShortIndex,
+    /// Continuation pieces of up to 16 bytes, keyed without their prefix.
+    continuation: ShortIndex,
+    /// The longer ones, probed with running hashes.
+    initial_long: VocabIndex,
+    continuation_long: VocabIndex,
 }
 
 /// One token of a word: its id and its char range within the word.
@@ -32,10 +35,10 @@ pub struct SubToken {
     pub char_end: usize,
 }
 
-/// Reused buffers: (end byte, char count, running hash) of each prefix of a piece.
+/// Reused buffers: a padded copy of the word (for callers without padding).
 #[derive(Default, Debug)]
 pub struct Scratch {
-    prefixes: Vec<(u32, u32, u64)>,
+    padded: Vec<u8>,
 }
 
 impl WordPiece {
@@ -69,12 +72,16 @@ impl WordPiece {
             seen[id as usize] = true;
             vocab_r[id as usize] = Arc::from(tok.as_str());
         }
-        let initial = VocabIndex::new(vocab.iter().map(|(k, &v)| (k.as_bytes(), v)));
-        let continuation = VocabIndex::new(
-            vocab
-                .iter()
-                .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v))),
-        );
+        let initial_entries: Vec<(&[u8], u32)> = vocab.iter().map(|(k, &v)| (k.as_bytes(), v)).collect();
+        let continuation_entries: Vec<(&[u8], u32)> = vocab
+            .iter()
+            .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
+            .collect();
+        let long = |e: &[(&[u8], u32)]| VocabIndex::new(e.iter().copied().filter(|(k, _)| k.len() > SHORT));
+        let initial = ShortIndex::new(initial_entries.iter().copied());
+        let continuation = ShortIndex::new(continuation_entries.iter().copied());
+        let initial_long = long(&initial_entries);
+        let continuation_long = long(&continuation_entries);
         Ok(WordPiece {
             unk_token: Arc::from(unk_token),
             vocab,
@@ -85,6 +92,8 @@ impl WordPiece {
             max_input_chars_per_word,
             initial,
             continuation,
+            initial_long,
+            continuation_long,
         })
     }
 
@@ -101,42 +110,80 @@ impl WordPiece {
     /// Tokenizes one word of `n_chars` chars, appending to `out`; returns true when the whole
     /// word became the unk token.
     pub fn tokenize_word(&self, word: &str, n_chars: usize, scratch: &mut Scratch, out: &mut Vec<SubToken>) -> bool {
+        let mut padded = std::mem::take(&mut scratch.padded);
+        padded.clear();
+        padded.extend_from_slice(word.as_bytes());
+        padded.extend_from_slice(&[0; SHORT]);
+        let r = self.tokenize_padded(&padded, word.len(), n_chars, out);
+        scratch.padded = padded;
+        r
+    }
+
+    /// The id of the word `padded[..len]` when it is itself a vocabulary entry of at most 16
+    /// bytes and not too long to tokenize: most words of most text, for one probe.
+    #[inline(always)]
+    pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
+        if len > SHORT || len > self.max_input_chars_per_word {
+            return None;
+        }
+        let (k0, k1) = load_short(padded, 0, len);
+        self.initial.get(k0, k1, len)
+    }
+
+    /// [`WordPiece::tokenize_word`] on the word `padded[..len]`; `padded` must hold at least
+    /// 16 more bytes after the word (any values), so that keys load as whole words.
+    #[inline]
+    pub fn tokenize_padded(&self, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
         if n_chars > self.max_input_chars_per_word {
             out.push(SubToken { id: self.unk_id, char_start: 0, char_end: n_chars });
             return true;
         }
-        let bytes = word.as_bytes();
-        // Most words are whole vocabulary entries: one hash over the word, one probe.
-        if bytes.len() <= self.initial.max_len {
-            if let Some(id) = self.initial.get(bytes) {
-                out.push(SubToken { id, char_start: 0, char_end: n_chars });
-                return false;
-            }
+        let bytes = &padded[..len];
+        let ascii = len == n_chars;
+        if let Some(id) = self.whole_word(padded, len) {
+            out.push(SubToken { id, char_start: 0, char_end: n_chars });
+            return false;
         }
         let mark = out.len();
         let mut start = 0usize;
         let mut start_char = 0usize;
-        while start < bytes.len() {
-            let table = if start == 0 { &self.initial } else { &self.continuation };
-            // Hash every prefix of the rest in one pass (up to the longest key), noting
-            // those that end on a char boundary.
-            let p = &mut scratch.prefixes;
-            p.clear();
-            let limit = bytes.len().min(start + table.max_len);
-            let mut h = vocab_index::SEED;
-            let mut chars = 0u32;
-            for e in start..limit {
-                h = vocab_index::step(h, bytes[e]);
-                if e + 1 == bytes.len() || (bytes[e + 1] & 0xC0) != 0x80 {
-                    chars += 1;
-                    p.push((e as u32 + 1, chars, h));
+        while start < len {
+            let (short, long) =
+                if start == 0 { (&self.initial, &self.initial_long) } else { (&self.continuation, &self.continuation_long) };
+            let is_end = |e: usize| ascii || e == len || (bytes[e] & 0xC0) != 0x80;
+            let mut found = None;
+            // Longest first: candidates beyond 16 bytes (rare) through running hashes...
+            let limit = len.min(start + long.max_len);
+            if limit > start + SHORT {
+                let mut h = vocab_index::SEED;
+                let mut best = None;
+                for e in start..limit {
+                    h = vocab_index::step(h, bytes[e]);
+                    if e + 1 > start + SHORT && is_end(e + 1) {
+                        if let Some(id) = long.get_hashed(h, &bytes[start..e + 1]) {
+                            best = Some((id, e + 1));
+                        }
+                    }
+                }
+                found = best;
+            }
+            // ...then the short ones, one probe each.
+            if found.is_none() {
+                let mut e = len.min(start + SHORT);
+                while e > start {
+                    if is_end(e) {
+                        let (k0, k1) = load_short(padded, start, e - start);
+                        if let Some(id) = short.get(k0, k1, e - start) {
+                            found = Some((id, e));
+                            break;
+                        }
+                    }
+                    e -= 1;
                 }
             }
-            let found = p.iter().rev().find_map(|&(e, c, h)| {
-                table.get_hashed(h, &bytes[start..e as usize]).map(|id| (id, e as usize, c as usize))
-            });
             match found {
-                Some((id, end, nc)) => {
+                Some((id, end)) => {
+                    let nc = if ascii { end - start } else { bytes[start..end].iter().filter(|&&b| (b & 0xC0) != 0x80).count() };
                     out.push(SubToken { id, char_start: start_char, char_end: start_char + nc });
                     start = end;
                     start_char += nc;
@@ -167,5 +214,75 @@ impl WordPiece {
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         self.vocab_r.get(id as usize).map(|s| &**s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference's algorithm, written as plainly as possible.
+    fn naive(vocab: &HashMap<String, u32>, word: &str, max_chars: usize, unk: u32) -> Vec<(u32, usize, usize)> {
+        let chars: Vec<char> = word.chars().collect();
+        if chars.len() > max_chars {
+            return vec![(unk, 0, chars.len())];
+        }
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < chars.len() {
+            let mut end = chars.len();
+            let mut hit = None;
+            while end > start {
+                let piece: String = chars[start..end].iter().collect();
+                let key = if start > 0 { format!("##{piece}") } else { piece };
+                if let Some(&id) = vocab.get(&key) {
+                    hit = Some(id);
+                    break;
+                }
+                end -= 1;
+            }
+            match hit {
+                Some(id) => out.push((id, start, end)),
+                None => return vec![(unk, 0, chars.len())],
+            }
+            start = end;
+        }
+        out
+    }
+
+    #[test]
+    fn matches_the_plain_greedy_algorithm() {
+        let alphabet: Vec<char> = "abcdeéß東😀".chars().collect();
+        let mut rng = 0x1234_5678_9ABC_DEF0u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut word = |n: usize, next: &mut dyn FnMut() -> u64| -> String {
+            (0..n).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect()
+        };
+        let mut vocab = HashMap::new();
+        vocab.insert("[UNK]".to_string(), 0);
+        // Pieces of every length, including beyond the 16-byte short keys.
+        for i in 0..4000u32 {
+            let len = 1 + (next() % 9) as usize;
+            let w = word(len, &mut next);
+            let key = if i % 2 == 0 { w } else { format!("##{w}") };
+            let id = vocab.len() as u32;
+            vocab.entry(key).or_insert(id);
+        }
+        let wp = WordPiece::new(vocab.clone(), "[UNK]", "##", 12).unwrap();
+        let mut scratch = Scratch::default();
+        for _ in 0..20000 {
+            let len = (next() % 15) as usize;
+            let w = word(len, &mut next);
+            let n = w.chars().count();
+            let mut out = Vec::new();
+            wp.tokenize_word(&w, n, &mut scratch, &mut out);
+            let got: Vec<(u32, usize, usize)> = out.iter().map(|s| (s.id, s.char_start, s.char_end)).collect();
+            assert_eq!(got, naive(&vocab, &w, 12, 0), "{w:?}");
+        }
     }
 }
