@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use crate::model::wordpiece::WordPiece;
 use crate::normalizer::BertNormalizerConfig;
+use crate::unicode::forms::Form;
 use crate::tokenizer::{
     AddedToken, Decoder, Direction, Normalizer, Padding, PaddingStrategy, PostProcessor, PreTokenizer,
     SpecialTokenDef, TemplatePiece, Tokenizer, Truncation, TruncationStrategy,
@@ -159,7 +160,22 @@ fn parse_normalizer(v: &Value) -> Result<Normalizer> {
             strip_accents: opt_bool(o, "strip_accents", "normalizer")?,
             lowercase: get_bool(o, "lowercase", "normalizer", Some(true))?,
         })),
-        other => Err(Error::Unsupported(format!("normalizer type {other:?} (supported: BertNormalizer)"))),
+        "NFC" => Ok(Normalizer::Form(Form::Nfc)),
+        "NFD" => Ok(Normalizer::Form(Form::Nfd)),
+        "NFKC" => Ok(Normalizer::Form(Form::Nfkc)),
+        "NFKD" => Ok(Normalizer::Form(Form::Nfkd)),
+        "Lowercase" => Ok(Normalizer::Lowercase),
+        "StripAccents" => Ok(Normalizer::StripAccents),
+        "Sequence" => {
+            let list = o
+                .get("normalizers")
+                .and_then(|x| x.as_array())
+                .ok_or_else(|| Error::Json("normalizer Sequence needs a \"normalizers\" array".into()))?;
+            Ok(Normalizer::Sequence(list.iter().map(parse_normalizer).collect::<Result<_>>()?))
+        }
+        other => Err(Error::Unsupported(format!(
+            "normalizer type {other:?} (supported: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence)"
+        ))),
     }
 }
 

@@ -82,7 +82,7 @@ impl PyEncoding {
 /// A tokenizer's normalizer, for `tokenizer.normalizer.normalize_str(text)`.
 #[pyclass(module = "tokenprism", name = "Normalizer", frozen)]
 pub struct PyNormalizer {
-    tokenizer: tokenizer::Tokenizer,
+    tokenizer: std::sync::Arc<tokenizer::Tokenizer>,
 }
 
 #[pymethods]
@@ -101,7 +101,8 @@ impl PyNormalizer {
 /// ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
 #[pyclass(module = "tokenprism", name = "Tokenizer")]
 pub struct PyTokenizer {
-    inner: tokenizer::Tokenizer,
+    /// Shared with the `normalizer` handles given out; changed copy-on-write.
+    inner: std::sync::Arc<tokenizer::Tokenizer>,
     /// What it was loaded from, so that it pickles.
     source: crate::config::Source,
 }
@@ -160,7 +161,7 @@ impl PyTokenizer {
                 }
             })
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(PyTokenizer { inner: inner.0, source: inner.1 })
+        Ok(PyTokenizer { inner: inner.0.into(), source: inner.1 })
     }
 
     /// Loads a tokenizer from the text of a `tokenizer.json`.
@@ -168,7 +169,7 @@ impl PyTokenizer {
     fn from_str(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
         let json = text_of(json, "json")?;
         let inner = py.detach(|| tokenizer::Tokenizer::from_json_str(&json)).map_err(to_py_err)?;
-        Ok(PyTokenizer { inner, source: crate::config::Source::Json((*json).into()) })
+        Ok(PyTokenizer { inner: inner.into(), source: crate::config::Source::Json((*json).into()) })
     }
 
     /// A BERT tokenizer (lowercasing, BERT defaults) from the path of a `vocab.txt`.
@@ -177,14 +178,14 @@ impl PyTokenizer {
         let text = std::fs::read_to_string(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let inner = tokenizer::Tokenizer::from_vocab_txt(&text)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(PyTokenizer { inner, source: crate::config::Source::VocabTxt(text.into()) })
+        Ok(PyTokenizer { inner: inner.into(), source: crate::config::Source::VocabTxt(text.into()) })
     }
 
     /// Rebuilds a tokenizer from the state string that pickling stores.
     #[staticmethod]
     fn _from_state(py: Python<'_>, state: &str) -> PyResult<Self> {
         let (inner, source) = py.detach(|| crate::config::from_state_json(state)).map_err(to_py_err)?;
-        Ok(PyTokenizer { inner, source })
+        Ok(PyTokenizer { inner: inner.into(), source })
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
@@ -249,11 +250,11 @@ impl PyTokenizer {
     }
 
     fn no_truncation(&mut self) {
-        self.inner.truncation = None;
+        std::sync::Arc::make_mut(&mut self.inner).truncation = None;
     }
 
     fn no_padding(&mut self) {
-        self.inner.padding = None;
+        std::sync::Arc::make_mut(&mut self.inner).padding = None;
     }
 
     #[pyo3(signature = (max_length, stride=0, strategy="longest_first", direction="right"))]
@@ -264,7 +265,7 @@ impl PyTokenizer {
             "only_second" => TruncationStrategy::OnlySecond,
             s => return Err(PyValueError::new_err(format!("unknown truncation strategy {s:?}: use longest_first, only_first or only_second"))),
         };
-        self.inner.truncation = Some(Truncation::new(max_length, stride, strategy, parse_direction(direction)?).map_err(to_py_err)?);
+        std::sync::Arc::make_mut(&mut self.inner).truncation = Some(Truncation::new(max_length, stride, strategy, parse_direction(direction)?).map_err(to_py_err)?);
         Ok(())
     }
 
@@ -281,7 +282,7 @@ impl PyTokenizer {
         if length.is_some_and(|l| l > 1 << 24) {
             return Err(PyValueError::new_err("padding length must be at most 16777216"));
         }
-        self.inner.padding = Some(Padding {
+        std::sync::Arc::make_mut(&mut self.inner).padding = Some(Padding {
             strategy: length.map_or(PaddingStrategy::BatchLongest, PaddingStrategy::Fixed),
             direction: parse_direction(direction)?,
             pad_to_multiple_of,
@@ -330,7 +331,7 @@ impl PyTokenizer {
     /// Switches fast paths on or off (for benchmarks and demonstrations; results never change).
     #[pyo3(signature = (simd=None, page_cache=None, lazy_output=None, fused=None))]
     fn set_fast_paths(&mut self, simd: Option<bool>, page_cache: Option<bool>, lazy_output: Option<bool>, fused: Option<bool>) {
-        let f = &mut self.inner.fast;
+        let f = &mut std::sync::Arc::make_mut(&mut self.inner).fast;
         f.simd = simd.unwrap_or(f.simd);
         f.page_cache = page_cache.unwrap_or(f.page_cache);
         f.lazy_output = lazy_output.unwrap_or(f.lazy_output);

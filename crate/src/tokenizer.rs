@@ -6,7 +6,8 @@
 use crate::clock::now_micros;
 use crate::error::{Error, Result};
 use crate::model::wordpiece::{SubToken, WordPiece};
-use crate::normalizer::{bert, AlignedText, BertNormalizerConfig};
+use crate::normalizer::AlignedText;
+pub use crate::normalizer::Normalizer;
 use crate::pretokenizer::{self, Piece};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde::Serialize;
@@ -23,11 +24,6 @@ pub struct AddedToken {
     /// Matched in the normalized text (true) or in the raw input (false).
     pub normalized: bool,
     pub special: bool,
-}
-
-#[derive(Clone, Debug)]
-pub enum Normalizer {
-    Bert(BertNormalizerConfig),
 }
 
 #[derive(Clone, Debug)]
@@ -370,7 +366,7 @@ struct Segment {
 }
 
 /// Optional observer of the stages, so the trace and the plain encode share one path.
-type Observer<'a> = Option<&'a mut dyn FnMut(&'static str, &AlignedText, f64)>;
+type Observer<'a> = Option<&'a mut dyn FnMut(usize, &'static str, &AlignedText, f64)>;
 
 impl Tokenizer {
     #[allow(clippy::too_many_arguments)]
@@ -453,7 +449,7 @@ impl Tokenizer {
 
     fn normalize_plain(&self, s: &str) -> String {
         match &self.normalizer {
-            Some(Normalizer::Bert(cfg)) => bert::normalize(cfg, s).text,
+            Some(n) => n.normalize(s),
             None => s.to_owned(),
         }
     }
@@ -511,25 +507,29 @@ impl Tokenizer {
             *o += char_start as u32;
         }
         match &self.normalizer {
-            Some(Normalizer::Bert(cfg)) => {
+            Some(n) => {
                 let mut t0 = now_micros();
-                bert::normalize_staged(cfg, input, |name, t| {
+                let mut k = 0;
+                n.apply(input, &mut |name, t| {
                     let t1 = now_micros();
                     if let Some(obs) = observer.as_mut() {
-                        obs(name, t, t1 - t0);
+                        obs(k, name, t, t1 - t0);
                     }
+                    k += 1;
                     t0 = now_micros();
                 })
             }
-            None => {
-                if let Some(obs) = observer.as_mut() {
-                    for name in bert::STAGES {
-                        obs(name, &input, 0.0);
-                    }
-                }
-                input
-            }
+            None => input,
         }
+    }
+
+    /// The names of the trace's stages after "raw".
+    pub fn stage_names(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if let Some(n) = &self.normalizer {
+            n.stage_names(&mut v);
+        }
+        v
     }
 
     fn pre_tokenize(&self, text: &str, emit: impl FnMut(Piece)) {
@@ -576,8 +576,8 @@ impl Tokenizer {
                     for o in &mut t.orig {
                         *o += seg.char_start as u32;
                     }
-                    for name in bert::STAGES {
-                        obs(name, &t, 0.0);
+                    for (k, name) in self.stage_names().into_iter().enumerate() {
+                        obs(k, name, &t, 0.0);
                     }
                 }
                 if let Some(p) = pre_tokens.as_mut() {
@@ -978,13 +978,16 @@ impl Tokenizer {
     pub fn trace(&self, text: &str) -> Trace {
         let start = now_micros();
         let mut stages: Vec<StageTrace> = std::iter::once("raw")
-            .chain(bert::STAGES)
+            .chain(self.stage_names())
             .map(|name| StageTrace { name, text: String::new(), micros: 0.0 })
             .collect();
         stages[0].text = text.to_owned();
         let mut alignment = Vec::new();
-        let mut observer = |name: &'static str, t: &AlignedText, micros: f64| {
-            let i = 1 + bert::STAGES.iter().position(|&s| s == name).unwrap();
+        if stages.len() == 1 {
+            alignment.extend(0..text.chars().count() as u32);
+        }
+        let mut observer = |k: usize, _name: &'static str, t: &AlignedText, micros: f64| {
+            let i = 1 + k;
             stages[i].text.push_str(&t.text);
             stages[i].micros += micros;
             if i == stages.len() - 1 {
