@@ -1,0 +1,21 @@
+"""The checked-in BERT Unicode tables are exactly what their generator produces from the
+crates the reference links (unicode_categories 0.1.1, unicode-normalization-alignments
+0.1.12): nobody edited them by hand, and regenerating changes nothing."""
+
+import pathlib
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_bert_tables_are_reproducible():
+    manifest = ROOT / "crate/tools/gen-tables/Cargo.toml"
+    out = subprocess.run(
+        ["cargo", "run", "--quiet", "--release", "--manifest-path", str(manifest)],
+        capture_output=True,
+        check=True,
+    ).stdout
+    checked_in = (ROOT / "crate/src/unicode/bert_tables.rs").read_bytes()
+    assert out == checked_in, "crate/src/unicode/bert_tables.rs differs from its generator's output"
+    # The tables state the Unicode versions they carry.
+    assert b"Unicode 8.0" in out and b"Unicode 9.0.0" in out
