@@ -327,6 +327,22 @@ pub struct Trace {
     pub special_tokens_mask: Vec<u32>,
     /// The whole run, from input to ids.
     pub micros: f64,
+    /// What the fast paths did on this input (BERT normalizers only).
+    pub fast: Option<FastTrace>,
+}
+
+/// The fast paths at work on one input: the normalizer's statistics (blocks skipped,
+/// pages hit, zero copy or not) and its time with each fast path switched off in turn.
+#[derive(Clone, Debug, Serialize)]
+pub struct FastTrace {
+    /// The switches in force.
+    pub paths: crate::fast::FastPaths,
+    /// The vector implementation used: avx2, sse2, simd128, swar or scalar.
+    pub kernel: &'static str,
+    pub stats: crate::fast::Stats,
+    /// (variant, microseconds per run of the normalizer alone), warm: "fast paths on",
+    /// "simd off", "page cache off", "lazy output off", "all off (staged)".
+    pub normalize_micros: Vec<(&'static str, f64)>,
 }
 
 /// A matcher for a set of added tokens: leftmost-longest, as the reference.
@@ -1009,7 +1025,50 @@ impl Tokenizer {
             offsets: enc.offsets,
             special_tokens_mask: enc.special_tokens_mask,
             micros: now_micros() - start,
+            fast: self.fast_trace(text),
         }
+    }
+
+    /// Runs the BERT normalizer alone on `text` with detailed statistics, then times it
+    /// with each fast path off in turn (warm, repeated until the clock can see it).
+    fn fast_trace(&self, text: &str) -> Option<FastTrace> {
+        use crate::fast::{normalize::normalize, FastPaths, Stats};
+        let cache = self.cache.as_ref()?;
+        let mut stats = Stats::detailed();
+        let _ = normalize(cache, self.fast, text, Some(&mut stats));
+        let variants: [(&'static str, Option<FastPaths>); 5] = [
+            ("fast paths on", Some(FastPaths { simd: true, page_cache: true, lazy_output: true, fused: false })),
+            ("simd off", Some(FastPaths { simd: false, ..FastPaths::default() })),
+            ("page cache off", Some(FastPaths { page_cache: false, ..FastPaths::default() })),
+            ("lazy output off", Some(FastPaths { lazy_output: false, ..FastPaths::default() })),
+            ("all off (staged)", None),
+        ];
+        let cfg = *cache.config();
+        let run = |v: &Option<FastPaths>| match v {
+            Some(fp) => normalize(cache, *fp, text, None).len(),
+            None => crate::normalizer::bert::normalize(&cfg, text).text.len(),
+        };
+        let mut normalize_micros = Vec::new();
+        for (name, v) in &variants {
+            run(v); // warm: pages built, code paged in
+            let t0 = now_micros();
+            run(v);
+            let first = (now_micros() - t0).max(0.0);
+            // Browsers round the clock to 0.1 ms or coarser: repeat short runs until the
+            // total is long enough to measure (at most 50 runs, at most ~5 ms).
+            let reps = if first >= 2000.0 { 1 } else { (2000.0 / first.max(1.0)).ceil().min(50.0) as usize };
+            let t0 = now_micros();
+            for _ in 0..reps {
+                std::hint::black_box(run(v));
+            }
+            normalize_micros.push((*name, (now_micros() - t0) / reps as f64));
+        }
+        Some(FastTrace {
+            paths: self.fast,
+            kernel: if self.fast.simd { crate::simd::Kernel::best().name() } else { "scalar" },
+            stats,
+            normalize_micros,
+        })
     }
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {

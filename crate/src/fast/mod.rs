@@ -58,6 +58,67 @@ pub struct Stats {
     pub staged_fallback: bool,
     /// Bytes of the input, for convenience.
     pub input_bytes: u64,
+    /// Per block, in input order (only when details are asked for, and at most
+    /// [`MAX_DETAIL`] of them): (byte offset, kind) with kind 0 skipped (all ASCII, nothing
+    /// to do), 1 folded (all ASCII, lowercased in one go), 2 stopped (held a byte that sent
+    /// the normalizer char by char from its first such byte). Bytes in no skipped or folded
+    /// block were decoded one char at a time.
+    pub blocks: Vec<(u32, u8)>,
+    /// Per page looked up (only when details are asked for): which page, how many chars
+    /// looked it up, and whether this run built it.
+    pub pages: Vec<PageVisit>,
+    /// Whether `blocks` stops short of the input.
+    pub details_truncated: bool,
+    #[serde(skip)]
+    pub want_details: bool,
+}
+
+/// The most blocks a [`Stats`] lists one by one (the page shows no more than that).
+pub const MAX_DETAIL: usize = 1 << 16;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PageVisit {
+    /// The page number: code points `page * 256 ..= page * 256 + 255`.
+    pub page: u32,
+    pub lookups: u64,
+    pub built: bool,
+}
+
+impl Stats {
+    /// Stats that also record each block and page.
+    pub fn detailed() -> Self {
+        Stats { want_details: true, ..Stats::default() }
+    }
+
+    #[inline]
+    pub(crate) fn block(&mut self, at: usize, kind: u8) {
+        if self.want_details {
+            if self.blocks.len() < MAX_DETAIL {
+                self.blocks.push((at as u32, kind));
+            } else {
+                self.details_truncated = true;
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn page(&mut self, c: char, built: bool) {
+        if built {
+            self.pages_built += 1;
+        } else {
+            self.page_hits += 1;
+        }
+        if self.want_details {
+            let page = c as u32 >> 8;
+            match self.pages.iter_mut().find(|p| p.page == page) {
+                Some(p) => {
+                    p.lookups += 1;
+                    p.built |= built;
+                }
+                None => self.pages.push(PageVisit { page, lookups: 1, built }),
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,8 @@ pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats:
     if !fp.lazy_output {
         out.catch_up(0);
     }
-    let mut st = Stats { block_bytes: lanes as u32, input_bytes: text.len() as u64, ..Stats::default() };
+    let want_details = stats.as_ref().is_some_and(|s| s.want_details);
+    let mut st = Stats { block_bytes: lanes as u32, input_bytes: text.len() as u64, want_details, ..Stats::default() };
     let mut block = [0u8; 32];
     let mut i = 0;
     while i < bytes.len() {
@@ -64,14 +65,17 @@ pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats:
                         buf.push_str(std::str::from_utf8(&block[..lanes]).expect("ASCII block"));
                         out.copied = i + lanes;
                         st.blocks_folded += 1;
+                        st.block(i, 1);
                     } else {
                         st.blocks_skipped += 1;
+                        st.block(i, 0);
                     }
                     i += lanes;
                     continue;
                 }
                 Block::Stop { ascii_prefix } => {
                     st.blocks_stopped += 1;
+                    st.block(i, 2);
                     // The prefix is plain ASCII; fold it byte by byte below.
                     let end = i + ascii_prefix;
                     while i < end {
@@ -92,11 +96,7 @@ pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats:
         st.chars_decoded += 1;
         if fp.page_cache {
             let (page, hit) = cache.page(c);
-            if hit {
-                st.page_hits += 1;
-            } else {
-                st.pages_built += 1;
-            }
+            st.page(c, !hit);
             let p = page.get(c);
             match p.kind() {
                 charmap::WORD | charmap::PUNCT | charmap::SPACE => {}
