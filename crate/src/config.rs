@@ -198,6 +198,7 @@ fn parse_added_token(v: &Value) -> Result<AddedToken> {
         rstrip: get_bool(o, "rstrip", what, Some(false))?,
         normalized: get_bool(o, "normalized", what, Some(true))?,
         special: get_bool(o, "special", what, Some(false))?,
+        normalized_form: None,
     })
 }
 
@@ -387,6 +388,7 @@ pub fn tokenizer_from_vocab_txt(text: &str) -> Result<Tokenizer> {
                 rstrip: false,
                 normalized: false,
                 special: true,
+                normalized_form: None,
             });
         }
     }

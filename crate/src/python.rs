@@ -154,7 +154,11 @@ impl PyTokenizer {
             .map_err(|e| PyValueError::new_err(format!("{}: not UTF-8 text ({e})", path.display())))?;
         let inner = py
             .detach(|| {
-                if text.trim_start().starts_with('{') {
+                // A .json name or JSON-looking text is parsed (and its errors reported) as a
+                // tokenizer.json; anything else is a vocab.txt.
+                let looks_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+                    || text.trim_start().starts_with(['{', '[']);
+                if looks_json {
                     tokenizer::Tokenizer::from_json_str(&text).map(|t| (t, crate::config::Source::Json(text.as_str().into())))
                 } else {
                     tokenizer::Tokenizer::from_vocab_txt(&text).map(|t| (t, crate::config::Source::VocabTxt(text.as_str().into())))
@@ -265,8 +269,8 @@ impl PyTokenizer {
             "only_second" => TruncationStrategy::OnlySecond,
             s => return Err(PyValueError::new_err(format!("unknown truncation strategy {s:?}: use longest_first, only_first or only_second"))),
         };
-        std::sync::Arc::make_mut(&mut self.inner).truncation = Some(Truncation::new(max_length, stride, strategy, parse_direction(direction)?).map_err(to_py_err)?);
-        Ok(())
+        let t = Truncation::new(max_length, stride, strategy, parse_direction(direction)?).map_err(to_py_err)?;
+        std::sync::Arc::make_mut(&mut self.inner).set_truncation(Some(t)).map_err(to_py_err)
     }
 
     #[pyo3(signature = (direction="right", pad_id=0, pad_type_id=0, pad_token="[PAD]", length=None, pad_to_multiple_of=None))]
@@ -293,22 +297,37 @@ impl PyTokenizer {
         Ok(())
     }
 
+    /// The truncation settings as the reference reports them, or None.
     #[getter]
-    fn truncation(&self) -> Option<(usize, usize, String, String)> {
-        self.inner.truncation.as_ref().map(|t| {
-            (t.max_length, t.stride, format!("{:?}", t.strategy), format!("{:?}", t.direction))
-        })
+    fn truncation<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let Some(t) = &self.inner.truncation else { return Ok(None) };
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("max_length", t.max_length)?;
+        d.set_item("stride", t.stride)?;
+        d.set_item("strategy", match t.strategy {
+            TruncationStrategy::LongestFirst => "longest_first",
+            TruncationStrategy::OnlyFirst => "only_first",
+            TruncationStrategy::OnlySecond => "only_second",
+        })?;
+        d.set_item("direction", direction_name(t.direction))?;
+        Ok(Some(d))
     }
 
+    /// The padding settings as the reference reports them, or None.
     #[getter]
-    fn padding(&self) -> Option<(Option<usize>, String, u32, String)> {
-        self.inner.padding.as_ref().map(|p| {
-            let len = match p.strategy {
-                PaddingStrategy::Fixed(n) => Some(n),
-                PaddingStrategy::BatchLongest => None,
-            };
-            (len, format!("{:?}", p.direction), p.pad_id, p.pad_token.to_string())
-        })
+    fn padding<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let Some(p) = &self.inner.padding else { return Ok(None) };
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("length", match p.strategy {
+            PaddingStrategy::Fixed(n) => Some(n),
+            PaddingStrategy::BatchLongest => None,
+        })?;
+        d.set_item("pad_to_multiple_of", p.pad_to_multiple_of)?;
+        d.set_item("pad_id", p.pad_id)?;
+        d.set_item("pad_token", &*p.pad_token)?;
+        d.set_item("pad_type_id", p.pad_type_id)?;
+        d.set_item("direction", direction_name(p.direction))?;
+        Ok(Some(d))
     }
 
     #[getter]
@@ -360,6 +379,13 @@ impl PyTokenizer {
     }
 }
 
+fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Left => "left",
+        Direction::Right => "right",
+    }
+}
+
 fn parse_direction(d: &str) -> PyResult<Direction> {
     match d {
         "right" => Ok(Direction::Right),
@@ -387,6 +413,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenizer>()?;
     m.add_class::<PyEncoding>()?;
     m.add_class::<PyNormalizer>()?;
+    crate::bpe::python::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

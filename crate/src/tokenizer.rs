@@ -24,6 +24,16 @@ pub struct AddedToken {
     /// Matched in the normalized text (true) or in the raw input (false).
     pub normalized: bool,
     pub special: bool,
+    /// For a `normalized` token whose content the normalizer changes: the normalized
+    /// content, which is what is matched and what decoding yields.
+    pub normalized_form: Option<Arc<str>>,
+}
+
+impl AddedToken {
+    /// The text decoding (and `id_to_token`) gives for this token.
+    pub fn decode_text(&self) -> &Arc<str> {
+        self.normalized_form.as_ref().unwrap_or(&self.content)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -78,9 +88,6 @@ pub struct Truncation {
 
 impl Truncation {
     pub fn new(max_length: usize, stride: usize, strategy: TruncationStrategy, direction: Direction) -> Result<Self> {
-        if max_length > 0 && stride >= max_length {
-            return Err(Error::Invalid(format!("truncation stride ({stride}) must be less than max_length ({max_length})")));
-        }
         Ok(Truncation { max_length, stride, strategy, direction })
     }
 }
@@ -229,11 +236,18 @@ impl Encoding {
         self.sequence_ids.truncate(n);
     }
 
-    /// Keeps the first (`Right`) or last (`Left`) `n` tokens.
-    fn truncate(&mut self, n: usize, direction: Direction) {
+    /// Keeps the first (`Right`) or last (`Left`) `n` tokens. The reference refuses (it
+    /// panics) when the overflow windows would not advance: a stride of `n` or more.
+    fn truncate(&mut self, n: usize, stride: usize, direction: Direction) -> Result<()> {
         let len = self.len();
         if n >= len {
-            return;
+            return Ok(());
+        }
+        if n > 0 && stride >= n {
+            return Err(Error::Input(format!(
+                "truncation stride ({stride}) must be strictly less than the length a sequence is truncated to ({n}): \
+                 the overflowing windows would not advance"
+            )));
         }
         let range = match direction {
             Direction::Right => 0..n,
@@ -252,6 +266,7 @@ impl Encoding {
         keep(&mut self.attention_mask, range.clone());
         keep(&mut self.word_ids, range.clone());
         keep(&mut self.sequence_ids, range);
+        Ok(())
     }
 
     fn pad(&mut self, target: usize, p: &Padding) {
@@ -370,7 +385,8 @@ pub struct Tokenizer {
     raw_matcher: Option<AddedMatcher>,
     normalized_matcher: Option<AddedMatcher>,
     added_by_id: HashMap<u32, usize>,
-    special_ids: HashSet<u32>,
+    /// Contents of the special added tokens (what `skip_special_tokens` drops).
+    special_contents: HashSet<Arc<str>>,
 }
 
 /// A part of an input: either text for the normalizer and model, or an added token found in it.
@@ -410,7 +426,7 @@ impl Tokenizer {
             raw_matcher: None,
             normalized_matcher: None,
             added_by_id: HashMap::new(),
-            special_ids: HashSet::new(),
+            special_contents: HashSet::new(),
         };
         if let Some(Normalizer::Bert(cfg)) = &t.normalizer {
             t.cache = Some(crate::normalizer::charmap::PageCache::new(*cfg));
@@ -427,15 +443,48 @@ impl Tokenizer {
         crate::config::tokenizer_from_vocab_txt(text)
     }
 
+    /// Resolves the added tokens as the reference does when it loads a file: the ids in the
+    /// file are not used; a token already in the vocabulary takes that id, a new one takes
+    /// the next id after the vocabulary; an exact repeat is dropped; a token matched in
+    /// normalized text is stored (for matching and decoding) in its normalized form.
     fn rebuild_added(&mut self) -> Result<()> {
-        self.added_by_id.clear();
-        self.special_ids.clear();
-        for (i, a) in self.added.iter().enumerate() {
-            self.added_by_id.insert(a.id, i);
-            if a.special {
-                self.special_ids.insert(a.id);
+        let listed = std::mem::take(&mut self.added);
+        let mut next_id = self.model.vocab.len() as u32;
+        let mut by_content: HashMap<Arc<str>, u32> = HashMap::new();
+        let mut by_id: std::collections::BTreeMap<u32, AddedToken> = std::collections::BTreeMap::new();
+        self.special_contents.clear();
+        for mut t in listed {
+            if t.content.is_empty() {
+                continue;
             }
+            if let Some(id) = by_content.get(&t.content) {
+                if by_id.get(id).is_some_and(|old| AddedToken { id: old.id, normalized_form: None, ..t.clone() } == AddedToken { normalized_form: None, ..old.clone() }) {
+                    continue;
+                }
+            }
+            let id = match by_content.get(&t.content).copied().or_else(|| self.model.vocab.get(&*t.content).copied()) {
+                Some(id) => id,
+                None => {
+                    next_id += 1;
+                    next_id - 1
+                }
+            };
+            t.id = id;
+            t.normalized_form = None;
+            if t.normalized && self.normalizer.is_some() {
+                let normed = self.normalize_plain(&t.content);
+                if *normed != *t.content {
+                    t.normalized_form = Some(normed.into());
+                }
+            }
+            by_content.insert(t.content.clone(), id);
+            if t.special {
+                self.special_contents.insert(t.content.clone());
+            }
+            by_id.insert(id, t);
         }
+        self.added = by_id.into_values().collect();
+        self.added_by_id = self.added.iter().enumerate().map(|(i, a)| (a.id, i)).collect();
         let build = |pats: Vec<(String, usize)>| -> Result<Option<AddedMatcher>> {
             let pats: Vec<_> = pats.into_iter().filter(|(p, _)| !p.is_empty()).collect();
             if pats.is_empty() {
@@ -451,9 +500,8 @@ impl Tokenizer {
         let mut norm = Vec::new();
         for (i, a) in self.added.iter().enumerate() {
             if a.normalized {
-                // Normalized tokens are matched in normalized text, so their pattern is
-                // the normalized form of their content.
-                norm.push((self.normalize_plain(&a.content), i));
+                // Matched in normalized text, so the pattern is the normalized content.
+                norm.push((a.decode_text().to_string(), i));
             } else {
                 raw.push((a.content.to_string(), i));
             }
@@ -599,7 +647,7 @@ impl Tokenizer {
                 if let Some(p) = pre_tokens.as_mut() {
                     p.push(PreTokenTrace { text: raw.to_owned(), offsets: off });
                 }
-                enc.push_token(self.added[i].id, Some(&self.added[i].content), off, Some(word_idx));
+                enc.push_token(self.added[i].id, Some(&Arc::from(raw)), off, Some(word_idx));
                 word_idx += 1;
                 continue;
             }
@@ -632,7 +680,7 @@ impl Tokenizer {
                     if let Some(p) = pre_tokens.as_mut() {
                         p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
                     }
-                    enc.push_token(self.added[i].id, Some(&self.added[i].content), off, Some(word_idx));
+                    enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, Some(word_idx));
                     word_idx += 1;
                     continue;
                 }
@@ -738,17 +786,15 @@ impl Tokenizer {
     fn truncate(&self, a: &mut Encoding, b: Option<&mut Encoding>, add_special_tokens: bool) -> Result<()> {
         let Some(tr) = &self.truncation else { return Ok(()) };
         let n_added = if add_special_tokens { self.added_tokens_count(b.is_some()) } else { 0 };
-        let max_length = tr.max_length.checked_sub(n_added).ok_or_else(|| {
-            Error::Input(format!(
-                "truncation max_length ({}) is smaller than the {n_added} special tokens the template adds",
-                tr.max_length
-            ))
-        })?;
+        // The reference subtracts without a check; when the template adds more tokens than
+        // max_length allows, its release build wraps around and so never truncates.
+        let Some(max_length) = tr.max_length.checked_sub(n_added) else { return Ok(()) };
+        let (stride, dir) = (tr.stride, tr.direction);
         let total = a.len() + b.as_ref().map_or(0, |b| b.len());
         if max_length == 0 {
-            a.truncate(0, tr.direction);
+            a.truncate(0, stride, dir)?;
             if let Some(b) = b {
-                b.truncate(0, tr.direction);
+                b.truncate(0, stride, dir)?;
             }
             return Ok(());
         }
@@ -772,27 +818,46 @@ impl Tokenizer {
                     if swap {
                         std::mem::swap(&mut n1, &mut n2);
                     }
-                    a.truncate(n1, tr.direction);
-                    b.truncate(n2, tr.direction);
+                    a.truncate(n1, stride, dir)?;
+                    b.truncate(n2, stride, dir)?;
                 }
-                None => a.truncate(total - to_remove, tr.direction),
+                None => a.truncate(total - to_remove, stride, dir)?,
             },
             TruncationStrategy::OnlyFirst | TruncationStrategy::OnlySecond => {
                 let target = if tr.strategy == TruncationStrategy::OnlyFirst {
                     a
                 } else {
-                    b.ok_or_else(|| Error::Input("truncation strategy OnlySecond needs a pair".into()))?
+                    b.ok_or_else(|| Error::Input("truncation error: second sequence not provided".into()))?
                 };
                 let len = target.len();
                 if len > to_remove {
-                    target.truncate(len - to_remove, tr.direction);
+                    target.truncate(len - to_remove, stride, dir)?;
                 } else {
                     return Err(Error::Input(
-                        "truncation error: the sequence to truncate is too short to respect max_length".into(),
+                        "truncation error: sequence to truncate too short to respect the provided max_length".into(),
                     ));
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Sets truncation as the reference's `enable_truncation` does, refusing a stride larger
+    /// than the room left for text in a single sequence.
+    pub fn set_truncation(&mut self, t: Option<Truncation>) -> Result<()> {
+        if let Some(tr) = &t {
+            let n = self.added_tokens_count(false);
+            if let Some(effective) = tr.max_length.checked_sub(n) {
+                if effective < tr.stride {
+                    return Err(Error::Invalid(format!(
+                        "tokenizer stride set to {}, which is greater than or equal to its effective max length of {} \
+                         (= {} original max length - {} added special tokens)",
+                        tr.stride, effective, tr.max_length, n
+                    )));
+                }
+            }
+        }
+        self.truncation = t;
         Ok(())
     }
 
@@ -1073,7 +1138,7 @@ impl Tokenizer {
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         match self.added_by_id.get(&id) {
-            Some(&i) => Some(&*self.added[i].content),
+            Some(&i) => Some(&**self.added[i].decode_text()),
             None => self.model.id_to_token(id).filter(|t| !t.is_empty() || self.model.vocab.contains_key("")),
         }
     }
@@ -1115,7 +1180,8 @@ impl Tokenizer {
     }
 
     fn is_special_token(&self, t: &str) -> bool {
-        self.added.iter().any(|a| a.special && &*a.content == t)
+        // As the reference: the decoded text is looked up among special contents.
+        self.special_contents.contains(t)
     }
 
     pub fn vocab_size(&self) -> usize {

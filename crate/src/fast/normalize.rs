@@ -55,8 +55,11 @@ pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats:
     let mut st = Stats { block_bytes: lanes as u32, input_bytes: text.len() as u64, want_details, ..Stats::default() };
     let mut block = [0u8; 32];
     let mut i = 0;
+    // As in the fused pass: after a block that stopped early, wait a block's length before
+    // trying again, so text that is mostly not ASCII doesn't pay for blocks it can't use.
+    let mut next_block = 0usize;
     while i < bytes.len() {
-        if fp.simd && i + lanes <= bytes.len() {
+        if fp.simd && i >= next_block && bytes[i] < 0x80 && i + lanes <= bytes.len() {
             match kernel.fold_block(&bytes[i..], &mut block, lower, clean) {
                 Block::Folded { changed } => {
                     if changed || out.buf.is_some() {
@@ -76,6 +79,9 @@ pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats:
                 Block::Stop { ascii_prefix } => {
                     st.blocks_stopped += 1;
                     st.block(i, 2);
+                    if ascii_prefix < lanes / 2 {
+                        next_block = i + lanes;
+                    }
                     // The prefix is plain ASCII; fold it byte by byte below.
                     let end = i + ascii_prefix;
                     while i < end {

@@ -25,7 +25,7 @@ const PAD: usize = crate::model::vocab_index::SHORT;
 
 impl Default for Word {
     fn default() -> Self {
-        Word { bytes: vec![0; PAD], len: 0, n_chars: 0, runs: Vec::new() }
+        Word { bytes: Vec::new(), len: 0, n_chars: 0, runs: Vec::new() }
     }
 }
 
@@ -72,7 +72,10 @@ impl WordView<'_> {
 }
 
 impl Word {
-    fn view(&self) -> WordView<'_> {
+    /// The finished word, padded for the model (the padding is added here, once, rather
+    /// than kept up on every push).
+    fn view(&mut self) -> WordView<'_> {
+        self.bytes.resize(self.len + PAD, 0);
         WordView { padded: &self.bytes, len: self.len, n_chars: self.n_chars as usize, orig: Orig::Runs(&self.runs) }
     }
 
@@ -89,20 +92,32 @@ impl Word {
         }
     }
 
+    /// While a word is built, `bytes` holds exactly its `len` bytes.
     #[inline(always)]
     fn push_bytes(&mut self, b: &[u8]) {
-        self.bytes.truncate(self.len);
         self.bytes.extend_from_slice(b);
-        self.bytes.extend_from_slice(&[0; PAD]);
         self.len += b.len();
     }
 
     #[inline(always)]
     fn push(&mut self, c: char, orig: u32) {
         self.align(orig);
-        let mut buf = [0u8; 4];
-        self.push_bytes(c.encode_utf8(&mut buf).as_bytes());
+        if (c as u32) < 0x80 {
+            self.bytes.push(c as u8);
+            self.len += 1;
+        } else {
+            let mut buf = [0u8; 4];
+            self.push_bytes(c.encode_utf8(&mut buf).as_bytes());
+        }
         self.n_chars += 1;
+    }
+
+    /// Appends a replacement text whose chars all come from input char `orig`.
+    #[inline(always)]
+    fn push_str_from(&mut self, s: &str, orig: u32) {
+        for c in s.chars() {
+            self.push(c, orig);
+        }
     }
 
     /// Appends ASCII bytes, the `i`-th from input char `first + i`.
@@ -117,7 +132,6 @@ impl Word {
     fn clear(&mut self) {
         self.len = 0;
         self.bytes.clear();
-        self.bytes.extend_from_slice(&[0; PAD]);
         self.runs.clear();
         self.n_chars = 0;
     }
@@ -160,8 +174,11 @@ pub fn for_each_word(
         };
     }
 
+    // Where the next block attempt may start: in text that is mostly not ASCII, a block
+    // stops at once, so after a short block the next attempt waits a block's length.
+    let mut next_block = 0usize;
     while i < bytes.len() {
-        if fp.simd && i + lanes <= bytes.len() {
+        if fp.simd && i >= next_block && bytes[i] < 0x80 && i + lanes <= bytes.len() {
             let c = kernel.classify_block(&bytes[i..], &mut block[..32], lower, clean);
             let valid = (c.stop.trailing_zeros() as usize).min(lanes);
             let valid_mask = if valid >= 32 { u32::MAX } else { (1u32 << valid) - 1 };
@@ -200,6 +217,9 @@ pub fn for_each_word(
             ci += valid as u32;
             if valid == lanes {
                 continue;
+            }
+            if valid < lanes / 2 {
+                next_block = i + lanes;
             }
         }
         // One char at a time.
@@ -246,11 +266,7 @@ pub fn for_each_word(
                 charmap::SPACE => flush!(),
                 charmap::DELETED => {}
                 charmap::COMPLEX => return Err(NeedsStaged),
-                charmap::REPLACED_WORD => {
-                    for o in page.replacement(p).chars() {
-                        w.push(o, ci);
-                    }
-                }
+                charmap::REPLACED_WORD => w.push_str_from(page.replacement(p), ci),
                 _ => {
                     for o in page.replacement(p).chars() {
                         match charmap::pre_class(o) {

@@ -149,6 +149,11 @@ mod tests {
 pub struct ShortIndex {
     slots: Vec<ShortSlot>,
     mask: usize,
+    /// For each first two bytes `b0 b1` of a candidate, the longest key (in bytes) that
+    /// starts with them (at least 1 when `b0` alone is a key): candidates longer than that
+    /// need no probe. Greedy matching in scripts the vocabulary covers thinly (Cyrillic,
+    /// Greek, Arabic in bert-base-uncased) otherwise probes many lengths that cannot match.
+    prefix_max: Box<[u8]>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -186,7 +191,23 @@ impl ShortIndex {
         let entries: Vec<(&[u8], u32)> =
             entries.into_iter().filter(|(k, _)| !k.is_empty() && k.len() <= SHORT).collect();
         let cap = (entries.len() * 2).next_power_of_two().max(16);
-        let mut t = ShortIndex { slots: vec![ShortSlot { k0: 0, k1: 0, id: 0, len: 0 }; cap], mask: cap - 1 };
+        let mut t = ShortIndex {
+            slots: vec![ShortSlot { k0: 0, k1: 0, id: 0, len: 0 }; cap],
+            mask: cap - 1,
+            prefix_max: vec![0u8; 1 << 16].into_boxed_slice(),
+        };
+        for &(k, _) in &entries {
+            if k.len() == 1 {
+                // A one-byte key is a prefix of every candidate starting with that byte.
+                for b1 in 0..256usize {
+                    let m = &mut t.prefix_max[(k[0] as usize) << 8 | b1];
+                    *m = (*m).max(1);
+                }
+            } else {
+                let m = &mut t.prefix_max[(k[0] as usize) << 8 | k[1] as usize];
+                *m = (*m).max(k.len() as u8);
+            }
+        }
         for (k, id) in entries {
             let mut padded = [0u8; 2 * SHORT];
             padded[..k.len()].copy_from_slice(k);
@@ -203,6 +224,12 @@ impl ShortIndex {
             }
         }
         t
+    }
+
+    /// The longest key that could start at `padded[at..]` (see `prefix_max`).
+    #[inline(always)]
+    pub fn max_len_at(&self, padded: &[u8], at: usize) -> usize {
+        self.prefix_max[(padded[at] as usize) << 8 | padded[at + 1] as usize] as usize
     }
 
     /// The id of the key `(k0, k1)` of `len` bytes, as produced by [`load_short`].

@@ -123,7 +123,7 @@ impl WordPiece {
     /// bytes and not too long to tokenize: most words of most text, for one probe.
     #[inline(always)]
     pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
-        if len > SHORT || len > self.max_input_chars_per_word {
+        if len > SHORT || len > self.max_input_chars_per_word || len > self.initial.max_len_at(padded, 0) {
             return None;
         }
         let (k0, k1) = load_short(padded, 0, len);
@@ -169,7 +169,7 @@ impl WordPiece {
             }
             // ...then the short ones, one probe each.
             if found.is_none() {
-                let mut e = len.min(start + SHORT);
+                let mut e = len.min(start + SHORT).min(start + short.max_len_at(padded, start));
                 while e > start {
                     if is_end(e) {
                         let (k0, k1) = load_short(padded, start, e - start);
