@@ -19,3 +19,19 @@ def test_bert_tables_are_reproducible():
     assert out == checked_in, "crate/src/unicode/bert_tables.rs differs from its generator's output"
     # The tables state the Unicode versions they carry.
     assert b"Unicode 8.0" in out and b"Unicode 9.0.0" in out
+
+
+def test_word_char_table_is_reproducible():
+    """regex's \\w on Unicode 16.0 (for added tokens' single_word rule) comes from its generator."""
+    import os
+    import sys
+
+    pylib = os.path.expanduser("~/.cache/tokenprism/pylib/unicodedata2-16.0.0")
+    env = dict(os.environ, PYTHONPATH=pylib)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "crate/tools/gen_word_chars.py"), "--check"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr

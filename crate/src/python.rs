@@ -157,7 +157,7 @@ impl PyTokenizer {
                 // A .json name or JSON-looking text is parsed (and its errors reported) as a
                 // tokenizer.json; anything else is a vocab.txt.
                 let looks_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
-                    || text.trim_start().starts_with(['{', '[']);
+                    || text.trim_start().starts_with('{');
                 if looks_json {
                     tokenizer::Tokenizer::from_json_str(&text).map(|t| (t, crate::config::Source::Json(text.as_str().into())))
                 } else {

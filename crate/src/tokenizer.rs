@@ -535,8 +535,8 @@ impl Tokenizer {
                 let tok = &self.added[idx];
                 let (mut s, mut e) = (mat.start(), mat.end());
                 if tok.single_word {
-                    let before_word = text[..s].chars().next_back().is_some_and(is_word_char);
-                    let after_word = text[e..].chars().next().is_some_and(is_word_char);
+                    let before_word = text[..s].chars().next_back().is_some_and(crate::unicode::is_word_char);
+                    let after_word = text[e..].chars().next().is_some_and(crate::unicode::is_word_char);
                     if before_word || after_word {
                         continue;
                     }
@@ -1208,10 +1208,6 @@ fn round_up(n: usize, multiple: Option<usize>) -> usize {
     }
 }
 
-/// `\w` of the reference's regex: alphanumeric, marks, connector punctuation, joiners.
-fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '\u{200C}' || c == '\u{200D}' || crate::unicode::is_mark_nonspacing(c)
-}
 
 /// The reference's WordPiece decoder cleanup: spaces before punctuation and in English
 /// contractions removed, in this order.

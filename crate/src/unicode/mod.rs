@@ -4,6 +4,8 @@
 
 #[rustfmt::skip]
 pub mod bert_tables;
+#[rustfmt::skip]
+pub mod word_tables;
 pub mod forms;
 #[rustfmt::skip]
 pub mod forms_tables;
@@ -102,4 +104,10 @@ pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
         }
     }
     emit(c);
+}
+
+/// Regex's `\w` (Unicode 16.0): what the reference's `single_word` rule counts as part of a
+/// word around an added token.
+pub fn is_word_char(c: char) -> bool {
+    in_ranges(&word_tables::WORD, c)
 }

@@ -1,0 +1,43 @@
+"""Helpers shared by the parity tests: compare our Encoding with the reference's."""
+
+from __future__ import annotations
+
+FIELDS = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask",
+          "word_ids")
+
+
+def fields(enc, names=FIELDS) -> dict:
+    return {name: [tuple(x) if isinstance(x, (tuple, list)) else x for x in getattr(enc, name)]
+            for name in names}
+
+
+def codepoints(s: str) -> str:
+    """A string spelled out so a reproducer survives copy-paste: 'a\\u0301' [U+0061 U+0301]."""
+    cps = " ".join(f"U+{ord(c):04X}" for c in s[:200])
+    more = f" ... ({len(s)} chars)" if len(s) > 200 else ""
+    return f"{s[:200]!r}{'...' if len(s) > 200 else ''} [{cps}{more}]"
+
+
+def first_diff(a: list, b: list) -> str:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"first difference at index {i}: ours {x!r} vs reference {y!r}"
+    return f"lengths differ: ours {len(a)} vs reference {len(b)}"
+
+
+def encoding_diff(ours, ref, names=FIELDS) -> str | None:
+    """None when identical, else a description of every field that differs."""
+    a, b = fields(ours, names), fields(ref, names)
+    out = []
+    for name in names:
+        if a[name] != b[name]:
+            out.append(f"  {name}: ours {a[name]!r}\n  {' ' * len(name)}  ref  {b[name]!r}\n"
+                       f"  ({first_diff(a[name], b[name])})")
+    return "\n".join(out) or None
+
+
+def describe_input(text, pair=None) -> str:
+    s = f"text={codepoints(text)}"
+    if pair is not None:
+        s += f"\npair={codepoints(pair)}"
+    return s

@@ -1,0 +1,77 @@
+"""Where the tests find their data, and the two tokenizers they compare.
+
+The data is fetched and built by `./build.sh setup` (never committed):
+
+    <data>/bert-base-uncased/tokenizer.json, vocab.txt
+    <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/corpora.py)
+
+<data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. A missing file fails the test (it is
+never skipped): a parity suite that silently skips proves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CORPORA = ("en", "ru", "el", "ar", "zh", "code")
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("TOKENPRISM_DATA") or os.path.expanduser("~/.cache/tokenprism/data"))
+
+
+def require(path: Path) -> Path:
+    """`path` if it exists, else fail the calling test with instructions."""
+    if not path.is_file():
+        pytest.fail(
+            f"test data missing: {path} does not exist. Run ./build.sh setup to fetch the "
+            f"tokenizer files and build the corpora (data dir: $TOKENPRISM_DATA or "
+            f"~/.cache/tokenprism/data).",
+            pytrace=False,
+        )
+    return path
+
+
+def bert_dir() -> Path:
+    return data_dir() / "bert-base-uncased"
+
+
+def bert_json() -> Path:
+    return require(bert_dir() / "tokenizer.json")
+
+
+def bert_vocab() -> Path:
+    return require(bert_dir() / "vocab.txt")
+
+
+def corpus(lang: str) -> Path:
+    if lang not in CORPORA:
+        raise ValueError(f"unknown corpus {lang!r}")
+    return require(data_dir() / "corpora" / f"{lang}.txt")
+
+
+def reference():
+    """The oracle module, tokenizers==0.23.3 exactly (the ids models were trained on)."""
+    import tokenizers  # an ImportError fails the test: the reference is required
+
+    if tokenizers.__version__ != "0.23.3":
+        pytest.fail(f"the parity reference must be tokenizers==0.23.3, found {tokenizers.__version__}"
+                    " (pip install tokenizers==0.23.3)", pytrace=False)
+    return tokenizers
+
+
+def bert_pair(*, keep_file_settings: bool = False):
+    """(ours, reference) for bert-base-uncased; truncation and padding off unless kept."""
+    import tokenprism
+
+    path = bert_json()
+    ours = tokenprism.Tokenizer.from_file(str(path))
+    ref = reference().Tokenizer.from_file(str(path))
+    if not keep_file_settings:
+        for t in (ours, ref):
+            t.no_truncation()
+            t.no_padding()
+    return ours, ref
