@@ -382,6 +382,8 @@ pub struct Tokenizer {
     pub fast: crate::fast::FastPaths,
     /// Per-page answers for the BERT normalizer, when there is one.
     cache: Option<crate::normalizer::charmap::PageCache>,
+    /// The special-token ids the single-sequence template puts before and after the text.
+    template_ids: (Vec<u32>, Vec<u32>),
     raw_matcher: Option<AddedMatcher>,
     normalized_matcher: Option<AddedMatcher>,
     added_by_id: HashMap<u32, usize>,
@@ -423,6 +425,7 @@ impl Tokenizer {
             padding,
             fast: crate::fast::FastPaths::default(),
             cache: None,
+            template_ids: (Vec::new(), Vec::new()),
             raw_matcher: None,
             normalized_matcher: None,
             added_by_id: HashMap::new(),
@@ -432,6 +435,7 @@ impl Tokenizer {
             t.cache = Some(crate::normalizer::charmap::PageCache::new(*cfg));
         }
         t.rebuild_added()?;
+        t.template_ids = t.single_template_ids();
         Ok(t)
     }
 
@@ -946,9 +950,10 @@ impl Tokenizer {
         if self.truncation.is_some() || self.padding.is_some() || !self.fused_ok() {
             return Ok(self.encode(text, None, add_special_tokens)?.ids);
         }
-        let (before, after) = if add_special_tokens { self.single_template_ids() } else { (Vec::new(), Vec::new()) };
-        let mut ids = before;
-        ids.reserve(text.len() / 4 + 4);
+        let mut ids = Vec::with_capacity(text.len() / 4 + 4);
+        if add_special_tokens {
+            ids.extend_from_slice(&self.template_ids.0);
+        }
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
                 let mut subs: Vec<SubToken> = Vec::new();
         let mut w = crate::fast::words::Word::default();
@@ -976,7 +981,9 @@ impl Tokenizer {
                 ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids);
             }
         }
-        ids.extend(after);
+        if add_special_tokens {
+            ids.extend_from_slice(&self.template_ids.1);
+        }
         Ok(ids)
     }
 
