@@ -5,6 +5,7 @@
 //! added tokens → [`normalizer`] → [`pretokenizer`] → [`model`] → post-processing, and
 //! [`Tokenizer::trace`] returns every stage of one run for the page.
 
+pub mod bpe;
 pub mod clock;
 pub mod config;
 pub mod error;

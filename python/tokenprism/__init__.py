@@ -15,6 +15,7 @@ trace of every pipeline stage::
 """
 
 from ._core import (
+    BpeTokenizer,
     Encoding,
     Normalizer,
     Tokenizer,
@@ -25,6 +26,7 @@ from ._core import (
 )
 
 __all__ = [
+    "BpeTokenizer",
     "Encoding",
     "Normalizer",
     "Tokenizer",

@@ -1,6 +1,6 @@
 # Type stub for the compiled module (crate/src/python.rs).
 from os import PathLike
-from typing import Any, Literal, Sequence
+from typing import AbstractSet, Any, Literal, Sequence
 
 __version__: str
 
@@ -76,9 +76,11 @@ class Tokenizer:
         pad_to_multiple_of: int | None = None,
     ) -> None: ...
     @property
-    def truncation(self) -> tuple[int, int, str, str] | None: ...
+    def truncation(self) -> dict[str, Any] | None:
+        """max_length, stride, strategy, direction (as the reference reports them)."""
     @property
-    def padding(self) -> tuple[int | None, str, int, str] | None: ...
+    def padding(self) -> dict[str, Any] | None:
+        """length, pad_to_multiple_of, pad_id, pad_token, pad_type_id, direction."""
     @property
     def normalizer(self) -> Normalizer | None: ...
     @property
@@ -97,3 +99,76 @@ class Tokenizer:
     def trace(self, text: str) -> dict[str, Any]:
         """Every stage of one run: stages [{name, text, micros}], alignment, pre_tokens
         [{text, offsets}], tokens, ids, offsets, special_tokens_mask, micros."""
+
+class BpeTokenizer:
+    """A byte-level BPE tokenizer (GPT-2, r50k/p50k, cl100k_base, o200k_base, Qwen3, ...),
+    shaped like tiktoken.Encoding; ids identical to tiktoken and tokenizers."""
+
+    @staticmethod
+    def from_tiktoken_file(
+        path: str | PathLike[str],
+        name: str,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen"] | None = None,
+        special_tokens: dict[str, int] | None = None,
+    ) -> BpeTokenizer:
+        """A .tiktoken rank file; `name` (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
+        o200k_base, o200k_harmony) picks the pattern and special tokens unless given."""
+    @staticmethod
+    def from_tiktoken_bytes(
+        data: bytes,
+        name: str,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen"] | None = None,
+        special_tokens: dict[str, int] | None = None,
+    ) -> BpeTokenizer: ...
+    @staticmethod
+    def from_file(path: str | PathLike[str]) -> BpeTokenizer:
+        """A Hugging Face tokenizer.json with a byte-level BPE model."""
+    @staticmethod
+    def from_str(json: str) -> BpeTokenizer: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen"]: ...
+    @property
+    def pat_str(self) -> str:
+        """The regex the hand-written pre-tokenizer reproduces."""
+    @property
+    def normalizer(self) -> Literal["NFC"] | None:
+        """NFC (as tokenizers computes it, Unicode 9.0 results) for Qwen; None otherwise."""
+    @property
+    def n_vocab(self) -> int: ...
+    @property
+    def special_tokens(self) -> dict[str, int]: ...
+    @property
+    def special_tokens_set(self) -> set[str]: ...
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
+        disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
+    ) -> list[int]:
+        """Special tokens in allowed_special become their ids; those in disallowed_special
+        ("all": every special token not allowed) raise ValueError; others are plain text."""
+    def encode_ordinary(self, text: str) -> list[int]: ...
+    def encode_batch(
+        self,
+        texts: list[str],
+        *,
+        num_threads: int | None = None,
+        allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
+        disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
+    ) -> list[list[int]]: ...
+    def encode_ordinary_batch(self, texts: list[str], *, num_threads: int | None = None) -> list[list[int]]: ...
+    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str: ...
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes: ...
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]: ...
+    def decode_single_token_bytes(self, token: int) -> bytes: ...
+    def decode_pieces(self, tokens: Sequence[int]) -> list[str]:
+        """The text each token completes ("" for a token ending inside a character); the
+        pieces join to decode(tokens)."""
+    def token_to_id(self, token: str | bytes) -> int | None: ...
+    def pre_tokenize_str(self, text: str) -> list[str]: ...
+    def trace_piece(self, piece: str | bytes) -> dict[str, Any]:
+        """How one pre-token becomes ids: bytes, initial (one id per byte), steps [{index,
+        left, right, rank, merged, parts}], whole_token, ids."""

