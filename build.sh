@@ -302,8 +302,15 @@ build_wasm_variant() {
 
 build_wasm() {
     log "wasm: building with and without simd128"
-    build_wasm_variant simd "-C target-feature=+simd128"
-    build_wasm_variant nosimd ""
+    # In parallel: with codegen-units=1 and fat LTO each build ends in a long single-threaded
+    # step, so two builds keep both cores busy.
+    build_wasm_variant simd "-C target-feature=+simd128" &
+    local simd=$!
+    build_wasm_variant nosimd "" &
+    local nosimd=$! failed=0
+    wait "$simd" || failed=1
+    wait "$nosimd" || failed=1
+    ((failed == 0)) || { log "wasm build failed"; exit 1; }
     local variant f
     for variant in simd nosimd; do
         f=$CRATE/target/wasm-$variant/pkg/tokenprism_bg.wasm

@@ -115,7 +115,7 @@ def test_page_shows_stages_and_ids(browser, base_url):
     try:
         page.goto(base_url)
         # The progress indicator is what a visitor sees first.
-        assert page.get_by_test_id("loading").is_visible()
+        assert page.get_by_test_id("loading").is_visible(), "no progress indicator while loading"
         # "failed" ends the wait early; the page then shows why, and so does the assertion.
         page.wait_for_selector(
             '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])',
@@ -147,7 +147,7 @@ def test_page_shows_stages_and_ids(browser, base_url):
         tokens = page.get_by_test_id("token").all_text_contents()
         assert len(tokens) == len(ids)
 
-        assert page.get_by_test_id("error").is_hidden()
+        assert page.get_by_test_id("error").is_hidden(), page.get_by_test_id("error").text_content()
         assert "simd128" in page.get_by_test_id("engine").text_content()
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "page.png"), full_page=True)

@@ -27,18 +27,13 @@ struct Entry {
 
 const FREE: Entry = Entry { tag: 0, piece: 0, ids: 0, piece_len: 0, ids_len: 0 };
 
+#[derive(Default)]
 pub struct PieceCache {
     /// Open addressing, twice `MAX_ENTRIES` slots; `piece_len == 0` marks a free slot.
     slots: Vec<Entry>,
     bytes: Vec<u8>,
     ids: Vec<u32>,
     len: usize,
-}
-
-impl Default for PieceCache {
-    fn default() -> Self {
-        PieceCache { slots: Vec::new(), bytes: Vec::new(), ids: Vec::new(), len: 0 }
-    }
 }
 
 impl PieceCache {

@@ -26,7 +26,7 @@ pub const UP: u8 = 1 << 5;
 pub const LOW: u8 = 1 << 6;
 
 /// The sets each class belongs to.
-pub static FLAGS: [u8; NUM_CLASSES] = {
+pub const FLAGS: [u8; NUM_CLASSES] = {
     let mut f = [0u8; NUM_CLASSES];
     f[OTHER as usize] = O | P;
     f[LU as usize] = L | UP;
@@ -54,6 +54,27 @@ pub fn class_of(cp: u32) -> u8 {
     BLOCKS[(block << SHIFT) | (cp as usize & ((1 << SHIFT) - 1))]
 }
 
+/// The generated tables with flags in place of classes, computed at compile time: the hot
+/// path reads one byte per char instead of a class and then its flags.
+static ASCII_FLAGS: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        t[i] = FLAGS[ASCII[i] as usize];
+        i += 1;
+    }
+    t
+};
+static BLOCK_FLAGS: [u8; BLOCKS.len()] = {
+    let mut t = [0u8; BLOCKS.len()];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = FLAGS[BLOCKS[i] as usize];
+        i += 1;
+    }
+    t
+};
+
 /// Flags and UTF-8 length of the char starting at `s[i]`.
 ///
 /// `s` must be valid UTF-8 and `i` a char boundary below `s.len()` (callers slice a `&str`).
@@ -61,10 +82,11 @@ pub fn class_of(cp: u32) -> u8 {
 pub fn at(s: &[u8], i: usize) -> (u8, usize) {
     let b0 = s[i];
     if b0 < 0x80 {
-        return (FLAGS[ASCII[b0 as usize] as usize], 1);
+        return (ASCII_FLAGS[b0 as usize], 1);
     }
     let (cp, len) = decode(s, i);
-    (FLAGS[class_of(cp) as usize], len)
+    let block = INDEX[(cp >> SHIFT) as usize] as usize;
+    (BLOCK_FLAGS[(block << SHIFT) | (cp as usize & ((1 << SHIFT) - 1))], len)
 }
 
 /// Decodes the multi-byte char at `s[i]` (valid UTF-8 assumed; out-of-range reads panic, they
@@ -112,6 +134,15 @@ mod tests {
         assert_eq!(f('\''), O | P);
         // New in Unicode 16.0 (Garay capital letter A): the references know it as Lu.
         assert_eq!(f('\u{10D50}'), L | UP);
+    }
+
+    #[test]
+    fn flag_tables_match_classes() {
+        let mut buf = [0u8; 4];
+        for cp in (0..0x110000u32).filter(|c| !(0xD800..0xE000).contains(c)) {
+            let s = char::from_u32(cp).unwrap().encode_utf8(&mut buf);
+            assert_eq!(at(s.as_bytes(), 0), (FLAGS[class_of(cp) as usize], s.len()), "U+{cp:04X}");
+        }
     }
 
     #[test]

@@ -117,16 +117,7 @@ pub(super) fn parse(json: &str) -> Result<HfBpe> {
         added.push(AddedToken { content: content.to_string(), id, special });
     }
 
-    let name = root
-        .get("model")
-        .and_then(|m| m.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or(match pattern {
-            Pattern::Qwen => "qwen (tokenizer.json)",
-            _ => "tokenizer.json",
-        })
-        .to_string();
-    Ok(HfBpe { name, vocab, merges, added, pattern, nfc, add_prefix_space, ignore_merges: flag(model, "ignore_merges", false) })
+    Ok(HfBpe { name: "tokenizer.json".to_string(), vocab, merges, added, pattern, nfc, add_prefix_space, ignore_merges: flag(model, "ignore_merges", false) })
 }
 
 /// (pattern, add_prefix_space) from the pre-tokenizer.

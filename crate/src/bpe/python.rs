@@ -99,7 +99,8 @@ impl PyBpeTokenizer {
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let json = std::fs::read_to_string(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
-        let inner = py.detach(|| BpeTokenizer::from_hf_json(&json)).map_err(to_py_err)?;
+        let name = path.display().to_string();
+        let inner = py.detach(|| BpeTokenizer::from_hf_json(&json)).map_err(to_py_err)?.with_name(&name);
         Ok(PyBpeTokenizer { inner })
     }
 

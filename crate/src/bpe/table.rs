@@ -485,30 +485,3 @@ mod tests {
         assert_eq!(t.get(1, 1), NO_MERGE);
     }
 }
-
-#[cfg(test)]
-mod probe_stats {
-    use super::*;
-
-    #[test]
-    #[ignore]
-    fn probe_lengths() {
-        let home = std::env::var("HOME").unwrap();
-        let data = std::fs::read(format!("{home}/.cache/tokenprism/data/bpe/o200k_base.tiktoken")).unwrap();
-        let toks = crate::bpe::load::parse_tiktoken(&data).unwrap();
-        let v = Vocab::new(toks.clone()).unwrap();
-        let mut total = 0usize;
-        let mut worst = 0usize;
-        for (b, _) in &toks {
-            let mut i = hash_bytes(b) as usize & v.mask;
-            let mut n = 1;
-            while v.get_bytes(v.slots[i].meta as u32) != Some(&b[..]) {
-                i = (i + 1) & v.mask;
-                n += 1;
-            }
-            total += n;
-            worst = worst.max(n);
-        }
-        eprintln!("avg probes {:.2}, worst {worst}, slots {}", total as f64 / toks.len() as f64, v.slots.len());
-    }
-}
