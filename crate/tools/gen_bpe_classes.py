@@ -64,11 +64,18 @@ def default_unicodedata_path():
 
 
 def load_unicodedata(path):
+    # Another copy (the 15.0 one the normalization tests use) may already be imported in this
+    # process: set it aside so the import finds the file under `path`, then put it back.
+    saved = sys.modules.pop("unicodedata2", None)
     sys.path.insert(0, path)
     try:
         ud = importlib.import_module("unicodedata2")
     finally:
         sys.path.pop(0)
+        if saved is not None:
+            sys.modules["unicodedata2"] = saved
+        else:
+            sys.modules.pop("unicodedata2", None)
     if ud.unidata_version != UNICODE_VERSION:
         sys.exit(f"unicodedata2 at {ud.__file__} is Unicode {ud.unidata_version}, need "
                  f"{UNICODE_VERSION} (run scripts/bpe_data.sh)")
