@@ -174,6 +174,24 @@ pub fn for_each_word(
         };
     }
 
+    // A replacement text: each of its chars is a word char, a boundary or punctuation, and
+    // all of them come from input char `ci`.
+    macro_rules! push_mixed {
+        ($text:expr) => {
+            for o in $text.chars() {
+                match charmap::pre_class(o) {
+                    Action::Space => flush!(),
+                    Action::Punct => {
+                        flush!();
+                        w.push(o, ci);
+                        flush!();
+                    }
+                    _ => w.push(o, ci),
+                }
+            }
+        };
+    }
+
     // Where the next block attempt may start: in text that is mostly not ASCII, a block
     // stops at once, so after a short block the next attempt waits a block's length.
     let mut next_block = 0usize;
@@ -249,11 +267,7 @@ pub fn for_each_word(
         if fp.page_cache {
             let (page, hit) = cache.page(c);
             if let Some(s) = stats.as_mut() {
-                if hit {
-                    s.page_hits += 1;
-                } else {
-                    s.pages_built += 1;
-                }
+                s.page(c, !hit);
             }
             let p = page.get(c);
             match p.kind() {
@@ -268,17 +282,7 @@ pub fn for_each_word(
                 charmap::COMPLEX => return Err(NeedsStaged),
                 charmap::REPLACED_WORD => w.push_str_from(page.replacement(p), ci),
                 _ => {
-                    for o in page.replacement(p).chars() {
-                        match charmap::pre_class(o) {
-                            Action::Space => flush!(),
-                            Action::Punct => {
-                                flush!();
-                                w.push(o, ci);
-                                flush!();
-                            }
-                            _ => w.push(o, ci),
-                        }
-                    }
+                    push_mixed!(page.replacement(p));
                 }
             }
         } else {
@@ -292,19 +296,7 @@ pub fn for_each_word(
                 Action::Space => flush!(),
                 Action::Deleted => {}
                 Action::Complex => return Err(NeedsStaged),
-                Action::ReplacedWord(s) | Action::ReplacedMixed(s) => {
-                    for o in s.chars() {
-                        match charmap::pre_class(o) {
-                            Action::Space => flush!(),
-                            Action::Punct => {
-                                flush!();
-                                w.push(o, ci);
-                                flush!();
-                            }
-                            _ => w.push(o, ci),
-                        }
-                    }
-                }
+                Action::ReplacedWord(s) | Action::ReplacedMixed(s) => push_mixed!(&s),
             }
         }
         ci += 1;
