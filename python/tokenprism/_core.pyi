@@ -1,6 +1,6 @@
 # Type stub for the compiled module (crate/src/python.rs).
 from os import PathLike
-from typing import AbstractSet, Any, Literal, Sequence
+from typing import AbstractSet, Any, Literal, Mapping, Sequence, overload
 
 __version__: str
 
@@ -172,3 +172,12 @@ class BpeTokenizer:
     def trace_piece(self, piece: str | bytes) -> dict[str, Any]:
         """How one pre-token becomes ids: bytes, initial (one id per byte), steps [{index,
         left, right, rank, merged, parts}], whole_token, ids."""
+    @overload
+    def apply_chat_template(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
+                            template: str | None = None, tokenize: Literal[True] = True) -> list[int]: ...
+    @overload
+    def apply_chat_template(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
+                            template: str | None = None, tokenize: Literal[False]) -> str: ...
+    def chat_parts(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
+                   template: str | None = None) -> list[dict[str, Any]]:
+        """The chat piece by piece: [{kind: "marker" | "text", text, ids, message}]."""

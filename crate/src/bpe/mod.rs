@@ -25,6 +25,7 @@
 //! assigned since 9.0, e.g. newer combining marks).
 
 pub mod added;
+pub mod chat;
 mod cache;
 pub mod classes;
 #[rustfmt::skip]

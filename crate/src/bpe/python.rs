@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
+use super::chat::{ChatTemplate, Message};
 use super::{Allowed, BpeTokenizer, Pattern};
 use crate::Error;
 
@@ -282,9 +283,87 @@ impl PyBpeTokenizer {
         Ok(d)
     }
 
+    /// A chat as ids: role markers become single special tokens, message text is always
+    /// ordinary text (a typed `<|im_end|>` cannot end a message). `messages` is a list of
+    /// dicts with "role" and "content"; `template` is "chatml", "harmony" or None (whichever
+    /// this tokenizer has the special tokens for). Like transformers' `apply_chat_template`.
+    ///
+    /// >>> qwen.apply_chat_template([{"role": "user", "content": "Hi!"}])
+    /// [151644, 872, 198, 13048, 0, 151645, 198, 151644, 77091, 198]
+    #[pyo3(signature = (messages, *, add_generation_prompt=true, template=None, tokenize=true))]
+    fn apply_chat_template<'py>(
+        &self,
+        py: Python<'py>,
+        messages: &Bound<'py, PyAny>,
+        add_generation_prompt: bool,
+        template: Option<&str>,
+        tokenize: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = chat_messages(messages)?;
+        let msgs: Vec<Message<'_>> = owned.iter().map(|(r, c)| Message { role: r, content: c }).collect();
+        let t = self.chat_template(template)?;
+        if !tokenize {
+            return Ok(PyString::new(py, &t.render(&msgs, add_generation_prompt).map_err(to_py_err)?).into_any());
+        }
+        let parts = t.encode(&self.inner, &msgs, add_generation_prompt).map_err(to_py_err)?;
+        let ids: Vec<u32> = parts.into_iter().flat_map(|p| p.ids).collect();
+        Ok(PyList::new(py, ids)?.into_any())
+    }
+
+    /// The same chat as `apply_chat_template`, piece by piece: a list of dicts with "kind"
+    /// ("marker" or "text"), "text", "ids" and "message" (index; len(messages) for the
+    /// generation prompt).
+    #[pyo3(signature = (messages, *, add_generation_prompt=true, template=None))]
+    fn chat_parts<'py>(
+        &self,
+        py: Python<'py>,
+        messages: &Bound<'py, PyAny>,
+        add_generation_prompt: bool,
+        template: Option<&str>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let owned = chat_messages(messages)?;
+        let msgs: Vec<Message<'_>> = owned.iter().map(|(r, c)| Message { role: r, content: c }).collect();
+        let parts = self.chat_template(template)?.encode(&self.inner, &msgs, add_generation_prompt).map_err(to_py_err)?;
+        let out = PyList::empty(py);
+        for p in parts {
+            let d = PyDict::new(py);
+            d.set_item("kind", p.kind.name())?;
+            d.set_item("text", p.text)?;
+            d.set_item("ids", p.ids)?;
+            d.set_item("message", p.message)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
+
     fn __repr__(&self) -> String {
         format!("BpeTokenizer(name={:?}, pattern={:?}, n_vocab={})", self.inner.name(), self.inner.pattern().name(), self.inner.n_vocab())
     }
+}
+
+impl PyBpeTokenizer {
+    fn chat_template(&self, name: Option<&str>) -> PyResult<ChatTemplate> {
+        match name {
+            Some(n) => ChatTemplate::named(n),
+            None => ChatTemplate::for_tokenizer(&self.inner),
+        }
+        .map_err(to_py_err)
+    }
+}
+
+/// `[{"role": str, "content": str}, ...]` as owned (role, content) pairs.
+fn chat_messages(messages: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let iter = messages.try_iter().map_err(|_| PyTypeError::new_err("messages must be a list of {\"role\": str, \"content\": str} dicts"))?;
+    for (i, m) in iter.enumerate() {
+        let m = m?;
+        let field = |key: &str| -> PyResult<String> {
+            let v = m.get_item(key).map_err(|_| PyValueError::new_err(format!("message {i} has no {key:?}")))?;
+            Ok(text_of(&v, &format!("message {i}'s {key}"))?.into_owned())
+        };
+        out.push((field("role")?, field("content")?));
+    }
+    Ok(out)
 }
 
 /// Adds `BpeTokenizer` to the `_core` module.
