@@ -172,6 +172,10 @@ class BpeTokenizer:
     def trace_piece(self, piece: str | bytes) -> dict[str, Any]:
         """How one pre-token becomes ids: bytes, initial (one id per byte), steps [{index,
         left, right, rank, merged, parts}], whole_token, ids."""
+    def trace(self, text: str, *, allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+              disallowed_special: Literal["all"] | AbstractSet[str] | None = None) -> dict[str, Any]:
+        """encode laid open: segments (special cuts; normalized text; pre-tokens with start,
+        end, text, ids, whole), tokens (id, bytes, text, partial, special), times (us)."""
     @overload
     def apply_chat_template(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
                             template: str | None = None, tokenize: Literal[True] = True) -> list[int]: ...

@@ -45,7 +45,8 @@ pub const HARMONY: ChatTemplate =
     ChatTemplate { name: "harmony", open: "<|start|>", sep: "", role_end: Some("<|message|>"), close: "<|end|>", after: "" };
 
 /// What a piece of the rendered conversation is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PartKind {
     /// A role marker: always exactly one special token.
     Marker,
@@ -63,7 +64,7 @@ impl PartKind {
 }
 
 /// One piece of the encoded conversation with the ids it became.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ChatPart {
     pub kind: PartKind,
     pub text: String,

@@ -139,7 +139,7 @@ pub fn merge_heap(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
 }
 
 /// One step of a merge trace.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct MergeStep {
     /// Index (in the parts before this step) of the left part of the merged pair.
     pub index: usize,

@@ -38,6 +38,7 @@ pub mod pattern;
 #[cfg(feature = "python")]
 pub mod python;
 pub mod table;
+pub mod trace;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -161,7 +162,7 @@ thread_local! {
 }
 
 /// How one pre-token was encoded, for display.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct PieceTrace {
     pub bytes: Vec<u8>,
     /// The token the whole piece is, when that decided the result without merging.

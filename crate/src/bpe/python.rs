@@ -169,6 +169,27 @@ impl PyBpeTokenizer {
         py.detach(|| t.encode_with_special(&text, &allowed, &disallowed)).map_err(to_py_err)
     }
 
+    /// `encode` laid open, as a dict: "segments" (special-token cuts, each text segment's
+    /// normalized text and pre-tokens with their ids), "tokens" (id, bytes, text, partial,
+    /// special) and "times" (microseconds per step). The same shape the page gets from wasm.
+    #[pyo3(signature = (text, *, allowed_special=None, disallowed_special=None))]
+    fn trace<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        allowed_special: Option<&Bound<'py, PyAny>>,
+        disallowed_special: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = text_of(text, "text")?;
+        let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
+        let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
+        let t = &self.inner;
+        let json = py
+            .detach(|| t.trace(&text, &allowed, &disallowed).map(|tr| serde_json::to_string(&tr).expect("a trace always serializes")))
+            .map_err(to_py_err)?;
+        py.import("json")?.call_method1("loads", (json,))
+    }
+
     /// Encodes text with no special tokens (their text is encoded as ordinary text).
     fn encode_ordinary(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         let text = text_of(text, "text")?;

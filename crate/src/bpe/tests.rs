@@ -18,7 +18,7 @@ fn b64(bytes: &[u8]) -> String {
 }
 
 /// Bytes, then "he" "ll" "hell" "hello" " w" "or" " wor" "ld" " world" "éé"(bytes).
-fn toy() -> BpeTokenizer {
+pub(super) fn toy() -> BpeTokenizer {
     let mut lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
     let extra: [&[u8]; 10] = [b"he", b"ll", b"hell", b"hello", b" w", b"or", b" wor", b"ld", b" world", "éé".as_bytes()];
     for (i, t) in extra.iter().enumerate() {
