@@ -48,11 +48,17 @@ fn to_js_error(e: impl std::fmt::Display) -> JsError {
 }
 
 /// A byte-level BPE tokenizer (GPT-2, cl100k, o200k, Qwen3) for the page.
+///
+/// Behind the `wasm-bpe` feature: BPE's code and Unicode 16 class tables add ~65 KB gzip, which
+/// would push the core the page loads first past its 250 KB budget; it is meant to be a second
+/// module, loaded when a BPE tokenizer is picked.
+#[cfg(feature = "wasm-bpe")]
 #[wasm_bindgen]
 pub struct WasmBpeTokenizer {
     inner: crate::bpe::BpeTokenizer,
 }
 
+#[cfg(feature = "wasm-bpe")]
 #[wasm_bindgen]
 impl WasmBpeTokenizer {
     /// Loads a byte-level BPE `tokenizer.json` (GPT-2, Qwen3).

@@ -253,6 +253,7 @@ impl Kernel {
 
     /// Every implementation this CPU can run (for tests and benchmarks).
     pub fn all_available() -> Vec<Kernel> {
+        #[allow(unused_mut)] // only x86_64 adds kernels
         let mut v = vec![Kernel::Scalar, Kernel::Swar];
         #[cfg(target_arch = "x86_64")]
         {
