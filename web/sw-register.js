@@ -1,7 +1,7 @@
 // Registers the service worker (sw.js) that keeps the page working offline after the first
 // visit. It waits until the page has finished starting, so the worker's download of every file
 // does not compete with the page's own, and mostly revalidates what the browser just fetched.
-// Browsers offer service workers only on https:// and localhost; elsewhere the page simply
+// Browsers offer service workers only over HTTPS and on localhost; elsewhere the page simply
 // works online only.
 
 function pageStarted() {
