@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 import urllib.error
 import urllib.request
@@ -321,6 +322,14 @@ def cache_names(page) -> list[str]:
     return page.evaluate("caches.keys()")
 
 
+def wait_for_caches(page, want: list[str]) -> None:
+    # Polled from here: wait_for_function does not await a predicate's promise.
+    deadline = time.monotonic() + OFFLINE_COPY_TIMEOUT_MS / 1000
+    while (have := cache_names(page)) != want:
+        assert time.monotonic() < deadline, f"caches {have}, expected {want}"
+        time.sleep(0.25)
+
+
 def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
     with served(DIST, plain=True) as base:
         context = browser.new_context()
@@ -417,12 +426,7 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
             # drops the old cache.
             page.reload()
             wait_ready(page)
-            page.wait_for_function(
-                "want => caches.keys().then(k => JSON.stringify(k) === JSON.stringify(want))",
-                arg=[new_cache],
-                timeout=OFFLINE_COPY_TIMEOUT_MS,
-                polling=250,
-            )
+            wait_for_caches(page, [new_cache])
             context.set_offline(True)
             page.reload()
             wait_ready(page)
