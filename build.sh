@@ -4,7 +4,8 @@
 #   ./build.sh setup          install what is missing (apt, pip, npm, wasm-bindgen-cli, wasm std)
 #   ./build.sh build          setup, then build the native module, both wasm modules and dist/
 #   ./build.sh dist [DIR]     setup, then build the static site into DIR (default dist/)
-#   ./build.sh serve [PORT]   build, then serve dist/ on http://127.0.0.1:PORT (default 8000)
+#   ./build.sh serve [PORT] [--plain] [--prefix /sub/path/]
+#                             build, then serve dist/ on http://127.0.0.1:PORT (default 8000)
 #   ./build.sh test           build, then cargo test and pytest (browser tests included)
 #   ./build.sh bench [ARGS]   the speed benchmark against the reference and peers (bench/)
 #
@@ -384,10 +385,16 @@ cmd_dist() {
     assemble_dist "$dest"
 }
 
+# --plain and --prefix go to scripts/serve.py: serve the folder the way a plain static host
+# would (only MIME types), under a sub-path.
 cmd_serve() {
-    local port=${1:-8000}
+    local port=8000
+    if [[ ${1:-} =~ ^[0-9]+$ ]]; then
+        port=$1
+        shift
+    fi
     cmd_build
-    exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port"
+    exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port" "$@"
 }
 
 cmd_test() {
@@ -431,7 +438,7 @@ main() {
         serve) cmd_serve "$@" ;;
         test) cmd_test ;;
         bench) cmd_bench "$@" ;;
-        *) sed -n '2,9s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,10s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
     esac
 }
 
