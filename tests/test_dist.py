@@ -255,6 +255,8 @@ def test_server_modes(manifest):
         assert status == 200 and headers["Content-Type"] == "application/wasm"
         assert hashlib.sha256(body).hexdigest() == manifest["files"]["pkg/tokenprism_bg.wasm"]["sha256"]
         assert "Cross-Origin-Opener-Policy" not in headers and "Cache-Control" not in headers
+        # Module scripts load only with a JavaScript MIME type.
+        assert _get(base + "pyodide/pyodide.mjs")[1]["Content-Type"] == "text/javascript"
         assert _get(base)[0] == 200
         assert _get(origin + "/index.html")[0] == 404
         status, headers, _ = _get(origin + PREFIX.rstrip("/"))
@@ -377,6 +379,10 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
             wait_ready(page)
             check_tokenizes(page, "still works offline: 東京")
             assert offline_responses and all(r.from_service_worker for r in offline_responses)
+            # The page under its other address, with a query string, offline too.
+            page.goto(base + "index.html?from=offline")
+            wait_ready(page)
+            check_tokenizes(page, "index.html, offline")
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "dist-offline.png"), full_page=True)
         finally:
