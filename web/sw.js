@@ -1,0 +1,104 @@
+// The service worker that keeps the page working offline (registered by sw-register.js).
+//
+// On install it downloads every file listed in the build's manifest.json, checks each against
+// its sha256, and stores them in a cache named after the build; from then on it answers the
+// page's requests from that cache first. The build stamps its id into BUILD, so every new build
+// is a changed sw.js: the browser installs it on the next visit, it fills a fresh cache, takes
+// over, and deletes the previous build's cache.
+//
+// Responses are stored as the server sent them, headers included, so when a host sends
+// COOP/COEP (cross-origin isolation) the page served from the cache keeps them.
+//
+// Everything is relative to the worker's scope (the page's folder): the copy works under any
+// sub-path, and two copies on one origin keep separate caches.
+
+const BUILD = "dev";
+const SCOPE = new URL(self.registration.scope);
+const CACHE_PREFIX = `tokenprism ${SCOPE.pathname} `;
+const CACHE = CACHE_PREFIX + BUILD;
+// The browser fetches the worker itself; the manifest is read fresh at every install.
+const NOT_CACHED = new Set(["sw.js", "manifest.json"]);
+
+const resolve = (path) => new URL(path, SCOPE).href;
+
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// "no-cache" revalidates with the server (usually a cheap 304), so an HTTP cache still holding
+// the previous build's copy cannot end up in this build's cache; the sha256 check catches a
+// host that is halfway through an upload.
+async function fetchChecked(path, entry) {
+  const response = await fetch(resolve(path), { cache: "no-cache" });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  const body = await response.arrayBuffer();
+  const digest = hex(await crypto.subtle.digest("SHA-256", body));
+  if (body.byteLength !== entry.size || digest !== entry.sha256) {
+    throw new Error(`${path}: does not match manifest.json (build ${BUILD})`);
+  }
+  // A fresh Response: same status and headers, without the "redirected" flag a host's
+  // redirect would leave (browsers refuse redirected responses for page navigations).
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+async function precache() {
+  const response = await fetch(resolve("manifest.json"), { cache: "no-cache" });
+  if (!response.ok) throw new Error(`manifest.json: HTTP ${response.status}`);
+  const manifest = await response.json();
+  if (manifest.build !== BUILD) {
+    // The host is between two uploads; the next visit tries again.
+    throw new Error(`manifest.json is build ${manifest.build}, sw.js is build ${BUILD}`);
+  }
+  const cache = await caches.open(CACHE);
+  try {
+    await Promise.all(
+      Object.entries(manifest.files)
+        .filter(([path]) => !NOT_CACHED.has(path))
+        .map(async ([path, entry]) => cache.put(resolve(path), await fetchChecked(path, entry))),
+    );
+  } catch (err) {
+    await caches.delete(CACHE);
+    throw err;
+  }
+}
+
+self.addEventListener("install", (event) => {
+  // skipWaiting: the new build takes over as soon as it is cached; an open page of the old
+  // build has already loaded everything it uses, and the next visit gets the new build.
+  event.waitUntil(precache().then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith(CACHE_PREFIX) && name !== CACHE) await caches.delete(name);
+      }
+      await self.clients.claim();
+    })(),
+  );
+});
+
+async function respond(request, target) {
+  let key = request;
+  if (request.mode === "navigate") {
+    // The page itself, under whichever URL it was opened: the folder, index.html, with a
+    // query string (the fragment never reaches the worker).
+    const rest = target.pathname.slice(SCOPE.pathname.length);
+    if (rest === "" || rest === "index.html") key = resolve("index.html");
+  }
+  const cache = await caches.open(CACHE);
+  return (await cache.match(key)) ?? fetch(request);
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const target = new URL(request.url);
+  if (target.origin !== SCOPE.origin || !target.pathname.startsWith(SCOPE.pathname)) return;
+  event.respondWith(respond(request, target));
+});
