@@ -273,7 +273,11 @@ build_wasm_variant() {
         # A user's RUSTFLAGS would take precedence over the per-target flags below.
         unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS
         export RUSTC=$DEB_RUSTC CARGO_TARGET_DIR=$target_dir
-        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $rustflags"
+        # The remaps keep this machine's paths out of the panic messages shipped in the .wasm.
+        local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src=crates"
+        remap+=" --remap-path-prefix=$CRATE=tokenprism --remap-path-prefix=$WASM_SYSROOT=sysroot"
+        remap+=" --remap-path-prefix=/usr/lib/rustlib/src/rust=rust"
+        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap $rustflags"
         # panic=abort: the sysroot has no unwinding support for wasm32, and aborting is smaller.
         "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \
             --target "$WASM_TARGET" --features wasm --config 'profile.release.panic="abort"'
