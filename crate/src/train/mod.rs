@@ -564,6 +564,16 @@ impl Trainer {
         }
     }
 
+    /// Ends training for good and frees what only training needs (pair counts, heap).
+    pub fn finish(&mut self) {
+        self.finished = true;
+        self.pairs = Vec::new();
+        self.pair_ids = Map::default();
+        self.heap = BinaryHeap::new();
+        self.stamp = Vec::new();
+        self.touched = Vec::new();
+    }
+
     /// The symbol text of `id` (lossy UTF-8 for a byte-level symbol that splits a char).
     pub fn symbol_text(&self, id: u32) -> String {
         String::from_utf8_lossy(&self.symbols[id as usize]).into_owned()
