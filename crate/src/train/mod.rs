@@ -586,24 +586,22 @@ impl Trainer {
     pub fn tokenize_ids(&self, word: &str) -> (Vec<u32>, Vec<Vec<u8>>) {
         let mut unknown: Vec<Vec<u8>> = Vec::new();
         let mut parts: Vec<u32> = Vec::new();
-        let mut buf = [0u8; 4];
         match self.mode {
             Mode::Chapter => {
-                for c in word.chars() {
-                    let s = c.encode_utf8(&mut buf).as_bytes();
-                    let id = match self.intern.get(s) {
+                let units = word.chars().map(|c| c.to_string().into_bytes()).chain([END_OF_WORD.as_bytes().to_vec()]);
+                for s in units {
+                    let id = match self.intern.get(&s) {
                         Some(&id) => id,
-                        None => match unknown.iter().position(|u| u == s) {
+                        None => match unknown.iter().position(|u| *u == s) {
                             Some(i) => (self.symbols.len() + i) as u32,
                             None => {
-                                unknown.push(s.to_vec());
+                                unknown.push(s);
                                 (self.symbols.len() + unknown.len() - 1) as u32
                             }
                         },
                     };
                     parts.push(id);
                 }
-                parts.push(self.intern[END_OF_WORD.as_bytes()]);
             }
             Mode::ByteLevel => parts.extend(word.bytes().map(|b| b as u32)),
         }

@@ -144,7 +144,9 @@ fn train_min_frequency_and_bad_sizes() {
     t.train(|_| Control::Continue, None);
     assert_eq!(t.merges().len(), 6);
     assert!(Trainer::new(&["x"], &Config { mode: Mode::ByteLevel, vocab_size: 255, min_frequency: 0 }).is_err());
-    assert_eq!(run(&[""], Mode::Chapter, 100).merges().len(), 0);
+    let empty = run(&[""], Mode::Chapter, 100);
+    assert_eq!(empty.merges().len(), 0);
+    assert_eq!(empty.tokenize_bytes("ab"), [b"a".to_vec(), b"b".to_vec(), b"_".to_vec()]);
 }
 
 #[test]
