@@ -184,6 +184,42 @@ fn find(w: &[u32], a: u32, b: u32) -> Option<usize> {
     w.windows(2).position(|p| p[0] == a && p[1] == b)
 }
 
+/// The distinct words' symbols, one flat buffer (merging only shortens a word, so it is
+/// rewritten in place; walking the words in index order walks memory in order).
+#[derive(Default)]
+struct Words {
+    syms: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+}
+
+impl Words {
+    fn push(&mut self, w: &[u32]) {
+        self.spans.push((self.syms.len() as u32, w.len() as u32));
+        self.syms.extend_from_slice(w);
+    }
+
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Replaces word `i` by `w`, which is not longer.
+    fn set(&mut self, i: usize, w: &[u32]) {
+        let (start, len) = self.spans[i];
+        debug_assert!(w.len() <= len as usize);
+        self.syms[start as usize..start as usize + w.len()].copy_from_slice(w);
+        self.spans[i].1 = w.len() as u32;
+    }
+}
+
+impl std::ops::Index<usize> for Words {
+    type Output = [u32];
+    #[inline]
+    fn index(&self, i: usize) -> &[u32] {
+        let (start, len) = self.spans[i];
+        &self.syms[start as usize..(start + len) as usize]
+    }
+}
+
 /// A BPE training run; see the module documentation.
 pub struct Trainer {
     mode: Mode,
@@ -192,7 +228,7 @@ pub struct Trainer {
     symbols: Vec<Vec<u8>>,
     intern: Map<Vec<u8>, u32>,
     initial: usize,
-    words: Vec<Vec<u32>>,
+    words: Words,
     freqs: Vec<u64>,
     word_texts: Vec<String>,
     pair_ids: Map<u64, u32>,
@@ -208,6 +244,7 @@ pub struct Trainer {
     new_word: Vec<u32>,
     in_merge: Vec<bool>,
     new_flag: Vec<bool>,
+    cands: Vec<u32>,
 }
 
 impl Trainer {
@@ -226,7 +263,7 @@ impl Trainer {
             symbols: Vec::new(),
             intern: Map::default(),
             initial: 0,
-            words: Vec::new(),
+            words: Words::default(),
             freqs: Vec::new(),
             word_texts: Vec::new(),
             pair_ids: Map::default(),
@@ -241,6 +278,7 @@ impl Trainer {
             new_word: Vec::new(),
             in_merge: Vec::new(),
             new_flag: Vec::new(),
+            cands: Vec::new(),
         };
         // Distinct words in order of first appearance, with counts.
         let mut index: Map<&str, u32> = Map::default();
@@ -270,7 +308,8 @@ impl Trainer {
                 }
             }
         }
-        if t.freqs.len() >= NONE as usize {
+        let total: usize = t.word_texts.iter().map(|w| w.len() + 1).sum();
+        if t.freqs.len() >= NONE as usize || total >= u32::MAX as usize {
             return Err(Error::Input("too many distinct words".into()));
         }
         let texts = std::mem::take(&mut t.word_texts);
@@ -284,7 +323,7 @@ impl Trainer {
                 }
                 Mode::ByteLevel => w.bytes().map(|b| b as u32).collect(),
             };
-            t.words.push(syms);
+            t.words.push(&syms);
         }
         t.word_texts = texts;
         t.initial = t.symbols.len();
@@ -400,23 +439,26 @@ impl Trainer {
     fn best(&mut self) -> Option<u32> {
         let first = self.pop_live(None)?;
         let (c, w) = (self.pairs[first as usize].count, self.pairs[first as usize].first_word);
-        let mut cands = vec![first];
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        cands.push(first);
         while let Some(p) = self.pop_live(Some((c, w))) {
             if !cands.contains(&p) {
                 cands.push(p);
             }
         }
-        if cands.len() == 1 {
-            return Some(first);
-        }
-        let word = &self.words[w as usize];
-        let pos = |p: u32| find(word, self.pairs[p as usize].a, self.pairs[p as usize].b).unwrap_or(usize::MAX);
-        let best = *cands.iter().min_by_key(|&&p| pos(p))?;
-        for p in cands {
-            if p != best {
-                self.heap.push(Entry { count: c, first_word: w, pair: p });
+        let mut best = first;
+        if cands.len() > 1 {
+            let word = &self.words[w as usize];
+            let pos = |p: u32| find(word, self.pairs[p as usize].a, self.pairs[p as usize].b).unwrap_or(usize::MAX);
+            best = cands.iter().copied().min_by_key(|&p| pos(p)).unwrap_or(first);
+            for &p in &cands {
+                if p != best {
+                    self.heap.push(Entry { count: c, first_word: w, pair: p });
+                }
             }
         }
+        self.cands = cands;
         Some(best)
     }
 
@@ -507,7 +549,7 @@ impl Trainer {
                 self.delta.push((key(self.new_word[k - 1], self.new_word[k]), 1));
             }
         }
-        std::mem::swap(&mut self.words[w as usize], &mut self.new_word);
+        self.words.set(w as usize, &self.new_word);
         self.delta.sort_unstable_by_key(|d| d.0);
         let f = self.freqs[w as usize] as i64;
         let mut d = 0;
