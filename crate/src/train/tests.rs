@@ -23,16 +23,23 @@ fn run(texts: &[&str], mode: Mode, vocab_size: usize) -> Trainer {
 /// The chapter's `train_bpe` (section 1.3), transcribed literally: recount every pair after
 /// each merge, in an insertion-ordered list, and take the first maximum.
 fn chapter_reference(corpus: &str, vocab_size: usize) -> Vec<(String, String, u64)> {
+    let words: Vec<&str> = corpus.split(is_py_space).filter(|w| !w.is_empty()).collect();
+    reference(&words, |w| w.chars().map(String::from).chain(["_".to_string()]).collect(), vocab_size, 0)
+}
+
+/// The chapter's loop on any words and base units; `base` extra symbols start in the vocab.
+fn reference(all: &[&str], units: impl Fn(&str) -> Vec<String>, vocab_size: usize, base: usize) -> Vec<(String, String, u64)> {
     let mut words: Vec<(String, u64)> = Vec::new();
-    for w in corpus.split(is_py_space).filter(|w| !w.is_empty()) {
+    for &w in all {
         match words.iter_mut().find(|x| x.0 == w) {
             Some(x) => x.1 += 1,
             None => words.push((w.to_string(), 1)),
         }
     }
-    let mut splits: Vec<Vec<String>> =
-        words.iter().map(|(w, _)| w.chars().map(String::from).chain(["_".to_string()]).collect()).collect();
+    let mut splits: Vec<Vec<String>> = words.iter().map(|(w, _)| units(w)).collect();
     let mut vocab: std::collections::HashSet<String> = splits.iter().flatten().cloned().collect();
+    let extra = (0..base).map(|i| format!("\u{0}base{i}")).collect::<Vec<_>>();
+    vocab.extend(extra);
     let mut merges = Vec::new();
     while vocab.len() < vocab_size {
         let mut freq: Vec<((String, String), u64)> = Vec::new();
@@ -159,4 +166,32 @@ fn train_byte_level_export_encodes_its_own_text() {
     // " hello" was learned as one token
     let hello = tok.token_to_id(b" hello").expect("' hello' learned");
     assert!(tok.encode_ordinary(" hello").contains(&hello));
+}
+
+#[test]
+fn train_byte_level_random_corpora_match_the_reference() {
+    let mut rng = Rng(0x9E3779B97F4A7C15);
+    for round in 0..300 {
+        let pieces = ["a", "b", "ab", " ", "  ", "\n", "1", "é", "'s", "!"];
+        let mut text = String::new();
+        for _ in 0..rng.next(40) {
+            text.push_str(pieces[rng.next(pieces.len() as u64) as usize]);
+        }
+        let vocab_size = 256 + rng.next(30) as usize;
+        let t = run(&[&text], Mode::ByteLevel, vocab_size);
+        let words: Vec<&str> = Pattern::Gpt2.split(&text).into_iter().map(|(a, b)| &text[a..b]).collect();
+        // bytes as one-char strings of their GPT-2 spelling, so that concatenation is exact
+        let spell = |w: &str| w.bytes().map(|b| crate::bpe::load::byte_to_char(b).to_string()).collect::<Vec<_>>();
+        let base = 256 - words.iter().flat_map(|w| w.bytes()).collect::<std::collections::HashSet<_>>().len();
+        let want = reference(&words, spell, vocab_size, base);
+        let got: Vec<(String, String, u64)> = t
+            .merges()
+            .iter()
+            .map(|m| {
+                let s = |id: u32| crate::bpe::load::byte_level_encode(&t.symbols()[id as usize]);
+                (s(m.left), s(m.right), m.count)
+            })
+            .collect();
+        assert_eq!(got, want, "round {round}: {text:?} {vocab_size}");
+    }
 }
