@@ -18,7 +18,9 @@ Hugging Face tokenizers' BpeTrainer, one thread.
     the texts) against tokenizers.trainers.BpeTrainer (ByteLevel pre-tokenizer without prefix
     space, the 256 bytes as initial alphabet, no special tokens) with RAYON_NUM_THREADS=1, in
     a subprocess. Rounds alternate the two; the median of the per-round ratios is printed.
-Corpora: scripts/corpora.py (./build.sh setup).
+Times are CPU seconds of the process (time.process_time), not wall-clock: on a shared, loaded
+machine wall-clock time mostly measures the other processes. Corpora: scripts/corpora.py
+(./build.sh setup).
 """
 
 from __future__ import annotations
@@ -83,23 +85,26 @@ def chapter_train_bpe(corpus: str, vocab_size: int):
 def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
     import tokenprism
 
-    t0 = time.perf_counter()
-    r = tokenprism.train_bpe(text, vocab_size)
-    ours = time.perf_counter() - t0
+    runs = []
+    for _ in range(3):
+        t0 = time.process_time()
+        r = tokenprism.train_bpe(text, vocab_size)
+        runs.append(time.process_time() - t0)
+    ours = statistics.median(runs)
     n = len(r.merges)
     print(f"(a) chapter mode: {len(text.encode()) / 1e6:.2f} MB, vocab_size {vocab_size}: "
           f"{r.initial_vocab_size} initial symbols, {n} merges")
-    print(f"    tokenprism.train_bpe: {ours:.3f} s")
+    print(f"    tokenprism.train_bpe: {ours:.3f} s (median of 3)")
     if full:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         merges = chapter_train_bpe(text, vocab_size)
-        theirs = time.perf_counter() - t0
+        theirs = time.process_time() - t0
         assert merges == r.merges, "the chapter's code learned other merges"
         print(f"    chapter's code, run to the end: {theirs:.1f} s  -> {theirs / ours:.0f}x")
         return
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     words, splits, _, vocab = chapter_setup(text)
-    setup = time.perf_counter() - t0
+    setup = time.process_time() - t0
     points = []
     for k in range(4):
         m = n * k // 4
@@ -119,10 +124,10 @@ def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
                 parts = out
             state[w] = parts
         merges_done: list = list(prefix)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(samples):
             chapter_iteration(words, state, merges_done, set(vocab))
-        per = (time.perf_counter() - t0) / samples
+        per = (time.process_time() - t0) / samples
         assert merges_done[m:m + samples] == r.merges[m:m + samples], "state rebuilt wrongly"
         points.append((m, per))
         print(f"    chapter's code, one iteration after {m} merges: {per * 1000:.0f} ms")
@@ -141,9 +146,9 @@ tok = Tokenizer(models.BPE())
 tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
 trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
                               initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=[])
-t0 = time.perf_counter()
+t0 = time.process_time()
 tok.train_from_iterator(texts, trainer)
-dt = time.perf_counter() - t0
+dt = time.process_time() - t0
 print(json.dumps({"seconds": dt, "vocab": tok.get_vocab_size()}))
 """
 
@@ -160,9 +165,9 @@ def byte_level_bench(texts: list[str], merges: int, rounds: int, tmp: Path) -> N
     env = dict(os.environ, RAYON_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     ratios, ours_t, theirs_t = [], [], []
     for k in range(rounds):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         r = tokenprism.train_bpe(texts, 256 + merges, byte_level=True)
-        ours = time.perf_counter() - t0
+        ours = time.process_time() - t0
         out = subprocess.run([sys.executable, str(worker), str(path), str(256 + merges)], env=env,
                              capture_output=True, text=True, check=True)
         theirs = json.loads(out.stdout)["seconds"]
