@@ -15,6 +15,7 @@ pub mod normalizer;
 pub mod pretokenizer;
 pub mod simd;
 pub mod tokenizer;
+pub mod train;
 pub mod unicode;
 
 #[cfg(feature = "python")]

@@ -19,10 +19,12 @@ from ._core import (
     Encoding,
     Normalizer,
     Tokenizer,
+    TrainedBpe,
     __version__,
     get_num_threads,
     normalize,
     set_num_threads,
+    train_bpe,
 )
 
 __all__ = [
@@ -30,8 +32,10 @@ __all__ = [
     "Encoding",
     "Normalizer",
     "Tokenizer",
+    "TrainedBpe",
     "__version__",
     "get_num_threads",
     "normalize",
     "set_num_threads",
+    "train_bpe",
 ]

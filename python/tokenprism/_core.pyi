@@ -1,6 +1,7 @@
 # Type stub for the compiled module (crate/src/python.rs).
 from os import PathLike
 from typing import AbstractSet, Any, Literal, Mapping, Sequence, overload
+from typing import AbstractSet, Any, Callable, Iterable, Literal, Sequence
 
 __version__: str
 
@@ -185,3 +186,44 @@ class BpeTokenizer:
     def chat_parts(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
                    template: str | None = None) -> list[dict[str, Any]]:
         """The chat piece by piece: [{kind: "marker" | "text", text, ids, message}]."""
+
+class TrainedBpe:
+    """The result of train_bpe: merges in order with their counts, the vocabulary, and the
+    textbook chapter's tokenize."""
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merge rules in training order (byte-level: spelled with GPT-2's byte chars)."""
+    @property
+    def counts(self) -> list[int]:
+        """How often each merged pair occurred when it was chosen."""
+    @property
+    def vocab(self) -> dict[str, int]: ...
+    @property
+    def initial_vocab_size(self) -> int: ...
+    @property
+    def byte_level(self) -> bool: ...
+    @property
+    def cancelled(self) -> bool:
+        """True if the progress callback stopped training early."""
+    def tokenize(self, word: str) -> list[str]:
+        """The chapter's tokenize(word, merges): chars plus "_" (byte-level: bytes), then
+        every merge in training order."""
+    def to_tokenizer_json(self) -> str:
+        """A Hugging Face tokenizer.json (GPT-2 layout); byte-level results only."""
+    def tokenizer(self) -> BpeTokenizer:
+        """A byte-level result as a BpeTokenizer."""
+    def __len__(self) -> int: ...
+
+def train_bpe(
+    texts: str | Iterable[str],
+    vocab_size: int,
+    *,
+    byte_level: bool = False,
+    min_frequency: int = 0,
+    progress: Callable[[int, tuple[str, str], int], object] | None = None,
+) -> TrainedBpe:
+    """Trains BPE until the vocabulary has vocab_size symbols. byte_level=False is the
+    textbook chapter's algorithm (same merges, same tie-breaking); True starts from the 256
+    bytes with GPT-2's pre-tokenizer. progress(done, (left, right), count) runs after each
+    merge; returning False or "stop" ends training (cancelled=True); its exceptions propagate."""

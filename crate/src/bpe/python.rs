@@ -52,6 +52,13 @@ pub struct PyBpeTokenizer {
     inner: BpeTokenizer,
 }
 
+impl PyBpeTokenizer {
+    /// Wraps a tokenizer built elsewhere in the crate (the trainer's result).
+    pub(crate) fn from_inner(inner: BpeTokenizer) -> Self {
+        PyBpeTokenizer { inner }
+    }
+}
+
 #[pymethods]
 impl PyBpeTokenizer {
     /// Loads a `.tiktoken` rank file. `name` (gpt2, r50k_base, p50k_base, p50k_edit,
