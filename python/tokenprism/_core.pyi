@@ -1,7 +1,6 @@
 # Type stub for the compiled module (crate/src/python.rs).
 from os import PathLike
-from typing import AbstractSet, Any, Literal, Mapping, Sequence, overload
-from typing import AbstractSet, Any, Callable, Iterable, Literal, Sequence
+from typing import AbstractSet, Any, Callable, Iterable, Literal, Mapping, Sequence, overload
 
 __version__: str
 
