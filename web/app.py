@@ -73,14 +73,14 @@ def write_hash():
     if custom_name is not None:
         history.replaceState(None, "", page_base())
         return
-    fragment = view.encode_state(state) if len(text_box.value) <= view.MAX_LINK_TEXT else None
+    fragment = view.encode_state(state) if state["text"] is not None else None
     history.replaceState(None, "", page_base() + ("#" + fragment if fragment else ""))
 
 
 def current_link():
     if custom_name is not None:
         return None
-    fragment = view.encode_state(state) if len(text_box.value) <= view.MAX_LINK_TEXT else None
+    fragment = view.encode_state(state) if state["text"] is not None else None
     return None if fragment is None else page_base() + "#" + fragment
 
 
@@ -164,7 +164,14 @@ async def refresh():
         return
     trace = json.loads(reply)
     busy.textContent = f"(worker: {trace['total']['worker_ms']:.1f} ms)"
-    state["text"] = text_box.value if len(text_box.value) <= view.MAX_LINK_TEXT else ""
+    # The text for links: the trace's own copy when it is whole; too long ones are not shared
+    # (and reading a megabyte out of the text box costs time).
+    if not trace["total"]["truncated"]:
+        state["text"] = trace["stages"][0]["text"]
+    elif tpcore.input_length() <= view.MAX_LINK_TEXT:
+        state["text"] = text_box.value
+    else:
+        state["text"] = None
     render_all()
     app.dataset.state = "ready"
 
@@ -275,7 +282,7 @@ def on_input(_event):
     if debounce_handle is not None:
         window.clearTimeout(debounce_handle)
     # Short text: at once. Long text: wait for a pause in typing.
-    delay = 0 if len(text_box.value) < 20_000 else 150
+    delay = 0 if tpcore.input_length() < 20_000 else 150
     debounce_handle = window.setTimeout(refresh_proxy, delay)
 
 

@@ -251,6 +251,9 @@ async function loadCore() {
   return request("load", { kind: "json", text: builtinJson });
 }
 
+// Load figures for tests and curious visitors (milliseconds since navigation start).
+const times = (window.tokenprismTimes = {});
+
 async function main() {
   const started = performance.now();
   const elapsed = document.getElementById("elapsed");
@@ -259,11 +262,13 @@ async function main() {
   }, 100);
   try {
     const [pyodide, info, code] = await Promise.all([
-      phase("python", loadPyodide({ indexURL: here("pyodide/") })),
+      phase("python", loadPyodide({ indexURL: here("pyodide/") }).then((py) => {
+        times.pythonReady = performance.now();
+        return py;
+      })),
       phase("core", loadCore()),
       phase("ui", loadPageCode()),
     ]);
-    window.tokenprismTimes = { pythonReady: performance.now() };
 
     pyodide.registerJsModule("tpcore", {
       request: (type, args) => request(type, args?.toJs ? args.toJs({ dict_converter: Object.fromEntries }) : args),
@@ -274,6 +279,7 @@ async function main() {
         lastIds = ids;
         return trace;
       },
+      input_length: () => document.getElementById("input").value.length,
       builtin_info: () => JSON.stringify(info),
       load_builtin: async () => JSON.stringify(await request("load", { kind: "json", text: builtinJson })),
       load_file: loadFile,
@@ -292,7 +298,7 @@ async function main() {
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(dir)})`);
     await pyodide.runPythonAsync(code.app, { filename: "app.py" });
 
-    window.tokenprismTimes.ready = performance.now();
+    times.ready = performance.now();
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     document.getElementById("engine").textContent =
       `core: wasm${simd ? " simd128" : ""} (in a worker) · Pyodide ${pyodide.version} · ready in ${seconds} s`;

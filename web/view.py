@@ -640,7 +640,7 @@ def encode_state(state: dict) -> str | None:
     >>> decode_state(encode_state(default_state()))[0] == default_state()
     True
     """
-    if len(state["text"]) > MAX_LINK_TEXT:
+    if not isinstance(state["text"], str) or len(state["text"]) > MAX_LINK_TEXT:
         return None
     compact = {"t": state["text"], "k": state["tokenizer"], "o": _bits(state["options"], OPTION_KEYS),
                "f": _bits(state["fast"], FAST_KEYS), "s": state["step"], "v": state["view"]}
