@@ -31,6 +31,11 @@ custom_name = None  # a user-loaded tokenizer's file name (never put in links)
 proxies = []  # event listeners must outlive this script
 
 
+def found(element):
+    """Whether a DOM look-up found something (JS null arrives as JsNull, not None)."""
+    return element is not None and bool(element)
+
+
 def on(element, event, handler):
     def guarded(e):
         try:
@@ -114,15 +119,22 @@ def current_step():
     return view.step_index(trace, state["step"])
 
 
-def render_step():
+def render_timeline():
     k = current_step()
-    all_steps = view.steps(trace)
     document.getElementById("prev").disabled = k == 0
-    document.getElementById("next").disabled = k == len(all_steps) - 1
+    document.getElementById("next").disabled = k == len(view.steps(trace)) - 1
     render("timeline", view.render_timeline(trace, k))
-    render("step-box", view.render_step(trace, k, trace["stages"][0]["text"]))
+
+
+def render_step_body():
+    render("step-box", view.render_step(trace, current_step(), trace["stages"][0]["text"]))
     tpcore.highlight_char("step-box", -1)
     show_inspector(-1)
+
+
+def render_step():
+    render_timeline()
+    render_step_body()
 
 
 def render_tokens():
@@ -130,9 +142,14 @@ def render_tokens():
     render("token-box", view.render_tokens_over_text(trace, state["view"]))
 
 
-def render_all():
-    render_step()
+async def render_all():
+    # Each part in its own task, so no single one holds the main thread for long.
+    render_timeline()
+    await asyncio.sleep(0)
+    render_step_body()
+    await asyncio.sleep(0)
     render_tokens()
+    await asyncio.sleep(0)
     render("fast-box", view.render_fast(trace))
     total = view.totals(trace)
     if total.get("truncated"):
@@ -162,6 +179,9 @@ async def refresh():
     reply = await tpcore.trace_input(cap)
     if mine != seq:
         return
+    await asyncio.sleep(0)
+    if mine != seq:
+        return
     trace = json.loads(reply)
     busy.textContent = f"(worker: {trace['total']['worker_ms']:.1f} ms)"
     # The text for links: the trace's own copy when it is whole; too long ones are not shared
@@ -169,10 +189,10 @@ async def refresh():
     if not trace["total"]["truncated"]:
         state["text"] = trace["stages"][0]["text"]
     elif tpcore.input_length() <= view.MAX_LINK_TEXT:
-        state["text"] = text_box.value
+        state["text"] = tpcore.input_text()
     else:
         state["text"] = None
-    render_all()
+    await render_all()
     app.dataset.state = "ready"
 
 
@@ -212,7 +232,7 @@ def show_inspector(index):
 
 
 def on_step_pointer(event):
-    if event.target.closest(".stage-text") is None:
+    if not found(event.target.closest(".stage-text")):
         return
     index = tpcore.char_at_point("step-box", event.clientX, event.clientY)
     if index >= 0 and index != inspect_at:
@@ -220,7 +240,7 @@ def on_step_pointer(event):
 
 
 def on_step_key(event):
-    if event.target.closest(".stage-text") is None:
+    if not found(event.target.closest(".stage-text")):
         return
     text, _ = stage_chars()
     if not text:
@@ -237,7 +257,7 @@ def on_step_key(event):
 
 
 def on_step_focus(event):
-    if event.target.closest(".stage-text") is not None and inspect_at < 0:
+    if found(event.target.closest(".stage-text")) and inspect_at < 0:
         show_inspector(0)
 
 
@@ -267,7 +287,7 @@ def on_key(event):
 
 def on_timeline_click(event):
     row = event.target.closest("[data-step]")
-    if row is not None and trace is not None:
+    if found(row) and trace is not None:
         state["step"] = view.steps(trace)[int(row.dataset.step)]["name"]
         render_step()
         write_hash()
@@ -310,7 +330,7 @@ def on_mode(event):
 
 def on_token_hover(event):
     target = event.target.closest("[data-t]")
-    tpcore.highlight_token(-1 if target is None else int(target.dataset.t))
+    tpcore.highlight_token(int(target.dataset.t) if found(target) else -1)
 
 
 async def on_copy_ids(_event):
@@ -399,7 +419,7 @@ async def restore(fragment):
         return
     state = new_state
     cap = view.RENDER_CAP
-    text_box.value = state["text"]
+    tpcore.set_input(state["text"])
     if custom_name is not None:
         await use_tokenizer_reply(await tpcore.load_builtin(), None)
         return

@@ -117,6 +117,61 @@ function request(type, args = {}) {
 
 let lastIds = new Uint32Array();
 
+// ------------------------------------------------------------------------------ big pastes
+// A text box holding a megabyte costs the browser seconds of layout on the main thread. So a
+// paste that makes the text longer than BIG_INPUT is kept here instead; the box shows its
+// first PREVIEW chars, read-only, and every request uses the whole text.
+
+const BIG_INPUT = 100_000; // UTF-16 units
+const PREVIEW = 5_000; // code points
+const box = document.getElementById("input");
+const bigBar = document.getElementById("big-input");
+let bigText = null;
+
+function inputText() {
+  return bigText ?? box.value;
+}
+
+function setBigText(text) {
+  bigText = text;
+  if (text === null) {
+    box.readOnly = false;
+    bigBar.hidden = true;
+    return;
+  }
+  const preview = Array.from(text.slice(0, PREVIEW * 2)).slice(0, PREVIEW).join("");
+  box.value = preview;
+  box.readOnly = true;
+  const bytes = new TextEncoder().encode(text).length;
+  document.getElementById("big-input-size").textContent =
+    `Large input: ${bytes.toLocaleString("en")} bytes. The box shows the first ` +
+    `${PREVIEW.toLocaleString("en")} characters, read-only; counts, times and tokens cover all of it.`;
+  bigBar.hidden = false;
+}
+
+box.addEventListener("paste", (event) => {
+  const pasted = event.clipboardData?.getData("text/plain") ?? "";
+  const current = inputText();
+  const start = bigText === null ? box.selectionStart : current.length;
+  const end = bigText === null ? box.selectionEnd : current.length;
+  if (current.length - (end - start) + pasted.length <= BIG_INPUT) return;
+  event.preventDefault();
+  setBigText(current.slice(0, start) + pasted + current.slice(end));
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+});
+document.getElementById("big-clear").addEventListener("click", () => {
+  setBigText(null);
+  box.value = "";
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "deleteContent" }));
+  box.focus();
+});
+document.getElementById("big-edit").addEventListener("click", () => {
+  const text = bigText;
+  setBigText(null);
+  box.value = text; // slow for huge text, and the user asked for it
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertReplacementText" }));
+});
+
 // ------------------------------------------------------------------------- the DOM builder
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -274,12 +329,17 @@ async function main() {
       request: (type, args) => request(type, args?.toJs ? args.toJs({ dict_converter: Object.fromEntries }) : args),
       // The text box's text goes to the worker straight from JS (no copy through Python).
       trace_input: async (cap) => {
-        const text = document.getElementById("input").value;
+        const text = inputText();
         const { trace, ids } = await request("trace", { text, cap });
         lastIds = ids;
         return trace;
       },
-      input_length: () => document.getElementById("input").value.length,
+      input_length: () => inputText().length,
+      input_text: inputText,
+      set_input: (text) => {
+        setBigText(null);
+        box.value = text;
+      },
       builtin_info: () => JSON.stringify(info),
       load_builtin: async () => JSON.stringify(await request("load", { kind: "json", text: builtinJson })),
       load_file: loadFile,

@@ -44,7 +44,7 @@ MODEL_STEPS = ("pre_tokens", "wordpiece", "ids")
 # difflib's matcher is quadratic in the worst case; used only when a trace has no alignment.
 DIFF_LIMIT = 4000
 # The most input chars the stepper and the token view draw until "Show all" is pressed.
-RENDER_CAP = 5000
+RENDER_CAP = 2000
 
 
 @dataclass
@@ -125,12 +125,10 @@ def invisible_label(c: str) -> str | None:
     """
     if c in INVISIBLE_LABELS:
         return INVISIBLE_LABELS[c]
-    cat = unicodedata.category(c)
-    # Controls, format chars, unassigned, surrogates, private use; separators other than ' '.
-    if cat[0] in "CZ":
+    # str.isprintable is False exactly for categories C* (controls, format, unassigned,
+    # surrogates, private use) and Z* other than ' ': the chars that do not show.
+    if not c.isprintable():
         return f"U+{ord(c):04X}"
-    if cat == "Mn" or cat == "Me":
-        return None  # combining marks draw on the char before; shown, not labelled
     return None
 
 
@@ -310,10 +308,13 @@ def text_nodes(text: str, start: int, kind: str, old: str = "") -> list[Node]:
                 attrs["class"] = base
             nodes.append(el("span", attrs, text[run_start:k]))
 
+    if text.isprintable() and " " not in text:  # the common case: nothing to label
+        flush(len(text))
+        return nodes
     for k, c in enumerate(text):
-        label = invisible_label(c)
-        if label is None:
+        if c != " " and c.isprintable():
             continue
+        label = invisible_label(c)
         flush(k)
         cls = "inv" + (" " + base if base else "") + (" sp" if c == " " else "")
         nodes.append(el("span", {"class": cls, "data-label": label, "data-s": str(start + k),
