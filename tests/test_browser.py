@@ -381,6 +381,56 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
     assert watch.problems == []
 
 
+def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tmp_path):
+    page, watch = open_page(browser, base_url, permissions=["clipboard-read", "clipboard-write"])
+    text = "Héllo, Wörld! naïve 東京"
+    try:
+        type_text(page, text)
+        page.get_by_test_id("copy-ids").click()
+        page.wait_for_function("document.querySelector('#copy-status').textContent === 'copied'")
+        assert json.loads(page.evaluate("navigator.clipboard.readText()")) == reference.encode(text).ids
+        page.get_by_test_id("copy-link").click()
+        page.wait_for_function("document.querySelector('#share-status').textContent === 'link copied'")
+        assert page.evaluate("navigator.clipboard.readText()") == page.evaluate("location.href")
+
+        # A vocab.txt picked from disk: read locally, the same ids as the reference.
+        page.get_by_test_id("tokenizer-file").set_input_files(str(DIST / "data" / "bert-base-uncased" / "vocab.txt"))
+        page.wait_for_function("document.querySelector('[data-testid=tokenizer]').value === 'custom'")
+        page.wait_for_function("!location.hash")  # a local file is never put in a link
+        go_to_step(page, 8)
+        assert json.loads(page.get_by_test_id("step-ids").text_content()) == reference.encode(text).ids
+        page.get_by_test_id("copy-link").click()
+        assert "built-in" in page.get_by_test_id("share-status").text_content()
+
+        # A tokenizer.json whose normalizer keeps case: the options follow the file.
+        cased = json.loads(BERT_JSON.read_text(encoding="utf-8"))
+        cased["normalizer"]["lowercase"] = False
+        cased["normalizer"]["strip_accents"] = False
+        path = tmp_path / "cased.json"
+        path.write_text(json.dumps(cased), encoding="utf-8")
+        page.get_by_test_id("tokenizer-file").set_input_files(str(path))
+        page.wait_for_function("!document.querySelector('input[name=opt][value=lowercase]').checked")
+        go_to_step(page, 5)
+        page.wait_for_function(
+            "want => document.querySelector('[data-testid=step-text]')?.textContent === want",
+            arg=reference_stages(text, strip=False, lower=False)["lowercase"])
+
+        # A broken file: a short message, the tokenizer in use stays.
+        bad = tmp_path / "bad.json"
+        bad.write_text('{"model": <img src=x onerror=alert(1)>', encoding="utf-8")
+        page.get_by_test_id("tokenizer-file").set_input_files(str(bad))
+        page.wait_for_function("!document.querySelector('[data-testid=notice]').hidden")
+        assert "Could not load" in page.get_by_test_id("notice").text_content()
+
+        # Back to the built-in one.
+        page.get_by_test_id("tokenizer").select_option("bert-base-uncased")
+        page.wait_for_function("location.hash.startsWith('#s=')")
+        assert page.locator('input[name="opt"][value="lowercase"]').is_checked()
+    finally:
+        page.context.close()
+    assert watch.problems == []
+
+
 def pack(obj) -> str:
     raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
     return "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
@@ -411,9 +461,10 @@ def test_hostile_links(browser, base_url):
             if k:
                 fresh.evaluate("f => { location.hash = f; }", fragment)
             want = default if text is None else text
+            print("hostile case", k, fragment[:40], flush=True)
             fresh.wait_for_function(
                 "want => document.querySelector('[data-testid=input]').value === want",
-                arg=want, timeout=30_000)
+                arg=want, timeout=90_000)
             wait_for_text(fresh, want)
             assert fresh.get_by_test_id("notice").is_visible() == notice, fragment[:40]
             # A link's own step (raw) or the default view's (lowercase).

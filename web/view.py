@@ -550,7 +550,7 @@ def render_fast(trace: dict) -> Node | None:
     slowest = max((m for _, m in times), default=0.0) or 1.0
     rows = []
     for k, (variant, micros) in enumerate(times):
-        w = max(1.0, 180 * micros / slowest)
+        w = max(1.0, 150 * micros / slowest)
         rows.append(el("g", {},
                        el("text", {"x": "0", "y": str(k * 18 + 13), "class": "tl-label"}, variant),
                        el("rect", {"class": "tl-bar", "x": "120", "y": str(k * 18 + 4),
@@ -576,7 +576,7 @@ def render_fast(trace: dict) -> Node | None:
         el("ol", {"class": "chips pages", "data-testid": "pages"}, *pages),
         el("svg", {"class": "timeline", "data-testid": "fast-times", "role": "img",
                    "aria-label": "normalizer time with each fast path off",
-                   "viewBox": f"0 0 340 {18 * len(times)}", "width": "340",
+                   "viewBox": f"0 0 360 {18 * len(times)}", "width": "360",
                    "height": str(18 * len(times))}, *rows),
     )
 
