@@ -381,6 +381,26 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
     assert watch.problems == []
 
 
+def test_long_text_is_capped_with_show_all(browser, base_url, reference):
+    page, watch = open_page(browser, base_url)
+    text = "Ünïcödé words, repeated to make a text longer than the drawing cap. " * 50
+    try:
+        page.get_by_test_id("input").fill(text)
+        page.get_by_test_id("show-all").wait_for()
+        shown = page.get_by_test_id("token-view").text_content()
+        assert len(shown) == 2000 and text.startswith(shown)
+        n = len(reference.encode(text).ids)
+        assert page.get_by_test_id("count-tokens").text_content() == f"tokens{n:,}"
+        page.get_by_test_id("show-all").click()
+        wait_for_text(page, text)
+        assert page.get_by_test_id("show-all").count() == 0
+        go_to_step(page, 5)
+        assert page.get_by_test_id("step-text").text_content() == reference_stages(text)["lowercase"]
+    finally:
+        page.context.close()
+    assert watch.problems == []
+
+
 def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tmp_path):
     page, watch = open_page(browser, base_url, permissions=["clipboard-read", "clipboard-write"])
     text = "Héllo, Wörld! naïve 東京"

@@ -157,16 +157,17 @@ async def render_all():
             "p", {"class": "cap"},
             f"Showing the first {total['shown_chars']:,} of {total['chars']:,} characters; "
             "counts and times cover all of them. ",
-            view.el("button", {"id": "show-all", "data-testid": "show-all"}, "Show all")))
-        on(document.getElementById("show-all"), "click", show_all)
+            view.el("button", {"data-testid": "show-all"}, "Show all")))
     else:
         render("cap-box", [])
     document.getElementById("copy-ids").disabled = False
     write_hash()
 
 
-def show_all(_event):
+def show_all(event):
     global cap
+    if not found(event.target.closest("button")):
+        return None
     cap = 1 << 31
     return refresh()
 
@@ -447,6 +448,7 @@ for radio in document.querySelectorAll('input[name="mode"]'):
 for box_id in ("token-box", "step-box"):
     on(document.getElementById(box_id), "mouseover", on_token_hover)
 on(document.getElementById("copy-ids"), "click", on_copy_ids)
+on(document.getElementById("cap-box"), "click", show_all)
 on(document.getElementById("copy-link"), "click", on_copy_link)
 on(document.getElementById("tokenizer-file"), "change", on_file)
 on(document.getElementById("tokenizer"), "change", on_pick)
