@@ -524,6 +524,7 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, refere
         longest = max((t["ms"] for t in tasks), default=0.0)
         FIGURES["paste_1mb_bytes"] = len(big.encode())
         FIGURES["paste_1mb_longest_task_ms"] = round(longest, 1)
+        FIGURES["paste_1mb_long_tasks_ms"] = [round(t["ms"]) for t in tasks]
         FIGURES["paste_1mb_worker_ms"] = round(page.evaluate(
             "parseFloat(document.querySelector('[data-testid=busy]').textContent.match(/[\\d.]+/)[0])"), 1)
         n_tokens = len(reference.encode(big).ids)
@@ -531,6 +532,7 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, refere
         assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(big.encode()):,}"
         # The box shows the start of the text; the drawing is capped, with a way to see all.
         assert page.get_by_test_id("big-input").is_visible()
+        assert f"({len(big.encode()):,} bytes)" in page.get_by_test_id("big-input").text_content()
         assert big.startswith(box.input_value()) and len(box.input_value()) == 5000
         assert page.get_by_test_id("show-all").is_visible()
         assert page.get_by_test_id("token-view").text_content() == big[:2000]

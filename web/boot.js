@@ -142,11 +142,16 @@ function setBigText(text) {
   const preview = Array.from(text.slice(0, PREVIEW * 2)).slice(0, PREVIEW).join("");
   box.value = preview;
   box.readOnly = true;
-  const bytes = new TextEncoder().encode(text).length;
-  document.getElementById("big-input-size").textContent =
-    `Large input: ${bytes.toLocaleString("en")} bytes. The box shows the first ` +
-    `${PREVIEW.toLocaleString("en")} characters, read-only; counts, times and tokens cover all of it.`;
+  describeBigText(null);
   bigBar.hidden = false;
+}
+
+// The size comes back with the trace (counting UTF-8 bytes here would cost main-thread time).
+function describeBigText(bytes) {
+  document.getElementById("big-input-size").textContent =
+    `Large input${bytes === null ? "" : ` (${bytes.toLocaleString("en")} bytes)`}. The box shows ` +
+    `the first ${PREVIEW.toLocaleString("en")} characters, read-only; counts, times and tokens ` +
+    "cover all of it.";
 }
 
 box.addEventListener("paste", (event) => {
@@ -330,8 +335,9 @@ async function main() {
       // The text box's text goes to the worker straight from JS (no copy through Python).
       trace_input: async (cap) => {
         const text = inputText();
-        const { trace, ids } = await request("trace", { text, cap });
+        const { trace, ids, bytes } = await request("trace", { text, cap });
         lastIds = ids;
+        if (bigText !== null && text === bigText) describeBigText(bytes);
         return trace;
       },
       input_length: () => inputText().length,

@@ -107,7 +107,7 @@ const handlers = {
     const ids = Uint32Array.from(full.ids);
     const trace = trim(full, text, cap);
     trace.total.worker_ms = performance.now() - t0;
-    return { trace: JSON.stringify(trace), ids };
+    return { trace: JSON.stringify(trace), ids, bytes: trace.total.bytes };
   },
 };
 
