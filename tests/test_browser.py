@@ -281,6 +281,8 @@ def test_inspector_tokens_and_counts(browser, base_url, reference):
         spans.nth(0).hover()
         page.wait_for_function("document.querySelectorAll('.tok-hl').length >= 1")
         assert page.locator('.tok-hl').first.get_attribute("data-t") == "1"
+        status = page.get_by_test_id("token-status").text_content()
+        assert f"→ id {encoding.ids[1]} · input chars 0–5: 'Héllo'" in status
         assert page.get_by_test_id("count-tokens").text_content() == f"tokens{len(encoding.ids)}"
         assert page.get_by_test_id("count-chars").text_content() == f"chars{len(text)}"
         assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(text.encode())}"

@@ -331,7 +331,10 @@ def on_mode(event):
 
 def on_token_hover(event):
     target = event.target.closest("[data-t]")
-    tpcore.highlight_token(int(target.dataset.t) if found(target) else -1)
+    k = int(target.dataset.t) if found(target) else -1
+    tpcore.highlight_token(k)
+    if trace is not None and 0 <= k < len(trace["ids"]):
+        document.getElementById("token-status").textContent = view.token_summary(trace, k)
 
 
 async def on_copy_ids(_event):

@@ -504,6 +504,19 @@ def render_tokens_over_text(trace: dict, mode: str = "text") -> Node:
     return el("div", {"class": "token-text", "data-testid": "token-view"}, *children)
 
 
+def token_summary(trace: dict, k: int) -> str:
+    """One line about token k: text, id, and the input chars it covers.
+
+    >>> token_summary({"tokens": ["[CLS]", "hi"], "ids": [101, 7632],
+    ...                "offsets": [[0, 0], [0, 2]], "stages": [{"text": "Hi"}]}, 1)
+    "'hi' → id 7632 · input chars 0–2: 'Hi'"
+    """
+    token, token_id, (start, end) = trace["tokens"][k], trace["ids"][k], trace["offsets"][k]
+    original = trace["stages"][0]["text"]
+    where = f" · input chars {start}–{end}: {visible(original[start:end])!r}" if end > start else ""
+    return f"{token!r} → id {token_id}{where}"
+
+
 def render_counts(trace: dict) -> Node:
     t = totals(trace)
     per = t["chars"] / t["tokens"] if t["tokens"] else 0.0
