@@ -83,16 +83,22 @@ def base_url():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def playwright():
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+        yield p
     if FIGURES:
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / "figures.json"
         old = json.loads(path.read_text()) if path.exists() else {}
         path.write_text(json.dumps({**old, **FIGURES}, indent=2) + "\n")
+
+
+@pytest.fixture
+def browser(playwright):
+    # One browser per test: a renderer crash on a loaded machine stays in its own test.
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
 
 
 @pytest.fixture(scope="module")
