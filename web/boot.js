@@ -1,6 +1,8 @@
-// Starts the page: loads Pyodide, the wasm core, the tokenizer file and the page's Python in
-// parallel (Pyodide alone takes seconds), then hands control to app.py. The UI itself is
-// Python; this file only wires the two runtimes together and reports progress and errors.
+// Starts the page: the tokenizer worker (its own wasm core), Pyodide, the tokenizer file and
+// the page's Python load in parallel, then app.py takes over. The UI itself is Python; this
+// file wires the runtimes together, reports progress and errors, and offers app.py a few
+// coarse helpers (`tpcore`): a request to the worker, a DOM builder for view.py's node trees,
+// and pointer/caret look-ups that need the browser's layout.
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
@@ -8,6 +10,30 @@ const here = (path) => new URL(path, import.meta.url).href;
 const app = document.getElementById("app");
 const errorBox = document.getElementById("error");
 const bar = document.getElementById("progress-bar");
+
+// Theme first, before anything draws: "auto" follows prefers-color-scheme.
+const THEMES = ["auto", "light", "dark"];
+function applyTheme(theme) {
+  document.documentElement.dataset.theme = theme;
+  const button = document.getElementById("theme");
+  if (button) button.textContent = `Theme: ${theme}`;
+}
+let savedTheme = "auto";
+try {
+  savedTheme = localStorage.getItem("tokenprism-theme") ?? "auto";
+} catch {
+  // storage can be blocked; the default is fine
+}
+applyTheme(THEMES.includes(savedTheme) ? savedTheme : "auto");
+document.getElementById("theme")?.addEventListener("click", () => {
+  const next = THEMES[(THEMES.indexOf(document.documentElement.dataset.theme) + 1) % THEMES.length];
+  applyTheme(next);
+  try {
+    localStorage.setItem("tokenprism-theme", next);
+  } catch {
+    // not remembered, still applied
+  }
+});
 
 // Shows an error on the page; console-only errors go unnoticed by users.
 function showError(message) {
@@ -43,26 +69,260 @@ async function fetchOk(path, as) {
   return as === "json" ? response.json() : response.text();
 }
 
+// Fetches text while showing the bytes received in `label`.
+async function fetchWithBytes(path, label) {
+  const response = await fetch(here(path));
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  const total = Number(response.headers.get("content-length")) || 0;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let got = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    got += value.length;
+    label.textContent = `${(got / 1e6).toFixed(1)}${total ? ` / ${(total / 1e6).toFixed(1)}` : ""} MB`;
+  }
+  return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
+}
+
 // One tiny module using a SIMD instruction: if the browser validates it, use the simd128 build.
 const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253,
   15, 253, 98, 11,
 ]);
+const simd = WebAssembly.validate(SIMD_PROBE);
 
-async function loadCore() {
-  const simd = WebAssembly.validate(SIMD_PROBE);
-  const dir = simd ? "pkg" : "pkg-nosimd";
-  const glue = await import(here(`${dir}/tokenprism.js`));
-  await glue.default({ module_or_path: here(`${dir}/tokenprism_bg.wasm`) });
-  return { glue, simd };
+// ------------------------------------------------------------------------------ the worker
+
+const worker = new Worker(here("worker.js"), { type: "module" });
+const pending = new Map();
+let nextId = 1;
+worker.onmessage = ({ data }) => {
+  const entry = pending.get(data.id);
+  pending.delete(data.id);
+  if (data.ok) entry.resolve(data.result);
+  else entry.reject(new Error(data.error));
+};
+worker.onerror = (e) => showError(`tokenizer worker: ${e.message}`);
+
+function request(type, args = {}) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, type, ...args });
+  });
 }
+
+let lastIds = new Uint32Array();
+
+// ------------------------------------------------------------------------------ big pastes
+// A text box holding a megabyte costs the browser seconds of layout on the main thread. So a
+// paste that makes the text longer than BIG_INPUT is kept here instead; the box shows its
+// first PREVIEW chars, read-only, and every request uses the whole text.
+
+const BIG_INPUT = 100_000; // UTF-16 units
+const PREVIEW = 5_000; // code points
+const box = document.getElementById("input");
+const bigBar = document.getElementById("big-input");
+let bigText = null;
+
+function inputText() {
+  return bigText ?? box.value;
+}
+
+function setBigText(text) {
+  bigText = text;
+  if (text === null) {
+    box.readOnly = false;
+    bigBar.hidden = true;
+    return;
+  }
+  const preview = Array.from(text.slice(0, PREVIEW * 2)).slice(0, PREVIEW).join("");
+  box.value = preview;
+  box.readOnly = true;
+  describeBigText(null);
+  bigBar.hidden = false;
+}
+
+// The size comes back with the trace (counting UTF-8 bytes here would cost main-thread time).
+function describeBigText(bytes) {
+  document.getElementById("big-input-size").textContent =
+    `Large input${bytes === null ? "" : ` (${bytes.toLocaleString("en")} bytes)`}. The box shows ` +
+    `the first ${PREVIEW.toLocaleString("en")} characters, read-only; counts, times and tokens ` +
+    "cover all of it.";
+}
+
+box.addEventListener("paste", (event) => {
+  const pasted = event.clipboardData?.getData("text/plain") ?? "";
+  const current = inputText();
+  const start = bigText === null ? box.selectionStart : current.length;
+  const end = bigText === null ? box.selectionEnd : current.length;
+  if (current.length - (end - start) + pasted.length <= BIG_INPUT) return;
+  event.preventDefault();
+  setBigText(current.slice(0, start) + pasted + current.slice(end));
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+});
+document.getElementById("big-clear").addEventListener("click", () => {
+  setBigText(null);
+  box.value = "";
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "deleteContent" }));
+  box.focus();
+});
+document.getElementById("big-edit").addEventListener("click", () => {
+  const text = bigText;
+  setBigText(null);
+  box.value = text; // slow for huge text, and the user asked for it
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertReplacementText" }));
+});
+
+// ------------------------------------------------------------------------- the DOM builder
+
+const SVG = "http://www.w3.org/2000/svg";
+const SVG_TAGS = new Set(["svg", "g", "rect", "text", "title", "line"]);
+const TAGS = new Set([
+  "div", "span", "section", "p", "h2", "h3", "ol", "ul", "li", "code", "dl", "dt", "dd", "a",
+  "button", "mark", ...SVG_TAGS,
+]);
+const ATTRIBUTE = /^(class|title|role|tabindex|data-[a-z-]+|aria-[a-z]+|href|x|y|width|height|rx|viewBox)$/;
+
+// view.py's [tag, attrs, ...children] as DOM nodes. Text only ever becomes text nodes; tags
+// and attribute names come from allow-lists, and links only to http(s) addresses.
+function build(node, svg = false) {
+  if (typeof node === "string") return document.createTextNode(node);
+  const [tag, attrs, ...children] = node;
+  if (!TAGS.has(tag)) throw new Error(`view: tag ${tag} is not allowed`);
+  const inSvg = svg || tag === "svg";
+  const element = inSvg ? document.createElementNS(SVG, tag) : document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (!ATTRIBUTE.test(name)) continue;
+    if (name === "href") {
+      const url = new URL(value, location.href);
+      if (url.protocol !== "http:" && url.protocol !== "https:") continue;
+    }
+    element.setAttribute(name, value);
+  }
+  for (const child of children) element.appendChild(build(child, inSvg));
+  return element;
+}
+
+function render(targetId, json) {
+  const target = document.getElementById(targetId);
+  const tree = JSON.parse(json);
+  const nodes = tree.length === 0 || Array.isArray(tree[0]) ? tree : [tree];
+  target.replaceChildren(...nodes.map((n) => build(n)));
+}
+
+// The stage char under (x, y): the data-s index of the span plus the code points before the
+// caret in it; -1 when the point is not over a char of `container`.
+function charAtPoint(containerId, x, y) {
+  const container = document.getElementById(containerId);
+  let node = null;
+  let offset = 0;
+  if (document.caretPositionFromPoint) {
+    const pos = document.caretPositionFromPoint(x, y);
+    if (pos) ({ offsetNode: node, offset } = pos);
+  } else if (document.caretRangeFromPoint) {
+    const range = document.caretRangeFromPoint(x, y);
+    if (range) ({ startContainer: node, startOffset: offset } = range);
+  }
+  if (!node || node.nodeType !== Node.TEXT_NODE || !container?.contains(node)) return -1;
+  const span = node.parentElement.closest("[data-s]");
+  if (!span) return -1;
+  // The caret sits between chars: take the char whose box holds x.
+  const range = document.createRange();
+  const text = node.data;
+  for (const at of [offset, offset - 1]) {
+    if (at < 0 || at >= text.length) continue;
+    const end = at + (text.charCodeAt(at) >= 0xd800 && text.charCodeAt(at) < 0xdc00 ? 2 : 1);
+    range.setStart(node, at);
+    range.setEnd(node, end);
+    for (const r of range.getClientRects()) {
+      if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) {
+        return Number(span.dataset.s) + [...text.slice(0, at)].length;
+      }
+    }
+  }
+  return -1;
+}
+
+// Marks stage char `index` of `containerId` (CSS Custom Highlight API, so no DOM changes).
+function highlightChar(containerId, index) {
+  if (!globalThis.CSS?.highlights) return;
+  CSS.highlights.delete("inspect");
+  const container = document.getElementById(containerId);
+  if (!container || index < 0) return;
+  let span = null;
+  for (const s of container.querySelectorAll("[data-s]")) {
+    if (Number(s.dataset.s) <= index) span = s;
+    else break;
+  }
+  const node = span?.firstChild;
+  if (!node || node.nodeType !== Node.TEXT_NODE) return;
+  const cps = [...node.data];
+  const k = index - Number(span.dataset.s);
+  if (k >= cps.length) return;
+  const start = cps.slice(0, k).join("").length;
+  const range = new Range();
+  range.setStart(node, start);
+  range.setEnd(node, start + cps[k].length);
+  CSS.highlights.set("inspect", new Highlight(range));
+}
+
+// Hovering a token marks it everywhere it is drawn (text spans, id chips, WordPiece chips).
+function highlightToken(k) {
+  for (const e of document.querySelectorAll(".tok-hl")) e.classList.remove("tok-hl");
+  if (k < 0) return;
+  for (const e of document.querySelectorAll(`[data-t="${Number(k)}"]`)) e.classList.add("tok-hl");
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function loadFile(input) {
+  const file = input.files?.[0] ?? input;
+  const text = await file.text();
+  const kind = /\.txt$/i.test(file.name) ? "vocab" : "json";
+  const info = await request("load", { kind, text });
+  return JSON.stringify({ name: file.name, info });
+}
+
+// --------------------------------------------------------------------------------- start up
 
 async function loadPageCode() {
   const modules = await fetchOk("py-modules.json", "json");
   const sources = await Promise.all(modules.map((name) => fetchOk(name)));
-  const app = await fetchOk("app.py");
-  return { modules: modules.map((name, i) => [name, sources[i]]), app };
+  const appSource = await fetchOk("app.py");
+  return { modules: modules.map((name, i) => [name, sources[i]]), app: appSource };
 }
+
+let builtinJson = null;
+async function loadCore() {
+  const json = fetchWithBytes("data/bert-base-uncased/tokenizer.json", document.getElementById("vocab-bytes"));
+  await request("init", { pkg: simd ? "pkg" : "pkg-nosimd" });
+  builtinJson = await json;
+  const info = await request("load", { kind: "json", text: builtinJson });
+  // The core answers before Python is ready: a first result while the UI still loads (for
+  // the text in the box; a link's text is Python's to decode).
+  if (location.hash) return info;
+  const { trace } = await request("trace", { text: inputText(), cap: 200 });
+  const first = JSON.parse(trace);
+  document.getElementById("early").textContent =
+    `While Python starts, the core already has the answer: ${first.total.tokens} tokens, ` +
+    `ids ${JSON.stringify(first.ids.slice(0, 40))}${first.total.tokens > 40 ? "…" : ""}`;
+  times.firstResult = performance.now();
+  return info;
+}
+
+// Load figures for tests and curious visitors (milliseconds since navigation start).
+const times = (window.tokenprismTimes = {});
 
 async function main() {
   const started = performance.now();
@@ -71,18 +331,40 @@ async function main() {
     elapsed.textContent = `${((performance.now() - started) / 1000).toFixed(1)} s`;
   }, 100);
   try {
-    const [pyodide, core, tokenizerJson, code] = await Promise.all([
-      phase("python", loadPyodide({ indexURL: here("pyodide/") })),
+    const [pyodide, info, code] = await Promise.all([
+      phase("python", loadPyodide({ indexURL: here("pyodide/") }).then((py) => {
+        times.pythonReady = performance.now();
+        return py;
+      })),
       phase("core", loadCore()),
-      phase("vocab", fetchOk("data/bert-base-uncased/tokenizer.json")),
       phase("ui", loadPageCode()),
     ]);
 
-    const tokenizer = new core.glue.WasmTokenizer(tokenizerJson);
-    // One coarse call per input change: a JS call from Python costs ~13 us, so the whole
-    // pipeline runs in wasm and comes back as one JSON string.
     pyodide.registerJsModule("tpcore", {
-      trace: (text) => tokenizer.trace(text),
+      request: (type, args) => request(type, args?.toJs ? args.toJs({ dict_converter: Object.fromEntries }) : args),
+      // The text box's text goes to the worker straight from JS (no copy through Python).
+      trace_input: async (cap) => {
+        const text = inputText();
+        const { trace, ids, bytes } = await request("trace", { text, cap });
+        lastIds = ids;
+        if (bigText !== null && text === bigText) describeBigText(bytes);
+        return trace;
+      },
+      input_length: () => inputText().length,
+      input_text: inputText,
+      set_input: (text) => {
+        setBigText(null);
+        box.value = text;
+      },
+      builtin_info: () => JSON.stringify(info),
+      load_builtin: async () => JSON.stringify(await request("load", { kind: "json", text: builtinJson })),
+      load_file: loadFile,
+      render,
+      char_at_point: charAtPoint,
+      highlight_char: highlightChar,
+      highlight_token: highlightToken,
+      copy_text: copyText,
+      copy_ids: () => copyText(JSON.stringify(Array.from(lastIds))),
       show_error: showError,
     });
 
@@ -92,9 +374,10 @@ async function main() {
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(dir)})`);
     await pyodide.runPythonAsync(code.app, { filename: "app.py" });
 
+    times.ready = performance.now();
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     document.getElementById("engine").textContent =
-      `core: wasm${core.simd ? " simd128" : ""} · Pyodide ${pyodide.version} · ready in ${seconds} s`;
+      `core: wasm${simd ? " simd128" : ""} (in a worker) · Pyodide ${pyodide.version} · ready in ${seconds} s`;
   } catch (err) {
     showError(err?.stack ?? err);
   } finally {

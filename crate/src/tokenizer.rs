@@ -311,12 +311,36 @@ impl Encoding {
     }
 }
 
-/// One stage of the trace: its output text and how long it took.
+/// One stage of the trace: its output text, where its chars came from, and how long it took.
 #[derive(Clone, Debug, Serialize)]
 pub struct StageTrace {
     pub name: &'static str,
     pub text: String,
     pub micros: f64,
+    /// The alignment of `text` to the input, run-length encoded: `(first, len, step)` stands
+    /// for `len` chars of `text` coming from input chars `first, first + step, ...`
+    /// (`step` is 0 or 1). Compact for the common cases: unchanged text is one run, an
+    /// expansion (NFD, CJK spacing) a run with step 0.
+    pub runs: Vec<(u32, u32, u32)>,
+}
+
+/// Appends `orig` (one input char index per output char) to run-length encoded `runs`.
+pub fn push_runs(runs: &mut Vec<(u32, u32, u32)>, orig: &[u32]) {
+    for &o in orig {
+        if let Some((first, len, step)) = runs.last_mut() {
+            let last = *first + (*len - 1) * *step;
+            if *len == 1 && (o == last || o == last + 1) {
+                *step = o - last;
+                *len += 1;
+                continue;
+            }
+            if *len > 1 && o == last + *step {
+                *len += 1;
+                continue;
+            }
+        }
+        runs.push((o, 1, 1));
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -1067,9 +1091,13 @@ impl Tokenizer {
         let start = now_micros();
         let mut stages: Vec<StageTrace> = std::iter::once("raw")
             .chain(self.stage_names())
-            .map(|name| StageTrace { name, text: String::new(), micros: 0.0 })
+            .map(|name| StageTrace { name, text: String::new(), micros: 0.0, runs: Vec::new() })
             .collect();
         stages[0].text = text.to_owned();
+        let n_chars = text.chars().count() as u32;
+        if n_chars > 0 {
+            stages[0].runs.push((0, n_chars, 1));
+        }
         let mut alignment = Vec::new();
         if stages.len() == 1 {
             alignment.extend(0..text.chars().count() as u32);
@@ -1078,6 +1106,7 @@ impl Tokenizer {
             let i = 1 + k;
             stages[i].text.push_str(&t.text);
             stages[i].micros += micros;
+            push_runs(&mut stages[i].runs, &t.orig);
             if i == stages.len() - 1 {
                 alignment.extend_from_slice(&t.orig);
             }
@@ -1141,6 +1170,25 @@ impl Tokenizer {
             stats,
             normalize_micros,
         })
+    }
+
+    /// The BERT normalizer's switches, when the normalizer is a BertNormalizer.
+    pub fn bert_options(&self) -> Option<crate::normalizer::BertNormalizerConfig> {
+        match &self.normalizer {
+            Some(Normalizer::Bert(cfg)) => Some(*cfg),
+            _ => None,
+        }
+    }
+
+    /// Replaces the BertNormalizer's switches (the page's toggles): rebuilds the page cache
+    /// and the added tokens' normalized forms, as loading a file with these switches would.
+    pub fn set_bert_options(&mut self, cfg: crate::normalizer::BertNormalizerConfig) -> Result<()> {
+        if self.bert_options().is_none() {
+            return Err(Error::Invalid("this tokenizer's normalizer is not a BertNormalizer".into()));
+        }
+        self.normalizer = Some(Normalizer::Bert(cfg));
+        self.cache = Some(crate::normalizer::charmap::PageCache::new(cfg));
+        self.rebuild_added()
     }
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {

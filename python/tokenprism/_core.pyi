@@ -97,8 +97,9 @@ class Tokenizer:
     def token_to_id(self, token: str) -> int | None: ...
     def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
     def trace(self, text: str) -> dict[str, Any]:
-        """Every stage of one run: stages [{name, text, micros}], alignment, pre_tokens
-        [{text, offsets}], tokens, ids, offsets, special_tokens_mask, micros."""
+        """Every stage of one run: stages [{name, text, micros, runs}] (runs: the stage's
+        alignment to the input as (first, len, step) runs), alignment, pre_tokens
+        [{text, offsets}], tokens, ids, offsets, special_tokens_mask, micros, fast."""
 
 class BpeTokenizer:
     """A byte-level BPE tokenizer (GPT-2, r50k/p50k, cl100k_base, o200k_base, Qwen3, ...),

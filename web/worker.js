@@ -1,0 +1,122 @@
+// The tokenizer's own thread: a module Web Worker with its own instance of the wasm core.
+// Every encode runs here, so a 1 MB paste never blocks the page; what comes back is the
+// trace cut to what the page draws (the first `cap` input chars), with counts and timings
+// of the whole input. Messages: {id, type, ...} in, {id, ok, result | error} out.
+
+let core = null; // the wasm-bindgen glue module
+let tokenizer = null;
+
+// The first n code points of s (JS strings index UTF-16 units).
+function cpPrefix(s, n) {
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c < 0xdc00 && i + 1 < s.length ? 2 : 1;
+  }
+  return s.slice(0, i);
+}
+
+function cpCount(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!(c >= 0xdc00 && c < 0xe000)) n++;
+  }
+  return n;
+}
+
+// How many chars of a stage come from input chars below `cap`, and its runs cut there.
+function cutRuns(runs, cap) {
+  const out = [];
+  let count = 0;
+  for (const [first, len, step] of runs) {
+    if (first >= cap) break;
+    const keep = step === 0 ? len : Math.min(len, cap - first);
+    out.push([first, keep, step]);
+    count += keep;
+    if (keep < len) break;
+  }
+  return { runs: out, count };
+}
+
+function utf8Length(s) {
+  return new TextEncoder().encode(s).length;
+}
+
+function trim(trace, text, cap) {
+  const chars = cpCount(text);
+  const total = {
+    chars,
+    bytes: utf8Length(text),
+    tokens: trace.ids.length,
+    unk: trace.tokens.filter((t) => t === "[UNK]").length,
+    truncated: chars > cap,
+    shown_chars: Math.min(chars, cap),
+  };
+  trace.total = total;
+  delete trace.alignment; // the stages' runs carry it
+  if (chars <= cap) return trace;
+  for (const stage of trace.stages) {
+    const { runs, count } = cutRuns(stage.runs, cap);
+    stage.runs = runs;
+    stage.text = cpPrefix(stage.text, count);
+  }
+  const n = trace.ids.length;
+  const keep = [];
+  for (let k = 0; k < n; k++) {
+    const [start, end] = trace.offsets[k];
+    const special = trace.special_tokens_mask[k] && start === end;
+    if (start < cap || (special && k === 0)) keep.push(k);
+  }
+  for (const key of ["tokens", "ids", "offsets", "special_tokens_mask"]) {
+    trace[key] = keep.map((k) => trace[key][k]);
+  }
+  trace.pre_tokens = trace.pre_tokens.filter((p) => p.offsets[0] < cap);
+  if (trace.fast) {
+    const capBytes = utf8Length(cpPrefix(text, cap));
+    trace.fast.stats.blocks = trace.fast.stats.blocks.filter(([at]) => at < capBytes);
+  }
+  return trace;
+}
+
+function info() {
+  return JSON.parse(tokenizer.info());
+}
+
+const handlers = {
+  async init({ pkg }) {
+    core = await import(new URL(`${pkg}/tokenprism.js`, import.meta.url).href);
+    await core.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
+    return true;
+  },
+  // A tokenizer from the text of a tokenizer.json or vocab.txt file.
+  load({ kind, text }) {
+    const next = kind === "vocab" ? core.WasmTokenizer.fromVocabTxt(text) : new core.WasmTokenizer(text);
+    tokenizer?.free();
+    tokenizer = next;
+    return info();
+  },
+  configure({ options, fast }) {
+    if (options) tokenizer.setNormalizerOptions(...options);
+    if (fast) tokenizer.setFastPaths(...fast);
+    return info();
+  },
+  trace({ text, cap }) {
+    const t0 = performance.now();
+    const full = JSON.parse(tokenizer.trace(text));
+    const ids = Uint32Array.from(full.ids);
+    const trace = trim(full, text, cap);
+    trace.total.worker_ms = performance.now() - t0;
+    return { trace: JSON.stringify(trace), ids, bytes: trace.total.bytes };
+  },
+};
+
+self.onmessage = async (event) => {
+  const { id, type, ...args } = event.data;
+  try {
+    const result = await handlers[type](args);
+    self.postMessage({ id, ok: true, result });
+  } catch (err) {
+    self.postMessage({ id, ok: false, error: String(err?.message ?? err) });
+  }
+};
