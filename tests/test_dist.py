@@ -338,7 +338,7 @@ def wait_for_caches(page, want: list[str]) -> None:
 
 def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
     with served(DIST, plain=True) as base:
-        context = browser.new_context()
+        context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
         page = context.new_page()
         watch = Watch(page)
         try:
@@ -352,10 +352,11 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
                 url for url in watch.requests if not url.startswith(base)
             ]
 
-            # A shared link is the page's own location (where the page keeps its state in the
-            # fragment, with that state): it opens this copy, under the sub-path, again.
-            url = page.url
-            assert url.startswith(base)
+            # A share link ("Copy link") is built from the page's own location: it opens this
+            # copy, under the sub-path, in the same state.
+            page.get_by_test_id("copy-link").click()
+            url = page.evaluate("navigator.clipboard.readText()")
+            assert url.startswith(base) and "#s=" in url, url
             page.reload()
             wait_ready(page)
             check_tokenizes(page, "reloaded under the sub-path")
@@ -363,8 +364,12 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
             fresh_watch = Watch(fresh)
             fresh.goto(url)
             wait_ready(fresh)
-            if "#" in url:
-                assert fresh.get_by_test_id("input").input_value() == TEXT
+            assert fresh.get_by_test_id("input").input_value() == TEXT
+            fresh.wait_for_function(
+                f"want => want.includes(({SHOWN_TOKENS})())",
+                arg=[json.dumps(reference_ids(TEXT)), f"tokens{len(reference_ids(TEXT))}"],
+                timeout=20_000,
+            )
             check_tokenizes(fresh, "a fresh visitor")
             fresh.context.close()
             assert fresh_watch.problems == []
