@@ -435,7 +435,9 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
         go_to_step(page, 8)
         assert json.loads(page.get_by_test_id("step-ids").text_content()) == reference.encode(text).ids
         page.get_by_test_id("copy-link").click()
-        assert "built-in" in page.get_by_test_id("share-status").text_content()
+        # The handler is async: wait for its message rather than read the previous one.
+        page.wait_for_function("document.querySelector('#share-status').textContent.includes('built-in')",
+                               timeout=30_000)
 
         # A tokenizer.json whose normalizer keeps case: the options follow the file.
         cased = json.loads(BERT_JSON.read_text(encoding="utf-8"))

@@ -144,6 +144,7 @@ def render_tokens():
 
 async def render_all():
     # Each part in its own task, so no single one holds the main thread for long.
+    mine = seq
     render_timeline()
     await asyncio.sleep(0)
     render_step_body()
@@ -161,7 +162,9 @@ async def render_all():
     else:
         render("cap-box", [])
     document.getElementById("copy-ids").disabled = False
-    write_hash()
+    # A newer refresh (a link just opened, new text) owns the address now.
+    if mine == seq:
+        write_hash()
 
 
 def show_all(event):
@@ -411,16 +414,20 @@ async def on_pick(event):
         await use_tokenizer_reply(await tpcore.load_builtin(), None)
 
 
-async def on_hash(_event):
-    await restore(str(location.hash))
+async def on_hash(event):
+    # The fragment this event is about: by the time the handler runs, a render that was
+    # already under way may have rewritten location.hash with the previous state.
+    url = str(event.newURL)
+    await restore("#" + url.split("#", 1)[1] if "#" in url else "")
 
 
 async def restore(fragment):
-    global state, cap
+    global state, cap, seq
     new_state, message = view.decode_state(fragment)
     show_notice(message)
     if view.encode_state(new_state) == view.encode_state(state) and trace is not None:
         return
+    seq += 1  # whatever is still rendering belongs to the previous state
     state = new_state
     cap = view.RENDER_CAP
     tpcore.set_input(state["text"])
