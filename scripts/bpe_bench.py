@@ -50,13 +50,15 @@ NOT_MEASURED = {
 }
 
 
-def rows_for(encoding: str, pattern: str) -> list[dict]:
+def rows_for(encoding: str, pattern: str, compare: str | None = None) -> list[dict]:
     d = bench.data_dir() / "bpe"
     opts = {"rank_file": str(d / f"{encoding}.tiktoken"), "pattern": pattern,
             "tiktoken_cache": str(d / "tiktoken-cache")}
     tj = d / encoding.removesuffix("_base") / "tokenizer.json"
     rows = [
         dict(name="tokenprism", label="tokenprism", kind="ours", impl="tokenprism"),
+        *([dict(name="tokenprism-before", label="tokenprism (before)", kind="ours", impl="tokenprism",
+                python=compare)] if compare else []),
         dict(name=REF, label="tiktoken 0.14.0", kind="ref", impl="tiktoken"),
         dict(name="gigatoken", label="gigatoken 0.10.0", kind="peer", impl="gigatoken",
              venv=("gigatoken==0.10.0", "gigatoken", [])),
@@ -78,7 +80,7 @@ def resolve(rows: list[dict], tp_python: str) -> None:
         if r.get("not_run"):
             continue
         if r["kind"] == "ours":
-            r["python"] = tp_python
+            r["python"] = r.get("python") or tp_python
         elif r["impl"] == "tiktoken" or (r["impl"] == "tokenizers"
                                           and bench.dist_version(sys.executable, "tokenizers") == bench.REF_VERSION):
             r["python"] = sys.executable
@@ -106,15 +108,16 @@ def markdown(res: dict) -> str:
         names = [r["name"] for r in e["rows"] if r.get("status") == "ok"]
         labels = {r["name"]: r["label"] for r in e["rows"]}
         out += [f"## {enc}", "", "MB/s (median; ids hashed, ✓ = identical to tiktoken):", "",
-                "| corpus | " + " | ".join(labels[n] for n in names) + " | ours/tiktoken | ours/gigatoken | ours/fastokens |",
-                "|---|" + "---:|" * (len(names) + 3)]
+                "| corpus | " + " | ".join(labels[n] for n in names) + " | ours/tiktoken | ours/gigatoken | ours/fastokens |"
+                + (" ours/before |" if "tokenprism-before" in names else ""),
+                "|---|" + "---:|" * (len(names) + 3 + ("tokenprism-before" in names))]
         for c, cell in e["corpora"].items():
             line = [c]
             for n in names:
                 s = cell.get(n, {})
                 ok = "✓" if s.get("ids_match") else ("✗" if s.get("ids_match") is False else "?")
                 line.append(f"{fmt(s.get('mbps'))} {ok}" if "error" not in s else "error")
-            for peer in ("tiktoken", "gigatoken", "fastokens"):
+            for peer in ("tiktoken", "gigatoken", "fastokens") + (("tokenprism-before",) if "tokenprism-before" in names else ()):
                 s = cell.get("tokenprism", {})
                 line.append(ratio_text(s.get("vs", {}).get(peer)))
             out.append("| " + " | ".join(line) + " |")
@@ -146,6 +149,7 @@ def main(argv=None) -> int:
     ap.add_argument("--short-n", type=int)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--tokenprism-wheel", type=Path, help="measure this wheel (in its own venv), not the current Python's")
+    ap.add_argument("--compare-python", help="a Python with another tokenprism build: an extra row 'tokenprism (before)'")
     a = ap.parse_args(argv)
     quick = a.quick
     rounds = a.rounds or (1 if quick else 5)
@@ -168,7 +172,7 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="tokenprism-bpe-bench-"))
     bad = False
     for enc in a.encodings.split(","):
-        rows = rows_for(enc, tiktoken.get_encoding(enc)._pat_str)
+        rows = rows_for(enc, tiktoken.get_encoding(enc)._pat_str, a.compare_python)
         resolve(rows, tp_python)
         workers = []
         for r in rows:
