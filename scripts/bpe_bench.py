@@ -134,6 +134,7 @@ def markdown(res: dict) -> str:
         nr = [f"{r['label']}: {r['not_run']}" for r in e["rows"] if r.get("not_run")]
         if nr:
             out += ["", "Not run: " + "; ".join(nr) + "."]
+        out.append("")
     out += ["", "Not measured: " + "; ".join(f"{k}: {v}" for k, v in NOT_MEASURED.items()) + ".", ""]
     return "\n".join(out)
 
