@@ -350,8 +350,8 @@ impl BpeTokenizer {
     /// Normalizes, pre-tokenizes and merges one segment of ordinary text.
     ///
     /// Pre-tokens are found in batches of [`BATCH`]: each one's vocabulary and piece-cache
-    /// slots are prefetched when it is found, and the batch is encoded after, so the slots' cache misses overlap
-    /// instead of stalling one after the other.
+    /// slots are prefetched when it is found, and the batch is encoded after, so the slots'
+    /// cache misses overlap instead of stalling one after the other.
     fn encode_segment(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
         if segment.is_empty() {
             return;
