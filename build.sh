@@ -417,7 +417,8 @@ cmd_test() {
 }
 
 # The speed benchmark against tokenizers 0.23.3, 1.0.0rc3, tokie and kitoken (each peer in its
-# own virtualenv); writes bench/results.{json,md} and bench/encode.png. Arguments go to
+# own virtualenv); writes bench/results.{json,md} and bench/encode.png; then the BPE benchmark
+# (scripts/bpe_bench.py) writes bench/bpe_results.{json,md}. Arguments go to
 # scripts/bench.py (e.g. --quick).
 cmd_bench() {
     cmd_setup
@@ -429,7 +430,14 @@ cmd_bench() {
         build_native
     fi
     (cd "$CRATE" && "$(native_cargo)" build --release --quiet --example encode_file)
-    "$PY" "$ROOT/scripts/bench.py" --tokenprism-wheel "$(ls "$CRATE"/target/wheels/tokenprism-*.whl | head -n1)" "$@"
+    local wheel
+    wheel=$(ls "$CRATE"/target/wheels/tokenprism-*.whl | head -n1)
+    "$PY" "$ROOT/scripts/bench.py" --tokenprism-wheel "$wheel" "$@"
+    # The byte-level BPE table (o200k, cl100k) against tiktoken, gigatoken, fastokens, tokenizers:
+    # bench/bpe_results.{json,md}. --quick is passed on; other arguments are bench.py's only.
+    local quick=()
+    [[ " $* " == *" --quick "* ]] && quick=(--quick)
+    "$PY" "$ROOT/scripts/bpe_bench.py" --tokenprism-wheel "$wheel" "${quick[@]}"
 }
 
 main() {

@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 /// Runs `f` without the GIL when the input is long enough for that to pay: releasing and
 /// re-taking the GIL costs about as much as tokenizing a few dozen bytes, and short calls
 /// are exactly where per-call overhead shows.
-fn maybe_detach<T: Send>(py: Python<'_>, input_len: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn maybe_detach<T: Send>(py: Python<'_>, input_len: usize, f: impl FnOnce() -> T + Send) -> T {
     if input_len >= 2048 {
         py.detach(f)
     } else {

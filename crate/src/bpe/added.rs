@@ -93,6 +93,12 @@ impl AddedTokens {
         f(text.len(), None);
     }
 
+    /// Whether every added token is special (tiktoken's): then a call that allows none of
+    /// them has nothing to split out.
+    pub fn all_special(&self) -> bool {
+        self.tokens.iter().all(|t| t.special)
+    }
+
     /// The leftmost special token in `text` that `refused` refuses, with its byte offset.
     pub fn first_special(&self, text: &str, refused: impl Fn(&AddedToken) -> bool) -> Option<(usize, &AddedToken)> {
         let ac = self.finder.as_ref()?;
