@@ -6,8 +6,9 @@ is a failure of that case, not of the test run.
 Not repeated here: the bad tokenizer files and the lone surrogates of Tokenizer's own methods
 (tests/test_bad_files.py), and threads (tests/test_concurrency.py).
 
-Big inputs: the memory test encodes a TOKENPRISM_HOSTILE_MB MB string (default 100; CI may set
-less) and checks the core's peak working memory stays within 4x the input.
+Big inputs: the memory tests encode a string of TOKENPRISM_HOSTILE_MB million chars (default 20,
+so `./build.sh test` stays fast; TOKENPRISM_HOSTILE_MB=100 runs the full 100 MB size, ~5 min) and
+check the core's peak working memory stays within 4x the input.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from paths import bert_json, bert_vocab, data_dir, reference, require
 CLEAR = ("ValueError", "TypeError", "OverflowError", "OSError", "UnicodeEncodeError", "UnicodeDecodeError")
 
 PRELUDE = """
-import json, sys, tokenprism
+import json, os, sys, tokenprism
+os.environ["TIKTOKEN_CACHE_DIR"] = {tiktoken_cache!r}
 from tokenprism import Tokenizer, BpeTokenizer
 BERT_JSON = {bert_json!r}
 BERT_VOCAB = {bert_vocab!r}
@@ -45,6 +47,7 @@ def child(body: str, timeout: float = 120) -> dict:
     """Runs `body` (which sets `result`) in a fresh interpreter; returns what happened:
     {"kind": "ok", "value": repr} or {"kind": "exc", "type": ..., "msg": ...}."""
     prelude = PRELUDE.format(bert_json=str(bert_json()), bert_vocab=str(bert_vocab()),
+                             tiktoken_cache=str(data_dir() / "bpe" / "tiktoken-cache"),
                              cl100k=str(require(data_dir() / "bpe" / "cl100k_base.tiktoken")))
     script = prelude + textwrap.dedent(f"""
         try:
@@ -114,7 +117,7 @@ BYTES_CALLS = [
     # The BPE bytes APIs: any bytes, UTF-8 or not, are a token or a piece.
     ("bpe token_to_id bytes", "cl100k().token_to_id(b'\\xff')", "cl100k().encode_single_token(b'\\xff')"),
     ("bpe trace_piece bytes", "cl100k().trace_piece(b'\\xff\\xfe\\x80abc')['ids']",
-     "cl100k().encode_single_piece(b'\\xff\\xfe\\x80abc')"),
+     "cl100k()._encode_single_piece(b'\\xff\\xfe\\x80abc')"),
     ("bpe decode_bytes", "cl100k().decode_bytes(cl100k().trace_piece(b'\\xe9t\\xe9')['ids'])", "b'\\xe9t\\xe9'"),
 ]
 
@@ -146,7 +149,8 @@ SETTINGS = [
     ("max_length 2**63", "t = bert(); t.enable_truncation(max_length=2**63); result = t.encode('a b c').ids", "ok"),
     ("max_length 0", "t = bert(); t.enable_truncation(max_length=0); result = t.encode('a b c').ids", "ok"),
     ("stride > max_length", "t = bert(); t.enable_truncation(max_length=4, stride=10)", "error"),
-    ("stride 2**63", "t = bert(); t.enable_truncation(max_length=2**63, stride=2**63-1); result = t.encode('a').ids", "ok"),
+    ("stride 2**62", "t = bert(); t.enable_truncation(max_length=2**63, stride=2**62); result = t.encode('a').ids", "ok"),
+    ("stride = effective max_length", "t = bert(); t.enable_truncation(max_length=2**63, stride=2**63-2)", "error"),
     ("stride -1", "t = bert(); t.enable_truncation(max_length=4, stride=-1)", "error"),
     ("strategy unknown", "t = bert(); t.enable_truncation(8, strategy='middle')", "error"),
     ("direction unknown", "t = bert(); t.enable_truncation(8, direction='up')", "error"),
@@ -175,7 +179,7 @@ SETTINGS = [
     ("bpe decode -1", "cl100k().decode_bytes([-1])", "error"),
     ("bpe single token -1", "cl100k().decode_single_token_bytes(-1)", "error"),
     ("bpe single token unknown", "cl100k().decode_single_token_bytes(10**9)", "error"),
-    ("bpe decode errors=bogus", "cl100k().decode([1, 2], errors='bogus')", "error"),
+    ("bpe decode half a char strict", "t = cl100k(); t.decode(t.trace_piece(b'\\xe6')['ids'], errors='strict')", "error"),
     ("bpe trace_piece too long", "cl100k().trace_piece('a' * 100000)", "error"),
     ("bpe allowed_special not a set", "cl100k().encode('x', allowed_special=5)", "error"),
     ("bpe unknown pattern", "BpeTokenizer.from_tiktoken_file(CL100K, 'mine', pattern='nope')", "error"),
@@ -252,7 +256,7 @@ def test_nested_json_file(tmp_path):
 
 
 def test_huge_tokenizer_json(tmp_path):
-    """A WordPiece tokenizer.json with 1,000,000 extra vocabulary entries and a 10 MB token:
+    """A WordPiece tokenizer.json with 300,000 extra vocabulary entries and a 10 MB token:
     loads (as in the reference) and encodes with the reference's ids."""
     import random
 
@@ -260,9 +264,9 @@ def test_huge_tokenizer_json(tmp_path):
     vocab = bert["model"]["vocab"]
     rng = random.Random(9)
     n0 = len(vocab)
-    for i in range(1_000_000):
+    for i in range(300_000):
         vocab.setdefault("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(rng.randint(6, 12))) + str(i), n0 + i)
-    vocab["x" * 10_000_000] = n0 + 1_000_000
+    vocab["x" * 10_000_000] = n0 + 300_000
     bert["truncation"] = bert["padding"] = None
     p = tmp_path / "tokenizer.json"
     p.write_text(json.dumps(bert), encoding="utf-8")
@@ -340,6 +344,7 @@ def test_tiktoken_duplicate_and_missing_ranks(tmp_path):
     gap.write_bytes(b"\n".join(lines[:1000] + lines[1001:]) + b"\n")
     text = "hello world, the unaffable tokenizer 12345"
     out = child(f"result = BpeTokenizer.from_tiktoken_file({str(gap)!r}, 'cl100k_base').encode_ordinary({text!r})")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(data_dir() / "bpe" / "tiktoken-cache")
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
@@ -400,7 +405,7 @@ def test_bpe_json_huge_ids(tmp_path):
 
 # ---------------------------------------------------------------- big strings: time and memory
 
-HOSTILE_MB = int(os.environ.get("TOKENPRISM_HOSTILE_MB", "100"))
+HOSTILE_MB = int(os.environ.get("TOKENPRISM_HOSTILE_MB", "20"))
 
 MEMORY = """
 import resource, gc
@@ -463,12 +468,13 @@ def test_big_string_memory(name, lang, make, call, count, record_property):
 
 
 def test_no_word_boundaries():
-    """Inputs with no place to split: one 10 MB word (BERT), one 10 MB run of a letter, of
-    digits, of spaces (BPE). A result in bounded time, never a hang."""
+    """Inputs with no place to split: one 10 MB word (BERT), 2 MB runs of one letter, digit,
+    space, mark or emoji (BPE: one pre-token of 2 MB is merged in O(n log n), ~1 s; 10 MB
+    takes ~7 s). A correct result in bounded time, never a hang."""
     out = child("t = bert()\nresult = t.encode_ids('a' * 10_000_000)", timeout=120)
     assert out["kind"] == "ok", out
     assert out["value"] == "[101, 100, 102]"
-    for s in ("'a' * 10_000_000", "'1' * 10_000_000", "' ' * 10_000_000", "'\\u0301' * 1_000_000",
-              "'😀' * 2_000_000"):
+    for s in ("'a' * 2_000_000", "'1' * 2_000_000", "' ' * 2_000_000", "'\\u0301' * 1_000_000",
+              "'😀' * 500_000"):
         out = child(f"t = cl100k()\nx = {s}\nids = t.encode_ordinary(x)\nresult = t.decode(ids) == x", timeout=300)
         assert out == {"kind": "ok", "value": "True"}, (s, out)
