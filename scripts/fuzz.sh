@@ -55,8 +55,8 @@ for t in "${targets[@]}"; do
         result="FINDING (see crate/fuzz/logs/$t.log and crate/fuzz/artifacts/$t/)"
         status=1
     fi
-    runs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$FUZZ/logs/$t.log" | tail -n1)
-    secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$FUZZ/logs/$t.log" | tail -n1 | awk '{print $5}')
+    runs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$FUZZ/logs/$t.log" | tail -n1 || true)
+    secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$FUZZ/logs/$t.log" | tail -n1 | awk '{print $5}' || true)
     printf 'fuzz %-15s %12s executions in %5s s, corpus %6s inputs: %s\n' "$t" "${runs:-?}" "${secs:-?}" \
         "$(find "$FUZZ/corpus/$t" -type f | wc -l)" "$result"
 done

@@ -83,7 +83,9 @@ fn check_offsets(enc: &tokenprism::Encoding, lens: [u32; 2]) {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: {
+    BASE.with(|b| { b.vocab_size(); });
+}, |data: &[u8]| {
     let [v, fpb, trb, padb, rest @ ..] = data else { return };
     let (a, b) = match rest.iter().position(|&x| x == 0xFF) {
         Some(k) => (common::text(&rest[..k]), Some(common::text(&rest[k + 1..]))),
