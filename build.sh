@@ -206,6 +206,15 @@ setup_test_data() {
     PYTHON=$PY "$ROOT/scripts/bpe_data.sh" >/dev/null
 }
 
+# cargo-fuzz for the fuzz targets (crate/fuzz); see scripts/fuzz.sh for the toolchain.
+CARGO_FUZZ_VERSION=0.13.2
+setup_cargo_fuzz() {
+    local root=$CACHE/cargo-fuzz-$CARGO_FUZZ_VERSION
+    [[ -x $root/bin/cargo-fuzz ]] && return
+    log "cargo: installing cargo-fuzz $CARGO_FUZZ_VERSION (a few minutes, once per machine)"
+    "$(native_cargo)" install cargo-fuzz --version "=$CARGO_FUZZ_VERSION" --locked --root "$root"
+}
+
 cmd_setup() {
     setup_apt
     setup_pip
@@ -214,6 +223,7 @@ cmd_setup() {
     setup_test_data
     setup_wasm_bindgen
     setup_wasm_sysroot
+    setup_cargo_fuzz
 }
 
 # ---------------------------------------------------------------------------------- build
@@ -401,6 +411,12 @@ cmd_serve() {
     exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port" "$@"
 }
 
+# A few seconds of every fuzz target (FUZZ_SECONDS each, default 5), from the seed corpora.
+run_fuzz_smoke() {
+    log "fuzz smoke run (${FUZZ_SECONDS:-5} s per target)"
+    CARGO_FUZZ_VERSION=$CARGO_FUZZ_VERSION PYTHON=$PY "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-5}"
+}
+
 cmd_test() {
     local start=$SECONDS
     cmd_build
@@ -410,6 +426,7 @@ cmd_test() {
     # Our normalization forms' alignment tags against the reference's own crate (kept in a
     # separate crate so tokenprism never links it).
     (cd "$CRATE/tools/forms-alignment-check" && "$(native_cargo)" test --release --quiet)
+    run_fuzz_smoke
     log "pytest"
     # Last, so the output ends with pytest's summary line and the exit code is pytest's.
     cd "$ROOT"

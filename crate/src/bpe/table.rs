@@ -155,6 +155,12 @@ impl Vocab {
     /// empty token.
     pub fn new(tokens: Vec<(Vec<u8>, u32)>) -> Result<Vocab, String> {
         let max_id = tokens.iter().map(|t| t.1).max().map_or(0, |m| m as usize + 1);
+        // The table below has one entry per id up to the largest: refuse an id the pair
+        // table could not hold anyway before allocating for it (one line "IQ== 4294967295"
+        // would otherwise ask for ~100 GB and abort).
+        if max_id > 1 << ID_BITS {
+            return Err(format!("id {} is beyond the {} ids supported", max_id - 1, 1u32 << ID_BITS));
+        }
         let mut by_id: Vec<Option<Vec<u8>>> = vec![None; max_id];
         for (b, id) in tokens {
             if b.is_empty() || b.len() > u16::MAX as usize {
@@ -457,6 +463,9 @@ mod tests {
         assert_eq!(v.get_bytes(99), None);
         assert!(Vocab::new(vec![(b"a".to_vec(), 0), (b"a".to_vec(), 1)]).is_err());
         assert!(Vocab::new(vec![(b"a".to_vec(), 0), (b"b".to_vec(), 0)]).is_err());
+        // Found by the hostile-input tests: a huge id is refused, not allocated for.
+        assert!(Vocab::new(vec![(b"a".to_vec(), u32::MAX)]).unwrap_err().contains("beyond"));
+        assert!(Vocab::new(vec![(b"a".to_vec(), 1 << ID_BITS)]).is_err());
     }
 
     #[test]
