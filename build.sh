@@ -206,6 +206,15 @@ setup_test_data() {
     PYTHON=$PY "$ROOT/scripts/bpe_data.sh" >/dev/null
 }
 
+# cargo-fuzz for the fuzz targets (crate/fuzz); see scripts/fuzz.sh for the toolchain.
+CARGO_FUZZ_VERSION=0.13.2
+setup_cargo_fuzz() {
+    local root=$CACHE/cargo-fuzz-$CARGO_FUZZ_VERSION
+    [[ -x $root/bin/cargo-fuzz ]] && return
+    log "cargo: installing cargo-fuzz $CARGO_FUZZ_VERSION (a few minutes, once per machine)"
+    "$(native_cargo)" install cargo-fuzz --version "=$CARGO_FUZZ_VERSION" --locked --root "$root"
+}
+
 cmd_setup() {
     setup_apt
     setup_pip
@@ -214,6 +223,7 @@ cmd_setup() {
     setup_test_data
     setup_wasm_bindgen
     setup_wasm_sysroot
+    setup_cargo_fuzz
 }
 
 # ---------------------------------------------------------------------------------- build
@@ -401,6 +411,12 @@ cmd_serve() {
     exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port" "$@"
 }
 
+# A few seconds of every fuzz target (FUZZ_SECONDS each, default 5), from the seed corpora.
+run_fuzz_smoke() {
+    log "fuzz smoke run (${FUZZ_SECONDS:-5} s per target)"
+    CARGO_FUZZ_VERSION=$CARGO_FUZZ_VERSION PYTHON=$PY "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-5}"
+}
+
 cmd_test() {
     local start=$SECONDS
     cmd_build
@@ -410,6 +426,7 @@ cmd_test() {
     # Our normalization forms' alignment tags against the reference's own crate (kept in a
     # separate crate so tokenprism never links it).
     (cd "$CRATE/tools/forms-alignment-check" && "$(native_cargo)" test --release --quiet)
+    run_fuzz_smoke
     log "pytest"
     # Last, so the output ends with pytest's summary line and the exit code is pytest's.
     cd "$ROOT"
@@ -417,7 +434,8 @@ cmd_test() {
 }
 
 # The speed benchmark against tokenizers 0.23.3, 1.0.0rc3, tokie and kitoken (each peer in its
-# own virtualenv); writes bench/results.{json,md} and bench/encode.png. Arguments go to
+# own virtualenv); writes bench/results.{json,md} and bench/encode.png; then the BPE benchmark
+# (scripts/bpe_bench.py) writes bench/bpe_results.{json,md}. Arguments go to
 # scripts/bench.py (e.g. --quick).
 cmd_bench() {
     cmd_setup
@@ -429,7 +447,14 @@ cmd_bench() {
         build_native
     fi
     (cd "$CRATE" && "$(native_cargo)" build --release --quiet --example encode_file)
-    "$PY" "$ROOT/scripts/bench.py" --tokenprism-wheel "$(ls "$CRATE"/target/wheels/tokenprism-*.whl | head -n1)" "$@"
+    local wheel
+    wheel=$(ls "$CRATE"/target/wheels/tokenprism-*.whl | head -n1)
+    "$PY" "$ROOT/scripts/bench.py" --tokenprism-wheel "$wheel" "$@"
+    # The byte-level BPE table (o200k, cl100k) against tiktoken, gigatoken, fastokens, tokenizers:
+    # bench/bpe_results.{json,md}. --quick is passed on; other arguments are bench.py's only.
+    local quick=()
+    [[ " $* " == *" --quick "* ]] && quick=(--quick)
+    "$PY" "$ROOT/scripts/bpe_bench.py" --tokenprism-wheel "$wheel" "${quick[@]}"
 }
 
 main() {

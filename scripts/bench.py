@@ -68,7 +68,9 @@ PEER_VENVS = {
     "tokie": ("tokie==0.1.4", "tokie", []),
     "kitoken": ("kitoken==0.11.1", "kitoken", []),
 }
-VENV_DIRS = {"tokenizers-1.0.0rc3": "tk1", "tokie": "tokie", "kitoken": "kitoken", REF: "tk023"}
+VENV_DIRS = {"tokenizers-1.0.0rc3": "tk1", "tokie": "tokie", "kitoken": "kitoken", REF: "tk023",
+             # BPE peers (scripts/bpe_bench.py)
+             "gigatoken": "gigatoken", "fastokens": "fastokens"}
 
 
 def log(msg: str) -> None:
@@ -194,7 +196,7 @@ class WorkerError(Exception):
 
 
 class Worker:
-    def __init__(self, row: dict, tokenizer: Path, tmp: Path):
+    def __init__(self, row: dict, tokenizer: Path | str, tmp: Path, script: Path = WORKER):
         self.row = row
         self.name = row["name"]
         self.err_path = tmp / f"{self.name}.stderr"
@@ -202,7 +204,7 @@ class Worker:
                    PYTHONDONTWRITEBYTECODE="1")
         env.pop("PYTHONPATH", None)
         self.proc = subprocess.Popen(
-            [row["python"], str(WORKER), row["impl"], str(tokenizer), json.dumps(row["opts"])],
+            [row["python"], str(script), row["impl"], str(tokenizer), json.dumps(row["opts"])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.err_path, "w"),
             text=True, cwd=tmp, env=env, bufsize=1)
         self.dead: str | None = None
@@ -345,15 +347,16 @@ def diagnose(ref: Worker, w: Worker, key: str, op: str, ref_dig: list[str], dig:
 
 
 def measure(workers: list[Worker], key: str, op: str, rounds: int, min_seconds: float,
-            docs: list[str], unit: str) -> dict:
-    """One cell: warm-up (hashed), then `rounds` rotating rounds. unit: mbps | us."""
+            docs: list[str], unit: str, ref_name: str = REF, hash_key: str = "sha256") -> dict:
+    """One cell: warm-up (hashed), then `rounds` rotating rounds. unit: mbps | us.
+    ref_name: the row whose output is the truth; hash_key: the worker reply's hash field."""
     cell: dict[str, dict] = {}
     digests: dict[str, list[str]] = {}
     ws = [w for w in workers if not w.dead]
     for w in ws:
         try:
             r = w.ask(cmd="run", key=key, op=op, min_seconds=0, hash=True)
-            cell[w.name] = {"sha256": r["sha256"], "bytes": r["bytes"], "calls_per_pass": r["calls"] // r["passes"],
+            cell[w.name] = {hash_key: r[hash_key], "bytes": r["bytes"], "calls_per_pass": r["calls"] // r["passes"],
                             "tokens": r["tokens"], "values": [], "cpu_per_wall": []}
             digests[w.name] = r["doc_digests"]
         except WorkerError as e:
@@ -376,23 +379,23 @@ def measure(workers: list[Worker], key: str, op: str, rounds: int, min_seconds: 
                 c["values"].append(r["seconds"] / r["calls"] * 1e6)
             c["cpu_per_wall"].append(r["cpu_seconds"] / r["seconds"] if r["seconds"] > 0 else 0.0)
     # verification against the reference
-    ref = next((w for w in ws if w.name == REF), None)
-    ref_sha = cell.get(REF, {}).get("sha256")
+    ref = next((w for w in ws if w.name == ref_name), None)
+    ref_sha = cell.get(ref_name, {}).get(hash_key)
     for w in ws:
         c = cell[w.name]
-        if "sha256" not in c:
+        if hash_key not in c:
             continue
         if ref_sha is None:
             c["ids_match"] = None
         else:
-            c["ids_match"] = c["sha256"] == ref_sha
+            c["ids_match"] = c[hash_key] == ref_sha
             if not c["ids_match"]:
-                c["mismatch"] = diagnose(ref, w, key, op, digests[REF], digests[w.name], docs)
-                log(f"!!! {w.name} {op} {key}: OUTPUT DIFFERS FROM tokenizers 0.23.3: {c['mismatch']}")
+                c["mismatch"] = diagnose(ref, w, key, op, digests[ref_name], digests[w.name], docs)
+                log(f"!!! {w.name} {op} {key}: OUTPUT DIFFERS FROM {ref_name}: {c['mismatch']}")
     return cell
 
 
-def summarize(cell: dict, rows: list[dict], unit: str) -> dict:
+def summarize(cell: dict, rows: list[dict], unit: str, ref_name: str = REF, hash_key: str = "sha256") -> dict:
     """Adds medians and per-round ratios; returns {name: summary} plus '_fastest_peer'."""
     kinds = {r["name"]: r["kind"] for r in rows}
 
@@ -409,12 +412,12 @@ def summarize(cell: dict, rows: list[dict], unit: str) -> dict:
     fastest = max(peers, key=lambda n: med(speed(n)), default=None)
     out = {}
     for name, c in cell.items():
-        s = {k: c[k] for k in ("sha256", "ids_match", "mismatch", "error", "tokens", "bytes", "calls_per_pass") if k in c}
+        s = {k: c[k] for k in (hash_key, "ids_match", "mismatch", "error", "tokens", "bytes", "calls_per_pass") if k in c}
         vals = c.get("values") or []
         key = "mbps" if unit == "mbps" else "us_per_call"
         s[key] = rnd(med(vals))
         s[key + "_rounds"] = rnd(vals)
-        s["vs_ref"] = rnd(ratio(name, REF))
+        s["vs_ref"] = rnd(ratio(name, ref_name))
         s["vs_fastest_peer"] = rnd(ratio(name, fastest)) if fastest else None
         if c.get("cpu_per_wall"):
             s["cpu_per_wall"] = rnd(max(c["cpu_per_wall"]), 3)

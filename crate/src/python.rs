@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 /// Runs `f` without the GIL when the input is long enough for that to pay: releasing and
 /// re-taking the GIL costs about as much as tokenizing a few dozen bytes, and short calls
 /// are exactly where per-call overhead shows.
-fn maybe_detach<T: Send>(py: Python<'_>, input_len: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn maybe_detach<T: Send>(py: Python<'_>, input_len: usize, f: impl FnOnce() -> T + Send) -> T {
     if input_len >= 2048 {
         py.detach(f)
     } else {
@@ -297,6 +297,11 @@ impl PyTokenizer {
     ) -> PyResult<()> {
         if length.is_some_and(|l| l > 1 << 24) {
             return Err(PyValueError::new_err("padding length must be at most 16777216"));
+        }
+        // Padding to a multiple of 2**40 would ask for terabytes (an abort, found by
+        // tests/test_hostile.py); tokenizer.json files are held to the same limit.
+        if pad_to_multiple_of.is_some_and(|m| m > 1 << 24) {
+            return Err(PyValueError::new_err("pad_to_multiple_of must be at most 16777216"));
         }
         std::sync::Arc::make_mut(&mut self.inner).padding = Some(Padding {
             strategy: length.map_or(PaddingStrategy::BatchLongest, PaddingStrategy::Fixed),

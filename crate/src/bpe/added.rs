@@ -37,6 +37,10 @@ impl AddedTokens {
         if let Some(t) = tokens.iter().find(|t| t.content.is_empty()) {
             return Err(Error::Invalid(format!("added token {} is empty", t.id)));
         }
+        // `id_bound` (and so `n_vocab`) is the largest id plus one, which must fit in a u32.
+        if let Some(t) = tokens.iter().find(|t| t.id == u32::MAX) {
+            return Err(Error::Invalid(format!("added token {:?}: id {} is too large (at most {})", t.content, t.id, u32::MAX - 1)));
+        }
         let by_id = tokens.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
         let build = |kind| {
             if tokens.is_empty() {
@@ -91,6 +95,12 @@ impl AddedTokens {
             }
         }
         f(text.len(), None);
+    }
+
+    /// Whether every added token is special (tiktoken's): then a call that allows none of
+    /// them has nothing to split out.
+    pub fn all_special(&self) -> bool {
+        self.tokens.iter().all(|t| t.special)
     }
 
     /// The leftmost special token in `text` that `refused` refuses, with its byte offset.

@@ -13,25 +13,46 @@
 const MAX_ENTRIES: usize = 1 << 16;
 /// Bytes of pieces stored before the cache starts over.
 const MAX_BYTES: usize = 1 << 22;
+/// Pieces of at most this many bytes are stored in their entry, and compared as two words.
+const INLINE_PIECE: usize = 16;
+/// Results of at most this many ids are stored in their entry.
+const INLINE_IDS: usize = 3;
 
-/// 16 bytes, four to a cache line.
+/// 32 bytes, two to a cache line. A hit on a piece of at most 16 bytes that merged into at
+/// most 3 ids reads this entry and nothing else.
 #[derive(Clone, Copy)]
+#[repr(C, align(32))]
 struct Entry {
-    /// The top half of the piece's hash (the bottom half picked the slot).
-    tag: u32,
-    piece: u32,
-    ids: u32,
+    /// A piece of at most [`INLINE_PIECE`] bytes: its bytes, zero-padded, little-endian. A
+    /// longer one: its offset into `PieceCache::bytes` and its hash.
+    key: [u64; 2],
+    /// At most [`INLINE_IDS`] ids: the ids. More: `ids[0]` is their offset into `PieceCache::ids`.
+    ids: [u32; INLINE_IDS],
+    /// 0 marks a free slot.
     piece_len: u16,
     ids_len: u16,
 }
 
-const FREE: Entry = Entry { tag: 0, piece: 0, ids: 0, piece_len: 0, ids_len: 0 };
+const FREE: Entry = Entry { key: [0; 2], ids: [0; INLINE_IDS], piece_len: 0, ids_len: 0 };
+
+/// The key of an inline piece (at most [`INLINE_PIECE`] bytes).
+#[inline(always)]
+fn inline_key(piece: &[u8]) -> [u64; 2] {
+    use super::table::pack;
+    if piece.len() <= 8 {
+        [pack(piece), 0]
+    } else {
+        [pack(&piece[..8]), pack(&piece[8..])]
+    }
+}
 
 #[derive(Default)]
 pub struct PieceCache {
-    /// Open addressing, twice `MAX_ENTRIES` slots; `piece_len == 0` marks a free slot.
+    /// Open addressing, twice `MAX_ENTRIES` slots.
     slots: Vec<Entry>,
+    /// Pieces longer than [`INLINE_PIECE`] bytes.
     bytes: Vec<u8>,
+    /// Results longer than [`INLINE_IDS`] ids.
     ids: Vec<u32>,
     len: usize,
 }
@@ -42,23 +63,43 @@ impl PieceCache {
         self.slots.len() - 1
     }
 
+    /// Starts loading the slot a lookup with this hash begins at (see [`super::table::prefetch_ptr`]).
+    #[inline(always)]
+    pub fn prefetch(&self, hash: u64) {
+        if let Some(e) = self.slots.get(hash as usize & self.slots.len().wrapping_sub(1)) {
+            super::table::prefetch_ptr(e as *const Entry as *const u8);
+        }
+    }
+
     /// The ids stored for `piece` (whose [`super::table::hash_bytes`] is `hash`).
     #[inline]
     pub fn get(&self, piece: &[u8], hash: u64) -> Option<&[u32]> {
-        if self.len == 0 {
+        if self.len == 0 || piece.is_empty() {
             return None;
         }
+        let n = piece.len();
+        let key = if n <= INLINE_PIECE { inline_key(piece) } else { [0, hash] };
         let mut i = hash as usize & self.mask();
         loop {
             let e = &self.slots[i];
             if e.piece_len == 0 {
                 return None;
             }
-            if e.tag == (hash >> 32) as u32 && e.piece_len as usize == piece.len() {
-                let p = e.piece as usize;
-                if &self.bytes[p..p + piece.len()] == piece {
-                    let s = e.ids as usize;
-                    return Some(&self.ids[s..s + e.ids_len as usize]);
+            if e.piece_len as usize == n {
+                let same = if n <= INLINE_PIECE {
+                    e.key == key
+                } else {
+                    let p = e.key[0] as usize;
+                    e.key[1] == hash && &self.bytes[p..p + n] == piece
+                };
+                if same {
+                    let k = e.ids_len as usize;
+                    return Some(if k <= INLINE_IDS {
+                        &e.ids[..k]
+                    } else {
+                        let s = e.ids[0] as usize;
+                        &self.ids[s..s + k]
+                    });
                 }
             }
             i = (i + 1) & self.mask();
@@ -67,7 +108,7 @@ impl PieceCache {
 
     /// Remembers `ids` for `piece` (not already present).
     pub fn insert(&mut self, piece: &[u8], hash: u64, ids: &[u32]) {
-        if piece.is_empty() || piece.len() > 1024 || ids.len() > 1024 {
+        if piece.is_empty() || piece.len() > 1024 || ids.is_empty() || ids.len() > 1024 {
             return;
         }
         if self.slots.is_empty() {
@@ -76,15 +117,21 @@ impl PieceCache {
         if self.len >= MAX_ENTRIES || self.bytes.len() + piece.len() > MAX_BYTES {
             self.clear();
         }
-        let e = Entry {
-            tag: (hash >> 32) as u32,
-            piece: self.bytes.len() as u32,
-            ids: self.ids.len() as u32,
-            piece_len: piece.len() as u16,
-            ids_len: ids.len() as u16,
+        let key = if piece.len() <= INLINE_PIECE {
+            inline_key(piece)
+        } else {
+            let at = self.bytes.len() as u64;
+            self.bytes.extend_from_slice(piece);
+            [at, hash]
         };
-        self.bytes.extend_from_slice(piece);
-        self.ids.extend_from_slice(ids);
+        let mut inline = [0u32; INLINE_IDS];
+        if ids.len() <= INLINE_IDS {
+            inline[..ids.len()].copy_from_slice(ids);
+        } else {
+            inline[0] = self.ids.len() as u32;
+            self.ids.extend_from_slice(ids);
+        }
+        let e = Entry { key, ids: inline, piece_len: piece.len() as u16, ids_len: ids.len() as u16 };
         let mut i = hash as usize & self.mask();
         while self.slots[i].piece_len != 0 {
             i = (i + 1) & self.mask();
@@ -118,6 +165,22 @@ mod tests {
         assert_eq!(c.get(b"abc", hash_bytes(b"abc")), Some(&[1, 2][..]));
         assert_eq!(c.get(b"abd", hash_bytes(b"abd")), Some(&[3][..]));
         assert_eq!(c.get(b"ab", hash_bytes(b"ab")), None);
+        // Pieces and results on both sides of the inline limits; equal prefixes, other lengths.
+        let long: Vec<u8> = (0..40u8).collect();
+        for n in [9, 15, 16, 17, 24, 40] {
+            let ids: Vec<u32> = (0..n as u32 % 7 + 1).map(|k| k * 1000 + n as u32).collect();
+            c.insert(&long[..n], hash_bytes(&long[..n]), &ids);
+        }
+        for n in [9, 15, 16, 17, 24, 40] {
+            let ids: Vec<u32> = (0..n as u32 % 7 + 1).map(|k| k * 1000 + n as u32).collect();
+            assert_eq!(c.get(&long[..n], hash_bytes(&long[..n])), Some(&ids[..]), "{n}");
+        }
+        for n in [8, 10, 18, 39] {
+            assert_eq!(c.get(&long[..n], hash_bytes(&long[..n])), None, "{n}");
+        }
+        let mut other = long.clone();
+        other[20] ^= 1;
+        assert_eq!(c.get(&other[..24], hash_bytes(&long[..24])), None);
         for i in 0..(MAX_ENTRIES as u32 + 10) {
             let p = i.to_le_bytes();
             c.insert(&p, hash_bytes(&p), &[i]);

@@ -102,7 +102,9 @@ pub(super) fn parse(json: &str) -> Result<HfBpe> {
     let mut added = Vec::new();
     for t in root.get("added_tokens").and_then(Value::as_array).into_iter().flatten() {
         let content = t.get("content").and_then(Value::as_str).ok_or_else(|| Error::Json("added token without content".into()))?;
-        let id = t.get("id").and_then(Value::as_u64).ok_or_else(|| Error::Json(format!("added token {content:?} without id")))? as u32;
+        let id = t.get("id").and_then(Value::as_u64).ok_or_else(|| Error::Json(format!("added token {content:?} without id")))?;
+        // Not `as u32`: 2**32 + 5 would silently become id 5.
+        let id = u32::try_from(id).map_err(|_| Error::Json(format!("added token {content:?}: id {id} does not fit in 32 bits")))?;
         for key in ["lstrip", "rstrip", "single_word"] {
             if flag(t, key, false) {
                 return Err(unsupported(format!("added token {content:?} with {key}")));

@@ -173,7 +173,7 @@ impl PyBpeTokenizer {
         let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
         let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
         let t = &self.inner;
-        py.detach(|| t.encode_with_special(&text, &allowed, &disallowed)).map_err(to_py_err)
+        crate::python::maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed)).map_err(to_py_err)
     }
 
     /// `encode` laid open, as a dict: "segments" (special-token cuts, each text segment's
@@ -201,7 +201,7 @@ impl PyBpeTokenizer {
     fn encode_ordinary(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         let text = text_of(text, "text")?;
         let t = &self.inner;
-        Ok(py.detach(|| t.encode_ordinary(&text)))
+        Ok(crate::python::maybe_detach(py, text.len(), || t.encode_ordinary(&text)))
     }
 
     /// `encode` on each text, on `num_threads` threads (default: one per CPU), without the GIL.

@@ -87,6 +87,19 @@ struct Slot {
     key: u64,
 }
 
+/// A hint to start loading the cache line at `addr` (a no-op off x86-64).
+#[inline(always)]
+pub fn prefetch_ptr(addr: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is only a hint: it never faults and reads nothing visible, whatever
+    // the address (callers pass addresses inside live allocations anyway).
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(addr as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
+}
+
 /// The bytes of a piece of at most 8 bytes as one little-endian word, zero-padded.
 #[inline(always)]
 pub fn pack(b: &[u8]) -> u64 {
@@ -142,6 +155,12 @@ impl Vocab {
     /// empty token.
     pub fn new(tokens: Vec<(Vec<u8>, u32)>) -> Result<Vocab, String> {
         let max_id = tokens.iter().map(|t| t.1).max().map_or(0, |m| m as usize + 1);
+        // The table below has one entry per id up to the largest: refuse an id the pair
+        // table could not hold anyway before allocating for it (one line "IQ== 4294967295"
+        // would otherwise ask for ~100 GB and abort).
+        if max_id > 1 << ID_BITS {
+            return Err(format!("id {} is beyond the {} ids supported", max_id - 1, 1u32 << ID_BITS));
+        }
         let mut by_id: Vec<Option<Vec<u8>>> = vec![None; max_id];
         for (b, id) in tokens {
             if b.is_empty() || b.len() > u16::MAX as usize {
@@ -234,23 +253,16 @@ impl Vocab {
         }
     }
 
-    /// Asks the CPU to start loading the slot that a lookup of a piece of `len` bytes with
-    /// this hash starts at (in the hot table when the piece could be hot), so that the lookup
-    /// a few pieces later finds it in cache.
+    /// Asks the CPU to start loading the slots that a lookup of a piece of `len` bytes with
+    /// this hash starts at (the hot table's when the piece could be hot, and the full
+    /// table's, where a piece that misses the hot table goes next), so that the lookup a few
+    /// pieces later finds them in cache.
     #[inline(always)]
     pub fn prefetch(&self, hash: u64, len: usize) {
-        let addr = if len <= 7 {
-            &self.hot_slots[hash as usize & self.hot_mask] as *const u16 as *const i8
-        } else {
-            &self.slots[hash as usize & self.mask] as *const Slot as *const i8
-        };
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetching is only a hint, and the address is inside a live allocation.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(addr);
+        if len <= 7 {
+            prefetch_ptr(&self.hot_slots[hash as usize & self.hot_mask] as *const u16 as *const u8);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = addr;
+        prefetch_ptr(&self.slots[hash as usize & self.mask] as *const Slot as *const u8);
     }
 
     /// Lookup of a piece of at most 8 bytes, given [`pack`] of it and [`hash_bytes`] of it.
@@ -451,6 +463,9 @@ mod tests {
         assert_eq!(v.get_bytes(99), None);
         assert!(Vocab::new(vec![(b"a".to_vec(), 0), (b"a".to_vec(), 1)]).is_err());
         assert!(Vocab::new(vec![(b"a".to_vec(), 0), (b"b".to_vec(), 0)]).is_err());
+        // Found by the hostile-input tests: a huge id is refused, not allocated for.
+        assert!(Vocab::new(vec![(b"a".to_vec(), u32::MAX)]).unwrap_err().contains("beyond"));
+        assert!(Vocab::new(vec![(b"a".to_vec(), 1 << ID_BITS)]).is_err());
     }
 
     #[test]

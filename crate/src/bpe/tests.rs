@@ -131,3 +131,32 @@ fn real_encodings_when_present() {
     let h = BpeTokenizer::from_hf_json(&gpt2).unwrap();
     assert_eq!(h.encode_ordinary("hello world, it's me"), [31373, 995, 11, 340, 338, 502]);
 }
+
+/// Hostile ids (tests/test_hostile.py found these): refused clearly, never truncated to
+/// another id, allocated for, or overflowed.
+#[test]
+fn huge_ids_are_refused() {
+    let lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
+    let mut file = lines.join("\n");
+    file.push_str("\nYWI= 4294967295\n");
+    let e = BpeTokenizer::from_tiktoken("x", file.as_bytes(), Pattern::Cl100k, &[]).unwrap_err();
+    assert!(e.to_string().contains("beyond"), "{e}");
+    let base = lines.join("\n");
+    let e = BpeTokenizer::from_tiktoken("x", base.as_bytes(), Pattern::Cl100k, &[("<s>".into(), u32::MAX)]).unwrap_err();
+    assert!(e.to_string().contains("too large"), "{e}");
+    let vocab: String = (0..=255u8)
+        .map(|b| format!("{:?}: {b}", load::byte_level_encode(&[b])))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let json = |id: u64| {
+        format!(
+            r#"{{"model": {{"type": "BPE", "vocab": {{{vocab}}}, "merges": []}},
+                "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}},
+                "added_tokens": [{{"id": {id}, "content": "<x>", "special": true}}]}}"#
+        )
+    };
+    let t = BpeTokenizer::from_hf_json(&json(256)).unwrap();
+    assert_eq!(t.encode("a<x>", &Allowed::All).unwrap(), [97, 256]);
+    assert!(BpeTokenizer::from_hf_json(&json((1 << 32) + 5)).unwrap_err().to_string().contains("32 bits"));
+    assert!(BpeTokenizer::from_hf_json(&json(u32::MAX as u64)).is_err());
+}
