@@ -1,7 +1,8 @@
 //! WordPiece: greedy longest match from the left, `##` on continuations; a word with any
 //! unmatched position, or longer than `max_input_chars_per_word`, becomes one unk token.
 
-use super::vocab_index::{self, load_short, ShortIndex, VocabIndex, SHORT};
+use super::trie::Trie;
+use super::vocab_index::{load_short, ShortIndex, SHORT};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,13 +19,12 @@ pub struct WordPiece {
     pub unk_id: u32,
     pub continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
-    /// Word-initial pieces of up to 16 bytes (nearly all of them).
+    /// Word-initial pieces of up to 16 bytes, for whole words in one probe.
     initial: ShortIndex,
-    /// Continuation pieces of up to 16 bytes, keyed without their prefix.
-    continuation: ShortIndex,
-    /// The longer ones, probed with running hashes.
-    initial_long: VocabIndex,
-    continuation_long: VocabIndex,
+    /// Every word-initial piece, for the longest match in one walk.
+    initial_trie: Trie,
+    /// Continuation pieces, keyed without their prefix.
+    continuation_trie: Trie,
 }
 
 /// One token of a word: its id and its char range within the word.
@@ -77,11 +77,9 @@ impl WordPiece {
             .iter()
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
-        let long = |e: &[(&[u8], u32)]| VocabIndex::new(e.iter().copied().filter(|(k, _)| k.len() > SHORT));
         let initial = ShortIndex::new(initial_entries.iter().copied());
-        let continuation = ShortIndex::new(continuation_entries.iter().copied());
-        let initial_long = long(&initial_entries);
-        let continuation_long = long(&continuation_entries);
+        let initial_trie = Trie::new(initial_entries.iter().copied());
+        let continuation_trie = Trie::new(continuation_entries.iter().copied());
         Ok(WordPiece {
             unk_token: Arc::from(unk_token),
             vocab,
@@ -91,9 +89,8 @@ impl WordPiece {
             continuing_subword_prefix: continuing_subword_prefix.to_owned(),
             max_input_chars_per_word,
             initial,
-            continuation,
-            initial_long,
-            continuation_long,
+            initial_trie,
+            continuation_trie,
         })
     }
 
@@ -148,39 +145,10 @@ impl WordPiece {
         let mut start = 0usize;
         let mut start_char = 0usize;
         while start < len {
-            let (short, long) =
-                if start == 0 { (&self.initial, &self.initial_long) } else { (&self.continuation, &self.continuation_long) };
-            let is_end = |e: usize| ascii || e == len || (bytes[e] & 0xC0) != 0x80;
-            let mut found = None;
-            // Longest first: candidates beyond 16 bytes (rare) through running hashes...
-            let limit = len.min(start + long.max_len);
-            if limit > start + SHORT {
-                let mut h = vocab_index::SEED;
-                let mut best = None;
-                for e in start..limit {
-                    h = vocab_index::step(h, bytes[e]);
-                    if e + 1 > start + SHORT && is_end(e + 1) {
-                        if let Some(id) = long.get_hashed(h, &bytes[start..e + 1]) {
-                            best = Some((id, e + 1));
-                        }
-                    }
-                }
-                found = best;
-            }
-            // ...then the short ones, one probe each.
-            if found.is_none() {
-                let mut e = len.min(start + SHORT).min(start + short.max_len_at(padded, start));
-                while e > start {
-                    if is_end(e) {
-                        let (k0, k1) = load_short(padded, start, e - start);
-                        if let Some(id) = short.get(k0, k1, e - start) {
-                            found = Some((id, e));
-                            break;
-                        }
-                    }
-                    e -= 1;
-                }
-            }
+            let trie = if start == 0 { &self.initial_trie } else { &self.continuation_trie };
+            // Vocabulary keys are whole UTF-8 chars, so a key matching the word's bytes ends
+            // on a char boundary of the word: no boundary check is needed.
+            let found = trie.longest(&bytes[start..]).map(|(id, n)| (id, start + n));
             match found {
                 Some((id, end)) => {
                     let nc = if ascii { end - start } else { bytes[start..end].iter().filter(|&&b| (b & 0xC0) != 0x80).count() };
