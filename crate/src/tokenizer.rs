@@ -660,9 +660,11 @@ impl Tokenizer {
                 let mut w = std::mem::take(&mut scratch_word);
                 let start_len = enc.len();
                 let start_word = word_idx;
-                let r = crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
-                    self.model_view(wd, &mut subs, &mut enc, word_idx);
-                    word_idx += 1;
+                let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
+                    crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
+                        self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx);
+                        word_idx += 1;
+                    })
                 });
                 scratch_word = w;
                 if r.is_ok() {
@@ -749,7 +751,14 @@ impl Tokenizer {
 
     /// [`Tokenizer::model_word`] for a word of the fused path.
     #[inline]
-    fn model_view(&self, wd: crate::fast::words::WordView, subs: &mut Vec<SubToken>, enc: &mut Encoding, word_idx: u32) {
+    fn model_view(
+        &self,
+        wd: crate::fast::words::WordView,
+        wc: Option<&mut crate::model::word_cache::WordCache>,
+        subs: &mut Vec<SubToken>,
+        enc: &mut Encoding,
+        word_idx: u32,
+    ) {
         if self.model.ids_name_tokens {
             if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
                 let off = (wd.orig.at(0), wd.orig.at(wd.n_chars - 1) + 1);
@@ -758,7 +767,7 @@ impl Tokenizer {
             }
         }
         subs.clear();
-        let unk = self.model.tokenize_padded(wd.padded, wd.len, wd.n_chars, subs);
+        let unk = self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs);
         for s in subs.iter() {
             let off = (wd.orig.at(s.char_start), wd.orig.at(s.char_end - 1) + 1);
             if unk {
@@ -955,7 +964,7 @@ impl Tokenizer {
             ids.extend_from_slice(&self.template_ids.0);
         }
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
-                let mut subs: Vec<SubToken> = Vec::new();
+        let mut subs: Vec<SubToken> = Vec::new();
         let mut w = crate::fast::words::Word::default();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
             if let Some(i) = seg.added {
@@ -964,16 +973,18 @@ impl Tokenizer {
             }
             let raw = &text[seg.byte_start..seg.byte_end];
             let mark = ids.len();
-            let r = crate::fast::words::for_each_word(cache, self.fast, raw, 0, &mut w, None, |wd| {
-                if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
-                    ids.push(id);
-                    return;
-                }
-                subs.clear();
-                self.model.tokenize_padded(wd.padded, wd.len, wd.n_chars, &mut subs);
-                for s in subs.iter() {
-                    ids.push(s.id);
-                }
+            let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
+                crate::fast::words::for_each_word(cache, self.fast, raw, 0, &mut w, None, |wd| {
+                    if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
+                        ids.push(id);
+                        return;
+                    }
+                    subs.clear();
+                    self.model.tokenize_cached(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, &mut subs);
+                    for s in subs.iter() {
+                        ids.push(s.id);
+                    }
+                })
             });
             if r.is_err() {
                 ids.truncate(mark);

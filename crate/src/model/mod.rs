@@ -2,4 +2,5 @@
 
 pub mod trie;
 pub mod vocab_index;
+pub mod word_cache;
 pub mod wordpiece;

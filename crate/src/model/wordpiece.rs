@@ -3,9 +3,12 @@
 
 use super::trie::Trie;
 use super::vocab_index::{load_short, ShortIndex, SHORT};
+use super::word_cache::{self, WordCache};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 #[derive(Clone, Debug)]
 pub struct WordPiece {
@@ -25,6 +28,9 @@ pub struct WordPiece {
     initial_trie: Trie,
     /// Continuation pieces, keyed without their prefix.
     continuation_trie: Trie,
+    /// Identifies this model's entries in the per-thread word cache (clones share it: they
+    /// tokenize alike).
+    pub cache_id: u64,
 }
 
 /// One token of a word: its id and its char range within the word.
@@ -91,6 +97,7 @@ impl WordPiece {
             initial,
             initial_trie,
             continuation_trie,
+            cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -135,12 +142,47 @@ impl WordPiece {
             out.push(SubToken { id: self.unk_id, char_start: 0, char_end: n_chars });
             return true;
         }
-        let bytes = &padded[..len];
-        let ascii = len == n_chars;
         if let Some(id) = self.whole_word(padded, len) {
             out.push(SubToken { id, char_start: 0, char_end: n_chars });
             return false;
         }
+        self.tokenize_pieces(padded, len, n_chars, out)
+    }
+
+    /// [`WordPiece::tokenize_padded`] through `cache` (when there is one): a word seen
+    /// before costs one lookup.
+    #[inline]
+    pub fn tokenize_cached(
+        &self,
+        cache: Option<&mut WordCache>,
+        padded: &[u8],
+        len: usize,
+        n_chars: usize,
+        out: &mut Vec<SubToken>,
+    ) -> bool {
+        let cache = match cache {
+            Some(c) if len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word => c,
+            _ => return self.tokenize_padded(padded, len, n_chars, out),
+        };
+        if let Some(id) = self.whole_word(padded, len) {
+            out.push(SubToken { id, char_start: 0, char_end: n_chars });
+            return false;
+        }
+        let h = word_cache::hash(padded, len);
+        if let Some((subs, unk)) = cache.get(h, &padded[..len]) {
+            out.extend_from_slice(subs);
+            return unk;
+        }
+        let mark = out.len();
+        let unk = self.tokenize_pieces(padded, len, n_chars, out);
+        cache.insert(h, &padded[..len], &out[mark..], unk);
+        unk
+    }
+
+    /// The piece-by-piece match of a word that is not itself a vocabulary entry.
+    fn tokenize_pieces(&self, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
+        let bytes = &padded[..len];
+        let ascii = len == n_chars;
         let mark = out.len();
         let mut start = 0usize;
         let mut start_char = 0usize;
@@ -248,9 +290,18 @@ mod tests {
             let w = word(len, &mut next);
             let n = w.chars().count();
             let mut out = Vec::new();
-            wp.tokenize_word(&w, n, &mut scratch, &mut out);
+            let unk0 = wp.tokenize_word(&w, n, &mut scratch, &mut out);
             let got: Vec<(u32, usize, usize)> = out.iter().map(|s| (s.id, s.char_start, s.char_end)).collect();
             assert_eq!(got, naive(&vocab, &w, 12, 0), "{w:?}");
+            // The same through the word cache, twice (a miss, then a hit).
+            for _ in 0..2 {
+                let mut padded = w.as_bytes().to_vec();
+                padded.extend_from_slice(&[0xAA; SHORT]);
+                let mut cached = Vec::new();
+                let unk = word_cache::with_cache(wp.cache_id, |c| wp.tokenize_cached(c, &padded, w.len(), n, &mut cached));
+                assert_eq!(cached, out, "{w:?}");
+                assert_eq!(unk, unk0, "{w:?}");
+            }
         }
     }
 }
