@@ -631,8 +631,7 @@ impl Tokenizer {
         enc.word_ids.reserve(guess);
         let mut word_idx = 0u32;
         let mut scratch = crate::model::wordpiece::Scratch::default();
-        let mut subs: Vec<SubToken> = Vec::new();
-        let mut scratch_word = crate::fast::words::Word::default();
+        let (mut scratch_word, mut subs) = take_scratch();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
             let raw = &text[seg.byte_start..seg.byte_end];
             if let Some(i) = seg.added {
@@ -707,6 +706,7 @@ impl Tokenizer {
                 timings.1 += now_micros() - t1;
             }
         }
+        put_scratch(scratch_word, subs);
         enc.fill_sequence(type_id, seq);
         enc
     }
@@ -964,8 +964,7 @@ impl Tokenizer {
             ids.extend_from_slice(&self.template_ids.0);
         }
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
-        let mut subs: Vec<SubToken> = Vec::new();
-        let mut w = crate::fast::words::Word::default();
+        let (mut w, mut subs) = take_scratch();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
             if let Some(i) = seg.added {
                 ids.push(self.added[i].id);
@@ -992,6 +991,7 @@ impl Tokenizer {
                 ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids);
             }
         }
+        put_scratch(w, subs);
         if add_special_tokens {
             ids.extend_from_slice(&self.template_ids.1);
         }
@@ -1216,6 +1216,31 @@ impl Tokenizer {
             }
             _ => std::borrow::Cow::Owned(self.normalize_plain(text)),
         }
+    }
+}
+
+type WordScratch = (crate::fast::words::Word, Vec<SubToken>);
+
+thread_local! {
+    /// The fused pass's word buffer and the model's sub-token buffer, kept between calls so
+    /// that a short input costs no allocation for them.
+    static SCRATCH: std::cell::RefCell<WordScratch> = Default::default();
+}
+
+/// This thread's scratch buffers (empty ones if they are in use further up the stack).
+fn take_scratch() -> WordScratch {
+    SCRATCH.with(|s| s.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default())
+}
+
+/// Returns buffers taken with [`take_scratch`] (unless they grew past 64 KB: a rare huge word
+/// should not pin its memory).
+fn put_scratch(w: crate::fast::words::Word, subs: Vec<SubToken>) {
+    if w.capacity() + subs.capacity() * std::mem::size_of::<SubToken>() <= 1 << 16 {
+        SCRATCH.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = (w, subs);
+            }
+        });
     }
 }
 
