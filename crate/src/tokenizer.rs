@@ -655,8 +655,7 @@ impl Tokenizer {
         enc.word_ids.reserve(guess);
         let mut word_idx = 0u32;
         let mut scratch = crate::model::wordpiece::Scratch::default();
-        let mut subs: Vec<SubToken> = Vec::new();
-        let mut scratch_word = crate::fast::words::Word::default();
+        let (mut scratch_word, mut subs) = take_scratch();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
             let raw = &text[seg.byte_start..seg.byte_end];
             if let Some(i) = seg.added {
@@ -684,9 +683,11 @@ impl Tokenizer {
                 let mut w = std::mem::take(&mut scratch_word);
                 let start_len = enc.len();
                 let start_word = word_idx;
-                let r = crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
-                    self.model_view(wd, &mut subs, &mut enc, word_idx);
-                    word_idx += 1;
+                let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
+                    crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
+                        self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx);
+                        word_idx += 1;
+                    })
                 });
                 scratch_word = w;
                 if r.is_ok() {
@@ -729,6 +730,7 @@ impl Tokenizer {
                 timings.1 += now_micros() - t1;
             }
         }
+        put_scratch(scratch_word, subs);
         enc.fill_sequence(type_id, seq);
         enc
     }
@@ -773,7 +775,14 @@ impl Tokenizer {
 
     /// [`Tokenizer::model_word`] for a word of the fused path.
     #[inline]
-    fn model_view(&self, wd: crate::fast::words::WordView, subs: &mut Vec<SubToken>, enc: &mut Encoding, word_idx: u32) {
+    fn model_view(
+        &self,
+        wd: crate::fast::words::WordView,
+        wc: Option<&mut crate::model::word_cache::WordCache>,
+        subs: &mut Vec<SubToken>,
+        enc: &mut Encoding,
+        word_idx: u32,
+    ) {
         if self.model.ids_name_tokens {
             if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
                 let off = (wd.orig.at(0), wd.orig.at(wd.n_chars - 1) + 1);
@@ -782,7 +791,7 @@ impl Tokenizer {
             }
         }
         subs.clear();
-        let unk = self.model.tokenize_padded(wd.padded, wd.len, wd.n_chars, subs);
+        let unk = self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs);
         for s in subs.iter() {
             let off = (wd.orig.at(s.char_start), wd.orig.at(s.char_end - 1) + 1);
             if unk {
@@ -979,8 +988,7 @@ impl Tokenizer {
             ids.extend_from_slice(&self.template_ids.0);
         }
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
-                let mut subs: Vec<SubToken> = Vec::new();
-        let mut w = crate::fast::words::Word::default();
+        let (mut w, mut subs) = take_scratch();
         for seg in self.split_added(self.raw_matcher.as_ref(), text) {
             if let Some(i) = seg.added {
                 ids.push(self.added[i].id);
@@ -988,16 +996,18 @@ impl Tokenizer {
             }
             let raw = &text[seg.byte_start..seg.byte_end];
             let mark = ids.len();
-            let r = crate::fast::words::for_each_word(cache, self.fast, raw, 0, &mut w, None, |wd| {
-                if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
-                    ids.push(id);
-                    return;
-                }
-                subs.clear();
-                self.model.tokenize_padded(wd.padded, wd.len, wd.n_chars, &mut subs);
-                for s in subs.iter() {
-                    ids.push(s.id);
-                }
+            let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
+                crate::fast::words::for_each_word(cache, self.fast, raw, 0, &mut w, None, |wd| {
+                    if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
+                        ids.push(id);
+                        return;
+                    }
+                    subs.clear();
+                    self.model.tokenize_cached(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, &mut subs);
+                    for s in subs.iter() {
+                        ids.push(s.id);
+                    }
+                })
             });
             if r.is_err() {
                 ids.truncate(mark);
@@ -1005,6 +1015,7 @@ impl Tokenizer {
                 ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids);
             }
         }
+        put_scratch(w, subs);
         if add_special_tokens {
             ids.extend_from_slice(&self.template_ids.1);
         }
@@ -1253,6 +1264,31 @@ impl Tokenizer {
             }
             _ => std::borrow::Cow::Owned(self.normalize_plain(text)),
         }
+    }
+}
+
+type WordScratch = (crate::fast::words::Word, Vec<SubToken>);
+
+thread_local! {
+    /// The fused pass's word buffer and the model's sub-token buffer, kept between calls so
+    /// that a short input costs no allocation for them.
+    static SCRATCH: std::cell::RefCell<WordScratch> = Default::default();
+}
+
+/// This thread's scratch buffers (empty ones if they are in use further up the stack).
+fn take_scratch() -> WordScratch {
+    SCRATCH.with(|s| s.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default())
+}
+
+/// Returns buffers taken with [`take_scratch`] (unless they grew past 64 KB: a rare huge word
+/// should not pin its memory).
+fn put_scratch(w: crate::fast::words::Word, subs: Vec<SubToken>) {
+    if w.capacity() + subs.capacity() * std::mem::size_of::<SubToken>() <= 1 << 16 {
+        SCRATCH.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = (w, subs);
+            }
+        });
     }
 }
 

@@ -83,6 +83,11 @@ impl Word {
         self.len == 0
     }
 
+    /// Bytes held by the buffers (for callers that keep a Word between calls).
+    pub fn capacity(&self) -> usize {
+        self.bytes.capacity() + self.runs.capacity() * std::mem::size_of::<(u32, u32)>()
+    }
+
     /// Starts a new run unless input char `orig` continues the last one.
     #[inline(always)]
     fn align(&mut self, orig: u32) {

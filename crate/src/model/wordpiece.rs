@@ -1,10 +1,14 @@
 //! WordPiece: greedy longest match from the left, `##` on continuations; a word with any
 //! unmatched position, or longer than `max_input_chars_per_word`, becomes one unk token.
 
-use super::vocab_index::{self, load_short, ShortIndex, VocabIndex, SHORT};
+use super::trie::Trie;
+use super::vocab_index::{load_short, ShortIndex, SHORT};
+use super::word_cache::{self, WordCache};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 #[derive(Clone, Debug)]
 pub struct WordPiece {
@@ -18,13 +22,15 @@ pub struct WordPiece {
     pub unk_id: u32,
     pub continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
-    /// Word-initial pieces of up to 16 bytes (nearly all of them).
+    /// Word-initial pieces of up to 16 bytes, for whole words in one probe.
     initial: ShortIndex,
-    /// Continuation pieces of up to 16 bytes, keyed without their prefix.
-    continuation: ShortIndex,
-    /// The longer ones, probed with running hashes.
-    initial_long: VocabIndex,
-    continuation_long: VocabIndex,
+    /// Every word-initial piece, for the longest match in one walk.
+    initial_trie: Trie,
+    /// Continuation pieces, keyed without their prefix.
+    continuation_trie: Trie,
+    /// Identifies this model's entries in the per-thread word cache (clones share it: they
+    /// tokenize alike).
+    pub cache_id: u64,
 }
 
 /// One token of a word: its id and its char range within the word.
@@ -77,11 +83,9 @@ impl WordPiece {
             .iter()
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
-        let long = |e: &[(&[u8], u32)]| VocabIndex::new(e.iter().copied().filter(|(k, _)| k.len() > SHORT));
         let initial = ShortIndex::new(initial_entries.iter().copied());
-        let continuation = ShortIndex::new(continuation_entries.iter().copied());
-        let initial_long = long(&initial_entries);
-        let continuation_long = long(&continuation_entries);
+        let initial_trie = Trie::new(initial_entries.iter().copied());
+        let continuation_trie = Trie::new(continuation_entries.iter().copied());
         Ok(WordPiece {
             unk_token: Arc::from(unk_token),
             vocab,
@@ -91,9 +95,9 @@ impl WordPiece {
             continuing_subword_prefix: continuing_subword_prefix.to_owned(),
             max_input_chars_per_word,
             initial,
-            continuation,
-            initial_long,
-            continuation_long,
+            initial_trie,
+            continuation_trie,
+            cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -138,49 +142,55 @@ impl WordPiece {
             out.push(SubToken { id: self.unk_id, char_start: 0, char_end: n_chars });
             return true;
         }
-        let bytes = &padded[..len];
-        let ascii = len == n_chars;
         if let Some(id) = self.whole_word(padded, len) {
             out.push(SubToken { id, char_start: 0, char_end: n_chars });
             return false;
         }
+        self.tokenize_pieces(padded, len, n_chars, out)
+    }
+
+    /// [`WordPiece::tokenize_padded`] through `cache` (when there is one): a word seen
+    /// before costs one lookup.
+    #[inline]
+    pub fn tokenize_cached(
+        &self,
+        cache: Option<&mut WordCache>,
+        padded: &[u8],
+        len: usize,
+        n_chars: usize,
+        out: &mut Vec<SubToken>,
+    ) -> bool {
+        let cache = match cache {
+            Some(c) if len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word => c,
+            _ => return self.tokenize_padded(padded, len, n_chars, out),
+        };
+        if let Some(id) = self.whole_word(padded, len) {
+            out.push(SubToken { id, char_start: 0, char_end: n_chars });
+            return false;
+        }
+        let h = word_cache::hash(padded, len);
+        if let Some((subs, unk)) = cache.get(h, &padded[..len]) {
+            out.extend_from_slice(subs);
+            return unk;
+        }
+        let mark = out.len();
+        let unk = self.tokenize_pieces(padded, len, n_chars, out);
+        cache.insert(h, &padded[..len], &out[mark..], unk);
+        unk
+    }
+
+    /// The piece-by-piece match of a word that is not itself a vocabulary entry.
+    fn tokenize_pieces(&self, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
+        let bytes = &padded[..len];
+        let ascii = len == n_chars;
         let mark = out.len();
         let mut start = 0usize;
         let mut start_char = 0usize;
         while start < len {
-            let (short, long) =
-                if start == 0 { (&self.initial, &self.initial_long) } else { (&self.continuation, &self.continuation_long) };
-            let is_end = |e: usize| ascii || e == len || (bytes[e] & 0xC0) != 0x80;
-            let mut found = None;
-            // Longest first: candidates beyond 16 bytes (rare) through running hashes...
-            let limit = len.min(start + long.max_len);
-            if limit > start + SHORT {
-                let mut h = vocab_index::SEED;
-                let mut best = None;
-                for e in start..limit {
-                    h = vocab_index::step(h, bytes[e]);
-                    if e + 1 > start + SHORT && is_end(e + 1) {
-                        if let Some(id) = long.get_hashed(h, &bytes[start..e + 1]) {
-                            best = Some((id, e + 1));
-                        }
-                    }
-                }
-                found = best;
-            }
-            // ...then the short ones, one probe each.
-            if found.is_none() {
-                let mut e = len.min(start + SHORT).min(start + short.max_len_at(padded, start));
-                while e > start {
-                    if is_end(e) {
-                        let (k0, k1) = load_short(padded, start, e - start);
-                        if let Some(id) = short.get(k0, k1, e - start) {
-                            found = Some((id, e));
-                            break;
-                        }
-                    }
-                    e -= 1;
-                }
-            }
+            let trie = if start == 0 { &self.initial_trie } else { &self.continuation_trie };
+            // Vocabulary keys are whole UTF-8 chars, so a key matching the word's bytes ends
+            // on a char boundary of the word: no boundary check is needed.
+            let found = trie.longest(&bytes[start..]).map(|(id, n)| (id, start + n));
             match found {
                 Some((id, end)) => {
                     let nc = if ascii { end - start } else { bytes[start..end].iter().filter(|&&b| (b & 0xC0) != 0x80).count() };
@@ -280,9 +290,18 @@ mod tests {
             let w = word(len, &mut next);
             let n = w.chars().count();
             let mut out = Vec::new();
-            wp.tokenize_word(&w, n, &mut scratch, &mut out);
+            let unk0 = wp.tokenize_word(&w, n, &mut scratch, &mut out);
             let got: Vec<(u32, usize, usize)> = out.iter().map(|s| (s.id, s.char_start, s.char_end)).collect();
             assert_eq!(got, naive(&vocab, &w, 12, 0), "{w:?}");
+            // The same through the word cache, twice (a miss, then a hit).
+            for _ in 0..2 {
+                let mut padded = w.as_bytes().to_vec();
+                padded.extend_from_slice(&[0xAA; SHORT]);
+                let mut cached = Vec::new();
+                let unk = word_cache::with_cache(wp.cache_id, |c| wp.tokenize_cached(c, &padded, w.len(), n, &mut cached));
+                assert_eq!(cached, out, "{w:?}");
+                assert_eq!(unk, unk0, "{w:?}");
+            }
         }
     }
 }
