@@ -270,7 +270,7 @@ mod tests {
             rng ^= rng << 17;
             rng
         };
-        let mut word = |n: usize, next: &mut dyn FnMut() -> u64| -> String {
+        let word = |n: usize, next: &mut dyn FnMut() -> u64| -> String {
             (0..n).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect()
         };
         let mut vocab = HashMap::new();
