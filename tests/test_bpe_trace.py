@@ -4,6 +4,8 @@ references (tiktoken 0.14.0 and its own regex for cl100k/o200k; tokenizers 0.23.
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -71,8 +73,12 @@ def check_tiktoken(pair, text):
             assert piece in specials and seg["pre_tokens"] == []
             continue
         assert seg["normalized"] is None  # tiktoken does not normalize
-        # Pre-tokens: tiktoken's own regex; each pre-token's ids: tiktoken on that piece.
-        assert [p["text"] for p in seg["pre_tokens"]] == pat.findall(piece)
+        # Pre-tokens: tiktoken's own regex, run by the `regex` module, whose Unicode version
+        # (17.0 and later) is newer than tiktoken's and ours (16.0): compared only where every
+        # char was already assigned in this Python's older unicodedata, so all versions agree.
+        if all(unicodedata.category(c) != "Cn" for c in piece):
+            assert [p["text"] for p in seg["pre_tokens"]] == pat.findall(piece)
+        # Each pre-token's ids: tiktoken on that piece.
         for p in seg["pre_tokens"]:
             assert p["ids"] == ref.encode_ordinary(p["text"])
             assert piece.encode()[p["start"]:p["end"]].decode() == p["text"]
