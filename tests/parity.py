@@ -41,3 +41,31 @@ def describe_input(text, pair=None) -> str:
     if pair is not None:
         s += f"\npair={codepoints(pair)}"
     return s
+
+
+def reference_stages(text: str, clean=True, cjk=True, strip=True, lower=True) -> dict[str, str]:
+    """Each BERT normalizer step's cumulative output, from `tokenizers`' own normalizers.
+
+    BertNormalizer runs clean → CJK spacing → strip accents (NFD, then drop marks) →
+    lowercase; switching its options on one at a time gives each intermediate text.
+    """
+    from tokenizers import normalizers as n
+
+    def bert(**options):
+        flags = dict(clean_text=False, handle_chinese_chars=False, strip_accents=False,
+                     lowercase=False)
+        flags.update(options)
+        return n.BertNormalizer(**flags)
+
+    clean_cjk = bert(clean_text=clean, handle_chinese_chars=cjk)
+    return {
+        "raw": text,
+        "clean": bert(clean_text=clean).normalize_str(text),
+        "cjk": clean_cjk.normalize_str(text),
+        "nfd": n.Sequence([clean_cjk, n.NFD()]).normalize_str(text) if strip
+        else clean_cjk.normalize_str(text),
+        "strip_accents": bert(clean_text=clean, handle_chinese_chars=cjk,
+                              strip_accents=strip).normalize_str(text),
+        "lowercase": bert(clean_text=clean, handle_chinese_chars=cjk, strip_accents=strip,
+                          lowercase=lower).normalize_str(text),
+    }

@@ -75,3 +75,16 @@ def bert_pair(*, keep_file_settings: bool = False):
             t.no_truncation()
             t.no_padding()
     return ours, ref
+
+
+# Debian's Chromium, for the Playwright tests (browser and dist).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]

@@ -18,23 +18,16 @@ from pathlib import Path
 
 import pytest
 from playwright import sync_api
+
 import tokenizers
-from tokenizers import normalizers
+
+from parity import reference_stages
+from paths import CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 EXAMPLE = "Héllo, Wörld! 東京"
 INPUTS = [
     EXAMPLE,
@@ -108,34 +101,6 @@ def reference():
     tok.no_padding()
     tok.no_truncation()
     return tok
-
-
-def reference_stages(text: str, clean=True, cjk=True, strip=True, lower=True) -> dict[str, str]:
-    """Each BERT normalizer step's cumulative output, from `tokenizers`' own normalizers.
-
-    BertNormalizer runs clean → CJK spacing → strip accents (NFD, then drop marks) →
-    lowercase; switching its options on one at a time gives each intermediate text.
-    """
-    n = normalizers
-
-    def bert(**options):
-        flags = dict(clean_text=False, handle_chinese_chars=False, strip_accents=False,
-                     lowercase=False)
-        flags.update(options)
-        return n.BertNormalizer(**flags)
-
-    clean_cjk = bert(clean_text=clean, handle_chinese_chars=cjk)
-    return {
-        "raw": text,
-        "clean": bert(clean_text=clean).normalize_str(text),
-        "cjk": clean_cjk.normalize_str(text),
-        "nfd": n.Sequence([clean_cjk, n.NFD()]).normalize_str(text) if strip
-        else clean_cjk.normalize_str(text),
-        "strip_accents": bert(clean_text=clean, handle_chinese_chars=cjk,
-                              strip_accents=strip).normalize_str(text),
-        "lowercase": bert(clean_text=clean, handle_chinese_chars=cjk, strip_accents=strip,
-                          lowercase=lower).normalize_str(text),
-    }
 
 
 def test_reference_values_match_the_issue(reference):

@@ -26,20 +26,12 @@ import pytest
 from playwright import sync_api
 from tokenizers import Tokenizer
 
+from paths import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 PREFIX = "/demo/tokenprism/"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 READY_TIMEOUT_MS = 90_000
 # The service worker downloads the whole folder (~13 MB) after the page has started.
 OFFLINE_COPY_TIMEOUT_MS = 90_000

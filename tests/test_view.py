@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
 
 import view  # noqa: E402
+from parity import reference_stages  # noqa: E402
 
 BERT_JSON = ROOT / "dist" / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
@@ -49,29 +50,6 @@ def reference():
     tok.no_padding()
     tok.no_truncation()
     return tok
-
-
-def reference_stages(text: str) -> dict[str, str]:
-    """Each BERT normalizer step's cumulative output, from `tokenizers`' own normalizers."""
-    from tokenizers import normalizers as n
-
-    def bert(**options):
-        flags = dict(clean_text=False, handle_chinese_chars=False, strip_accents=False,
-                     lowercase=False)
-        flags.update(options)
-        return n.BertNormalizer(**flags)
-
-    clean_cjk = bert(clean_text=True, handle_chinese_chars=True)
-    return {
-        "raw": text,
-        "clean": bert(clean_text=True).normalize_str(text),
-        "cjk": clean_cjk.normalize_str(text),
-        "nfd": n.Sequence([clean_cjk, n.NFD()]).normalize_str(text),
-        "strip_accents": bert(clean_text=True, handle_chinese_chars=True,
-                              strip_accents=True).normalize_str(text),
-        "lowercase": bert(clean_text=True, handle_chinese_chars=True, strip_accents=True,
-                          lowercase=True).normalize_str(text),
-    }
 
 
 def tags(node):
