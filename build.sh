@@ -276,8 +276,9 @@ build_native() {
 
 # Builds one wasm variant into crate/target/wasm-$1 (its own target dir, so switching
 # variants never invalidates the other), then runs wasm-opt and wasm-bindgen into .../pkg.
+# $3: cargo features (default wasm; the BPE module adds wasm-bpe).
 build_wasm_variant() {
-    local variant=$1 rustflags=$2
+    local variant=$1 rustflags=$2 features=${3:-wasm}
     local target_dir=$CRATE/target/wasm-$variant
     (
         # A user's RUSTFLAGS would take precedence over the per-target flags below.
@@ -290,7 +291,7 @@ build_wasm_variant() {
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap $rustflags"
         # panic=abort: the sysroot has no unwinding support for wasm32, and aborting is smaller.
         "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \
-            --target "$WASM_TARGET" --features wasm --config 'profile.release.panic="abort"'
+            --target "$WASM_TARGET" --features "$features" --config 'profile.release.panic="abort"'
     )
     local raw=$target_dir/$WASM_TARGET/release/tokenprism.wasm pkg=$target_dir/pkg
     local stamp
@@ -305,7 +306,7 @@ build_wasm_variant() {
         # The flags name the proposals Rust's wasm32 target enables by default.
         local proposals=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
                          --enable-mutable-globals --enable-multivalue --enable-reference-types)
-        [[ $variant == simd ]] && proposals+=(--enable-simd)
+        [[ $variant != nosimd ]] && proposals+=(--enable-simd)
         input=$pkg.part/opt.wasm
         wasm-opt -O3 "${proposals[@]}" "$raw" -o "$input"
     fi
@@ -317,18 +318,21 @@ build_wasm_variant() {
 }
 
 build_wasm() {
-    log "wasm: building with and without simd128"
+    log "wasm: building with and without simd128, and the BPE module (simd128, wasm-bpe)"
     # In parallel: with codegen-units=1 and fat LTO each build ends in a long single-threaded
-    # step, so two builds keep both cores busy.
+    # step, so parallel builds keep both cores busy.
     build_wasm_variant simd "-C target-feature=+simd128" &
     local simd=$!
     build_wasm_variant nosimd "" &
     local nosimd=$! failed=0
+    build_wasm_variant bpe "-C target-feature=+simd128" wasm-bpe &
+    local bpe=$!
     wait "$simd" || failed=1
     wait "$nosimd" || failed=1
+    wait "$bpe" || failed=1
     ((failed == 0)) || { log "wasm build failed"; exit 1; }
     local variant f
-    for variant in simd nosimd; do
+    for variant in simd nosimd bpe; do
         f=$CRATE/target/wasm-$variant/pkg/tokenprism_bg.wasm
         printf '    wasm %-7s %8d bytes raw, %7d bytes gzip -9\n' \
             "$variant" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)" >&2
@@ -365,12 +369,20 @@ names = sorted(p.name for p in pathlib.Path(sys.argv[1]).glob("*.py") if p.name 
 print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     cp -r "$CRATE/target/wasm-simd/pkg" "$out/pkg"
     cp -r "$CRATE/target/wasm-nosimd/pkg" "$out/pkg-nosimd"
+    # The BPE module (byte-level BPE, chat templates, the trainer): loaded only when the page
+    # needs it, so the BERT view's first result never waits for it.
+    cp -r "$CRATE/target/wasm-bpe/pkg" "$out/pkg-bpe"
     # Type declarations and build stamps are for developers, not for the browser.
     rm -f "$out"/pkg*/.stamp "$out"/pkg*/.gitignore "$out"/pkg*/*.d.ts
     for f in "${PYODIDE_FILES[@]}"; do
         cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
     done
     cp "$BERT_DIR/tokenizer.json" "$BERT_DIR/vocab.txt" "$out/data/bert-base-uncased/"
+    # Byte-level BPE files (scripts/bpe_data.sh), fetched by the page only when picked.
+    mkdir -p "$out/data/bpe/gpt2" "$out/data/bpe/qwen3"
+    cp "$DATA"/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken "$out/data/bpe/"
+    cp "$DATA/bpe/gpt2/tokenizer.json" "$out/data/bpe/gpt2/"
+    cp "$DATA/bpe/qwen3/tokenizer.json" "$out/data/bpe/qwen3/"
     find "$out" -name __pycache__ -prune -exec rm -rf {} +
     "$PY" "$ROOT/scripts/dist_manifest.py" "$out" \
         --version "tokenprism=$(tokenprism_version)" \

@@ -1,0 +1,66 @@
+// The built-in byte-level BPE tokenizers and how a worker loads one from the BPE module
+// (pkg-bpe: WasmBpeTokenizer, WasmTrainer). Shared by every worker that needs BPE, so the
+// list of files and the loading code exist once. Files are fetched only when first asked for;
+// `onProgress(loaded, total)` follows the download in bytes (total 0 when the server sends no
+// Content-Length).
+
+export const BPE_TOKENIZERS = {
+  gpt2: { label: "GPT-2 (tokenizer.json)", url: "data/bpe/gpt2/tokenizer.json", kind: "json" },
+  r50k_base: { label: "r50k_base (tiktoken)", url: "data/bpe/r50k_base.tiktoken", kind: "tiktoken" },
+  p50k_base: { label: "p50k_base (tiktoken)", url: "data/bpe/p50k_base.tiktoken", kind: "tiktoken" },
+  cl100k_base: { label: "cl100k_base (GPT-4)", url: "data/bpe/cl100k_base.tiktoken", kind: "tiktoken" },
+  o200k_base: { label: "o200k_base (GPT-4o)", url: "data/bpe/o200k_base.tiktoken", kind: "tiktoken" },
+  qwen3: { label: "Qwen3 (tokenizer.json, 11 MB)", url: "data/bpe/qwen3/tokenizer.json", kind: "json" },
+};
+
+let bpeCore = null;
+
+// The BPE module's glue, instantiated once per worker. `base` is the site root as a URL
+// (the worker's own module URL works: the files sit next to it).
+export async function loadBpeCore(base = import.meta.url) {
+  if (!bpeCore) {
+    const core = await import(new URL("pkg-bpe/tokenprism.js", base).href);
+    await core.default({ module_or_path: new URL("pkg-bpe/tokenprism_bg.wasm", base).href });
+    bpeCore = core;
+  }
+  return bpeCore;
+}
+
+// The bytes of `url`, reporting progress as they arrive.
+export async function fetchBytes(url, onProgress = () => {}) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get("Content-Length")) || 0;
+  if (!response.body) {
+    const whole = new Uint8Array(await response.arrayBuffer());
+    onProgress(whole.length, total);
+    return whole;
+  }
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onProgress(loaded, total);
+  }
+  const out = new Uint8Array(loaded);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+// A built-in BPE tokenizer by name (a key of BPE_TOKENIZERS) as a WasmBpeTokenizer.
+export async function loadBuiltinBpe(name, onProgress, base = import.meta.url) {
+  const spec = BPE_TOKENIZERS[name];
+  if (!spec) throw new Error(`unknown BPE tokenizer ${JSON.stringify(name)}`);
+  const core = await loadBpeCore(base);
+  const bytes = await fetchBytes(new URL(spec.url, base).href, onProgress);
+  if (spec.kind === "tiktoken") return core.WasmBpeTokenizer.fromTiktoken(name, bytes);
+  return new core.WasmBpeTokenizer(new TextDecoder().decode(bytes));
+}
