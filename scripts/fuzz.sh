@@ -22,7 +22,7 @@ CACHE=${TOKENPRISM_CACHE:-$HOME/.cache/tokenprism}
 CARGO_FUZZ_VERSION=${CARGO_FUZZ_VERSION:-0.13.2}
 CARGO_FUZZ=${CARGO_FUZZ:-$CACHE/cargo-fuzz-$CARGO_FUZZ_VERSION/bin/cargo-fuzz}
 PY=${PYTHON:-python3}
-TARGETS_ALL=(normalizer simd pretokenizer bert_encode bpe tokenizer_json tiktoken)
+TARGETS_ALL=(normalizer simd pretokenizer bert_encode bpe tokenizer_json tiktoken train)
 
 seconds=${1:-10}
 shift || true

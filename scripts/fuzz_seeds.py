@@ -119,6 +119,12 @@ def main() -> None:
     n["tokenizer_json"] = write(args.out, "tokenizer_json", mini_wordpiece_json() + mini_bpe_json()
                                 + [b'{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"}}'])
     n["tiktoken"] = write(args.out, "tiktoken", tiktoken_lines())
+    # [mode][vocab headroom][stop after] text: the chapter's worked example (seed 003) in both
+    # modes, then the test strings.
+    chapter = " ".join(["низ"] * 5 + ["низко"] * 3 + ["близко"] * 2 + ["низина"] * 2).encode()
+    train = [bytes([0, 20, 4]) + chapter, bytes([1, 30, 7]) + chapter]
+    train += [bytes([i % 2, (i * 17) % 256, (i * 3) % 40]) + t[:2048] for i, t in enumerate(texts)]
+    n["train"] = write(args.out, "train", train)
     print(" ".join(f"{k}={v}" for k, v in n.items()))
 
 
