@@ -32,54 +32,15 @@ import statistics
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 DATA = Path(os.environ.get("TOKENPRISM_DATA") or os.path.expanduser("~/.cache/tokenprism/data"))
 
 
-# --- The chapter's code (seed 003, section 1.3), split into its set-up and its loop body so
-# the body can be timed from any training state. Statements verbatim.
-def chapter_setup(corpus: str):
-    words = Counter(corpus.split())
-    splits = {w: list(w) + ["_"] for w in words}
-    merges = []
-    vocab = {c for w in splits.values() for c in w}
-    return words, splits, merges, vocab
-
-
-def chapter_iteration(words, splits, merges, vocab) -> bool:
-    pair_freq = Counter()
-    for w, freq in words.items():
-        parts = splits[w]
-        for i in range(len(parts) - 1):
-            pair_freq[(parts[i], parts[i+1])] += freq
-    if not pair_freq:
-        return False
-    best = max(pair_freq, key=pair_freq.get)
-
-    a, b = best
-    for w in splits:
-        parts, i, out = splits[w], 0, []
-        while i < len(parts):
-            if i < len(parts)-1 and parts[i] == a and parts[i+1] == b:
-                out.append(a + b); i += 2
-            else:
-                out.append(parts[i]); i += 1
-        splits[w] = out
-
-    merges.append(best)
-    vocab.add(a + b)
-    return True
-
-
-def chapter_train_bpe(corpus: str, vocab_size: int):
-    words, splits, merges, vocab = chapter_setup(corpus)
-    while len(vocab) < vocab_size:
-        if not chapter_iteration(words, splits, merges, vocab):
-            break
-    return merges
-# --- end of the chapter's code
+# The chapter's code (seed 003, section 1.3), split into its set-up and its loop body so the
+# body can be timed from any training state: the tests' copy, tests/chapter.py.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from chapter import chapter_iteration, chapter_setup, chapter_train_bpe  # noqa: E402
 
 
 def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
@@ -97,7 +58,7 @@ def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
     print(f"    tokenprism.train_bpe: {ours:.3f} s (median of 3)")
     if full:
         t0 = time.process_time()
-        merges = chapter_train_bpe(text, vocab_size)
+        merges, _ = chapter_train_bpe(text, vocab_size)
         theirs = time.process_time() - t0
         assert merges == r.merges, "the chapter's code learned other merges"
         print(f"    chapter's code, run to the end: {theirs:.1f} s  -> {theirs / ours:.0f}x")

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,56 +23,8 @@ import tokenprism
 from paths import CORPORA, corpus, reference
 
 
-# --- The chapter's code, section 1.3 of seed 003 ("Глава 1. Токенизация"), verbatim except
-# for the one line marked "added", which records the count of each chosen pair.
-def chapter_train_bpe(corpus: str, vocab_size: int):
-    """Обучает BPE. Возвращает список правил слияния."""
-    words = Counter(corpus.split())
-    splits = {w: list(w) + ["_"] for w in words}
-
-    merges = []
-    counts = []  # added
-    vocab = {c for w in splits.values() for c in w}
-
-    while len(vocab) < vocab_size:
-        pair_freq = Counter()
-        for w, freq in words.items():
-            parts = splits[w]
-            for i in range(len(parts) - 1):
-                pair_freq[(parts[i], parts[i+1])] += freq
-        if not pair_freq:
-            break
-        best = max(pair_freq, key=pair_freq.get)
-        counts.append(pair_freq[best])  # added
-
-        a, b = best
-        for w in splits:
-            parts, i, out = splits[w], 0, []
-            while i < len(parts):
-                if i < len(parts)-1 and parts[i] == a and parts[i+1] == b:
-                    out.append(a + b); i += 2
-                else:
-                    out.append(parts[i]); i += 1
-            splits[w] = out
-
-        merges.append(best)
-        vocab.add(a + b)
-    return merges, counts
-
-
-def chapter_tokenize(word: str, merges) -> list[str]:
-    """Токенизирует слово обученными правилами."""
-    parts = list(word) + ["_"]
-    for a, b in merges:
-        i, out = 0, []
-        while i < len(parts):
-            if i < len(parts)-1 and parts[i] == a and parts[i+1] == b:
-                out.append(a + b); i += 2
-            else:
-                out.append(parts[i]); i += 1
-        parts = out
-    return parts
-# --- end of the chapter's code
+# The chapter's code (seed 003, section 1.3): one copy, in tests/chapter.py.
+from chapter import chapter_tokenize, chapter_train_bpe  # noqa: F401 (also imported from here)
 
 
 CHAPTER_CORPUS = " ".join(["низ"] * 5 + ["низко"] * 3 + ["близко"] * 2 + ["низина"] * 2)
