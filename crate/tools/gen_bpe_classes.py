@@ -33,6 +33,8 @@ import importlib
 import os
 import sys
 
+from gen_output import write_or_check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUTPUT = os.path.join(HERE, "..", "src", "bpe", "classes_table.rs")
 DEFAULT_PROPLIST = "/usr/share/unicode/PropList.txt"
@@ -209,18 +211,7 @@ def main():
     ud = load_unicodedata(args.unicodedata)
     text = render(classify(ud, white_space(args.proplist)),
                   assigned_after(args.derived_age, NFC_REFERENCE_VERSION))
-    if args.check:
-        try:
-            with open(args.output, encoding="utf-8") as f:
-                current = f.read()
-        except FileNotFoundError:
-            current = None
-        if current != text:
-            sys.exit(f"{args.output} is stale: run python3 crate/tools/gen_bpe_classes.py")
-        return
-    with open(args.output, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {args.output}")
+    write_or_check(args.output, text, args.check, "python3 crate/tools/gen_bpe_classes.py")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import os
 import re
 import sys
 
+from gen_output import write_or_check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUTPUT = os.path.join(HERE, "..", "src", "unicode", "forms_tables.rs")
 DEFAULT_UCD = "/usr/share/unicode"
@@ -378,17 +380,7 @@ def main():
     args = parser.parse_args()
 
     text = render(build(args.ucd))
-    if args.check:
-        try:
-            with open(args.output, encoding="utf-8") as f:
-                current = f.read()
-        except FileNotFoundError:
-            current = None
-        if current != text:
-            sys.exit(f"{args.output} is stale: run python3 crate/tools/gen_forms.py")
-        return
-    with open(args.output, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+    write_or_check(args.output, text, args.check, "python3 crate/tools/gen_forms.py")
 
 
 if __name__ == "__main__":
