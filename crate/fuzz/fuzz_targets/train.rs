@@ -15,7 +15,7 @@ mod common;
 use std::collections::HashMap;
 
 use libfuzzer_sys::fuzz_target;
-use tokenprism::train::{export, is_py_space, Config, Control, Mode, Trainer, END_OF_WORD};
+use tokenprism::train::{apply_merge, export, is_py_space, Config, Control, Mode, Trainer, END_OF_WORD};
 
 fuzz_target!(|data: &[u8]| {
     let [mode, headroom, stop_after, rest @ ..] = data else { return };
@@ -99,19 +99,10 @@ fn split_with(t: &Trainer, word: &str, merges: &[tokenprism::train::Merge]) -> V
     let symbols = t.symbols();
     let id_of = |s: &[u8]| symbols.iter().position(|x| x == s).map(|i| i as u32).unwrap_or(u32::MAX);
     let mut parts: Vec<u32> = word.chars().map(|c| id_of(c.to_string().as_bytes())).chain([id_of(END_OF_WORD.as_bytes())]).collect();
+    let mut out = Vec::with_capacity(parts.len());
     for m in merges {
-        let mut out = Vec::with_capacity(parts.len());
-        let mut i = 0;
-        while i < parts.len() {
-            if i + 1 < parts.len() && parts[i] == m.left && parts[i + 1] == m.right {
-                out.push(m.id);
-                i += 2;
-            } else {
-                out.push(parts[i]);
-                i += 1;
-            }
-        }
-        parts = out;
+        apply_merge(&parts, m, &mut out);
+        std::mem::swap(&mut parts, &mut out);
     }
     parts
 }

@@ -91,6 +91,22 @@ pub enum Control {
     Stop,
 }
 
+/// The chapter's merge step: `parts` with every non-overlapping `m.left, m.right` (left to
+/// right) replaced by `m.id`, into `out` (cleared first).
+pub fn apply_merge(parts: &[u32], m: &Merge, out: &mut Vec<u32>) {
+    out.clear();
+    let mut i = 0;
+    while i < parts.len() {
+        if i + 1 < parts.len() && parts[i] == m.left && parts[i + 1] == m.right {
+            out.push(m.id);
+            i += 2;
+        } else {
+            out.push(parts[i]);
+            i += 1;
+        }
+    }
+}
+
 /// Python's `str.isspace()` for one char, which is what `str.split()` splits on: Rust's
 /// White_Space plus the four information separators U+001C..U+001F.
 #[inline]
@@ -655,17 +671,7 @@ impl Trainer {
             if find(&parts, m.left, m.right).is_none() {
                 continue;
             }
-            out.clear();
-            let mut i = 0;
-            while i < parts.len() {
-                if i + 1 < parts.len() && parts[i] == m.left && parts[i + 1] == m.right {
-                    out.push(m.id);
-                    i += 2;
-                } else {
-                    out.push(parts[i]);
-                    i += 1;
-                }
-            }
+            apply_merge(&parts, m, &mut out);
             std::mem::swap(&mut parts, &mut out);
         }
         (parts, unknown)
