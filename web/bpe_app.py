@@ -161,6 +161,7 @@ async def load_builtin(name):
         return
     loaded, custom, trace = name, None, None
     state["tokenizer"] = name
+    panel.dataset.tokenizer = name
     sync_controls()
     await refresh()
 
@@ -177,6 +178,7 @@ async def load_file(file_or_input):
         return
     show_notice(None)
     loaded, custom, trace = f"file:{name}", str(name), None
+    panel.dataset.tokenizer = f"file:{name}"
     sync_controls()
     await refresh()
 
@@ -288,6 +290,7 @@ def on_messages_input(event):
     k = int(k)
     if k >= len(state["messages"]):
         return None
+    panel.dataset.chat = "working"
     if target.getAttribute("data-testid") == "bpe-role":
         state["messages"][k][0] = str(target.value)
     else:
@@ -300,6 +303,7 @@ def on_messages_click(event):
     button = event.target.closest("[data-remove]")
     if not found(button):
         return None
+    panel.dataset.chat = "working"
     del state["messages"][int(button.getAttribute("data-remove"))]
     build_messages()
     notify()
@@ -310,6 +314,7 @@ def on_add_message(_event):
     if len(state["messages"]) >= bpe_view.MAX_MESSAGES:
         return None
     last = state["messages"][-1][0] if state["messages"] else "assistant"
+    panel.dataset.chat = "working"
     state["messages"].append(["assistant" if last == "user" else "user", ""])
     build_messages()
     area = document.querySelector(f'[data-testid="bpe-content"][data-k="{len(state["messages"]) - 1}"]')
@@ -381,9 +386,15 @@ async def refresh():
         notify()
 
 
+chat_seq = 0
+
+
 async def refresh_chat(mine=None):
+    global chat_seq
     if loaded is None:
         return
+    chat_seq += 1
+    mine_chat = chat_seq
     messages = [{"role": r, "content": c} for r, c in state["messages"]]
     try:
         parts = json.loads(await tpcore.bpe_request("chat", json.dumps({
@@ -391,8 +402,9 @@ async def refresh_chat(mine=None):
         node = bpe_view.render_chat(parts, None)
     except Exception as e:
         node = bpe_view.render_chat(None, str(e).removeprefix("Error: "))
-    if mine is None or mine == seq:
+    if (mine is None or mine == seq) and mine_chat == chat_seq:
         render("bpe-chat", node)
+        panel.dataset.chat = "ready"
 
 
 # ---------------------------------------------------------------------------------- events
@@ -417,6 +429,7 @@ refresh_proxy = create_proxy(start_refresh)
 
 
 def on_specials(event):
+    panel.dataset.state = "working"
     state["specials"] = bool(event.target.checked)
     return refresh()
 
@@ -469,6 +482,7 @@ async def on_copy_ids(_event):
 
 
 def on_chat_option(_event):
+    panel.dataset.chat = "working"
     return refresh_chat()
 
 
