@@ -141,7 +141,8 @@ def open_page(context, url):
     page = context.new_page()
     watch = Watch(page)
     page.goto(url)
-    page.wait_for_selector(PAGE_READY, timeout=READY_TIMEOUT_MS)
+    # "attached": a link to the BPE tab opens with the WordPiece panel hidden.
+    page.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
     assert page.get_by_test_id("app").get_attribute("data-state") == "ready", \
         page.get_by_test_id("error").text_content()
     return page, watch
@@ -193,7 +194,7 @@ def test_tab_loads_bpe_only_on_first_use(context, base_url):
     requests = []
     fresh.on("request", lambda r: requests.append(r.url))
     fresh.goto(base_url)
-    fresh.wait_for_selector(PAGE_READY, timeout=READY_TIMEOUT_MS)
+    fresh.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
     assert not [u for u in requests if "pkg-bpe" in u or "/data/bpe/" in u]
     assert fresh.get_by_test_id("bpe-panel").is_hidden()
     fresh.get_by_test_id("tab-bpe").click()
@@ -379,6 +380,7 @@ def test_share_link_reopens_the_bpe_view(page, browser, base_url):
 
 def test_hostile_text_renders_as_text(page):
     pick(page, "o200k_base")
+    page.get_by_test_id("bpe-mode-text").check()
     hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>&amp;'
     type_text(page, hostile)
     page.get_by_test_id("bpe-content").nth(1).fill(hostile)
