@@ -446,6 +446,19 @@ def test_hostile_text_renders_as_text(page):
     assert shown_ids(page) == want_ids("o200k_base", hostile, False)
 
 
+def test_long_text_is_drawn_in_part_and_counted_in_full(page):
+    pick(page, "o200k_base")
+    page.get_by_test_id("bpe-mode-text").check()
+    text = "Токенизация, tokenization 東京 42! " * 700
+    type_text(page, text)
+    ids = want_ids("o200k_base", text, False)
+    assert len(ids) > 3000
+    assert shown_ids(page) == ids
+    assert page.get_by_test_id("bpe-count-tokens").locator("dd").text_content() == f"{len(ids):,}"
+    assert page.get_by_test_id("bpe-token").count() == 3000
+    assert page.get_by_test_id("bpe-cap").is_visible()
+
+
 def test_phone_width(page):
     page.set_viewport_size({"width": 360, "height": 740})
     type_text(page, "A phone-width check: Привет 東京 " * 8)

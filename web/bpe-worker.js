@@ -34,10 +34,29 @@ const handlers = {
     }
     return use(new core.WasmBpeTokenizer(new TextDecoder().decode(bytes)));
   },
-  trace({ text, specials }) {
+  // The trace cut to the first `cap` tokens (what the page draws), with every id and the
+  // total count, so a long paste does not send megabytes of token records to Python.
+  trace({ text, specials, cap = 3000 }) {
     const t0 = performance.now();
-    const trace = tokenizer.trace(text, specials);
-    return { trace, ms: performance.now() - t0 };
+    const json = tokenizer.trace(text, specials);
+    const ms = performance.now() - t0;
+    const full = JSON.parse(json);
+    const n = full.tokens.length;
+    if (n <= cap) return { trace: json, ms };
+    const ids = full.tokens.map((t) => t.id);
+    full.tokens = full.tokens.slice(0, cap);
+    full.segments = full.segments.filter((g) => g.first_token < cap);
+    for (const g of full.segments) {
+      let at = g.first_token;
+      g.pre_tokens = g.pre_tokens.filter((p) => {
+        const keep = at < cap;
+        at += p.ids.length;
+        return keep;
+      });
+    }
+    full.total_tokens = n;
+    full.ids = ids;
+    return { trace: JSON.stringify(full), ms };
   },
   piece({ text }) {
     return tokenizer.tracePiece(text);

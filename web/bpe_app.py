@@ -363,8 +363,8 @@ async def refresh():
     by_id("bpe-busy").textContent = "working…"
     text = str(box.value)
     try:
-        reply = await tpcore.bpe_request("trace", json.dumps({"text": text,
-                                                               "specials": state["specials"]}))
+        reply = await tpcore.bpe_request("trace", json.dumps({
+            "text": text, "specials": state["specials"], "cap": bpe_view.TOKEN_CAP}))
     except Exception as e:
         if mine == seq:
             show_error(f"Could not encode: {e}")

@@ -106,7 +106,7 @@ def token_rows(trace: dict) -> list[dict]:
 
 def counts(text: str, trace: dict) -> dict:
     chars = len(text)
-    tokens = len(trace["tokens"])
+    tokens = trace.get("total_tokens", len(trace["tokens"]))
     return {"chars": chars, "bytes": len(text.encode("utf-8")), "tokens": tokens,
             "chars_per_token": chars / tokens if tokens else 0.0}
 
@@ -115,9 +115,16 @@ def render_counts(text: str, trace: dict) -> Node:
     c = counts(text, trace)
     parts = [("chars", f"{c['chars']:,}"), ("bytes", f"{c['bytes']:,}"),
              ("tokens", f"{c['tokens']:,}"), ("chars/token", f"{c['chars_per_token']:.2f}")]
-    return el("dl", {"class": "counts", "data-testid": "bpe-counts"},
-              *(el("div", {"class": "count", "data-testid": f"bpe-count-{k.replace('/', '-per-')}"},
-                   el("dt", {}, k), el("dd", {}, v)) for k, v in parts))
+    shown = min(len(trace["tokens"]), TOKEN_CAP)
+    note = None
+    if shown < c["tokens"]:
+        note = el("p", {"class": "cap", "data-testid": "bpe-cap"},
+                  f"Drawing the first {shown:,} of {c['tokens']:,} tokens; counts and ids cover all.")
+    return el("div", {},
+              el("dl", {"class": "counts", "data-testid": "bpe-counts"},
+                 *(el("div", {"class": "count", "data-testid": f"bpe-count-{k.replace('/', '-per-')}"},
+                      el("dt", {}, k), el("dd", {}, v)) for k, v in parts)),
+              note)
 
 
 def token_title(row: dict) -> str:
@@ -160,6 +167,9 @@ def render_tokens(trace: dict, mode: str = "text") -> Node:
 
 
 def ids_of(trace: dict) -> list[int]:
+    """Every id (a trace cut to its first tokens carries all of them in "ids")."""
+    if "ids" in trace:
+        return list(trace["ids"])
     return [t["id"] for t in trace["tokens"]]
 
 
