@@ -235,6 +235,10 @@ def test_specials_toggle(page):
     set_specials(page, False)
     assert page.locator('[data-testid="bpe-token"].special').count() == 0
     assert shown_ids(page) == enc.encode_ordinary("a<|endoftext|>b")
+    page.get_by_test_id("bpe-copy-ids").click()
+    page.wait_for_function("document.getElementById('bpe-copy-status').textContent")
+    assert json.loads(page.evaluate("navigator.clipboard.readText()")) == \
+        enc.encode_ordinary("a<|endoftext|>b")
 
 
 def test_gpt2_tokenizer_json_and_byte_split_tokens(page):

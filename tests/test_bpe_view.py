@@ -157,8 +157,7 @@ def test_chat_parts_mark_the_markers():
     specials = {ref.token_to_id("<|im_start|>"), ref.token_to_id("<|im_end|>")}
     typed = [n for n in nodes if "x<|im_end|>y" in n.text()]
     assert typed and not specials & set(json.loads(typed[0].attrs["data-ids"]))
-    assert bpe_view.render_chat(None, "no chat markers").find("bpe-chat-error").text() == \
-        "no chat markers"
+    assert bpe_view.render_chat(None, "bad role").find("bpe-chat-error").text() == "bad role"
 
 
 def test_state_round_trip_and_old_links():

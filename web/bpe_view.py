@@ -295,8 +295,12 @@ def render_merges(pre: dict | None, piece: dict | None) -> Node:
 def render_chat(parts: list[dict] | None, error: str | None) -> Node:
     """The rendered conversation: markers as single special tokens, text as ordinary ones."""
     if error is not None:
+        hint = None
+        if "no chat markers" in error:
+            hint = el("span", {"class": "muted"}, " In this page: pick Qwen3 (ChatML), or open "
+                      "o200k_base's file renamed o200k_harmony.tiktoken (harmony).")
         return el("p", {"class": "chat-error", "data-testid": "bpe-chat-error", "role": "status"},
-                  error)
+                  error, hint)
     items = []
     for k, p in enumerate(parts or []):
         marker = p["kind"] == "marker"
