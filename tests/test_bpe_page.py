@@ -113,12 +113,18 @@ def base_url():
     server.server_close()
 
 
+FIGURES: dict[str, float] = {}
+
+
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+    if FIGURES:  # load and encode times, for the record (upper bounds on a shared machine)
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "bpe_figures.json").write_text(json.dumps(FIGURES, indent=2) + "\n")
 
 
 @pytest.fixture(scope="module")
@@ -197,8 +203,10 @@ def test_tab_loads_bpe_only_on_first_use(context, base_url):
     fresh.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
     assert not [u for u in requests if "pkg-bpe" in u or "/data/bpe/" in u]
     assert fresh.get_by_test_id("bpe-panel").is_hidden()
+    t0 = fresh.evaluate("performance.now()")
     fresh.get_by_test_id("tab-bpe").click()
     wait_bpe(fresh, "o200k_base")
+    FIGURES["bpe_tab_first_use_ms"] = round(fresh.evaluate("performance.now()") - t0)
     loaded = [u for u in requests if "pkg-bpe" in u or "/data/bpe/" in u]
     assert any(u.endswith("o200k_base.tiktoken") for u in loaded)
     assert not any("cl100k" in u or "qwen3" in u or "gpt2" in u for u in loaded)
@@ -461,6 +469,8 @@ def test_long_text_is_drawn_in_part_and_counted_in_full(page):
     assert page.get_by_test_id("bpe-count-tokens").locator("dd").text_content() == f"{len(ids):,}"
     assert page.get_by_test_id("bpe-token").count() == 3000
     assert page.get_by_test_id("bpe-cap").is_visible()
+    busy = page.get_by_test_id("bpe-busy").text_content()  # "(worker: 12.3 ms)"
+    FIGURES[f"bpe_trace_{len(text)}_chars_worker_ms"] = float(busy.split(":")[1].split("ms")[0])
 
 
 def test_phone_width(page):
