@@ -480,3 +480,17 @@ def test_phone_width(page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "bpe-phone.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 900})
+    # The tabs from the keyboard (← →, the WAI-ARIA tabs pattern).
+    page.get_by_test_id("tab-bpe").focus()
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("#tab-wordpiece").get_attribute("aria-selected") == "true"
+    assert page.get_by_test_id("bpe-panel").is_hidden() and page.get_by_test_id("app").is_visible()
+    page.keyboard.press("ArrowRight")
+    assert page.get_by_test_id("tab-bpe").get_attribute("aria-selected") == "true"
+    wait_bpe(page)
+    assert page.get_by_test_id("bpe-panel").is_visible()
+    # Every form control in the tab has a label.
+    unlabelled = page.evaluate("""() => [...document.querySelectorAll(
+        '#bpe-panel input, #bpe-panel select, #bpe-panel textarea')]
+        .filter((e) => !e.labels?.length && !e.getAttribute('aria-label')).map((e) => e.id)""")
+    assert unlabelled == []
