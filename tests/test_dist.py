@@ -177,6 +177,10 @@ def test_no_build_machine_paths_anywhere():
     needles = {str(ROOT), str(Path.home()), str(Path.home() / ".cache")}
     hits = []
     for path in DIST.rglob("*"):
+        # The BPE vocabularies are published files copied verbatim, and a vocabulary may hold
+        # a token like "/root" (Qwen3's does); what we build and write is checked.
+        if path.relative_to(DIST).as_posix().startswith("data/bpe/"):
+            continue
         if path.is_file() and path.suffix in OWN_SUFFIXES + (".txt",):
             text = path.read_text(encoding="utf-8", errors="replace")
             hits += [f"{path.relative_to(DIST)}: {n}" for n in needles if n in text]
@@ -447,6 +451,62 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
             wait_ready(page)
             assert page.title() == "tokenprism, next build"
             check_tokenizes(page)
+        finally:
+            context.close()
+        assert watch.problems == []
+
+
+# The BPE tab's wasm module and tokenizer files (~20 MB) are not precached: sw.js stores each
+# the first time the page fetches it, and serves it from the cache afterwards (offline too).
+ON_DEMAND = ("pkg-bpe/", "data/bpe/")
+CACHED_URLS = """async (name) => (await (await caches.open(name)).keys()).map((r) => r.url)"""
+
+
+def test_bpe_files_are_cached_on_first_use(browser, manifest):
+    from paths import data_dir
+
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(data_dir() / "bpe" / "tiktoken-cache")
+    import tiktoken
+
+    cache = f"tokenprism {PREFIX} {manifest['build']}"
+    with served(DIST, plain=True) as base:
+        context = browser.new_context()
+        page = context.new_page()
+        watch = Watch(page)
+        try:
+            page.goto(base)
+            wait_ready(page)
+            wait_offline_copy(page)
+            precached = {url.removeprefix(base) for url in page.evaluate(CACHED_URLS, cache)}
+            want = {path for path in manifest["files"]
+                    if path not in ("sw.js", "manifest.json") and not path.startswith(ON_DEMAND)}
+            assert precached == want
+            assert any(path.startswith(ON_DEMAND) for path in manifest["files"])
+
+            # First use of the BPE tab: its module and o200k_base go into the same cache.
+            page.get_by_test_id("tab-bpe").click()
+            page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]'
+                                   '[data-tokenizer="o200k_base"]', state="attached",
+                                   timeout=READY_TIMEOUT_MS)
+            used = {"pkg-bpe/tokenprism.js", "pkg-bpe/tokenprism_bg.wasm",
+                    "data/bpe/o200k_base.tiktoken"}
+            deadline = time.monotonic() + 30
+            while not used <= (have := {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)}):
+                assert time.monotonic() < deadline, sorted(used - have)
+                time.sleep(0.25)
+            assert not [p for p in have - used if p.startswith(ON_DEMAND)]
+
+            # Offline: the page opens on the BPE tab (the address holds it) and encodes.
+            context.set_offline(True)
+            page.reload()
+            page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]'
+                                   '[data-tokenizer="o200k_base"]', state="attached",
+                                   timeout=READY_TIMEOUT_MS)
+            text = "offline BPE: Привет 東京 🙂"
+            page.get_by_test_id("bpe-input").fill(text)
+            page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]', state="attached")
+            shown = json.loads(page.get_by_test_id("bpe-ids").text_content())
+            assert shown == tiktoken.get_encoding("o200k_base").encode_ordinary(text)
         finally:
             context.close()
         assert watch.problems == []

@@ -13,6 +13,7 @@ import traceback
 from js import document, history, location, window
 from pyodide.ffi import create_proxy, to_js
 
+import bpe_app
 import tpcore
 import view
 
@@ -74,18 +75,23 @@ def page_base():
     return str(location.href).split("#", 1)[0]
 
 
+def full_state():
+    """The WordPiece state plus the BPE tab's part (bpe_app.py), as links carry them."""
+    return {**state, **bpe_app.link_state()}
+
+
 def write_hash():
     if custom_name is not None:
         history.replaceState(None, "", page_base())
         return
-    fragment = view.encode_state(state) if state["text"] is not None else None
+    fragment = view.encode_state(full_state()) if state["text"] is not None else None
     history.replaceState(None, "", page_base() + ("#" + fragment if fragment else ""))
 
 
 def current_link():
     if custom_name is not None:
         return None
-    fragment = view.encode_state(state) if state["text"] is not None else None
+    fragment = view.encode_state(full_state()) if state["text"] is not None else None
     return None if fragment is None else page_base() + "#" + fragment
 
 
@@ -425,10 +431,11 @@ async def restore(fragment):
     global state, cap, seq
     new_state, message = view.decode_state(fragment)
     show_notice(message)
-    if view.encode_state(new_state) == view.encode_state(state) and trace is not None:
+    if view.encode_state(new_state) == view.encode_state(full_state()) and trace is not None:
         return
     seq += 1  # whatever is still rendering belongs to the previous state
     state = new_state
+    asyncio.ensure_future(guarded_task(bpe_app.restore(new_state)))
     cap = view.RENDER_CAP
     tpcore.set_input(state["text"])
     if custom_name is not None:
@@ -469,6 +476,7 @@ on(window, "hashchange", on_hash)
 for control_id in ("tokenizer", "options", "fast-options", "copy-link"):
     document.getElementById(control_id).disabled = False
 has_bert = json.loads(tpcore.builtin_info()).get("bert_normalizer") is not None
+bpe_app.start(write_hash, current_link)
 await restore(str(location.hash))  # noqa: F704 (top-level await: runPythonAsync)
 document.getElementById("loading").hidden = True
 app.dataset.state = "ready"

@@ -5,6 +5,7 @@
 // and pointer/caret look-ups that need the browser's layout.
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { bpeBuiltin, bpeFile, bpeRequest } from "./bpe-client.js";
 
 const here = (path) => new URL(path, import.meta.url).href;
 const app = document.getElementById("app");
@@ -366,6 +367,10 @@ async function main() {
       copy_text: copyText,
       copy_ids: () => copyText(JSON.stringify(Array.from(lastIds))),
       show_error: showError,
+      // The BPE tab's worker (bpe-client.js), started on its first use.
+      bpe_request: (type, argsJson) => bpeRequest(type, argsJson),
+      bpe_builtin: bpeBuiltin,
+      bpe_file: bpeFile,
     });
 
     const dir = "/home/pyodide/tokenprism_web";

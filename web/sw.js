@@ -1,8 +1,8 @@
 // The service worker that keeps the page working offline (registered by sw-register.js).
 //
-// On install it downloads every file listed in the build's manifest.json, checks each against
-// its sha256, and stores them in a cache named after the build; from then on it answers the
-// page's requests from that cache first. The build stamps its id into BUILD, so every new build
+// On install it downloads every file listed in the build's manifest.json (except the BPE tab's
+// module and data, stored on first use), checks each against its sha256, and stores them in a
+// cache named after the build; from then on it answers the page's requests from that cache first. The build stamps its id into BUILD, so every new build
 // is a changed sw.js: the browser installs it on the next visit, it fills a fresh cache, takes
 // over, and deletes the previous build's cache.
 //
@@ -18,6 +18,10 @@ const CACHE_PREFIX = `tokenprism ${SCOPE.pathname} `;
 const CACHE = CACHE_PREFIX + BUILD;
 // The browser fetches the worker itself; the manifest is read fresh at every install.
 const NOT_CACHED = new Set(["sw.js", "manifest.json"]);
+// The BPE tab's module and tokenizer files (~20 MB) are not precached: each is stored in the
+// same cache the first time the page fetches it, and answered from there afterwards.
+const ON_DEMAND = ["pkg-bpe/", "data/bpe/"];
+const onDemand = (path) => ON_DEMAND.some((prefix) => path.startsWith(prefix));
 
 const resolve = (path) => new URL(path, SCOPE).href;
 
@@ -57,7 +61,7 @@ async function precache() {
   try {
     await Promise.all(
       Object.entries(manifest.files)
-        .filter(([path]) => !NOT_CACHED.has(path))
+        .filter(([path]) => !NOT_CACHED.has(path) && !onDemand(path))
         .map(async ([path, entry]) => cache.put(resolve(path), await fetchChecked(path, entry))),
     );
   } catch (err) {
@@ -83,7 +87,7 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-async function respond(request, target) {
+async function respond(request, target, event) {
   let key = request;
   if (request.mode === "navigate") {
     // The page itself, under whichever URL it was opened: the folder, index.html, with a
@@ -92,7 +96,14 @@ async function respond(request, target) {
     if (rest === "" || rest === "index.html") key = resolve("index.html");
   }
   const cache = await caches.open(CACHE);
-  return (await cache.match(key)) ?? fetch(request);
+  const hit = await cache.match(key);
+  if (hit) return hit;
+  const response = await fetch(request);
+  if (response.status === 200 && onDemand(target.pathname.slice(SCOPE.pathname.length))) {
+    // A copy goes to the cache while the page reads the original (its download progress).
+    event.waitUntil(cache.put(key, response.clone()).catch(() => {}));
+  }
+  return response;
 }
 
 self.addEventListener("fetch", (event) => {
@@ -100,5 +111,5 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   const target = new URL(request.url);
   if (target.origin !== SCOPE.origin || !target.pathname.startsWith(SCOPE.pathname)) return;
-  event.respondWith(respond(request, target));
+  event.respondWith(respond(request, target, event));
 });

@@ -626,6 +626,7 @@ BUILTIN_TOKENIZERS = ("bert-base-uncased",)
 OPTION_KEYS = ("clean_text", "handle_chinese_chars", "strip_accents", "lowercase")
 FAST_KEYS = ("simd", "page_cache", "lazy_output", "fused")
 STEP_NAMES = tuple(STAGES)
+TABS = ("wordpiece", "bpe")
 DEFAULT_TEXT = "Héllo, Wörld! 東京"
 # Longest fragment accepted, and longest text a link may carry (decompressed bytes).
 MAX_LINK_CHARS = 16_000
@@ -658,6 +659,15 @@ def encode_state(state: dict) -> str | None:
         return None
     compact = {"t": state["text"], "k": state["tokenizer"], "o": _bits(state["options"], OPTION_KEYS),
                "f": _bits(state["fast"], FAST_KEYS), "s": state["step"], "v": state["view"]}
+    # The BPE tab (bpe_view.py): which tab is open, and the BPE view's own state.
+    if state.get("tab", "wordpiece") != "wordpiece":
+        compact["a"] = state["tab"]
+    if state.get("bpe") is not None:
+        import bpe_view
+        bpe = bpe_view.to_link(state["bpe"])
+        if bpe is None:
+            return None
+        compact["b"] = bpe
     raw = json.dumps(compact, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     packed = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
     if len(packed) > MAX_LINK_CHARS:
@@ -724,6 +734,18 @@ def decode_state(fragment: str) -> tuple[dict, str | None]:
     state.update(text=text, tokenizer=tok, step=step, view=mode,
                  options={k: b == "1" for k, b in zip(OPTION_KEYS, opts)},
                  fast={k: b == "1" for k, b in zip(FAST_KEYS, fast)})
+    # Older links have neither key and open as before.
+    tab = compact.get("a", "wordpiece")
+    if tab not in TABS:
+        return malformed
+    if tab != "wordpiece":
+        state["tab"] = tab
+    if "b" in compact:
+        import bpe_view
+        bpe = bpe_view.from_link(compact["b"])
+        if bpe is None:
+            return malformed
+        state["bpe"] = bpe
     return state, None
 
 
