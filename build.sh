@@ -383,6 +383,10 @@ print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     cp "$DATA"/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken "$out/data/bpe/"
     cp "$DATA/bpe/gpt2/tokenizer.json" "$out/data/bpe/gpt2/"
     cp "$DATA/bpe/qwen3/tokenizer.json" "$out/data/bpe/qwen3/"
+    # The Bench tab's inputs: 256 KB of each corpus as documents, and the native benchmark's
+    # JSON (./build.sh bench) when there is one, shown beside the wasm figures.
+    "$PY" "$ROOT/scripts/bench_slices.py" "$DATA/corpora" "$out/data/bench" \
+        --native "$ROOT/bench/results.json"
     find "$out" -name __pycache__ -prune -exec rm -rf {} +
     "$PY" "$ROOT/scripts/dist_manifest.py" "$out" \
         --version "tokenprism=$(tokenprism_version)" \

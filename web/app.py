@@ -472,3 +472,54 @@ has_bert = json.loads(tpcore.builtin_info()).get("bert_normalizer") is not None
 await restore(str(location.hash))  # noqa: F704 (top-level await: runPythonAsync)
 document.getElementById("loading").hidden = True
 app.dataset.state = "ready"
+
+
+# ------------------------------------------------------------------------------ Bench tab
+# The tabs: each tab button shows the panel its aria-controls names and hides the others.
+# The Bench tab runs web/bench.js's benchmark (workers) and draws bench_view.py's chart.
+
+import bench_view  # noqa: E402
+
+
+def on_tab(event):
+    chosen = event.currentTarget
+    for tab in document.querySelectorAll('nav.tabs [role="tab"]'):
+        panel = document.getElementById(tab.getAttribute("aria-controls"))
+        selected = tab == chosen
+        tab.setAttribute("aria-selected", "true" if selected else "false")
+        if found(panel):
+            panel.hidden = not selected
+
+
+async def on_bench_run(event):
+    bench = window.tokenprismBench
+    button = document.getElementById("bench-run")
+    status = document.getElementById("bench-status")
+    button.disabled = True
+    progress = create_proxy(lambda text: setattr(status, "textContent", text))
+    try:
+        options = {"corpora": [str(document.getElementById("bench-corpus").value)],
+                   "tokenizers": [str(document.getElementById("bench-tokenizer").value)],
+                   "onProgress": progress}
+        # Tests pass a smaller protocol through data attributes of the panel.
+        panel = document.getElementById("bench")
+        if panel.dataset.rounds:
+            options["rounds"] = int(panel.dataset.rounds)
+        if panel.dataset.minMs:
+            options["minMs"] = float(panel.dataset.minMs)
+        js_options = to_js(options, dict_converter=window.Object.fromEntries)
+        results = json.loads(await bench.run(js_options))
+        native = await bench.native()
+        native = native.to_py() if found(native) else None
+        render("bench-out", bench_view.render(results, native))
+        status.textContent = "done"
+        document.getElementById("bench").dataset.state = "done"
+    finally:
+        button.disabled = False
+        progress.destroy()
+
+
+for tab_button in document.querySelectorAll('nav.tabs [role="tab"]'):
+    on(tab_button, "click", on_tab)
+on(document.getElementById("bench-run"), "click", on_bench_run)
+document.getElementById("bench").dataset.state = "ready"
