@@ -15,6 +15,7 @@
 // tokenizer: "bert" (bert-base-uncased) or "o200k" (o200k_base); op: "encode" or "normalize".
 
 import { loadBuiltinBpe } from "./bpe-files.js";
+import { hashOutputs } from "./bench-hash.js";
 
 const FAST = ["simd", "page_cache", "lazy_output", "fused"];
 
@@ -90,37 +91,6 @@ function passFn(tokenizer, tok, op) {
   }
   if (tokenizer === "bert") return (d) => tok.encodeIds(d, false);
   return (d) => tok.encodeOrdinary(d);
-}
-
-function hex(buffer) {
-  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-// sha256 over per-document records: u32 LE length, then u32 LE ids or UTF-8 bytes.
-export async function hashOutputs(outputs) {
-  let size = 0;
-  for (const o of outputs) size += 4 + (typeof o === "string" ? 0 : o.length * 4);
-  const enc = new TextEncoder();
-  const texts = outputs.map((o) => (typeof o === "string" ? enc.encode(o) : null));
-  for (const t of texts) if (t) size += t.length;
-  const buf = new Uint8Array(size);
-  const view = new DataView(buf.buffer);
-  let at = 0;
-  outputs.forEach((o, i) => {
-    if (texts[i]) {
-      view.setUint32(at, texts[i].length, true);
-      buf.set(texts[i], at + 4);
-      at += 4 + texts[i].length;
-    } else {
-      view.setUint32(at, o.length, true);
-      at += 4;
-      for (const id of o) {
-        view.setUint32(at, id, true);
-        at += 4;
-      }
-    }
-  });
-  return hex(await crypto.subtle.digest("SHA-256", buf));
 }
 
 const handlers = {

@@ -24,14 +24,18 @@ class WorkerClient {
       if (data.ok) entry.resolve(data.result);
       else entry.reject(new Error(data.error));
     };
+    // A worker that fails to load or throws outside a request fails every request, now and later.
+    this.failure = null;
     this.worker.onerror = (e) => {
-      for (const entry of this.pending.values()) entry.reject(new Error(`worker ${url}: ${e.message}`));
+      this.failure = new Error(`worker ${url}: ${e.message || "failed to load"}`);
+      for (const entry of this.pending.values()) entry.reject(this.failure);
       this.pending.clear();
     };
   }
 
   request(type, args = {}) {
     const id = this.next++;
+    if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ id, type, ...args });
@@ -62,7 +66,8 @@ async function fetchJson(path) {
 }
 
 // options: {corpora: [...], tokenizers: ["bert", "o200k"], ops: ["normalize", "encode"],
-//           rounds, minMs, peersUrl (a peers worker module, harness only), onProgress(text)}
+//           rounds, minMs, onProgress(text),
+//           peersUrl: a peers worker module relative to the site root (harness only)}
 export async function runBench(options) {
   const {
     corpora = ["en"], tokenizers = ["bert"], ops = ["normalize", "encode"],
@@ -72,7 +77,7 @@ export async function runBench(options) {
   const workers = [{ kind: "ours", client: oursWorker() }];
   let peers = null;
   if (peersUrl) {
-    peers = new WorkerClient(new URL(peersUrl, location.href));
+    peers = new WorkerClient(new URL(peersUrl, import.meta.url));
     workers.push({ kind: "peer", client: peers });
   }
   const cells = [];
@@ -81,8 +86,12 @@ export async function runBench(options) {
     for (const tokenizer of tokenizers) {
       const runs = [];
       for (const w of workers) {
-        const list = await w.client.request("configs", { tokenizer });
-        for (const c of list) runs.push({ ...c, kind: w.kind, client: w.client });
+        try {
+          const list = await w.client.request("configs", { tokenizer });
+          for (const c of list) runs.push({ ...c, kind: w.kind, client: w.client });
+        } catch (err) {
+          problems.push({ corpus: "*", tokenizer, op: "*", run: w.kind, error: String(err?.message ?? err) });
+        }
       }
       for (const corpus of corpora) {
         for (const op of ops) {
