@@ -62,7 +62,7 @@ NPM = CACHE / "npm-bench-web"
 # The JS peers (npm name -> version); `./build.sh setup` installs exactly these into NPM.
 PEER_PACKAGES = {"@huggingface/transformers": "4.3.2", "gpt-tokenizer": "4.0.0",
                  "js-tiktoken": "1.0.21", "tiktoken": "1.0.22", "ai-tokenizer": "1.0.6"}
-ROUNDS, MIN_MS = 5, 300
+ROUNDS, MIN_MS = 3, 250
 QUICK_ROUNDS, QUICK_MIN_MS = 1, 20
 README_START = "<!-- bench-web:start -->"
 README_END = "<!-- bench-web:end -->"

@@ -59,7 +59,12 @@ async function tokenizerFor(tokenizer, name) {
     if (bertJson === null) {
       const r = await fetch(new URL("data/bert-base-uncased/tokenizer.json", import.meta.url));
       if (!r.ok) throw new Error(`tokenizer.json: HTTP ${r.status}`);
-      bertJson = await r.text();
+      // Truncation and padding off, as in the native benchmark (`no_truncation()`,
+      // `no_padding()`): bert-base-uncased's file truncates to 128 tokens otherwise.
+      const config = await r.json();
+      config.truncation = null;
+      config.padding = null;
+      bertJson = JSON.stringify(config);
     }
     tok = new glue.WasmTokenizer(bertJson);
     tok.setFastPaths(...FAST.map((f) => f !== c.off));
