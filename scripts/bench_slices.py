@@ -40,7 +40,14 @@ def write_slices(corpora: Path, out: Path, limit: int = SLICE_BYTES, native: Pat
         index[c] = {"bytes": sum(len(d.encode("utf-8")) for d in docs), "documents": len(docs)}
     has_native = native is not None and native.is_file()
     if has_native:
-        (out / "native.json").write_bytes(native.read_bytes())
+        # Only what the tab shows (no paths of the machine that ran it).
+        full = json.loads(native.read_text(encoding="utf-8"))
+        keep = {"tokenprism-ids", "tokenprism"}
+        small = {"date": full.get("date"), "machine": full.get("machine"), "corpora": full.get("corpora"),
+                 **{op: {c: {k: {f: v.get(f) for f in ("mbps", "sha256", "bytes")} for k, v in cell.items() if k in keep}
+                         for c, cell in (full.get(op) or {}).items()}
+                    for op in ("encode", "normalize")}}
+        (out / "native.json").write_text(json.dumps(small), encoding="utf-8")
     (out / "index.json").write_text(json.dumps({"corpora": index, "native": has_native}), encoding="utf-8")
     return index
 
