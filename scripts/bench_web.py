@@ -17,9 +17,9 @@ Protocol:
   ratios as medians of per-round ratios. Runs: wasm simd128, wasm scalar, simd128 with each
   fast path off (BERT: normalizer alone and ids-only encode; o200k_base: encode) and the JS
   peers (bundled from the pinned npm packages with esbuild, in their own worker, same rounds).
-- Native: the tokenprism module of this Python (one thread), same documents, same protocol
-  (warm-up, ROUNDS rounds of at least MIN_MS each), `encode_ids` / `normalizer.normalize_str`
-  / BPE `encode_ordinary`, right before the browser runs on the same machine.
+- Native: the tokenprism module of this Python (one thread), same documents, `encode_ids` /
+  `normalizer.normalize_str` / BPE `encode_ordinary`, called from the page through Playwright
+  as one more run of the same rounds (NativeBridge), so wasm ÷ native is a per-round ratio.
 - References: tokenizers 0.23.3 (BERT ids and normalized text), tiktoken 0.14.0 (o200k ids).
   Every run's hash (sha256 of per-document u32 LE count + ids, as scripts/bench_worker.py)
   is compared with the reference's; a peer that differs is reported and never counted as the
@@ -35,7 +35,6 @@ import hashlib
 import http.server
 import json
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -113,44 +112,48 @@ def reference_hashes(slices: Path, corpora: list[str], tokenizers_wanted=("bert"
 
 # ------------------------------------------------------------------------------ native
 
-def time_native(f, docs: list[str], rounds: int, min_ms: float) -> dict:
-    nbytes = sum(len(d.encode("utf-8")) for d in docs)
-    outs = [f(d) for d in docs]  # warm-up, hashed
-    speeds = []
-    for _ in range(rounds):
+class NativeBridge:
+    """The native module as one more run of the browser benchmark: answers bench-worker.js's
+    messages (configs, hash, time) from Python, called by the page through Playwright."""
+
+    def __init__(self, slices: Path):
+        import tokenprism
+
+        if hasattr(tokenprism, "set_num_threads"):
+            tokenprism.set_num_threads(1)
+        tok = tokenprism.Tokenizer.from_file(str(DATA / "bert-base-uncased" / "tokenizer.json"))
+        tok.no_truncation()
+        tok.no_padding()
+        bpe = tokenprism.BpeTokenizer.from_tiktoken_file(str(DATA / "bpe" / "o200k_base.tiktoken"), "o200k_base")
+        self.fns = {"bert/encode": lambda d: tok.encode_ids(d, add_special_tokens=False),
+                    "bert/normalize": tok.normalizer.normalize_str,
+                    "o200k/encode": bpe.encode_ordinary}
+        self.version = tokenprism.__version__
+        self.slices = slices
+        self.docs: dict[str, list[str]] = {}
+
+    def __call__(self, kind: str, args_json: str) -> str:
+        a = json.loads(args_json)
+        if kind == "configs":
+            return json.dumps([{"name": "native", "label": f"native (tokenprism {self.version}, 1 thread)"}])
+        f = self.fns[f"{a['tokenizer']}/{a['op']}"]
+        if a["corpus"] not in self.docs:
+            self.docs[a["corpus"]] = load_docs(self.slices, a["corpus"])
+        docs = self.docs[a["corpus"]]
+        nbytes = sum(len(d.encode("utf-8")) for d in docs)
+        if kind == "hash":
+            outs = [f(d) for d in docs]
+            return json.dumps({"sha256": sha256_of(outs), "bytes": nbytes, "documents": len(docs),
+                               "tokens": None if a["op"] == "normalize" else sum(len(o) for o in outs)})
         passes, t0 = 0, time.perf_counter()
         while True:
             for d in docs:
                 f(d)
             passes += 1
             el = time.perf_counter() - t0
-            if el * 1000 >= min_ms:
+            if el * 1000 >= a["minMs"]:
                 break
-        speeds.append(nbytes * passes / el / 1e6)
-    return {"sha256": sha256_of(outs), "mbps": statistics.median(speeds), "mbps_rounds": speeds,
-            "bytes": nbytes}
-
-
-def native_runs(slices: Path, corpora: list[str], rounds: int, min_ms: float) -> dict:
-    import tokenprism
-
-    if hasattr(tokenprism, "set_num_threads"):
-        tokenprism.set_num_threads(1)
-    tok = tokenprism.Tokenizer.from_file(str(DATA / "bert-base-uncased" / "tokenizer.json"))
-    tok.no_truncation()
-    tok.no_padding()
-    norm = tok.normalizer.normalize_str
-    bpe = tokenprism.BpeTokenizer.from_tiktoken_file(str(DATA / "bpe" / "o200k_base.tiktoken"), "o200k_base")
-    out = {"version": tokenprism.__version__, "module": tokenprism.__file__, "cells": {}}
-    for c in corpora:
-        docs = load_docs(slices, c)
-        log(f"native {c}")
-        out["cells"][c] = {
-            "bert/normalize": time_native(norm, docs, rounds, min_ms),
-            "bert/encode": time_native(lambda d: tok.encode_ids(d, add_special_tokens=False), docs, rounds, min_ms),
-            "o200k/encode": time_native(bpe.encode_ordinary, docs, rounds, min_ms),
-        }
-    return out
+        return json.dumps({"ms": el * 1000, "passes": passes, "bytes": nbytes})
 
 
 # ------------------------------------------------------------------------------ JS peers
@@ -231,7 +234,7 @@ def serve(dist: Path, mounts: dict[str, Path]):
 
 
 def browser_run(base: str, options: dict, page_path: str = "bench-peers/harness.html", timeout_s: float = 3600,
-                verbose: bool = True) -> dict:
+                verbose: bool = True, native=None) -> dict:
     from playwright.sync_api import sync_playwright
 
     from paths import CHROMIUM, CHROMIUM_ARGS
@@ -245,6 +248,9 @@ def browser_run(base: str, options: dict, page_path: str = "bench-peers/harness.
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: m.type in ("error", "warning") and log(f"console {m.type}: {m.text[:300]}"))
             page.expose_function("benchProgress", lambda text: log(f"  {text}") if verbose else None)
+            if native is not None:
+                page.expose_function("benchNative", native)
+                options = {**options, "nativeBridge": "benchNative"}
             page.goto(base + page_path)
             page.wait_for_function("window.tokenprismBench !== undefined", timeout=60_000)
             page.set_default_timeout(timeout_s * 1000)
@@ -274,10 +280,15 @@ def analyse(res: dict) -> dict:
         for r in cell["runs"]:
             r["ids_match_ref"] = r.get("sha256") == ref
             if not r["ids_match_ref"]:
-                (bad_ours if r["kind"] == "ours" else mismatching_peers).append(
+                (bad_ours if r["kind"] != "peer" else mismatching_peers).append(
                     {"corpus": cell["corpus"], "cell": key, "run": r["name"]})
+        nat_run = next((r for r in cell["runs"] if r["kind"] == "native"), None)
+        if nat_run and nat_run.get("vs_base"):
+            # Timed in the same rounds as the wasm runs: the per-round ratio.
+            cell["native_mbps"] = nat_run["mbps"]
+            cell["wasm_vs_native"] = 1 / nat_run["vs_base"]
         nat = native.get(cell["corpus"], {}).get(key)
-        if nat:
+        if nat and not nat_run:
             nat["ids_match_ref"] = nat["sha256"] == ref
             if not nat["ids_match_ref"]:
                 bad_ours.append({"corpus": cell["corpus"], "cell": key, "run": "native"})
@@ -465,8 +476,8 @@ def main(argv=None) -> int:
            "corpora": {c: json.loads((slices / "index.json").read_text())["corpora"][c] for c in corpora}}
     log("references (tokenizers 0.23.3, tiktoken)")
     res["references"] = reference_hashes(slices, corpora)
-    log("native runs")
-    res["native"] = native_runs(slices, corpora, rounds, min_ms)
+    bridge = NativeBridge(slices)
+    res["native"] = {"version": bridge.version, "cells": {}, "how": "timed in the browser's rounds (NativeBridge)"}
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
         peers_dir = Path(tmp)
         res["peer_versions"] = {} if a.no_peers else build_peers(peers_dir)
@@ -478,7 +489,7 @@ def main(argv=None) -> int:
             res["browser"] = browser_run(base, {
                 "corpora": corpora, "tokenizers": ["bert", "o200k"], "ops": ["normalize", "encode"],
                 "rounds": rounds, "minMs": min_ms,
-                "peersUrl": None if a.no_peers else "bench-peers/peers.js"})
+                "peersUrl": None if a.no_peers else "bench-peers/peers.js"}, native=bridge)
         finally:
             server.shutdown()
     res["seconds"] = round(time.time() - started, 1)

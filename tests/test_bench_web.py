@@ -53,7 +53,7 @@ def run(tiny, served):
     base, versions = served
     corpora = list(bench_slices.CORPORA)
     browser = bench_web.browser_run(base, {"corpora": corpora, "tokenizers": ["bert", "o200k"],
-                                           "ops": ["normalize", "encode"], "rounds": 1, "minMs": 0,
+                                           "ops": ["normalize", "encode"], "rounds": 1, "minMs": 5,
                                            "peersUrl": "bench-peers/peers.js"}, verbose=False)
     res = {"references": bench_web.reference_hashes(tiny, corpora), "browser": browser,
            "native": {"cells": {}}, "peer_versions": versions}
@@ -150,7 +150,7 @@ def test_bench_tab_renders_a_chart(served):
             page.get_by_test_id("tab-bench").click()
             assert page.get_by_test_id("bench").is_visible()
             assert not page.get_by_test_id("app").is_visible()
-            page.evaluate("Object.assign(document.getElementById('bench').dataset, {rounds: '1', minMs: '0'})")
+            page.evaluate("Object.assign(document.getElementById('bench').dataset, {rounds: '1', minMs: '5'})")
             page.get_by_test_id("bench-corpus").select_option("ru")
             page.get_by_test_id("bench-run").click()
             page.wait_for_function("document.getElementById('bench').dataset.state === 'done'", timeout=240_000)

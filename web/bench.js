@@ -67,14 +67,22 @@ async function fetchJson(path) {
 
 // options: {corpora: [...], tokenizers: ["bert", "o200k"], ops: ["normalize", "encode"],
 //           rounds, minMs, onProgress(text),
-//           peersUrl: a peers worker module relative to the site root (harness only)}
+//           peersUrl: a peers worker module relative to the site root (harness only),
+//           nativeBridge: the name of a window function running the native module (harness only)}
 export async function runBench(options) {
   const {
     corpora = ["en"], tokenizers = ["bert"], ops = ["normalize", "encode"],
-    rounds = 5, minMs = 200, peersUrl = null, onProgress = () => {},
+    rounds = 5, minMs = 200, peersUrl = null, nativeBridge = null, onProgress = () => {},
   } = options;
   const started = performance.now();
   const workers = [{ kind: "ours", client: oursWorker() }];
+  // A harness may add the native module as one more "worker": a function the page can call
+  // (Playwright's expose_function) taking (type, argsJson) and answering JSON, timed in the
+  // same rounds as the wasm runs, so a slow spell of the machine hits both sides of a ratio.
+  if (nativeBridge && typeof window[nativeBridge] === "function") {
+    const call = window[nativeBridge];
+    workers.push({ kind: "native", client: { request: async (type, args) => JSON.parse(await call(type, JSON.stringify(args))) } });
+  }
   let peers = null;
   if (peersUrl) {
     peers = new WorkerClient(new URL(peersUrl, import.meta.url));
@@ -96,7 +104,7 @@ export async function runBench(options) {
       for (const corpus of corpora) {
         for (const op of ops) {
           if (op === "normalize" && tokenizer !== "bert") continue;
-          const cellRuns = runs.filter((r) => r.kind === "ours" || op === "encode");
+          const cellRuns = runs.filter((r) => r.kind !== "peer" || op === "encode");
           const out = [];
           for (const r of cellRuns) {
             onProgress(`${corpus} · ${tokenizer} · ${op}: warm-up ${r.label}`);
