@@ -8,6 +8,7 @@
 #                             build, then serve dist/ on http://127.0.0.1:PORT (default 8000)
 #   ./build.sh test           build, then cargo test and pytest (browser tests included)
 #   ./build.sh bench [ARGS]   the speed benchmark against the reference and peers (bench/)
+#   ./build.sh bench-web [--quick]  the browser benchmark (wasm vs native vs JS peers, bench/)
 #
 # Every step checks before it acts, so a second run only rebuilds what changed. Slow,
 # clone-independent things (wasm-bindgen-cli, the wasm std sysroot, Pyodide, tokenizer files)
@@ -107,6 +108,31 @@ setup_pyodide() {
     mkdir -p "$CACHE/npm"
     npm install --prefix "$CACHE/npm" --ignore-scripts --no-audit --no-fund --save-exact \
         "pyodide@$PYODIDE_VERSION"
+}
+
+# The JavaScript peers of the browser benchmark (./build.sh bench-web, tests/test_bench_web.py)
+# and esbuild, which bundles them into one worker module. Benchmark-only: the page never
+# loads them. Pinned; kept apart from Pyodide's folder.
+BENCH_WEB_NPM=(@huggingface/transformers@4.3.2 gpt-tokenizer@4.0.0 js-tiktoken@1.0.21
+               tiktoken@1.0.22 ai-tokenizer@1.0.6 esbuild@0.25.12)
+setup_bench_web_npm() {
+    local dir=$CACHE/npm-bench-web have
+    have=$(cd "$dir" 2>/dev/null && node -e '
+const out = [];
+for (const spec of process.argv.slice(1)) {
+  const at = spec.lastIndexOf("@");
+  try {
+    const v = require(`./node_modules/${spec.slice(0, at)}/package.json`).version;
+    if (v === spec.slice(at + 1)) out.push(spec);
+  } catch {}
+}
+console.log(out.length);' "${BENCH_WEB_NPM[@]}" || echo 0)
+    [[ $have == "${#BENCH_WEB_NPM[@]}" ]] && [[ -x $dir/node_modules/.bin/esbuild ]] && return
+    log "npm: installing the browser benchmark's JS peers (${BENCH_WEB_NPM[*]})"
+    mkdir -p "$dir"
+    # No install scripts: esbuild's binary comes in its optional platform package, and the
+    # peers need none for the browser builds used here.
+    npm install --prefix "$dir" --ignore-scripts --no-audit --no-fund --save-exact "${BENCH_WEB_NPM[@]}"
 }
 
 setup_bert_files() {
@@ -220,6 +246,7 @@ cmd_setup() {
     setup_pip
     setup_pyodide
     setup_bert_files
+    setup_bench_web_npm
     setup_test_data
     setup_wasm_bindgen
     setup_wasm_sysroot
@@ -383,6 +410,10 @@ print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     cp "$DATA"/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken "$out/data/bpe/"
     cp "$DATA/bpe/gpt2/tokenizer.json" "$out/data/bpe/gpt2/"
     cp "$DATA/bpe/qwen3/tokenizer.json" "$out/data/bpe/qwen3/"
+    # The Bench tab's inputs: 256 KB of each corpus as documents, and the native benchmark's
+    # JSON (./build.sh bench) when there is one, shown beside the wasm figures.
+    "$PY" "$ROOT/scripts/bench_slices.py" "$DATA/corpora" "$out/data/bench" \
+        --native "$ROOT/bench/results.json"
     find "$out" -name __pycache__ -prune -exec rm -rf {} +
     "$PY" "$ROOT/scripts/dist_manifest.py" "$out" \
         --version "tokenprism=$(tokenprism_version)" \
@@ -469,6 +500,15 @@ cmd_bench() {
     "$PY" "$ROOT/scripts/bpe_bench.py" --tokenprism-wheel "$wheel" "${quick[@]}"
 }
 
+# The browser benchmark: dist/'s Bench tab driver in headless Chromium (Playwright) with the
+# native module and the JS peers on the same corpus slices, ids checked against tokenizers
+# 0.23.3 and tiktoken; writes bench/web_results.{json,md}, bench/web.png and README's
+# "Speed in the browser" table (not with --quick). Arguments go to scripts/bench_web.py.
+cmd_bench_web() {
+    cmd_build
+    "$PY" "$ROOT/scripts/bench_web.py" "$@"
+}
+
 main() {
     local cmd=${1:-}
     shift || true
@@ -479,7 +519,8 @@ main() {
         serve) cmd_serve "$@" ;;
         test) cmd_test ;;
         bench) cmd_bench "$@" ;;
-        *) sed -n '2,10s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+        bench-web) cmd_bench_web "$@" ;;
+        *) sed -n '2,11s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
     esac
 }
 

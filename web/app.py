@@ -480,3 +480,42 @@ bpe_app.start(write_hash, current_link)
 await restore(str(location.hash))  # noqa: F704 (top-level await: runPythonAsync)
 document.getElementById("loading").hidden = True
 app.dataset.state = "ready"
+
+
+# ------------------------------------------------------------------------------ Bench tab
+# The Bench tab runs web/bench.js's benchmark (workers) and draws bench_view.py's chart. Tab
+# switching (every tab) is bpe_app's: it shows the panel a tab's aria-controls names.
+
+import bench_view  # noqa: E402
+
+
+async def on_bench_run(event):
+    bench = window.tokenprismBench
+    button = document.getElementById("bench-run")
+    status = document.getElementById("bench-status")
+    button.disabled = True
+    progress = create_proxy(lambda text: setattr(status, "textContent", text))
+    try:
+        options = {"corpora": [str(document.getElementById("bench-corpus").value)],
+                   "tokenizers": [str(document.getElementById("bench-tokenizer").value)],
+                   "onProgress": progress}
+        # Tests pass a smaller protocol through data attributes of the panel.
+        panel = document.getElementById("bench")
+        if panel.dataset.rounds:
+            options["rounds"] = int(panel.dataset.rounds)
+        if panel.dataset.minMs:
+            options["minMs"] = float(panel.dataset.minMs)
+        js_options = to_js(options, dict_converter=window.Object.fromEntries)
+        results = json.loads(await bench.run(js_options))
+        native = await bench.native()
+        native = native.to_py() if found(native) else None
+        render("bench-out", bench_view.render(results, native))
+        status.textContent = "done"
+        document.getElementById("bench").dataset.state = "done"
+    finally:
+        button.disabled = False
+        progress.destroy()
+
+
+on(document.getElementById("bench-run"), "click", on_bench_run)
+document.getElementById("bench").dataset.state = "ready"

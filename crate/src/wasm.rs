@@ -42,6 +42,25 @@ impl WasmTokenizer {
         serde_json::to_string(&trace).map_err(to_js_error)
     }
 
+    /// Just the ids of `text` (no offsets, tokens or JSON), as a `Uint32Array`: what the
+    /// benchmark times, so that it measures the tokenizer and not the trace's serialization.
+    #[wasm_bindgen(js_name = encodeIds)]
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>, JsError> {
+        self.inner.encode_ids(text, add_special_tokens).map_err(to_js_error)
+    }
+
+    /// The normalizer alone (with the enabled fast paths); returns the UTF-8 length of the
+    /// normalized text only, so the benchmark times normalizing, not copying it back to JS.
+    #[wasm_bindgen(js_name = normalizeLen)]
+    pub fn normalize_len(&self, text: &str) -> usize {
+        self.inner.normalize_str(text, None).len()
+    }
+
+    /// The normalizer alone; the normalized text (for checking it, not for timing).
+    pub fn normalize(&self, text: &str) -> String {
+        self.inner.normalize_str(text, None).into_owned()
+    }
+
     /// Switches the fast paths on or off (the page's toggles); results never change.
     #[wasm_bindgen(js_name = setFastPaths)]
     pub fn set_fast_paths(&mut self, simd: bool, page_cache: bool, lazy_output: bool, fused: bool) {
@@ -127,6 +146,13 @@ impl WasmBpeTokenizer {
         let (allowed, disallowed) = if specials { (Allowed::All, Allowed::none()) } else { (Allowed::none(), Allowed::none()) };
         let trace = self.inner.trace(text, &allowed, &disallowed).map_err(to_js_error)?;
         serde_json::to_string(&trace).map_err(to_js_error)
+    }
+
+    /// The ids of `text` with special tokens off (tiktoken's `encode_ordinary`), as a
+    /// `Uint32Array`: what the benchmark times.
+    #[wasm_bindgen(js_name = encodeOrdinary)]
+    pub fn encode_ordinary(&self, text: &str) -> Vec<u32> {
+        self.inner.encode_ordinary(text)
     }
 
     /// How one pre-token becomes ids, merge by merge, as JSON.
