@@ -204,6 +204,8 @@ EOF
 setup_test_data() {
     "$PY" "$ROOT/scripts/corpora.py" >/dev/null
     PYTHON=$PY "$ROOT/scripts/bpe_data.sh" >/dev/null
+    # The English and Russian LibreOffice help, for the Train tab's parallel texts.
+    "$PY" "$ROOT/scripts/train_corpora.py" --fetch >/dev/null
 }
 
 # cargo-fuzz for the fuzz targets (crate/fuzz); see scripts/fuzz.sh for the toolchain.
@@ -383,6 +385,8 @@ print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     cp "$DATA"/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken "$out/data/bpe/"
     cp "$DATA/bpe/gpt2/tokenizer.json" "$out/data/bpe/gpt2/"
     cp "$DATA/bpe/qwen3/tokenizer.json" "$out/data/bpe/qwen3/"
+    # The Train tab's bundled texts (slices of the corpora, the parallel help pages).
+    "$PY" "$ROOT/scripts/train_corpora.py" "$out/data/train"
     find "$out" -name __pycache__ -prune -exec rm -rf {} +
     "$PY" "$ROOT/scripts/dist_manifest.py" "$out" \
         --version "tokenprism=$(tokenprism_version)" \
