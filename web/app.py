@@ -472,3 +472,8 @@ has_bert = json.loads(tpcore.builtin_info()).get("bert_normalizer") is not None
 await restore(str(location.hash))  # noqa: F704 (top-level await: runPythonAsync)
 document.getElementById("loading").hidden = True
 app.dataset.state = "ready"
+
+# The Train tab (train_app.py): its controls, worker and exercises.
+import train_app  # noqa: E402
+
+train_app.start()
