@@ -13,7 +13,8 @@ and the parallel English/Russian pair for the fertility exercise from the LibreO
 (Debian packages libreoffice-help-en-us and libreoffice-help-ru, unpacked, not installed): the
 same pages of text/shared/guide/ in both languages, read line by line; a line pair is kept when
 both pages have the same number of lines and the Russian line is translated (mostly Cyrillic
-letters). index.json lists every file with its label and size.
+letters); and ru-help-10k, lines of those Russian pages with no Latin letter at all (for the
+morpheme exercise). index.json lists every file with its label and size.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ SLICES = {  # name: (corpus, bytes, label)
     "code-20k": ("code", 20_000, "Python code, 20 KB (standard library)"),
 }
 PARALLEL_BYTES = 8_000  # of English text, about
+RU_HELP_BYTES = 10_000
 HELP = {"en": ("libreoffice-help-en-us", "en-US"), "ru": ("libreoffice-help-ru", "ru")}
 # The header every help page starts with (title, then these four lines), in either language.
 HEADER_LINES = 5
@@ -73,6 +75,22 @@ def parallel() -> tuple[str, str]:
     return "\n".join(en_out) + "\n", "\n".join(ru_out) + "\n"
 
 
+def russian_help(size: int = RU_HELP_BYTES) -> str:
+    """Russian help text with no Latin letters at all (for the morpheme exercise): lines of
+    at least three words from the same pages, in order, to about `size` bytes."""
+    out, total = [], 0
+    ru_dir = help_dir("ru")
+    for path in sorted(ru_dir.glob("*.html")):
+        for line in corpora.html_text(path).splitlines()[HEADER_LINES:]:
+            if len(line.split()) < 3 or _cyrillic_share(line) < 1.0 or line in out:
+                continue
+            out.append(line)
+            total += len(line.encode()) + 1
+            if total >= size:
+                return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n"
+
+
 def texts() -> dict[str, tuple[str, str]]:
     """name -> (label, text) for every bundled text."""
     out = {}
@@ -81,6 +99,7 @@ def texts() -> dict[str, tuple[str, str]]:
     en, ru = parallel()
     out["parallel-en"] = ("English, LibreOffice help (parallel to the Russian)", en)
     out["parallel-ru"] = ("Russian, LibreOffice help (parallel to the English)", ru)
+    out["ru-help-10k"] = ("Russian, LibreOffice help, 10 KB, no Latin letters", russian_help())
     return out
 
 

@@ -261,7 +261,7 @@ async def fill_corpora():
 
 async def on_ex1(_event):
     global ex1_merges
-    text = await bundled("ru-10k")
+    text = await bundled(tv.EXERCISE1_TEXT)
     ex1_merges = []
     by_id("ex1-run").disabled = True
     box = by_id("ex1-status")

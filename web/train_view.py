@@ -26,6 +26,7 @@ MODES = ("chapter", "byte")
 # The merges table draws at most this many rows (the count above it covers all).
 TABLE_ROWS = 2000
 EXERCISE1_MERGES = 50
+EXERCISE1_TEXT = "ru-help-10k"  # a bundled text (scripts/train_corpora.py)
 
 
 def parse_vocab(raw: str, mode: str, text: str) -> tuple[int | None, str | None]:
@@ -197,7 +198,8 @@ MORPHEMES = [
     ("ость", "suffix", "радость"), ("ени", "suffix", "движение"), ("ани", "suffix", "знание"),
     ("ова", "suffix", "рисовать"), ("ева", "suffix", "воевать"), ("тель", "suffix", "учитель"),
     ("ник", "suffix", "работник"), ("ств", "suffix", "братство"), ("енн", "suffix", "военный"),
-    ("ическ", "suffix", "исторический"), ("ск", "suffix", "русский"),
+    ("ическ", "suffix", "исторический"), ("ск", "suffix", "русский"), ("ок", "suffix", "кружок"),
+    ("мент", "suffix", "документ"), ("ка", "suffix", "ручка"),
     ("ого", "ending", "нового"), ("его", "ending", "синего"), ("ому", "ending", "новому"),
     ("ами", "ending", "руками"), ("ями", "ending", "днями"), ("ах", "ending", "руках"),
     ("ях", "ending", "днях"), ("ый", "ending", "новый"), ("ий", "ending", "синий"),
@@ -207,7 +209,11 @@ MORPHEMES = [
     ("ешь", "ending", "читаешь"), ("ит", "ending", "говорит"), ("ат", "ending", "лежат"),
     ("ов", "ending", "столов"), ("ей", "ending", "людей"), ("ом", "ending", "столом"),
     ("ем", "ending", "полем"), ("ал", "ending", "читал"), ("ла", "ending", "читала"),
-    ("ли", "ending", "читали"),
+    ("ли", "ending", "читали"), ("ите", "ending", "выберите"), ("ам", "ending", "рукам"),
+    ("ие", "ending", "движение"), ("ия", "ending", "функция"), ("а", "ending", "рука"),
+    ("я", "ending", "земля"), ("е", "ending", "поле"), ("и", "ending", "руки"),
+    ("ы", "ending", "столы"), ("у", "ending", "руку"), ("ю", "ending", "землю"),
+    ("о", "ending", "окно"),
 ]
 
 
@@ -215,24 +221,24 @@ def morpheme_for(symbol: str) -> dict | None:
     """The listed morpheme a merged symbol matches, if any.
 
     Symbols carry "_" at a word's end. An ending matches a symbol that ends a word with it
-    ("ого_", "ого" + "_"); a suffix one that contains it; a prefix one that starts with it
-    and is not a whole word. Longer morphemes are tried first; a symbol of one char matches
-    nothing."""
+    ("ого_"); a suffix of three letters or more one that contains it, a shorter one only
+    itself; a prefix likewise, but never at a word's end (there it is a whole word, like the
+    preposition "по"). Longer morphemes are tried first.
+
+    >>> morpheme_for("ение_")["form"], morpheme_for("ся_")["form"], morpheme_for("по"), morpheme_for("ст")
+    ('-ени', '-ся', {'form': 'по-', 'kind': 'prefix', 'example': 'поход'}, None)
+    """
     core = symbol.rstrip(END_OF_WORD)
     at_end = symbol.endswith(END_OF_WORD)
-    if len(core) < 2:
+    if not core:
         return None
     for form, kind, example in sorted(MORPHEMES, key=lambda m: -len(m[0])):
-        if kind == "ending" and at_end and core.endswith(form):
-            hit = True
-        elif kind == "suffix" and form in core and len(form) >= 3:
-            hit = True
-        elif kind == "prefix" and not at_end and core.startswith(form) and len(form) >= 3:
-            hit = True
-        elif core == form and not (kind == "ending" and not at_end):
-            hit = True
+        if kind == "ending":
+            hit = at_end and core.endswith(form)
+        elif kind == "suffix":
+            hit = form in core if len(form) >= 3 else core == form
         else:
-            hit = False
+            hit = not at_end and (core.startswith(form) if len(form) >= 3 else core == form)
         if hit:
             return {"form": ("-" + form if kind != "prefix" else form + "-"), "kind": kind, "example": example}
     return None
