@@ -19,6 +19,7 @@ morpheme exercise). index.json lists every file with its label and size.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -52,6 +53,7 @@ def _cyrillic_share(line: str) -> float:
     return sum("\u0400" <= c <= "\u04ff" for c in letters) / len(letters)
 
 
+@functools.lru_cache(maxsize=None)
 def parallel() -> tuple[str, str]:
     """(English, Russian): the same help text in both languages, line for line."""
     en_dir, ru_dir = help_dir("en"), help_dir("ru")
@@ -75,6 +77,7 @@ def parallel() -> tuple[str, str]:
     return "\n".join(en_out) + "\n", "\n".join(ru_out) + "\n"
 
 
+@functools.lru_cache(maxsize=None)
 def russian_help(size: int = RU_HELP_BYTES) -> str:
     """Russian help text with no Latin letters at all (for the morpheme exercise): lines of
     at least three words from the same pages, in order, to about `size` bytes."""

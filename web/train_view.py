@@ -351,13 +351,31 @@ def indent_tokens(spans: list[tuple[int, int, str]], run: tuple[int, int, int]) 
 
 
 def indent_verdict(tokens: list, run: tuple[int, int, int]) -> str:
+    """Is the indentation one token? Says which tokens hold its spaces.
+
+    >>> indent_verdict([(1, 4, "   "), (4, 11, " result")], (2, 0, 4))
+    '1 token (3 spaces); the last space begins " result"'
+    >>> indent_verdict([(0, 4, "    ")], (2, 0, 4))
+    'one token'
+    """
     _, s, e = run
     if not tokens:
-        return "no token (whitespace dropped)"
-    if len(tokens) == 1:
-        t = tokens[0]
-        return "one token" if (t[0], t[1]) == (s, e) else "one token, shared with the text around it"
-    return f"{len(tokens)} tokens"
+        return "no token: whitespace is dropped"
+    inside = [t for t in tokens if t[0] >= s and t[1] <= e]
+    if len(tokens) == 1 and (tokens[0][0], tokens[0][1]) == (s, e):
+        return "one token"
+    parts = []
+    if inside:
+        widths = "+".join(str(t[1] - t[0]) for t in inside)
+        parts.append(f"{len(inside)} token{'s' if len(inside) > 1 else ''} ({widths} spaces)")
+    for t in tokens:
+        if t in inside:
+            continue
+        if t[0] < s:
+            parts.append(f'the first spaces end "{t[2]}"')
+        else:
+            parts.append(f'the last space{"s" if e - t[0] > 1 else ""} begin{"" if e - t[0] > 1 else "s"} "{t[2]}"')
+    return "; ".join(parts)
 
 
 def indent_table(spans_by_name: dict, text: str = INDENT_SNIPPET) -> list[dict]:
