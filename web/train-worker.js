@@ -29,12 +29,12 @@ function yieldToEvents() {
 // by the messages (each batch at most about BATCH_MS of work).
 const BATCH_MS = 30;
 
-async function train(id, { slot, text, vocab, byteLevel, maxMerges = Infinity }) {
+async function train(id, { slot, text, vocab, byteLevel, maxMerges = Infinity, tableRows = Infinity }) {
   const core = await loadBpeCore(base);
   trainers[slot]?.trainer.free();
   const t0 = performance.now();
   const trainer = new core.WasmTrainer(text, vocab, byteLevel);
-  const job = { trainer, byteLevel, cancel: false, text };
+  const job = { trainer, byteLevel, cancel: false, text, merges: [] };
   trainers[slot] = job;
   let wasmMs = performance.now() - t0;
   let batch = 1;
@@ -44,8 +44,11 @@ async function train(id, { slot, text, vocab, byteLevel, maxMerges = Infinity })
     const merges = JSON.parse(trainer.step(Math.min(batch, maxMerges - count)));
     const took = performance.now() - b0;
     wasmMs += took;
+    // Every merge stays here; the page gets only the rows its table draws, and the count.
+    const room = Math.max(0, tableRows - job.merges.length);
+    for (const m of merges) job.merges.push(m);
     count = trainer.mergeCount();
-    self.postMessage({ id, progress: { merges, count, ms: performance.now() - t0, wasmMs } });
+    self.postMessage({ id, progress: { merges: merges.slice(0, room), count, ms: performance.now() - t0, wasmMs } });
     if (merges.length === 0) break;
     if (took < BATCH_MS / 2) batch = Math.min(batch * 2, 1 << 16);
     else if (took > BATCH_MS && batch > 1) batch = Math.max(1, batch >> 1);
@@ -173,6 +176,10 @@ const handlers = {
   cancel({ slot }) {
     if (trainers[slot]) trainers[slot].cancel = true;
     return true;
+  },
+  // All merges so far, as JSON [[left, right, count, new], ...].
+  merges({ slot }) {
+    return JSON.stringify(slotJob(slot).merges);
   },
   tokenize({ slot, word }) {
     return slotJob(slot).trainer.tokenize(word);

@@ -137,24 +137,35 @@ def set_status(count, initial, ms, state, wasm_ms=None):
         status.dataset.wasmMs = f"{wasm_ms:.3f}"
 
 
-def draw_merges():
-    global render_due
+shown_rows = 0  # rows the merges table holds
+merge_count = 0  # merges made (the worker holds them all; `merges` only the table's rows)
+all_merges = None  # (count, every merge's pair), fetched from the worker for the word box
+
+
+def draw_merges(final=True):
+    """Redraws the table; while training, only when it has rows to add (past TABLE_ROWS
+    rows the table stays as it is and only the count moves)."""
+    global render_due, shown_rows
     render_due = False
-    render("train-merges", tv.render_merges(merges, byte_level))
+    rows = min(len(merges), tv.TABLE_ROWS)
+    if not final and rows == shown_rows:
+        return
+    shown_rows = rows
+    render("train-merges", tv.render_merges(merges, byte_level, total=merge_count))
 
 
 def draw_soon():
     global render_due
     if not render_due:
         render_due = True
-        window.setTimeout(draw_proxy, 80)
+        window.setTimeout(draw_proxy, 100)
 
 
-draw_proxy = create_proxy(lambda: draw_merges() if render_due else None)
+draw_proxy = create_proxy(lambda: draw_merges(final=False) if render_due else None)
 
 
 async def start_training(text=None, vocab_raw=None, train_mode=None):
-    global merges, byte_level, target_vocab, trained
+    global merges, byte_level, target_vocab, trained, shown_rows, merge_count, all_merges
     text = str(by_id("train-text").value) if text is None else text
     vocab_raw = str(by_id("train-vocab").value) if vocab_raw is None else vocab_raw
     train_mode = mode() if train_mode is None else train_mode
@@ -163,10 +174,13 @@ async def start_training(text=None, vocab_raw=None, train_mode=None):
     if vocab is None:
         return None
     merges = []
+    merge_count = 0
+    all_merges = None
     byte_level = train_mode == "byte"
     target_vocab = vocab
     trained = True
     render("train-merges", tv.render_merges([], byte_level))
+    shown_rows = 0
     render("train-steps", [])
     by_id("train-cancel").disabled = False
     by_id("train-start").disabled = True
@@ -174,19 +188,22 @@ async def start_training(text=None, vocab_raw=None, train_mode=None):
     initial = 0
 
     def progress(p):
-        nonlocal initial
-        batch = to_py(p.merges)
-        merges.extend(batch)
+        global merge_count
+        if p.merges.length:
+            merges.extend(to_py(p.merges))
+        merge_count = int(p.count)
         set_status(int(p.count), 0, float(p.ms), "running", float(p.wasmMs))
         draw_soon()
 
     set_status(0, 0, 0.0, "running")
     try:
-        result = to_py(await request("train", progress, slot="main", text=text, vocab=vocab, byteLevel=byte_level))
+        result = to_py(await request("train", progress, slot="main", text=text, vocab=vocab, byteLevel=byte_level,
+                                     tableRows=tv.TABLE_ROWS))
     finally:
         by_id("train-cancel").disabled = True
         by_id("train-start").disabled = False
     initial = result["initial"]
+    merge_count = result["count"]
     draw_merges()
     set_status(result["count"], initial, result["ms"], result["state"], result["wasmMs"])
     by_id("train-download").disabled = not byte_level
@@ -203,8 +220,12 @@ async def tokenize_word(_event=None):
     if not trained or not word:
         render("train-steps", [])
         return
+    global all_merges
     final = json.loads(str(await request("tokenize", slot="main", word=word)))
-    pairs = [(m[0], m[1]) for m in merges]
+    if all_merges is None or all_merges[0] != merge_count:
+        everything = json.loads(str(await request("merges", slot="main")))
+        all_merges = (len(everything), [(m[0], m[1]) for m in everything])
+    pairs = all_merges[1]
     steps = tv.merge_steps(word, pairs, byte_level)
     render("train-steps", tv.render_steps(word, steps, final, byte_level))
 

@@ -24,7 +24,7 @@ MAX_VOCAB = 1_000_000
 MAX_TEXT = 5_000_000  # UTF-16 units; more is refused with a message
 MODES = ("chapter", "byte")
 # The merges table draws at most this many rows (the count above it covers all).
-TABLE_ROWS = 2000
+TABLE_ROWS = 1000
 EXERCISE1_MERGES = 50
 EXERCISE1_TEXT = "ru-help-10k"  # a bundled text (scripts/train_corpora.py)
 
@@ -133,8 +133,10 @@ def _sym(text: str, testid: str | None = None) -> Node:
 
 
 def render_merges(merges: list, byte_level: bool = False, limit: int = TABLE_ROWS,
-                  testid: str = "train-merges", notes: list | None = None) -> Node:
-    """The merges table: rank, pair, count, new symbol (and a note column when given)."""
+                  testid: str = "train-merges", notes: list | None = None, total: int | None = None) -> Node:
+    """The merges table: rank, pair, count, new symbol (and a note column when given).
+    `total` is the number of merges when `merges` holds only the first ones."""
+    total = len(merges) if total is None else total
     header = ["#", "pair", "count", "new symbol"] + (["morpheme"] if notes is not None else [])
     rows = []
     for k, (a, b, count, new) in enumerate(merges[:limit]):
@@ -148,9 +150,9 @@ def render_merges(merges: list, byte_level: bool = False, limit: int = TABLE_ROW
                           "" if note is None else f"{note['form']} ({note['kind']}: {note['example']})"))
         rows.append(row)
     table = _table(testid, header, rows, "merges")
-    if len(merges) > limit:
-        return el("div", {}, table, el("p", {"class": "muted"},
-                                       f"Showing the first {limit:,} of {len(merges):,} merges."))
+    if total > min(limit, len(merges)):
+        return el("div", {}, table, el("p", {"class": "muted", "data-testid": f"{testid}-more"},
+                                       f"Showing the first {min(limit, len(merges)):,} of {total:,} merges."))
     return table
 
 
