@@ -230,6 +230,8 @@ EOF
 setup_test_data() {
     "$PY" "$ROOT/scripts/corpora.py" >/dev/null
     PYTHON=$PY "$ROOT/scripts/bpe_data.sh" >/dev/null
+    # The English and Russian LibreOffice help, for the Train tab's parallel texts.
+    "$PY" "$ROOT/scripts/train_corpora.py" --fetch >/dev/null
 }
 
 # cargo-fuzz for the fuzz targets (crate/fuzz); see scripts/fuzz.sh for the toolchain.
@@ -414,6 +416,8 @@ print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     # JSON (./build.sh bench) when there is one, shown beside the wasm figures.
     "$PY" "$ROOT/scripts/bench_slices.py" "$DATA/corpora" "$out/data/bench" \
         --native "$ROOT/bench/results.json"
+    # The Train tab's bundled texts (slices of the corpora, the parallel help pages).
+    "$PY" "$ROOT/scripts/train_corpora.py" "$out/data/train"
     find "$out" -name __pycache__ -prune -exec rm -rf {} +
     "$PY" "$ROOT/scripts/dist_manifest.py" "$out" \
         --version "tokenprism=$(tokenprism_version)" \

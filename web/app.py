@@ -519,3 +519,8 @@ async def on_bench_run(event):
 
 on(document.getElementById("bench-run"), "click", on_bench_run)
 document.getElementById("bench").dataset.state = "ready"
+
+# The Train tab (train_app.py): its controls, worker and exercises.
+import train_app  # noqa: E402
+
+train_app.start()
