@@ -180,7 +180,13 @@ async def refresh():
     seq += 1
     mine = seq
     busy.textContent = "working…"
-    reply = await tpcore.trace_input(cap)
+    try:
+        reply = await tpcore.trace_input(cap)
+    except Exception as e:  # over the size limit, or the core crashed: boot.js said so
+        if "tokenprism: " not in str(e):
+            raise
+        busy.textContent = ""
+        return
     if mine != seq:
         return
     await asyncio.sleep(0)

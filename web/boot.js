@@ -5,6 +5,7 @@
 // and pointer/caret look-ups that need the browser's layout.
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { CoreWorker } from "./core-worker.js";
 
 const here = (path) => new URL(path, import.meta.url).href;
 const app = document.getElementById("app");
@@ -95,24 +96,62 @@ const SIMD_PROBE = new Uint8Array([
 const simd = WebAssembly.validate(SIMD_PROBE);
 
 // ------------------------------------------------------------------------------ the worker
+// A crash of the wasm core (a Rust panic is a trap) restarts the worker with the same wasm
+// module, tokenizer and options (core-worker.js); the page says so and carries on.
 
-const worker = new Worker(here("worker.js"), { type: "module" });
-const pending = new Map();
-let nextId = 1;
-worker.onmessage = ({ data }) => {
-  const entry = pending.get(data.id);
-  pending.delete(data.id);
-  if (data.ok) entry.resolve(data.result);
-  else entry.reject(new Error(data.error));
+const crashBox = document.getElementById("core-crash");
+function showCrash(message) {
+  crashBox.hidden = false;
+  crashBox.textContent =
+    `The tokenizer core failed on that input (${message}). It has been restarted with the same ` +
+    "tokenizer and options: edit the text to go on. (This is a bug; the link and the input " +
+    "help to report it.)";
+}
+
+const core = new CoreWorker(here("worker.js"), {
+  onCrash: showCrash,
+  onError: (message) => showError(`tokenizer worker: ${message}`),
+});
+// Requests that set the worker's state are replayed after a crash, in this order.
+const KEEP = {
+  init: { keep: "init" },
+  load: { keep: "load", drop: ["configure"] },
+  configure: { keep: "configure" },
 };
-worker.onerror = (e) => showError(`tokenizer worker: ${e.message}`);
 
 function request(type, args = {}) {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, type, ...args });
-  });
+  return core.request(type, args, KEEP[type] ?? {});
+}
+// For tests and the console: the wasm memory size of the BERT core, its crash count.
+window.tokenprismCore = { request, crashes: () => core.crashes };
+
+// ------------------------------------------------------------------------------ input size
+// The largest input the page tokenizes: 10 MB of UTF-8. A trace keeps every stage's text and
+// per-char runs, so the worker peaks at roughly 40x the input's bytes (see README "Limits");
+// 10 MB stays well inside a 32-bit wasm memory and a phone's tab budget. Larger pastes, drops
+// and files are refused with a message, never half-processed.
+const INPUT_LIMIT = 10_000_000; // bytes of UTF-8
+const FILE_LIMIT = 64_000_000; // bytes: a tokenizer file (o200k's is ~4 MB, Qwen3's ~11 MB)
+
+// UTF-8 length, or Infinity as soon as it is certainly over `limit` (cheap for huge text).
+function utf8Over(text, limit) {
+  if (text.length > limit) return true; // every UTF-16 unit is at least one byte
+  if (text.length * 3 <= limit) return false; // and at most three
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 2 : 3; // pairs: 2 + 2
+    if (bytes > limit) return true;
+  }
+  return false;
+}
+
+function tooLarge(what) {
+  const notice = document.getElementById("notice");
+  notice.hidden = false;
+  notice.textContent =
+    `${what} is larger than the page's limit of ${INPUT_LIMIT / 1e6} MB of UTF-8 text, so it ` +
+    "was not used. Tokenize a part of it, or use the Python package for whole files.";
 }
 
 let lastIds = new Uint32Array();
@@ -154,15 +193,26 @@ function describeBigText(bytes) {
     "cover all of it.";
 }
 
-box.addEventListener("paste", (event) => {
-  const pasted = event.clipboardData?.getData("text/plain") ?? "";
+// Pasted or dropped text: big text goes to bigText, too big text is refused.
+function insertText(event, pasted) {
   const current = inputText();
   const start = bigText === null ? box.selectionStart : current.length;
   const end = bigText === null ? box.selectionEnd : current.length;
-  if (current.length - (end - start) + pasted.length <= BIG_INPUT) return;
+  const size = current.length - (end - start) + pasted.length;
+  if (size <= BIG_INPUT) return;
   event.preventDefault();
-  setBigText(current.slice(0, start) + pasted + current.slice(end));
+  const next = current.slice(0, start) + pasted + current.slice(end);
+  if (utf8Over(next, INPUT_LIMIT)) {
+    tooLarge(event.type === "drop" ? "The dropped text" : "The pasted text");
+    return;
+  }
+  setBigText(next);
   box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+}
+box.addEventListener("paste", (event) => insertText(event, event.clipboardData?.getData("text/plain") ?? ""));
+box.addEventListener("drop", (event) => {
+  if (event.dataTransfer?.files?.length) return; // a tokenizer file: app.py's
+  insertText(event, event.dataTransfer?.getData("text/plain") ?? "");
 });
 document.getElementById("big-clear").addEventListener("click", () => {
   setBigText(null);
@@ -288,6 +338,9 @@ async function copyText(text) {
 
 async function loadFile(input) {
   const file = input.files?.[0] ?? input;
+  if (file.size > FILE_LIMIT) {
+    throw new Error(`${file.name} is ${(file.size / 1e6).toFixed(0)} MB; the limit is ${FILE_LIMIT / 1e6} MB`);
+  }
   const text = await file.text();
   const kind = /\.txt$/i.test(file.name) ? "vocab" : "json";
   const info = await request("load", { kind, text });
@@ -343,9 +396,23 @@ async function main() {
     pyodide.registerJsModule("tpcore", {
       request: (type, args) => request(type, args?.toJs ? args.toJs({ dict_converter: Object.fromEntries }) : args),
       // The text box's text goes to the worker straight from JS (no copy through Python).
+      // Fails with "tokenprism: ..." (app.py then just stops) when the text is over the limit
+      // or the core crashed on it; the page already says which.
       trace_input: async (cap) => {
         const text = inputText();
-        const { trace, ids, bytes } = await request("trace", { text, cap });
+        if (utf8Over(text, INPUT_LIMIT)) {
+          tooLarge("The text");
+          throw new Error("tokenprism: input over the size limit");
+        }
+        let reply;
+        try {
+          reply = await request("trace", { text, cap });
+        } catch (err) {
+          if (err.crashed) throw new Error(`tokenprism: ${err.message}`);
+          throw err;
+        }
+        const { trace, ids, bytes } = reply;
+        crashBox.hidden = true;
         lastIds = ids;
         if (bigText !== null && text === bigText) describeBigText(bytes);
         return trace;
