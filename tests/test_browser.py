@@ -137,7 +137,7 @@ def open_page(browser, url, **context_args):
     if "#" not in url:
         # The core in its worker answers before Python is ready.
         page.wait_for_function(
-            "document.querySelector('[data-testid=early]').textContent.includes('tokens')",
+            "() => document.querySelector('[data-testid=early]').textContent.includes('tokens')",
             timeout=READY_TIMEOUT_MS)
 
     # "failed" ends the wait early; the page then shows why, and so does the assertion.
@@ -248,7 +248,7 @@ def test_inspector_tokens_and_counts(browser, base_url, reference):
         # Pointer: hovering a char inspects it.
         box = page.locator('[data-testid="step-text"] [data-s="0"]').bounding_box()
         page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
-        page.wait_for_function("document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
+        page.wait_for_function("() => document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
 
         encoding = reference.encode(text)
         spans = page.get_by_test_id("token-span")
@@ -257,7 +257,7 @@ def test_inspector_tokens_and_counts(browser, base_url, reference):
         assert unk.count() == encoding.tokens.count("[UNK]") > 0
         # Hovering a token marks it in every view.
         spans.nth(0).hover()
-        page.wait_for_function("document.querySelectorAll('.tok-hl').length >= 1")
+        page.wait_for_function("() => document.querySelectorAll('.tok-hl').length >= 1")
         assert page.locator('.tok-hl').first.get_attribute("data-t") == "1"
         status = page.get_by_test_id("token-status").text_content()
         assert f"→ id {encoding.ids[1]} · input chars 0–5: 'Héllo'" in status
@@ -265,7 +265,7 @@ def test_inspector_tokens_and_counts(browser, base_url, reference):
         assert page.get_by_test_id("count-chars").text_content() == f"chars{len(text)}"
         assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(text.encode())}"
         page.get_by_test_id("mode-ids").check()
-        page.wait_for_function("document.querySelectorAll('[data-testid=token-id]').length > 0")
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
         ids = [int(x) for x in page.get_by_test_id("token-id").all_text_contents()]
         assert ids == encoding.ids
     finally:
@@ -329,8 +329,8 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
         wait_for_text(page, text)
         go_to_step(page, 6)
         page.get_by_test_id("mode-ids").check()
-        page.wait_for_function("location.hash.length > 3")
-        page.wait_for_function("document.querySelectorAll('[data-testid=token-id]').length > 0")
+        page.wait_for_function("() => location.hash.length > 3")
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
         link = page.evaluate("location.href")
         assert link.startswith(base_url + "#s=")
     finally:
@@ -339,7 +339,7 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
 
     fresh, watch = open_page(browser, link)
     try:
-        fresh.wait_for_function("document.querySelectorAll('[data-testid=token-id]').length > 0")
+        fresh.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
         assert fresh.get_by_test_id("input").input_value() == text
         assert step_name(fresh) == "pre_tokens"
         assert not fresh.locator('input[name="opt"][value="strip_accents"]').is_checked()
@@ -354,7 +354,7 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
         assert len(hrefs) == 8 and all(h.startswith(base_url + "#s=") for h in hrefs)
         fresh.locator("#examples summary").click()
         fresh.get_by_test_id("example").nth(1).click()  # CJK
-        fresh.wait_for_function("document.querySelector('[data-testid=step]')?.dataset.step === 'cjk'")
+        fresh.wait_for_function("() => document.querySelector('[data-testid=step]')?.dataset.step === 'cjk'")
         assert "東京" in fresh.get_by_test_id("input").input_value()
     finally:
         fresh.context.close()
@@ -387,21 +387,21 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
     try:
         type_text(page, text)
         page.get_by_test_id("copy-ids").click()
-        page.wait_for_function("document.querySelector('#copy-status').textContent === 'copied'")
+        page.wait_for_function("() => document.querySelector('#copy-status').textContent === 'copied'")
         assert json.loads(page.evaluate("navigator.clipboard.readText()")) == reference.encode(text).ids
         page.get_by_test_id("copy-link").click()
-        page.wait_for_function("document.querySelector('#share-status').textContent === 'link copied'")
+        page.wait_for_function("() => document.querySelector('#share-status').textContent === 'link copied'")
         assert page.evaluate("navigator.clipboard.readText()") == page.evaluate("location.href")
 
         # A vocab.txt picked from disk: read locally, the same ids as the reference.
         page.get_by_test_id("tokenizer-file").set_input_files(str(DIST / "data" / "bert-base-uncased" / "vocab.txt"))
-        page.wait_for_function("document.querySelector('[data-testid=tokenizer]').value === 'custom'")
-        page.wait_for_function("!location.hash")  # a local file is never put in a link
+        page.wait_for_function("() => document.querySelector('[data-testid=tokenizer]').value === 'custom'")
+        page.wait_for_function("() => !location.hash")  # a local file is never put in a link
         go_to_step(page, 8)
         assert json.loads(page.get_by_test_id("step-ids").text_content()) == reference.encode(text).ids
         page.get_by_test_id("copy-link").click()
         # The handler is async: wait for its message rather than read the previous one.
-        page.wait_for_function("document.querySelector('#share-status').textContent.includes('built-in')",
+        page.wait_for_function("() => document.querySelector('#share-status').textContent.includes('built-in')",
                                timeout=30_000)
 
         # A tokenizer.json whose normalizer keeps case: the options follow the file.
@@ -411,7 +411,7 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
         path = tmp_path / "cased.json"
         path.write_text(json.dumps(cased), encoding="utf-8")
         page.get_by_test_id("tokenizer-file").set_input_files(str(path))
-        page.wait_for_function("!document.querySelector('input[name=opt][value=lowercase]').checked")
+        page.wait_for_function("() => !document.querySelector('input[name=opt][value=lowercase]').checked")
         go_to_step(page, 5)
         page.wait_for_function(
             "want => document.querySelector('[data-testid=step-text]')?.textContent === want",
@@ -421,12 +421,12 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
         bad = tmp_path / "bad.json"
         bad.write_text('{"model": <img src=x onerror=alert(1)>', encoding="utf-8")
         page.get_by_test_id("tokenizer-file").set_input_files(str(bad))
-        page.wait_for_function("!document.querySelector('[data-testid=notice]').hidden")
+        page.wait_for_function("() => !document.querySelector('[data-testid=notice]').hidden")
         assert "Could not load" in page.get_by_test_id("notice").text_content()
 
         # Back to the built-in one.
         page.get_by_test_id("tokenizer").select_option("bert-base-uncased")
-        page.wait_for_function("location.hash.startsWith('#s=')")
+        page.wait_for_function("() => location.hash.startsWith('#s=')")
         assert page.locator('input[name="opt"][value="lowercase"]').is_checked()
     finally:
         page.context.close()
@@ -471,7 +471,7 @@ def test_hostile_links(browser, base_url):
             if notice:
                 # The default text may already be showing: wait for the link to be handled.
                 fresh.wait_for_function(
-                    "!document.querySelector('[data-testid=notice]').hidden", timeout=30_000)
+                    "() => !document.querySelector('[data-testid=notice]').hidden", timeout=30_000)
             else:
                 assert fresh.get_by_test_id("notice").is_hidden(), fragment[:40]
             # A link's own step (raw) or the default view's (lowercase).

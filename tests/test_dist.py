@@ -316,7 +316,7 @@ def check_tokenizes(page, text: str = TEXT) -> None:
 def wait_offline_copy(page) -> None:
     """Until the service worker has cached the folder and controls the page."""
     page.wait_for_function(
-        "navigator.serviceWorker.controller !== null", timeout=OFFLINE_COPY_TIMEOUT_MS
+        "() => navigator.serviceWorker.controller !== null", timeout=OFFLINE_COPY_TIMEOUT_MS
     )
 
 
