@@ -39,8 +39,9 @@ INPUTS = [
 # Pyodide takes ~5 s in a fresh headless Chromium; leave room for a loaded CI machine.
 READY_TIMEOUT_MS = 120_000
 LONG_TASK_LIMIT_MS = 200
-# On a machine busier than one runnable task per core every task stretches; the 200 ms bound is
-# then recorded but not asserted, and this looser one still catches a page that blocks.
+# On a machine busier than one runnable task per core every task stretches in wall-clock time
+# (it waits for a core); there the 200 ms bound holds for the main thread's CPU time per task
+# (from a Chrome trace), and the wall-clock one is loosened to this.
 OVERLOADED_LIMIT_MS = 1000
 FIGURES: dict[str, float] = {}
 
@@ -489,6 +490,18 @@ def test_hostile_links(browser, base_url):
     assert watch.problems == []
 
 
+def main_thread_task_cpu_ms(trace_path):
+    """The CPU time (ms) of each task over 10 ms on the page's main thread in a Chrome trace."""
+    data = json.loads(trace_path.read_text())
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    main = {(e["pid"], e["tid"]) for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name"
+            and e["args"].get("name") == "CrRendererMain"}
+    return [e["tdur"] / 1000 for e in events
+            if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X"
+            and e.get("name") == "RunTask" and e.get("dur", 0) > 10_000 and "tdur" in e]
+
+
 def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, reference):
     page, watch = open_page(browser, base_url,
                             permissions=["clipboard-read", "clipboard-write"])
@@ -501,12 +514,20 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, refere
         box.press("Control+A")
         # Let start-up's last tasks be reported first, then count only what follows the paste.
         page.wait_for_timeout(1000)
+        trace_path = ARTIFACTS / "paste_1mb_trace.json"
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.start_tracing(page=page, path=str(trace_path),
+                              categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
         pasted_at = page.evaluate("performance.now()")
         box.press("Control+V")  # a real paste, from the clipboard
         page.wait_for_function(
             "n => document.querySelector('[data-testid=count-chars]')?.textContent === 'chars' + n",
             arg=f"{len(big):,}", timeout=60_000)
         page.wait_for_timeout(500)
+        browser.stop_tracing()
+        cpu = main_thread_task_cpu_ms(trace_path)
+        trace_path.unlink()
+        FIGURES["paste_1mb_longest_task_cpu_ms"] = round(max(cpu, default=0.0), 1)
         tasks = [t for t in page.evaluate("window.__longtasks") if t["start"] >= pasted_at - 1]
         longest = max((t["ms"] for t in tasks), default=0.0)
         FIGURES["paste_1mb_bytes"] = len(big.encode())
@@ -526,6 +547,7 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, refere
         load = os.getloadavg()[0] / (os.cpu_count() or 1)
         FIGURES["paste_1mb_load_per_core"] = round(load, 1)
         assert longest <= (LONG_TASK_LIMIT_MS if load <= 1.0 else OVERLOADED_LIMIT_MS), (load, tasks)
+        assert cpu and max(cpu) <= LONG_TASK_LIMIT_MS, sorted(cpu)[-5:]
     finally:
         page.context.close()
     assert watch.problems == []

@@ -70,24 +70,6 @@ async function fetchOk(path, as) {
   return as === "json" ? response.json() : response.text();
 }
 
-// Fetches text while showing the bytes received in `label`.
-async function fetchWithBytes(path, label) {
-  const response = await fetch(here(path));
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  const total = Number(response.headers.get("content-length")) || 0;
-  const reader = response.body.getReader();
-  const chunks = [];
-  let got = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    got += value.length;
-    label.textContent = megabytes(got, total);
-  }
-  return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
-}
-
 // Downloads `paths` in parallel through the browser's caches (HTTP cache, the service
 // worker's), calling onBytes(received, total) as bytes arrive; the bytes are dropped. A later
 // fetch of the same URL (Pyodide's own) is then answered from the cache, so the runtime's
@@ -122,6 +104,9 @@ async function startPyodide() {
     label.textContent = megabytes(got, total);
   });
   times.pythonDownloaded = performance.now();
+  // Pyodide's start-up holds the main thread for seconds: let the core's first answer be
+  // drawn first (on a fast network the download is the longer wait anyway).
+  await firstShownGate;
   label.textContent += " · starting";
   const py = await loadPyodide({ indexURL: here("pyodide/") });
   times.pythonReady = performance.now();
@@ -159,8 +144,8 @@ const KEEP = {
   configure: { keep: "configure" },
 };
 
-function request(type, args = {}) {
-  return core.request(type, args, KEEP[type] ?? {});
+function request(type, args = {}, onProgress = undefined) {
+  return core.request(type, args, { ...(KEEP[type] ?? {}), onProgress });
 }
 // For tests and the console: the wasm memory size of the BERT core, its crash count.
 window.tokenprismCore = { request, crashes: () => core.crashes };
@@ -396,22 +381,33 @@ async function loadPageCode() {
   return { modules: modules.map((name, i) => [name, sources[i]]), app: appSource };
 }
 
-let builtinJson = null;
+const BUILTIN = { kind: "json", url: here("data/bert-base-uncased/tokenizer.json") };
+let firstShown; // resolves once the core's first answer is on screen (or cannot be)
+const firstShownGate = new Promise((done) => { firstShown = done; });
+
 async function loadCore() {
-  const json = fetchWithBytes("data/bert-base-uncased/tokenizer.json", document.getElementById("vocab-bytes"));
-  await request("init", { pkg: simd ? "pkg" : "pkg-nosimd" });
-  builtinJson = await json;
-  const info = await request("load", { kind: "json", text: builtinJson });
+  // Sent together: the worker runs them in order, fetching the file itself, so the first
+  // answer needs the main thread only to be drawn (Pyodide's start-up holds it for seconds).
+  const label = document.getElementById("vocab-bytes");
+  const init = request("init", { pkg: simd ? "pkg" : "pkg-nosimd" });
+  const load = request("load", BUILTIN, (got, total) => { label.textContent = megabytes(got, total); });
   // The core answers before Python is ready: a first result while the UI still loads (for
   // the text in the box; a link's text is Python's to decode).
-  if (location.hash) return info;
-  const { trace } = await request("trace", { text: inputText(), cap: 200 });
-  const first = JSON.parse(trace);
-  document.getElementById("early").textContent =
-    `While Python starts, the core already has the answer: ${first.total.tokens} tokens, ` +
-    `ids ${JSON.stringify(first.ids.slice(0, 40))}${first.total.tokens > 40 ? "…" : ""}`;
-  times.firstResult = performance.now();
-  return info;
+  const firstTrace = location.hash ? null : request("trace", { text: inputText(), cap: 200 });
+  try {
+    await init;
+    const info = await load;
+    if (firstTrace) {
+      const first = JSON.parse((await firstTrace).trace);
+      document.getElementById("early").textContent =
+        `While Python starts, the core already has the answer: ${first.total.tokens} tokens, ` +
+        `ids ${JSON.stringify(first.ids.slice(0, 40))}${first.total.tokens > 40 ? "…" : ""}`;
+      times.firstResult = performance.now();
+    }
+    return info;
+  } finally {
+    firstShown();
+  }
 }
 
 // Load figures for tests and curious visitors (milliseconds since navigation start).
@@ -461,7 +457,7 @@ async function main() {
         box.value = text;
       },
       builtin_info: () => JSON.stringify(info),
-      load_builtin: async () => JSON.stringify(await request("load", { kind: "json", text: builtinJson })),
+      load_builtin: async () => JSON.stringify(await request("load", BUILTIN)),
       load_file: loadFile,
       render,
       char_at_point: charAtPoint,

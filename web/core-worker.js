@@ -41,6 +41,10 @@ export class CoreWorker {
     worker.onmessage = ({ data }) => {
       const entry = this.pending.get(data.id);
       if (!entry) return;
+      if (data.progress) {
+        entry.onProgress?.(...data.progress);
+        return;
+      }
       this.pending.delete(data.id);
       if (data.ok) entry.resolve(data.result);
       else if (data.crashed) {
@@ -52,19 +56,22 @@ export class CoreWorker {
     this.worker = worker;
   }
 
-  post(type, args, transfer) {
+  post(type, args, transfer, onProgress) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, onProgress });
       this.worker.postMessage({ id, type, ...args }, transfer ?? []);
     });
   }
 
   // One request. keep: remember it (after it succeeds) under this key, to replay after a
   // crash; a later request with the same key replaces it. drop: keys it makes stale.
-  async request(type, args = {}, { keep = null, drop = [], transfer } = {}) {
+  // onProgress(got, total): called when the handler reports progress (see serveCore).
+  // Requests run in the worker one after another, in the order they were made, so a caller
+  // can send init, load and a first trace at once without waiting for each answer.
+  async request(type, args = {}, { keep = null, drop = [], transfer, onProgress } = {}) {
     await this.ready;
-    const result = await this.post(type, args, transfer);
+    const result = await this.post(type, args, transfer, onProgress);
     if (keep !== null) {
       for (const key of drop) this.kept.delete(key);
       this.kept.delete(keep); // re-inserted last: replay follows the order things happened
@@ -89,23 +96,26 @@ export class CoreWorker {
   }
 }
 
-// The worker side: runs `handlers[type](args)` for each message and replies; a wasm trap
-// (WebAssembly.RuntimeError) marks this instance dead and is reported as a crash.
+// The worker side: runs `handlers[type](args, progress)` for each message, one at a time in
+// arrival order, and replies; progress(got, total) reaches the caller's onProgress. A wasm
+// trap (WebAssembly.RuntimeError) marks this instance dead and is reported as a crash.
 // memory() (the size of the wasm memory, for the memory-growth test) comes for free.
 export function serveCore(handlers, wasmExports) {
   let dead = null;
+  let queue = Promise.resolve();
   const all = {
     memory: () => wasmExports()?.memory.buffer.byteLength ?? 0,
     ...handlers,
   };
-  return async (event) => {
+  const handle = async (event) => {
     const { id, type, ...args } = event.data;
     if (dead !== null) {
       self.postMessage({ id, ok: false, crashed: true, error: dead });
       return;
     }
+    const progress = (got, total) => self.postMessage({ id, progress: [got, total] });
     try {
-      const result = await all[type](args);
+      const result = await all[type](args, progress);
       self.postMessage({ id, ok: true, result });
     } catch (err) {
       if (err instanceof WebAssembly.RuntimeError) {
@@ -116,4 +126,25 @@ export function serveCore(handlers, wasmExports) {
       }
     }
   };
+  return (event) => {
+    queue = queue.then(() => handle(event));
+  };
+}
+
+// Fetches a text file, reporting progress(got, total) in bytes (workers and pages alike).
+export async function fetchText(url, progress = () => {}) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get("content-length")) || 0;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let got = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    got += value.length;
+    progress(got, total);
+  }
+  return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
 }

@@ -4,7 +4,7 @@
 // of the whole input. Messages: {id, type, ...} in, {id, ok, result | error} out; a wasm trap
 // (a Rust panic) answers {crashed: true} and the page starts a fresh worker (core-worker.js).
 
-import { serveCore } from "./core-worker.js";
+import { fetchText, serveCore } from "./core-worker.js";
 
 let core = null; // the wasm-bindgen glue module
 let wasm = null; // its instance's exports (memory)
@@ -93,8 +93,10 @@ const handlers = {
     wasm = await core.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
     return true;
   },
-  // A tokenizer from the text of a tokenizer.json or vocab.txt file.
-  load({ kind, text }) {
+  // A tokenizer from the text of a tokenizer.json or vocab.txt file, or from its URL (fetched
+  // here, so the page's main thread is not needed until the answer).
+  async load({ kind, text, url }, progress) {
+    if (url) text = await fetchText(url, progress);
     const next = kind === "vocab" ? core.WasmTokenizer.fromVocabTxt(text) : new core.WasmTokenizer(text);
     tokenizer?.free();
     tokenizer = next;
