@@ -264,6 +264,9 @@ def test_server_modes(manifest):
         assert status == 200
         assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
         assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+        # The page's policy as a header too (the <meta> cannot carry frame-ancestors).
+        assert "script-src 'self' 'wasm-unsafe-eval'" in headers["Content-Security-Policy"]
+        assert "frame-ancestors 'self'" in headers["Content-Security-Policy"]
 
 
 # ------------------------------------------------------------------------ in the browser
