@@ -334,6 +334,7 @@ def load_figures(page):
       const nav = performance.getEntriesByType("navigation")[0];
       return {shell_visible_ms: paint, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
               first_tokens_ms: t.firstResult, python_downloaded_ms: t.pythonDownloaded,
+              python_start_ms: t.pythonStart,
               python_ready_ms: t.pythonReady, page_ready_ms: t.ready};
     }""")
 

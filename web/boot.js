@@ -107,6 +107,7 @@ async function startPyodide() {
   // Pyodide's start-up holds the main thread for seconds: let the core's first answer be
   // drawn first (on a fast network the download is the longer wait anyway).
   await firstShownGate;
+  times.pythonStart = performance.now();
   label.textContent += " · starting";
   const py = await loadPyodide({ indexURL: here("pyodide/") });
   times.pythonReady = performance.now();
