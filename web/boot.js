@@ -97,7 +97,7 @@ function megabytes(got, total) {
 }
 
 // Pyodide: its wasm and standard library (~12 MB) with progress, then its start-up (compile
-// and init, from the cache). The times split for the load figures (README "Load times").
+// and init, from the cache). The times split for the load figures (README "The page").
 async function startPyodide() {
   const label = document.getElementById("python-bytes");
   await prefetchWithProgress(["pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide.asm.mjs"], (got, total) => {
@@ -161,14 +161,14 @@ window.tokenprismCore = { request, crashes: () => core.crashes };
 const INPUT_LIMIT = 4_000_000; // bytes of UTF-8
 const FILE_LIMIT = 64_000_000; // bytes: a tokenizer file (o200k's is ~4 MB, Qwen3's ~11 MB)
 
-// UTF-8 length, or Infinity as soon as it is certainly over `limit` (cheap for huge text).
+// Whether `text` is over `limit` bytes of UTF-8 (stops counting as soon as it is).
 function utf8Over(text, limit) {
   if (text.length > limit) return true; // every UTF-16 unit is at least one byte
   if (text.length * 3 <= limit) return false; // and at most three
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 2 : 3; // pairs: 2 + 2
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xe000 ? 2 : 3; // a pair: 2 + 2
     if (bytes > limit) return true;
   }
   return false;
