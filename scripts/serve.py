@@ -36,6 +36,14 @@ def normalize_prefix(prefix: str) -> str:
     return "/" + "".join(p + "/" for p in parts)
 
 
+# The page's Content-Security-Policy (README "Publish"), the <meta> in web/index.html plus
+# frame-ancestors, which only a header can carry. Workers get their policy from their own
+# response, so the header also covers the tokenizer workers (they compile wasm too).
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+       "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; "
+       "base-uri 'self'; form-action 'none'; frame-ancestors 'self'")
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     prefix = "/"
@@ -76,6 +84,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             # breaks. The page works without these headers too (see --plain).
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+            self.send_header("Content-Security-Policy", CSP)
         super().end_headers()
 
     def send_header(self, keyword: str, value: str) -> None:

@@ -146,14 +146,14 @@ def test_bench_tab_renders_a_chart(served):
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(base + "index.html")
-            page.wait_for_function("document.getElementById('bench').dataset.state === 'ready'", timeout=240_000)
+            page.wait_for_function("() => document.getElementById('bench').dataset.state === 'ready'", timeout=240_000)
             page.get_by_test_id("tab-bench").click()
             assert page.get_by_test_id("bench").is_visible()
             assert not page.get_by_test_id("app").is_visible()
             page.evaluate("Object.assign(document.getElementById('bench').dataset, {rounds: '1', minMs: '5'})")
             page.get_by_test_id("bench-corpus").select_option("ru")
             page.get_by_test_id("bench-run").click()
-            page.wait_for_function("document.getElementById('bench').dataset.state === 'done'", timeout=240_000)
+            page.wait_for_function("() => document.getElementById('bench').dataset.state === 'done'", timeout=240_000)
             charts = page.locator("[data-testid=bench-chart]")
             assert charts.count() == 2  # normalizer and encode
             assert page.locator("[data-testid=bench-chart] rect").count() >= 12

@@ -244,7 +244,7 @@ def test_specials_toggle(page):
     assert page.locator('[data-testid="bpe-token"].special').count() == 0
     assert shown_ids(page) == enc.encode_ordinary("a<|endoftext|>b")
     page.get_by_test_id("bpe-copy-ids").click()
-    page.wait_for_function("document.getElementById('bpe-copy-status').textContent")
+    page.wait_for_function("() => document.getElementById('bpe-copy-status').textContent")
     assert json.loads(page.evaluate("navigator.clipboard.readText()")) == \
         enc.encode_ordinary("a<|endoftext|>b")
 
@@ -398,7 +398,7 @@ def test_local_files_and_the_harmony_template(page):
     # A file that is not a tokenizer: a message, and the tokenizer stays.
     page.get_by_test_id("bpe-file").set_input_files(
         {"name": "notes.json", "mimeType": "application/json", "buffer": b'{"not": "bpe"}'})
-    page.wait_for_function("document.querySelector('[data-testid=bpe-notice]').textContent")
+    page.wait_for_function("() => document.querySelector('[data-testid=bpe-notice]').textContent")
     assert "Could not load" in page.get_by_test_id("bpe-notice").text_content()
     type_text(page, TEXTS[2])
     assert shown_ids(page) == want_ids("gpt2", TEXTS[2], False)
@@ -415,7 +415,7 @@ def test_share_link_reopens_the_bpe_view(page, browser, base_url):
     page.get_by_test_id("bpe-content").nth(1).fill("a <b>shared</b> message")
     page.wait_for_selector('[data-testid="bpe-panel"][data-chat="ready"]', state="attached")
     page.get_by_test_id("bpe-copy-link").click()
-    page.wait_for_function("document.querySelector('[data-testid=bpe-share-status]').textContent")
+    page.wait_for_function("() => document.querySelector('[data-testid=bpe-share-status]').textContent")
     url = page.evaluate("navigator.clipboard.readText()")
     assert url.startswith(base_url) and "#s=" in url
     other = browser.new_context()

@@ -39,8 +39,9 @@ INPUTS = [
 # Pyodide takes ~5 s in a fresh headless Chromium; leave room for a loaded CI machine.
 READY_TIMEOUT_MS = 120_000
 LONG_TASK_LIMIT_MS = 200
-# On a machine busier than one runnable task per core every task stretches; the 200 ms bound is
-# then recorded but not asserted, and this looser one still catches a page that blocks.
+# On a machine busier than one runnable task per core every task stretches in wall-clock time
+# (it waits for a core); there the 200 ms bound holds for the main thread's CPU time per task
+# (from a Chrome trace), and the wall-clock one is loosened to this.
 OVERLOADED_LIMIT_MS = 1000
 FIGURES: dict[str, float] = {}
 
@@ -137,7 +138,7 @@ def open_page(browser, url, **context_args):
     if "#" not in url:
         # The core in its worker answers before Python is ready.
         page.wait_for_function(
-            "document.querySelector('[data-testid=early]').textContent.includes('tokens')",
+            "() => document.querySelector('[data-testid=early]').textContent.includes('tokens')",
             timeout=READY_TIMEOUT_MS)
 
     # "failed" ends the wait early; the page then shows why, and so does the assertion.
@@ -248,7 +249,7 @@ def test_inspector_tokens_and_counts(browser, base_url, reference):
         # Pointer: hovering a char inspects it.
         box = page.locator('[data-testid="step-text"] [data-s="0"]').bounding_box()
         page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
-        page.wait_for_function("document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
+        page.wait_for_function("() => document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
 
         encoding = reference.encode(text)
         spans = page.get_by_test_id("token-span")
@@ -257,7 +258,7 @@ def test_inspector_tokens_and_counts(browser, base_url, reference):
         assert unk.count() == encoding.tokens.count("[UNK]") > 0
         # Hovering a token marks it in every view.
         spans.nth(0).hover()
-        page.wait_for_function("document.querySelectorAll('.tok-hl').length >= 1")
+        page.wait_for_function("() => document.querySelectorAll('.tok-hl').length >= 1")
         assert page.locator('.tok-hl').first.get_attribute("data-t") == "1"
         status = page.get_by_test_id("token-status").text_content()
         assert f"→ id {encoding.ids[1]} · input chars 0–5: 'Héllo'" in status
@@ -265,7 +266,7 @@ def test_inspector_tokens_and_counts(browser, base_url, reference):
         assert page.get_by_test_id("count-chars").text_content() == f"chars{len(text)}"
         assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(text.encode())}"
         page.get_by_test_id("mode-ids").check()
-        page.wait_for_function("document.querySelectorAll('[data-testid=token-id]').length > 0")
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
         ids = [int(x) for x in page.get_by_test_id("token-id").all_text_contents()]
         assert ids == encoding.ids
     finally:
@@ -329,8 +330,8 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
         wait_for_text(page, text)
         go_to_step(page, 6)
         page.get_by_test_id("mode-ids").check()
-        page.wait_for_function("location.hash.length > 3")
-        page.wait_for_function("document.querySelectorAll('[data-testid=token-id]').length > 0")
+        page.wait_for_function("() => location.hash.length > 3")
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
         link = page.evaluate("location.href")
         assert link.startswith(base_url + "#s=")
     finally:
@@ -339,7 +340,7 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
 
     fresh, watch = open_page(browser, link)
     try:
-        fresh.wait_for_function("document.querySelectorAll('[data-testid=token-id]').length > 0")
+        fresh.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
         assert fresh.get_by_test_id("input").input_value() == text
         assert step_name(fresh) == "pre_tokens"
         assert not fresh.locator('input[name="opt"][value="strip_accents"]').is_checked()
@@ -354,7 +355,7 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
         assert len(hrefs) == 8 and all(h.startswith(base_url + "#s=") for h in hrefs)
         fresh.locator("#examples summary").click()
         fresh.get_by_test_id("example").nth(1).click()  # CJK
-        fresh.wait_for_function("document.querySelector('[data-testid=step]')?.dataset.step === 'cjk'")
+        fresh.wait_for_function("() => document.querySelector('[data-testid=step]')?.dataset.step === 'cjk'")
         assert "東京" in fresh.get_by_test_id("input").input_value()
     finally:
         fresh.context.close()
@@ -387,21 +388,21 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
     try:
         type_text(page, text)
         page.get_by_test_id("copy-ids").click()
-        page.wait_for_function("document.querySelector('#copy-status').textContent === 'copied'")
+        page.wait_for_function("() => document.querySelector('#copy-status').textContent === 'copied'")
         assert json.loads(page.evaluate("navigator.clipboard.readText()")) == reference.encode(text).ids
         page.get_by_test_id("copy-link").click()
-        page.wait_for_function("document.querySelector('#share-status').textContent === 'link copied'")
+        page.wait_for_function("() => document.querySelector('#share-status').textContent === 'link copied'")
         assert page.evaluate("navigator.clipboard.readText()") == page.evaluate("location.href")
 
         # A vocab.txt picked from disk: read locally, the same ids as the reference.
         page.get_by_test_id("tokenizer-file").set_input_files(str(DIST / "data" / "bert-base-uncased" / "vocab.txt"))
-        page.wait_for_function("document.querySelector('[data-testid=tokenizer]').value === 'custom'")
-        page.wait_for_function("!location.hash")  # a local file is never put in a link
+        page.wait_for_function("() => document.querySelector('[data-testid=tokenizer]').value === 'custom'")
+        page.wait_for_function("() => !location.hash")  # a local file is never put in a link
         go_to_step(page, 8)
         assert json.loads(page.get_by_test_id("step-ids").text_content()) == reference.encode(text).ids
         page.get_by_test_id("copy-link").click()
         # The handler is async: wait for its message rather than read the previous one.
-        page.wait_for_function("document.querySelector('#share-status').textContent.includes('built-in')",
+        page.wait_for_function("() => document.querySelector('#share-status').textContent.includes('built-in')",
                                timeout=30_000)
 
         # A tokenizer.json whose normalizer keeps case: the options follow the file.
@@ -411,7 +412,7 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
         path = tmp_path / "cased.json"
         path.write_text(json.dumps(cased), encoding="utf-8")
         page.get_by_test_id("tokenizer-file").set_input_files(str(path))
-        page.wait_for_function("!document.querySelector('input[name=opt][value=lowercase]').checked")
+        page.wait_for_function("() => !document.querySelector('input[name=opt][value=lowercase]').checked")
         go_to_step(page, 5)
         page.wait_for_function(
             "want => document.querySelector('[data-testid=step-text]')?.textContent === want",
@@ -421,12 +422,12 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
         bad = tmp_path / "bad.json"
         bad.write_text('{"model": <img src=x onerror=alert(1)>', encoding="utf-8")
         page.get_by_test_id("tokenizer-file").set_input_files(str(bad))
-        page.wait_for_function("!document.querySelector('[data-testid=notice]').hidden")
+        page.wait_for_function("() => !document.querySelector('[data-testid=notice]').hidden")
         assert "Could not load" in page.get_by_test_id("notice").text_content()
 
         # Back to the built-in one.
         page.get_by_test_id("tokenizer").select_option("bert-base-uncased")
-        page.wait_for_function("location.hash.startsWith('#s=')")
+        page.wait_for_function("() => location.hash.startsWith('#s=')")
         assert page.locator('input[name="opt"][value="lowercase"]').is_checked()
     finally:
         page.context.close()
@@ -471,7 +472,7 @@ def test_hostile_links(browser, base_url):
             if notice:
                 # The default text may already be showing: wait for the link to be handled.
                 fresh.wait_for_function(
-                    "!document.querySelector('[data-testid=notice]').hidden", timeout=30_000)
+                    "() => !document.querySelector('[data-testid=notice]').hidden", timeout=30_000)
             else:
                 assert fresh.get_by_test_id("notice").is_hidden(), fragment[:40]
             # A link's own step (raw) or the default view's (lowercase).
@@ -489,6 +490,18 @@ def test_hostile_links(browser, base_url):
     assert watch.problems == []
 
 
+def main_thread_task_cpu_ms(trace_path):
+    """The CPU time (ms) of each task over 10 ms on the page's main thread in a Chrome trace."""
+    data = json.loads(trace_path.read_text())
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    main = {(e["pid"], e["tid"]) for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name"
+            and e["args"].get("name") == "CrRendererMain"}
+    return [e["tdur"] / 1000 for e in events
+            if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X"
+            and e.get("name") == "RunTask" and e.get("dur", 0) > 10_000 and "tdur" in e]
+
+
 def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, reference):
     page, watch = open_page(browser, base_url,
                             permissions=["clipboard-read", "clipboard-write"])
@@ -501,12 +514,20 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, refere
         box.press("Control+A")
         # Let start-up's last tasks be reported first, then count only what follows the paste.
         page.wait_for_timeout(1000)
+        trace_path = ARTIFACTS / "paste_1mb_trace.json"
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.start_tracing(page=page, path=str(trace_path),
+                              categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
         pasted_at = page.evaluate("performance.now()")
         box.press("Control+V")  # a real paste, from the clipboard
         page.wait_for_function(
             "n => document.querySelector('[data-testid=count-chars]')?.textContent === 'chars' + n",
             arg=f"{len(big):,}", timeout=60_000)
         page.wait_for_timeout(500)
+        browser.stop_tracing()
+        cpu = main_thread_task_cpu_ms(trace_path)
+        trace_path.unlink()
+        FIGURES["paste_1mb_longest_task_cpu_ms"] = round(max(cpu, default=0.0), 1)
         tasks = [t for t in page.evaluate("window.__longtasks") if t["start"] >= pasted_at - 1]
         longest = max((t["ms"] for t in tasks), default=0.0)
         FIGURES["paste_1mb_bytes"] = len(big.encode())
@@ -526,6 +547,7 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, refere
         load = os.getloadavg()[0] / (os.cpu_count() or 1)
         FIGURES["paste_1mb_load_per_core"] = round(load, 1)
         assert longest <= (LONG_TASK_LIMIT_MS if load <= 1.0 else OVERLOADED_LIMIT_MS), (load, tasks)
+        assert cpu and max(cpu) <= LONG_TASK_LIMIT_MS, sorted(cpu)[-5:]
     finally:
         page.context.close()
     assert watch.problems == []

@@ -268,6 +268,9 @@ def test_server_modes(manifest):
         assert status == 200
         assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
         assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+        # The page's policy as a header too (the <meta> cannot carry frame-ancestors).
+        assert "script-src 'self' 'wasm-unsafe-eval'" in headers["Content-Security-Policy"]
+        assert "frame-ancestors 'self'" in headers["Content-Security-Policy"]
 
 
 # ------------------------------------------------------------------------ in the browser
@@ -320,7 +323,7 @@ def check_tokenizes(page, text: str = TEXT) -> None:
 def wait_offline_copy(page) -> None:
     """Until the service worker has cached the folder and controls the page."""
     page.wait_for_function(
-        "navigator.serviceWorker.controller !== null", timeout=OFFLINE_COPY_TIMEOUT_MS
+        "() => navigator.serviceWorker.controller !== null", timeout=OFFLINE_COPY_TIMEOUT_MS
     )
 
 

@@ -150,12 +150,22 @@ def render_tokens():
 
 async def render_all():
     # Each part in its own task, so no single one holds the main thread for long.
+    # Building a view's nodes and drawing them are separate tasks too (each costs tens of ms
+    # in Pyodide for the 2,000 drawn chars; together they made a 1 MB paste's longest task).
     mine = seq
+    await asyncio.sleep(0)  # after the trace's json.loads
     render_timeline()
     await asyncio.sleep(0)
-    render_step_body()
+    step_node = view.render_step(trace, current_step(), trace["stages"][0]["text"])
     await asyncio.sleep(0)
-    render_tokens()
+    render("step-box", step_node)
+    tpcore.highlight_char("step-box", -1)
+    show_inspector(-1)
+    await asyncio.sleep(0)
+    render("counts-box", view.render_counts(trace))
+    token_node = view.render_tokens_over_text(trace, state["view"])
+    await asyncio.sleep(0)
+    render("token-box", token_node)
     await asyncio.sleep(0)
     render("fast-box", view.render_fast(trace))
     total = view.totals(trace)
@@ -186,7 +196,13 @@ async def refresh():
     seq += 1
     mine = seq
     busy.textContent = "working…"
-    reply = await tpcore.trace_input(cap)
+    try:
+        reply = await tpcore.trace_input(cap)
+    except Exception as e:  # over the size limit, or the core crashed: boot.js said so
+        if "tokenprism: " not in str(e):
+            raise
+        busy.textContent = ""
+        return
     if mine != seq:
         return
     await asyncio.sleep(0)

@@ -6,6 +6,7 @@
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { bpeBuiltin, bpeFile, bpeRequest } from "./bpe-client.js";
+import { CoreWorker } from "./core-worker.js";
 
 const here = (path) => new URL(path, import.meta.url).href;
 const app = document.getElementById("app");
@@ -70,22 +71,48 @@ async function fetchOk(path, as) {
   return as === "json" ? response.json() : response.text();
 }
 
-// Fetches text while showing the bytes received in `label`.
-async function fetchWithBytes(path, label) {
-  const response = await fetch(here(path));
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  const total = Number(response.headers.get("content-length")) || 0;
-  const reader = response.body.getReader();
-  const chunks = [];
-  let got = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    got += value.length;
-    label.textContent = `${(got / 1e6).toFixed(1)}${total ? ` / ${(total / 1e6).toFixed(1)}` : ""} MB`;
-  }
-  return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
+// Downloads `paths` in parallel through the browser's caches (HTTP cache, the service
+// worker's), calling onBytes(received, total) as bytes arrive; the bytes are dropped. A later
+// fetch of the same URL (Pyodide's own) is then answered from the cache, so the runtime's
+// download shows progress without Pyodide knowing. Reusable for any big file a tab needs.
+async function prefetchWithProgress(paths, onBytes) {
+  const got = paths.map(() => 0);
+  const totals = paths.map(() => 0);
+  const report = () => onBytes(got.reduce((a, b) => a + b, 0), totals.reduce((a, b) => a + b, 0));
+  await Promise.all(paths.map(async (path, i) => {
+    const response = await fetch(here(path));
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    totals[i] = Number(response.headers.get("content-length")) || 0;
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      got[i] += value.length;
+      report();
+    }
+  }));
+}
+
+function megabytes(got, total) {
+  return `${(got / 1e6).toFixed(1)}${total ? ` / ${(total / 1e6).toFixed(1)}` : ""} MB`;
+}
+
+// Pyodide: its wasm and standard library (~12 MB) with progress, then its start-up (compile
+// and init, from the cache). The times split for the load figures (README "The page").
+async function startPyodide() {
+  const label = document.getElementById("python-bytes");
+  await prefetchWithProgress(["pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide.asm.mjs"], (got, total) => {
+    label.textContent = megabytes(got, total);
+  });
+  times.pythonDownloaded = performance.now();
+  // Pyodide's start-up holds the main thread for seconds: let the core's first answer be
+  // drawn first (on a fast network the download is the longer wait anyway).
+  await firstShownGate;
+  times.pythonStart = performance.now();
+  label.textContent += " · starting";
+  const py = await loadPyodide({ indexURL: here("pyodide/") });
+  times.pythonReady = performance.now();
+  return py;
 }
 
 // One tiny module using a SIMD instruction: if the browser validates it, use the simd128 build.
@@ -96,24 +123,64 @@ const SIMD_PROBE = new Uint8Array([
 const simd = WebAssembly.validate(SIMD_PROBE);
 
 // ------------------------------------------------------------------------------ the worker
+// A crash of the wasm core (a Rust panic is a trap) restarts the worker with the same wasm
+// module, tokenizer and options (core-worker.js); the page says so and carries on.
 
-const worker = new Worker(here("worker.js"), { type: "module" });
-const pending = new Map();
-let nextId = 1;
-worker.onmessage = ({ data }) => {
-  const entry = pending.get(data.id);
-  pending.delete(data.id);
-  if (data.ok) entry.resolve(data.result);
-  else entry.reject(new Error(data.error));
+const crashBox = document.getElementById("core-crash");
+function showCrash(message) {
+  crashBox.hidden = false;
+  crashBox.textContent =
+    `The tokenizer core failed on that input (${message}). It has been restarted with the same ` +
+    "tokenizer and options: edit the text to go on. (This is a bug; the link and the input " +
+    "help to report it.)";
+}
+
+const core = new CoreWorker(here("worker.js"), {
+  onCrash: showCrash,
+  onError: (message) => showError(`tokenizer worker: ${message}`),
+});
+// Requests that set the worker's state are replayed after a crash, in this order.
+const KEEP = {
+  init: { keep: "init" },
+  load: { keep: "load", drop: ["configure"] },
+  configure: { keep: "configure" },
 };
-worker.onerror = (e) => showError(`tokenizer worker: ${e.message}`);
 
-function request(type, args = {}) {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, type, ...args });
-  });
+function request(type, args = {}, onProgress = undefined) {
+  return core.request(type, args, { ...(KEEP[type] ?? {}), onProgress });
+}
+// For tests and the console: the wasm memory size of the BERT core, its crash count.
+window.tokenprismCore = { request, crashes: () => core.crashes };
+
+// ------------------------------------------------------------------------------ input size
+// The largest input the page tokenizes: 4 MB of UTF-8. The worker turns the whole input into
+// a trace (every stage's text, per-char runs, tokens) before cutting it to what is drawn:
+// measured on 1 MB of English, +80 MB of wasm memory, 30 M chars of trace JSON and +130 MB of
+// JS heap for the parsed trace, so ~250 MB per MB at the peak (README "The page"). 4 MB stays
+// near 1 GB; 10 MB would need ~2.5 GB and can take the worker down. Larger pastes, drops
+// and texts are refused with a message, never half-processed.
+const INPUT_LIMIT = 4_000_000; // bytes of UTF-8
+const FILE_LIMIT = 64_000_000; // bytes: a tokenizer file (o200k's is ~4 MB, Qwen3's ~11 MB)
+
+// Whether `text` is over `limit` bytes of UTF-8 (stops counting as soon as it is).
+function utf8Over(text, limit) {
+  if (text.length > limit) return true; // every UTF-16 unit is at least one byte
+  if (text.length * 3 <= limit) return false; // and at most three
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xe000 ? 2 : 3; // a pair: 2 + 2
+    if (bytes > limit) return true;
+  }
+  return false;
+}
+
+function tooLarge(what) {
+  const notice = document.getElementById("notice");
+  notice.hidden = false;
+  notice.textContent =
+    `${what} is larger than the page's limit of ${INPUT_LIMIT / 1e6} MB of UTF-8 text, so it ` +
+    "was not used. Tokenize a part of it, or use the Python package for whole files.";
 }
 
 let lastIds = new Uint32Array();
@@ -155,15 +222,26 @@ function describeBigText(bytes) {
     "cover all of it.";
 }
 
-box.addEventListener("paste", (event) => {
-  const pasted = event.clipboardData?.getData("text/plain") ?? "";
+// Pasted or dropped text: big text goes to bigText, too big text is refused.
+function insertText(event, pasted) {
   const current = inputText();
   const start = bigText === null ? box.selectionStart : current.length;
   const end = bigText === null ? box.selectionEnd : current.length;
-  if (current.length - (end - start) + pasted.length <= BIG_INPUT) return;
+  const size = current.length - (end - start) + pasted.length;
+  if (size <= BIG_INPUT) return;
   event.preventDefault();
-  setBigText(current.slice(0, start) + pasted + current.slice(end));
+  const next = current.slice(0, start) + pasted + current.slice(end);
+  if (utf8Over(next, INPUT_LIMIT)) {
+    tooLarge(event.type === "drop" ? "The dropped text" : "The pasted text");
+    return;
+  }
+  setBigText(next);
   box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+}
+box.addEventListener("paste", (event) => insertText(event, event.clipboardData?.getData("text/plain") ?? ""));
+box.addEventListener("drop", (event) => {
+  if (event.dataTransfer?.files?.length) return; // a tokenizer file: app.py's
+  insertText(event, event.dataTransfer?.getData("text/plain") ?? "");
 });
 document.getElementById("big-clear").addEventListener("click", () => {
   setBigText(null);
@@ -289,6 +367,9 @@ async function copyText(text) {
 
 async function loadFile(input) {
   const file = input.files?.[0] ?? input;
+  if (file.size > FILE_LIMIT) {
+    throw new Error(`${file.name} is ${(file.size / 1e6).toFixed(0)} MB; the limit is ${FILE_LIMIT / 1e6} MB`);
+  }
   const text = await file.text();
   const kind = /\.txt$/i.test(file.name) ? "vocab" : "json";
   const info = await request("load", { kind, text });
@@ -304,22 +385,33 @@ async function loadPageCode() {
   return { modules: modules.map((name, i) => [name, sources[i]]), app: appSource };
 }
 
-let builtinJson = null;
+const BUILTIN = { kind: "json", url: here("data/bert-base-uncased/tokenizer.json") };
+let firstShown; // resolves once the core's first answer is on screen (or cannot be)
+const firstShownGate = new Promise((done) => { firstShown = done; });
+
 async function loadCore() {
-  const json = fetchWithBytes("data/bert-base-uncased/tokenizer.json", document.getElementById("vocab-bytes"));
-  await request("init", { pkg: simd ? "pkg" : "pkg-nosimd" });
-  builtinJson = await json;
-  const info = await request("load", { kind: "json", text: builtinJson });
+  // Sent together: the worker runs them in order, fetching the file itself, so the first
+  // answer needs the main thread only to be drawn (Pyodide's start-up holds it for seconds).
+  const label = document.getElementById("vocab-bytes");
+  const init = request("init", { pkg: simd ? "pkg" : "pkg-nosimd" });
+  const load = request("load", BUILTIN, (got, total) => { label.textContent = megabytes(got, total); });
   // The core answers before Python is ready: a first result while the UI still loads (for
   // the text in the box; a link's text is Python's to decode).
-  if (location.hash) return info;
-  const { trace } = await request("trace", { text: inputText(), cap: 200 });
-  const first = JSON.parse(trace);
-  document.getElementById("early").textContent =
-    `While Python starts, the core already has the answer: ${first.total.tokens} tokens, ` +
-    `ids ${JSON.stringify(first.ids.slice(0, 40))}${first.total.tokens > 40 ? "…" : ""}`;
-  times.firstResult = performance.now();
-  return info;
+  const firstTrace = location.hash ? null : request("trace", { text: inputText(), cap: 200 });
+  try {
+    await init;
+    const info = await load;
+    if (firstTrace) {
+      const first = JSON.parse((await firstTrace).trace);
+      document.getElementById("early").textContent =
+        `While Python starts, the core already has the answer: ${first.total.tokens} tokens, ` +
+        `ids ${JSON.stringify(first.ids.slice(0, 40))}${first.total.tokens > 40 ? "…" : ""}`;
+      times.firstResult = performance.now();
+    }
+    return info;
+  } finally {
+    firstShown();
+  }
 }
 
 // Load figures for tests and curious visitors (milliseconds since navigation start).
@@ -333,10 +425,7 @@ async function main() {
   }, 100);
   try {
     const [pyodide, info, code] = await Promise.all([
-      phase("python", loadPyodide({ indexURL: here("pyodide/") }).then((py) => {
-        times.pythonReady = performance.now();
-        return py;
-      })),
+      phase("python", startPyodide()),
       phase("core", loadCore()),
       phase("ui", loadPageCode()),
     ]);
@@ -344,9 +433,23 @@ async function main() {
     pyodide.registerJsModule("tpcore", {
       request: (type, args) => request(type, args?.toJs ? args.toJs({ dict_converter: Object.fromEntries }) : args),
       // The text box's text goes to the worker straight from JS (no copy through Python).
+      // Fails with "tokenprism: ..." (app.py then just stops) when the text is over the limit
+      // or the core crashed on it; the page already says which.
       trace_input: async (cap) => {
         const text = inputText();
-        const { trace, ids, bytes } = await request("trace", { text, cap });
+        if (utf8Over(text, INPUT_LIMIT)) {
+          tooLarge("The text");
+          throw new Error("tokenprism: input over the size limit");
+        }
+        let reply;
+        try {
+          reply = await request("trace", { text, cap });
+        } catch (err) {
+          if (err.crashed) throw new Error(`tokenprism: ${err.message}`);
+          throw err;
+        }
+        const { trace, ids, bytes } = reply;
+        crashBox.hidden = true;
         lastIds = ids;
         if (bigText !== null && text === bigText) describeBigText(bytes);
         return trace;
@@ -358,7 +461,7 @@ async function main() {
         box.value = text;
       },
       builtin_info: () => JSON.stringify(info),
-      load_builtin: async () => JSON.stringify(await request("load", { kind: "json", text: builtinJson })),
+      load_builtin: async () => JSON.stringify(await request("load", BUILTIN)),
       load_file: loadFile,
       render,
       char_at_point: charAtPoint,

@@ -1,9 +1,13 @@
 // The tokenizer's own thread: a module Web Worker with its own instance of the wasm core.
 // Every encode runs here, so a 1 MB paste never blocks the page; what comes back is the
 // trace cut to what the page draws (the first `cap` input chars), with counts and timings
-// of the whole input. Messages: {id, type, ...} in, {id, ok, result | error} out.
+// of the whole input. Messages: {id, type, ...} in, {id, ok, result | error} out; a wasm trap
+// (a Rust panic) answers {crashed: true} and the page starts a fresh worker (core-worker.js).
+
+import { fetchText, serveCore } from "./core-worker.js";
 
 let core = null; // the wasm-bindgen glue module
+let wasm = null; // its instance's exports (memory)
 let tokenizer = null;
 
 // The first n code points of s (JS strings index UTF-16 units).
@@ -86,11 +90,13 @@ function info() {
 const handlers = {
   async init({ pkg }) {
     core = await import(new URL(`${pkg}/tokenprism.js`, import.meta.url).href);
-    await core.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
+    wasm = await core.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
     return true;
   },
-  // A tokenizer from the text of a tokenizer.json or vocab.txt file.
-  load({ kind, text }) {
+  // A tokenizer from the text of a tokenizer.json or vocab.txt file, or from its URL (fetched
+  // here, so the page's main thread is not needed until the answer).
+  async load({ kind, text, url }, progress) {
+    if (url) text = await fetchText(url, progress);
     const next = kind === "vocab" ? core.WasmTokenizer.fromVocabTxt(text) : new core.WasmTokenizer(text);
     tokenizer?.free();
     tokenizer = next;
@@ -111,12 +117,4 @@ const handlers = {
   },
 };
 
-self.onmessage = async (event) => {
-  const { id, type, ...args } = event.data;
-  try {
-    const result = await handlers[type](args);
-    self.postMessage({ id, ok: true, result });
-  } catch (err) {
-    self.postMessage({ id, ok: false, error: String(err?.message ?? err) });
-  }
-};
+self.onmessage = serveCore(handlers, () => wasm);

@@ -15,6 +15,10 @@ extern "C" {
     pub fn performance_now() -> f64;
 }
 
+/// The one input on which [`WasmTokenizer::trace`] panics, for the page's crash-recovery test:
+/// NUL-delimited, so no one types or pastes it by accident (the page sends it as is).
+pub const PANIC_TEST_INPUT: &str = "\u{0}tokenprism: panic test\u{0}";
+
 #[wasm_bindgen]
 pub struct WasmTokenizer {
     inner: crate::Tokenizer,
@@ -37,7 +41,13 @@ impl WasmTokenizer {
     }
 
     /// Runs the whole pipeline on `text` and returns its trace as JSON.
+    ///
+    /// [`PANIC_TEST_INPUT`] (and only it) panics instead: the page's test of its crash
+    /// recovery needs a real panic, which under panic=abort is a wasm trap.
     pub fn trace(&self, text: &str) -> Result<String, JsError> {
+        if text == PANIC_TEST_INPUT {
+            panic!("tokenprism: the panic test input");
+        }
         let trace = self.inner.trace(text);
         serde_json::to_string(&trace).map_err(to_js_error)
     }

@@ -1,0 +1,150 @@
+// A wasm core in a module Web Worker that survives a crash (shared by every tab's worker).
+//
+// The Rust core is built with panic=abort: a panic is a wasm trap (`unreachable`), after
+// which that instance is unusable. The worker reports a trap as {crashed: true} (see
+// `serveCore` below); this side then rejects the request with a CoreCrash error, throws the
+// worker away and starts a fresh one, replaying the requests that set its state (the wasm
+// module, the tokenizer, its options) so the next request works without a reload.
+//
+//   const core = new CoreWorker(new URL("worker.js", import.meta.url), { onCrash });
+//   await core.request("init", { pkg }, { keep: "init" });          // replayed after a crash
+//   await core.request("load", { text }, { keep: "load", drop: ["configure"] });
+//   const result = await core.request("trace", { text });          // not replayed
+//
+// Worker side: `self.onmessage = serveCore(handlers, () => wasmExports)`.
+
+export class CoreCrash extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "CoreCrash";
+    this.crashed = true;
+  }
+}
+
+export class CoreWorker {
+  // url: the worker module. onCrash(message): called once per crash, after the fresh worker
+  // has been asked to replay (a page shows the message; the next request waits for the replay).
+  constructor(url, { onCrash = () => {}, onError = () => {} } = {}) {
+    this.url = url;
+    this.onCrash = onCrash;
+    this.onError = onError;
+    this.kept = new Map(); // key -> [type, args]: the state to rebuild, in order
+    this.pending = new Map();
+    this.nextId = 1;
+    this.crashes = 0;
+    this.ready = Promise.resolve();
+    this.start();
+  }
+
+  start() {
+    const worker = new Worker(this.url, { type: "module" });
+    worker.onmessage = ({ data }) => {
+      const entry = this.pending.get(data.id);
+      if (!entry) return;
+      if (data.progress) {
+        entry.onProgress?.(...data.progress);
+        return;
+      }
+      this.pending.delete(data.id);
+      if (data.ok) entry.resolve(data.result);
+      else if (data.crashed) {
+        entry.reject(new CoreCrash(data.error));
+        this.restart(data.error);
+      } else entry.reject(new Error(data.error));
+    };
+    worker.onerror = (e) => this.onError(e.message ?? String(e));
+    this.worker = worker;
+  }
+
+  post(type, args, transfer, onProgress) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+      this.worker.postMessage({ id, type, ...args }, transfer ?? []);
+    });
+  }
+
+  // One request. keep: remember it (after it succeeds) under this key, to replay after a
+  // crash; a later request with the same key replaces it. drop: keys it makes stale.
+  // onProgress(got, total): called when the handler reports progress (see serveCore).
+  // Requests run in the worker one after another, in the order they were made, so a caller
+  // can send init, load and a first trace at once without waiting for each answer.
+  async request(type, args = {}, { keep = null, drop = [], transfer, onProgress } = {}) {
+    await this.ready;
+    const result = await this.post(type, args, transfer, onProgress);
+    if (keep !== null) {
+      for (const key of drop) this.kept.delete(key);
+      this.kept.delete(keep); // re-inserted last: replay follows the order things happened
+      this.kept.set(keep, [type, args]);
+    }
+    return result;
+  }
+
+  restart(message) {
+    if (this.worker === null) return;
+    this.crashes += 1;
+    this.worker.terminate();
+    this.worker = null;
+    for (const { reject } of this.pending.values()) reject(new CoreCrash(message));
+    this.pending.clear();
+    this.start();
+    const replay = [...this.kept.values()];
+    this.ready = (async () => {
+      for (const [type, args] of replay) await this.post(type, args);
+    })().catch((err) => this.onError(`restarting the tokenizer core: ${err?.message ?? err}`));
+    this.onCrash(message);
+  }
+}
+
+// The worker side: runs `handlers[type](args, progress)` for each message, one at a time in
+// arrival order, and replies; progress(got, total) reaches the caller's onProgress. A wasm
+// trap (WebAssembly.RuntimeError) marks this instance dead and is reported as a crash.
+// memory() (the size of the wasm memory, for the memory-growth test) comes for free.
+export function serveCore(handlers, wasmExports) {
+  let dead = null;
+  let queue = Promise.resolve();
+  const all = {
+    memory: () => wasmExports()?.memory.buffer.byteLength ?? 0,
+    ...handlers,
+  };
+  const handle = async (event) => {
+    const { id, type, ...args } = event.data;
+    if (dead !== null) {
+      self.postMessage({ id, ok: false, crashed: true, error: dead });
+      return;
+    }
+    const progress = (got, total) => self.postMessage({ id, progress: [got, total] });
+    try {
+      const result = await all[type](args, progress);
+      self.postMessage({ id, ok: true, result });
+    } catch (err) {
+      if (err instanceof WebAssembly.RuntimeError) {
+        dead = `the tokenizer core crashed (${err.message})`;
+        self.postMessage({ id, ok: false, crashed: true, error: dead });
+      } else {
+        self.postMessage({ id, ok: false, error: String(err?.message ?? err) });
+      }
+    }
+  };
+  return (event) => {
+    queue = queue.then(() => handle(event));
+  };
+}
+
+// Fetches a text file, reporting progress(got, total) in bytes (workers and pages alike).
+export async function fetchText(url, progress = () => {}) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get("content-length")) || 0;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let got = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    got += value.length;
+    progress(got, total);
+  }
+  return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
+}
