@@ -34,12 +34,12 @@ so that bench.py can point at the first document where two implementations diffe
 from __future__ import annotations
 
 import array
-import gc
 import hashlib
 import json
 import platform
 import sys
-import time
+
+from bench_common import load_docs, serve, timed_passes
 
 
 def load_impl(impl: str, tokenizer_json: str, opts: dict):
@@ -182,69 +182,41 @@ def main() -> None:
     version, ops, extra = load_impl(impl, tokenizer_json, opts)
     docs: dict[str, list[str]] = {}
     sizes: dict[str, int] = {}
-    out = sys.stdout
-    for line in sys.stdin:
-        req = json.loads(line)
+
+    def handle(req: dict) -> dict:
         cmd = req["cmd"]
-        try:
-            if cmd == "quit":
-                break
-            if cmd == "hello":
-                reply = {"ok": True, "impl": impl, "version": version, "ops": sorted(set(ops) - {"id_to_token"}),
-                         "python": platform.python_version(), **extra}
-            elif cmd == "load":
-                with open(req["path"], encoding="utf-8") as f:
-                    d = json.load(f)
-                docs[req["key"]] = d
-                sizes[req["key"]] = sum(len(x.encode("utf-8")) for x in d)
-                reply = {"ok": True, "docs": len(d), "bytes": sizes[req["key"]]}
-            elif cmd == "run":
-                op = req["op"]
-                if op not in ("encode", "normalize") or op not in ops:
-                    reply = {"ok": False, "error": f"{impl} has no {op!r} in its Python API"}
-                else:
-                    f = ops[op]
-                    d = docs[req["key"]]
-                    min_s = float(req.get("min_seconds", 0.0))
-                    gc.collect()
-                    gc.disable()
-                    try:
-                        passes = 0
-                        c0 = time.process_time()
-                        t0 = time.perf_counter()
-                        while True:
-                            res = [f(x) for x in d]
-                            passes += 1
-                            if time.perf_counter() - t0 >= min_s:
-                                break
-                        wall = time.perf_counter() - t0
-                        cpu = time.process_time() - c0
-                    finally:
-                        gc.enable()
-                    reply = {"ok": True, "seconds": wall, "cpu_seconds": cpu, "passes": passes,
-                             "calls": passes * len(d), "bytes": sizes[req["key"]],
-                             "tokens": sum(len(r) for r in res) if op == "encode" else None}
-                    if req.get("hash"):
-                        h = hashlib.sha256()
-                        digests = []
-                        for r in res:
-                            b = doc_bytes(op, r)
-                            h.update(b)
-                            digests.append(hashlib.blake2b(b, digest_size=8).hexdigest())
-                        reply["sha256"] = h.hexdigest()
-                        reply["doc_digests"] = digests
-                    del res
-            elif cmd == "tokens":
-                reply = {"ok": True, "value": [ops["id_to_token"](i) for i in req["ids"]]}
-            elif cmd == "output":
-                v = ops[req["op"]](docs[req["key"]][req["index"]])
-                reply = {"ok": True, "value": v if isinstance(v, str) else list(v)}
-            else:
-                reply = {"ok": False, "error": f"unknown command {cmd!r}"}
-        except Exception as e:  # reported to the coordinator, which records it
-            reply = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+        if cmd == "hello":
+            return {"ok": True, "impl": impl, "version": version, "ops": sorted(set(ops) - {"id_to_token"}),
+                    "python": platform.python_version(), **extra}
+        if cmd == "load":
+            docs[req["key"]], sizes[req["key"]] = load_docs(req["path"])
+            return {"ok": True, "docs": len(docs[req["key"]]), "bytes": sizes[req["key"]]}
+        if cmd == "run":
+            op = req["op"]
+            if op not in ("encode", "normalize") or op not in ops:
+                return {"ok": False, "error": f"{impl} has no {op!r} in its Python API"}
+            t = timed_passes(ops[op], docs[req["key"]], float(req.get("min_seconds", 0.0)))
+            res = t.pop("results")
+            reply = {"ok": True, **t, "bytes": sizes[req["key"]],
+                     "tokens": sum(len(r) for r in res) if op == "encode" else None}
+            if req.get("hash"):
+                h = hashlib.sha256()
+                digests = []
+                for r in res:
+                    b = doc_bytes(op, r)
+                    h.update(b)
+                    digests.append(hashlib.blake2b(b, digest_size=8).hexdigest())
+                reply["sha256"] = h.hexdigest()
+                reply["doc_digests"] = digests
+            return reply
+        if cmd == "tokens":
+            return {"ok": True, "value": [ops["id_to_token"](i) for i in req["ids"]]}
+        if cmd == "output":
+            v = ops[req["op"]](docs[req["key"]][req["index"]])
+            return {"ok": True, "value": v if isinstance(v, str) else list(v)}
+        return {"ok": False, "error": f"unknown command {cmd!r}"}
+
+    serve(handle)
 
 
 if __name__ == "__main__":

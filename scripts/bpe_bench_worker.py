@@ -17,11 +17,11 @@ document count and the per-document hashes; doc_digests are the per-document has
 
 from __future__ import annotations
 
-import gc
 import json
 import platform
 import sys
-import time
+
+from bench_common import load_docs, serve, timed_passes
 
 FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
@@ -91,63 +91,36 @@ def main() -> None:
     version, encode, token = load_impl(impl, encoding, opts)
     docs: dict[str, list[str]] = {}
     sizes: dict[str, int] = {}
-    out = sys.stdout
-    for line in sys.stdin:
-        req = json.loads(line)
+
+    def handle(req: dict) -> dict:
         cmd = req["cmd"]
-        try:
-            if cmd == "quit":
-                break
-            if cmd == "hello":
-                reply = {"ok": True, "impl": impl, "version": version, "ops": ["encode"],
-                         "python": platform.python_version()}
-            elif cmd == "load":
-                with open(req["path"], encoding="utf-8") as f:
-                    d = json.load(f)
-                docs[req["key"]] = d
-                sizes[req["key"]] = sum(len(x.encode("utf-8")) for x in d)
-                reply = {"ok": True, "docs": len(d), "bytes": sizes[req["key"]]}
-            elif cmd == "run":
-                if req["op"] != "encode":
-                    raise ValueError(f"no op {req['op']!r}")
-                d = docs[req["key"]]
-                min_s = float(req.get("min_seconds", 0.0))
-                gc.collect()
-                gc.disable()
-                try:
-                    passes = 0
-                    c0 = time.process_time()
-                    t0 = time.perf_counter()
-                    while True:
-                        res = [encode(x) for x in d]
-                        passes += 1
-                        if time.perf_counter() - t0 >= min_s:
-                            break
-                    wall = time.perf_counter() - t0
-                    cpu = time.process_time() - c0
-                finally:
-                    gc.enable()
-                reply = {"ok": True, "seconds": wall, "cpu_seconds": cpu, "passes": passes,
-                         "calls": passes * len(d), "bytes": sizes[req["key"]],
-                         "tokens": sum(len(r) for r in res)}
-                if req.get("hash"):
-                    per_doc = [fnv_ids(r) for r in res]
-                    h = fnv_ids([len(per_doc)] + per_doc)
-                    reply["fnv1a64"] = f"{h:016x}"
-                    reply["doc_digests"] = [f"{x:016x}" for x in per_doc]
-                del res
-            elif cmd == "output":
-                reply = {"ok": True, "value": list(encode(docs[req["key"]][req["index"]]))}
-            elif cmd == "tokens":
-                if token is None:
-                    raise ValueError("no token texts")
-                reply = {"ok": True, "value": [token(i) for i in req["ids"]]}
-            else:
-                reply = {"ok": False, "error": f"unknown command {cmd!r}"}
-        except Exception as e:  # reported to the coordinator, which records it
-            reply = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+        if cmd == "hello":
+            return {"ok": True, "impl": impl, "version": version, "ops": ["encode"],
+                    "python": platform.python_version()}
+        if cmd == "load":
+            docs[req["key"]], sizes[req["key"]] = load_docs(req["path"])
+            return {"ok": True, "docs": len(docs[req["key"]]), "bytes": sizes[req["key"]]}
+        if cmd == "run":
+            if req["op"] != "encode":
+                raise ValueError(f"no op {req['op']!r}")
+            t = timed_passes(encode, docs[req["key"]], float(req.get("min_seconds", 0.0)))
+            res = t.pop("results")
+            reply = {"ok": True, **t, "bytes": sizes[req["key"]], "tokens": sum(len(r) for r in res)}
+            if req.get("hash"):
+                per_doc = [fnv_ids(r) for r in res]
+                h = fnv_ids([len(per_doc)] + per_doc)
+                reply["fnv1a64"] = f"{h:016x}"
+                reply["doc_digests"] = [f"{x:016x}" for x in per_doc]
+            return reply
+        if cmd == "output":
+            return {"ok": True, "value": list(encode(docs[req["key"]][req["index"]]))}
+        if cmd == "tokens":
+            if token is None:
+                raise ValueError("no token texts")
+            return {"ok": True, "value": [token(i) for i in req["ids"]]}
+        return {"ok": False, "error": f"unknown command {cmd!r}"}
+
+    serve(handle)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,11 @@ pub(crate) fn maybe_detach<T: Send>(py: Python<'_>, input_len: usize, f: impl Fn
     }
 }
 
+thread_local! {
+    /// The ids buffer of short `encode_ids` calls (inputs under 2 KB: its capacity stays small).
+    static IDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn to_py_err(e: Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -213,10 +218,22 @@ impl PyTokenizer {
 
     /// Just the ids, without offsets, token texts or masks: the fastest way to get ids.
     #[pyo3(signature = (sequence, add_special_tokens=true))]
-    fn encode_ids(&self, py: Python<'_>, sequence: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<Vec<u32>> {
+    fn encode_ids<'py>(&self, py: Python<'py>, sequence: &Bound<'py, PyAny>, add_special_tokens: bool) -> PyResult<Bound<'py, PyList>> {
         let a = text_of(sequence, "sequence")?;
         let t = &self.inner;
-        maybe_detach(py, a.len(), || t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)
+        if a.len() >= 2048 {
+            let ids = maybe_detach(py, a.len(), || t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)?;
+            return PyList::new(py, ids);
+        }
+        // Short inputs: the ids go to a per-thread buffer and straight into the list, so a
+        // call allocates nothing but the Python objects.
+        IDS.with(|buf| {
+            let mut own = Vec::new();
+            let mut held = buf.try_borrow_mut().ok();
+            let ids = held.as_deref_mut().unwrap_or(&mut own);
+            t.encode_ids_into(&a, add_special_tokens, ids).map_err(to_py_err)?;
+            PyList::new(py, ids.iter().copied())
+        })
     }
 
     #[pyo3(signature = (sequence, pair=None, add_special_tokens=true))]

@@ -390,6 +390,20 @@ struct AddedMatcher {
     ac: AhoCorasick,
     /// Pattern index -> index into `Tokenizer::added`.
     which: Vec<usize>,
+    /// The first byte of every pattern, when they all share it (BERT's `[CLS]`, `[SEP]`...):
+    /// a text without that byte has no match, which one byte search tells.
+    first_byte: Option<u8>,
+}
+
+impl AddedMatcher {
+    /// False when `text` certainly holds no match.
+    #[inline]
+    fn may_match(&self, text: &str) -> bool {
+        match self.first_byte {
+            Some(b) => text.as_bytes().contains(&b),
+            None => true,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -522,7 +536,9 @@ impl Tokenizer {
                 .match_kind(MatchKind::LeftmostLongest)
                 .build(pats.iter().map(|(p, _)| p.as_str()))
                 .map_err(|e| Error::Invalid(format!("added tokens: {e}")))?;
-            Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect() }))
+            let first = pats[0].0.as_bytes()[0];
+            let first_byte = pats.iter().all(|(p, _)| p.as_bytes()[0] == first).then_some(first);
+            Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect(), first_byte }))
         };
         let mut raw = Vec::new();
         let mut norm = Vec::new();
@@ -980,46 +996,64 @@ impl Tokenizer {
     /// Just the ids of `text` (with special tokens when asked), for users who need nothing
     /// else: no offsets, token strings or masks are built. Same ids as [`Tokenizer::encode`].
     pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
+        let mut ids = Vec::new();
+        self.encode_ids_into(text, add_special_tokens, &mut ids)?;
+        Ok(ids)
+    }
+
+    /// [`Tokenizer::encode_ids`] into a caller's buffer (cleared first), so that a caller
+    /// that keeps one buffer pays no allocation per call.
+    pub fn encode_ids_into(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
+        ids.clear();
         if self.truncation.is_some() || self.padding.is_some() || !self.fused_ok() {
-            return Ok(self.encode(text, None, add_special_tokens)?.ids);
+            ids.extend(self.encode(text, None, add_special_tokens)?.ids);
+            return Ok(());
         }
-        let mut ids = Vec::with_capacity(text.len() / 4 + 4);
+        ids.reserve(text.len() / 4 + 4);
         if add_special_tokens {
             ids.extend_from_slice(&self.template_ids.0);
         }
-        let cache = self.cache.as_ref().expect("fused_ok checks the cache");
         let (mut w, mut subs) = take_scratch();
-        for seg in self.split_added(self.raw_matcher.as_ref(), text) {
-            if let Some(i) = seg.added {
-                ids.push(self.added[i].id);
-                continue;
-            }
-            let raw = &text[seg.byte_start..seg.byte_end];
-            let mark = ids.len();
-            let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
-                crate::fast::words::for_each_word(cache, self.fast, raw, 0, &mut w, None, |wd| {
-                    if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
-                        ids.push(id);
-                        return;
-                    }
-                    subs.clear();
-                    self.model.tokenize_cached(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, &mut subs);
-                    for s in subs.iter() {
-                        ids.push(s.id);
-                    }
-                })
-            });
-            if r.is_err() {
-                ids.truncate(mark);
-                let mut t = (0.0, 0.0);
-                ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids);
+        if self.raw_matcher.as_ref().is_none_or(|m| !m.may_match(text)) {
+            // No added token in the text (the common case): one segment, no segment list.
+            self.segment_ids(text, &mut w, &mut subs, ids);
+        } else {
+            for seg in self.split_added(self.raw_matcher.as_ref(), text) {
+                match seg.added {
+                    Some(i) => ids.push(self.added[i].id),
+                    None => self.segment_ids(&text[seg.byte_start..seg.byte_end], &mut w, &mut subs, ids),
+                }
             }
         }
         put_scratch(w, subs);
         if add_special_tokens {
             ids.extend_from_slice(&self.template_ids.1);
         }
-        Ok(ids)
+        Ok(())
+    }
+
+    /// Appends the ids of `raw`, a stretch of input without added tokens (fused path).
+    fn segment_ids(&self, raw: &str, w: &mut crate::fast::words::Word, subs: &mut Vec<SubToken>, ids: &mut Vec<u32>) {
+        let cache = self.cache.as_ref().expect("fused_ok checks the cache");
+        let mark = ids.len();
+        let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
+            crate::fast::words::for_each_word(cache, self.fast, raw, 0, w, None, |wd| {
+                if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
+                    ids.push(id);
+                    return;
+                }
+                subs.clear();
+                self.model.tokenize_cached(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, subs);
+                for s in subs.iter() {
+                    ids.push(s.id);
+                }
+            })
+        });
+        if r.is_err() {
+            ids.truncate(mark);
+            let mut t = (0.0, 0.0);
+            ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids);
+        }
     }
 
     /// The special-token ids the single-sequence template puts before and after the text.

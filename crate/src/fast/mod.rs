@@ -147,6 +147,9 @@ mod tests {
             'é', 'Ö', 'İ', 'ß', 'Σ', 'ς', 'Ж', '東', '京', '\u{F900}', '\u{20000}', '\u{301}', '\u{316}', '\u{F73}',
             '\u{1D165}', '\u{1D15E}', '\u{200B}', '\u{AD}', '\u{FEFF}', '\u{A0}', '\u{3000}', '\u{2028}', '\u{85}',
             '\u{37E}', '\u{387}', '\u{FFFD}', '\0', '\u{7F}', '\u{B}', '\u{C}', '\u{1C}', '「', '—', '😀', 'ﬁ', 'Ⅻ',
+            // Runs of unchanged word chars in several scripts, and chars next to them that
+            // change, vanish or split a word (Greek tonos, Arabic harakat, Cyrillic capitals).
+            'ж', 'я', 'ё', 'Я', 'α', 'ω', 'ά', 'Ά', 'ب', 'ك', '\u{64E}', '\u{640}', '،', 'é', 'ß', '中', '。', 'ｱ',
         ];
         let len = (r.next() % 90) as usize;
         (0..len)

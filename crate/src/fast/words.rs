@@ -129,9 +129,15 @@ impl Word {
     #[inline(always)]
     fn push_ascii(&mut self, run: &[u8], first: u32) {
         debug_assert!(run.is_ascii());
+        self.push_run(run, first, run.len() as u32);
+    }
+
+    /// Appends `n_chars` whole chars (UTF-8 `run`), the `i`-th from input char `first + i`.
+    #[inline(always)]
+    fn push_run(&mut self, run: &[u8], first: u32, n_chars: u32) {
         self.align(first);
         self.push_bytes(run);
-        self.n_chars += run.len() as u32;
+        self.n_chars += n_chars;
     }
 
     fn clear(&mut self) {
@@ -139,6 +145,21 @@ impl Word {
         self.bytes.clear();
         self.runs.clear();
         self.n_chars = 0;
+    }
+}
+
+/// The code point of the non-ASCII char starting at `b[i]` and its length in bytes.
+/// `b` must be valid UTF-8 (it comes from a `str`) and `i` on a lead byte >= 0xC2.
+#[inline(always)]
+fn decode(b: &[u8], i: usize) -> (u32, usize) {
+    let b0 = b[i] as u32;
+    let cont = |k: usize| b[i + k] as u32 & 0x3F;
+    if b0 < 0xE0 {
+        ((b0 & 0x1F) << 6 | cont(1), 2)
+    } else if b0 < 0xF0 {
+        ((b0 & 0x0F) << 12 | cont(1) << 6 | cont(2), 3)
+    } else {
+        ((b0 & 0x07) << 18 | cont(1) << 12 | cont(2) << 6 | cont(3), 4)
     }
 }
 
@@ -201,9 +222,18 @@ pub fn for_each_word(
     // stops at once, so after a short block the next attempt waits a block's length.
     let mut next_block = 0usize;
     while i < bytes.len() {
-        if fp.simd && i >= next_block && bytes[i] < 0x80 && i + lanes <= bytes.len() {
-            let c = kernel.classify_block(&bytes[i..], &mut block[..32], lower, clean);
-            let valid = (c.stop.trailing_zeros() as usize).min(lanes);
+        if fp.simd && i >= next_block && bytes[i] < 0x80 {
+            // The last block of the text (and the only one of a short text) is classified
+            // from a zero-padded copy; lanes past the text's end are never used.
+            let left = bytes.len() - i;
+            let c = if left >= lanes {
+                kernel.classify_block(&bytes[i..], &mut block[..32], lower, clean)
+            } else {
+                let mut tail = [0u8; 32];
+                tail[..left].copy_from_slice(&bytes[i..]);
+                kernel.classify_block(&tail, &mut block[..32], lower, clean)
+            };
+            let valid = (c.stop.trailing_zeros() as usize).min(lanes).min(left);
             let valid_mask = if valid >= 32 { u32::MAX } else { (1u32 << valid) - 1 };
             let mut bounds = (c.punct | c.space) & valid_mask;
             let mut p = 0usize;
@@ -230,7 +260,7 @@ pub fn for_each_word(
                 w.push_ascii(&block[p..valid], ci + p as u32);
             }
             if let Some(s) = stats.as_mut() {
-                if valid == lanes {
+                if valid == lanes.min(left) {
                     s.blocks_folded += 1;
                 } else {
                     s.blocks_stopped += 1;
@@ -238,7 +268,7 @@ pub fn for_each_word(
             }
             i += valid;
             ci += valid as u32;
-            if valid == lanes {
+            if valid == lanes || i == bytes.len() {
                 continue;
             }
             if valid < lanes / 2 {
@@ -264,45 +294,81 @@ pub fn for_each_word(
             ci += 1;
             continue;
         }
+        if fp.page_cache {
+            // A run of non-ASCII chars, each answered from its page (looked up again only
+            // when the page changes). Unchanged word chars are not copied one by one: they
+            // accumulate in a run of input bytes that is appended in one go.
+            let mut page_no = u32::MAX;
+            let mut page = None;
+            let (mut run_b, mut run_c) = (i, ci);
+            macro_rules! flush_run {
+                () => {
+                    if i > run_b {
+                        w.push_run(&bytes[run_b..i], run_c, ci - run_c);
+                    }
+                };
+            }
+            loop {
+                let (cp, n) = decode(bytes, i);
+                let hit = if cp >> 8 != page_no {
+                    let (pg, hit) = cache.page_of(cp);
+                    page = Some(pg);
+                    page_no = cp >> 8;
+                    hit
+                } else {
+                    true
+                };
+                let page = page.expect("set above on the first char");
+                if let Some(s) = stats.as_mut() {
+                    s.chars_decoded += 1;
+                    s.page(char::from_u32(cp).expect("decoded from a str"), !hit);
+                }
+                let p = page.get_cp(cp);
+                let kind = p.kind();
+                if kind != charmap::WORD {
+                    flush_run!();
+                    match kind {
+                        charmap::PUNCT | charmap::ISOLATED => {
+                            flush!();
+                            w.push_run(&bytes[i..i + n], ci, 1);
+                            flush!();
+                        }
+                        charmap::SPACE => flush!(),
+                        charmap::DELETED => {}
+                        charmap::COMPLEX => return Err(NeedsStaged),
+                        charmap::REPLACED_WORD => w.push_str_from(page.replacement(p), ci),
+                        _ => {
+                            push_mixed!(page.replacement(p));
+                        }
+                    }
+                    run_b = i + n;
+                    run_c = ci + 1;
+                }
+                i += n;
+                ci += 1;
+                if i >= bytes.len() || bytes[i] < 0x80 {
+                    flush_run!();
+                    break;
+                }
+            }
+            continue;
+        }
         let c = text[i..].chars().next().expect("i is on a char boundary");
         i += c.len_utf8();
         if let Some(s) = stats.as_mut() {
             s.chars_decoded += 1;
         }
-        if fp.page_cache {
-            let (page, hit) = cache.page(c);
-            if let Some(s) = stats.as_mut() {
-                s.page(c, !hit);
+        match charmap::action(&cfg, c) {
+            Action::Word => w.push(c, ci),
+            Action::Punct => {
+                flush!();
+                w.push(c, ci);
+                flush!();
             }
-            let p = page.get(c);
-            match p.kind() {
-                charmap::WORD => w.push(c, ci),
-                charmap::PUNCT => {
-                    flush!();
-                    w.push(c, ci);
-                    flush!();
-                }
-                charmap::SPACE => flush!(),
-                charmap::DELETED => {}
-                charmap::COMPLEX => return Err(NeedsStaged),
-                charmap::REPLACED_WORD => w.push_str_from(page.replacement(p), ci),
-                _ => {
-                    push_mixed!(page.replacement(p));
-                }
-            }
-        } else {
-            match charmap::action(&cfg, c) {
-                Action::Word => w.push(c, ci),
-                Action::Punct => {
-                    flush!();
-                    w.push(c, ci);
-                    flush!();
-                }
-                Action::Space => flush!(),
-                Action::Deleted => {}
-                Action::Complex => return Err(NeedsStaged),
-                Action::ReplacedWord(s) | Action::ReplacedMixed(s) => push_mixed!(&s),
-            }
+            Action::Space => flush!(),
+            Action::Deleted => {}
+            Action::Complex => return Err(NeedsStaged),
+            Action::ReplacedWord(s) | Action::ReplacedMixed(s) => push_mixed!(&s),
         }
         ci += 1;
     }

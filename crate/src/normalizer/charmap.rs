@@ -72,6 +72,16 @@ pub fn action(cfg: &BertNormalizerConfig, c: char) -> Action {
     }
 }
 
+/// Whether a replacement `s` of word char `c` is `c` alone between two spaces.
+fn is_isolated(c: char, s: &str) -> bool {
+    let mut it = s.chars();
+    pre_class(c) == Action::Word
+        && it.next() == Some(' ')
+        && it.next() == Some(c)
+        && it.next() == Some(' ')
+        && it.next().is_none()
+}
+
 /// A compact action: kind in the low 3 bits; for replacements, the output's byte length
 /// (6 bits) and its offset in the page's text (23 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +94,10 @@ pub const DELETED: u32 = 3;
 pub const COMPLEX: u32 = 4;
 pub const REPLACED_WORD: u32 = 5;
 pub const REPLACED_MIXED: u32 = 6;
+/// A word char that becomes a word of its own, unchanged: the replacement is the char
+/// between two spaces (CJK ideographs). The span still points at that replacement, so a
+/// caller that treats it as [`REPLACED_MIXED`] gets the same text.
+pub const ISOLATED: u32 = 7;
 
 impl Packed {
     #[inline(always)]
@@ -120,6 +134,7 @@ impl Page {
                 a @ (Action::ReplacedWord(_) | Action::ReplacedMixed(_)) => {
                     let (kind, s) = match a {
                         Action::ReplacedWord(s) => (REPLACED_WORD, s),
+                        Action::ReplacedMixed(s) if is_isolated(c, &s) => (ISOLATED, s),
                         Action::ReplacedMixed(s) => (REPLACED_MIXED, s),
                         _ => unreachable!(),
                     };
@@ -135,6 +150,12 @@ impl Page {
     #[inline(always)]
     pub fn get(&self, c: char) -> Packed {
         self.entries[(c as u32 & 0xFF) as usize]
+    }
+
+    /// [`Page::get`] by code point (only its low 8 bits are used).
+    #[inline(always)]
+    pub fn get_cp(&self, cp: u32) -> Packed {
+        self.entries[(cp & 0xFF) as usize]
     }
 
     /// The replacement text of a REPLACED_* entry.
@@ -163,11 +184,17 @@ impl PageCache {
     /// The page holding `c`, built on first use. Returns whether it was already built.
     #[inline]
     pub fn page(&self, c: char) -> (&Page, bool) {
-        let slot = &self.pages[(c as u32 >> 8) as usize];
+        self.page_of(c as u32)
+    }
+
+    /// [`PageCache::page`] by code point (`cp` must be at most 0x10FFFF).
+    #[inline]
+    pub fn page_of(&self, cp: u32) -> (&Page, bool) {
+        let slot = &self.pages[(cp >> 8) as usize];
         if let Some(p) = slot.get() {
             return (p, true);
         }
-        (slot.get_or_init(|| Box::new(Page::build(&self.cfg, c as u32 >> 8))), false)
+        (slot.get_or_init(|| Box::new(Page::build(&self.cfg, cp >> 8))), false)
     }
 }
 
@@ -211,7 +238,7 @@ mod tests {
             BertNormalizerConfig { clean_text: true, handle_chinese_chars: false, strip_accents: Some(true), lowercase: false },
         ] {
             let cache = PageCache::new(cfg);
-            for cp in (0..0x3400).chain(0x1D100..0x1D200).chain(0xFF00..0x10000) {
+            for cp in (0..0x3400).chain(0x4E00..0x4F00).chain(0x1D100..0x1D200).chain(0xFF00..0x10000) {
                 let Some(c) = char::from_u32(cp) else { continue };
                 let (page, _) = cache.page(c);
                 let p = page.get(c);
@@ -225,6 +252,12 @@ mod tests {
                     _ => Action::ReplacedMixed(page.replacement(p).into()),
                 };
                 assert_eq!(got, action(&cfg, c), "U+{cp:04X}");
+                if p.kind() == ISOLATED {
+                    assert_eq!(page.replacement(p), format!(" {c} "), "U+{cp:04X}");
+                    assert_eq!(pre_class(c), Action::Word, "U+{cp:04X}");
+                }
+                assert_eq!(page.get_cp(cp), p);
+                assert!(std::ptr::eq(cache.page_of(cp).0, page));
             }
         }
     }
