@@ -5,12 +5,15 @@
 //! alike: both references pick the lowest (rank, position) pair each step. They differ only in
 //! where a pair's rank comes from, which [`PairTable`] hides.
 //!
-//! Two implementations of the same rule:
+//! Three implementations of the same rule:
 //! - [`merge_scan`] for short pieces (almost all of them): ranks of the current pairs in a
 //!   small vector, a linear scan for the minimum, a shift after each merge. Quadratic in the
 //!   piece length, but with tiny constants and no allocation beyond two reused vectors.
-//! - [`merge_heap`] for long pieces: a min-heap of (rank, position) keys over a linked list of
-//!   parts. Each merge pops one key and pushes at most two, so a piece of n bytes costs
+//! - [`merge_layers`] for long pieces (used by [`merge`]): all pairs of the lowest rank merged
+//!   in one left-to-right pass, rank after rank; linear on runs like 'a' x 100,000, whose
+//!   merges use a handful of ranks.
+//! - [`merge_heap`], the general O(n log n) one (the fallback of [`merge_layers`]): a min-heap
+//!   of (rank, position) keys over a linked list of parts. Each merge pops one key and pushes at most two, so a piece of n bytes costs
 //!   O(n log n) however its merges interleave (100,000 identical bytes included). A popped key
 //!   is stale when its left part was merged away or its pair changed since it was pushed;
 //!   checking the pair's current rank detects both, so nothing is ever deleted from the heap.
@@ -24,7 +27,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::table::{merge_id, merge_rank, Merge, PairTable, NO_MERGE};
 
-/// Pieces with at least this many parts go to the heap.
+/// Pieces with at least this many parts go to [`merge_layers`].
 pub const HEAP_THRESHOLD: usize = 128;
 
 /// Buffers reused across pieces.
@@ -200,6 +203,9 @@ impl Hasher for RankHasher {
     }
 }
 
+/// Passes [`merge_layers`] may cut short before it hands over to [`merge_heap`].
+const MAX_BREAKS: usize = 64;
+
 /// The merge by rank layers, for long pieces: the same result as [`merge_scan`] and
 /// [`merge_heap`], in time proportional to the merges on repetitive input.
 ///
@@ -209,7 +215,8 @@ impl Hasher for RankHasher {
 /// other than r (a rank is one merge, and its result is longer than the token), so the next
 /// pair the rule takes is the next rank-r pair to the right. Should a merge create a pair of
 /// rank r or lower anyway (no real vocabulary does; the proof above needs it), the pass
-/// stops, puts its remaining positions back and the lowest rank is taken again. Positions are
+/// stops, puts its remaining positions back and the lowest rank is taken again (after
+/// [`MAX_BREAKS`] such stops, [`merge_heap`] finishes the piece). Positions are
 /// checked when their turn comes: a pair merged away or changed since it was queued is
 /// skipped. 'a' × 100,000 thus costs a handful of linear passes, not 100,000 heap operations.
 pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
@@ -231,6 +238,7 @@ pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
         }
     }
     let mut todo = std::mem::take(&mut s.todo);
+    let mut breaks = 0;
     while let Some(Reverse(rank)) = layers.ranks.pop() {
         let Some(&at) = layers.index.get(&rank) else { continue };
         std::mem::swap(&mut todo, &mut layers.lists[at]);
@@ -273,6 +281,16 @@ pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
                 }
             }
             if lower {
+                breaks += 1;
+                if breaks > MAX_BREAKS {
+                    // A merge list whose merges undo the rank order again and again: the
+                    // passes would turn quadratic. The heap carries on from the parts as
+                    // they stand (BPE's state is nothing but them).
+                    s.todo = todo;
+                    parts.retain(|&p| p != NONE);
+                    merge_heap(pairs, parts, s);
+                    return;
+                }
                 for &p in &todo[k..] {
                     layers.push(rank, p);
                 }
@@ -380,6 +398,26 @@ mod tests {
                     assert_eq!(c, want, "{input:?}");
                 }
             }
+        }
+    }
+
+    /// Long inputs on the inverted table stop many passes: past MAX_BREAKS the heap finishes.
+    #[test]
+    fn layers_hand_over_to_the_heap() {
+        let inv = toy_inverted();
+        let mut x: u64 = 99;
+        for len in [500, 3000] {
+            let input: Vec<u32> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((x >> 33) % 2) as u32
+                })
+                .collect();
+            let mut want = input.clone();
+            merge_heap(&inv, &mut want, &mut Scratch::default());
+            let mut got = input.clone();
+            merge_layers(&inv, &mut got, &mut Scratch::default());
+            assert_eq!(got, want);
         }
     }
 
