@@ -17,9 +17,9 @@
 //! probes of a batch of pre-tokens are prefetched together. A pre-token that is not a token
 //! is merged (a few dozen pair lookups) once per thread and then served from a cache
 //! ([`cache`]). The pair table keeps one pair per token, which is exact (see
-//! [`load::Model::from_ranks`]). Merging is linear-logarithmic in the worst case (a heap for
-//! long pieces): 100,000 identical bytes cost about 10x the instructions per byte of English
-//! (callgrind, o200k), a few times its time per byte.
+//! [`load::Model::from_ranks`]). Long pieces merge by rank layers ([`merge::merge_layers`]):
+//! all pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of
+//! linear passes.
 //!
 //! NFC: `tokenizers` 0.23 normalizes with Unicode 9.0 tables, ours ([`crate::unicode::forms`])
 //! are Unicode 15.0; [`nfc`] gets 9.0's results from them (they differ only around chars
