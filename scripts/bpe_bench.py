@@ -20,8 +20,12 @@ Protocol (the same as scripts/bench.py, whose helpers this imports):
   microseconds per call from Python (loop included).
 - Worst case: one call on 100,000 identical bytes ('a'), and the same per-byte time set
   against English (time per byte of 'a'x100,000 / time per byte of the English corpus).
-Peers not measured are listed with the reason (e.g. no tokenizer.json for the encoding here;
-bpe-openai has no Python binding).
+- bpe-openai (a Rust crate, no Python binding): crate/tools/bpe-openai-bench times it against
+  tokenprism's Rust API in one process on the same documents (built here with cargo), ids
+  hashed as above and compared with tiktoken's; its own tables.
+- tokenizers needs a tokenizer.json for the encoding: scripts/tiktoken_to_hf.py writes one
+  from the rank file (and checks its ids against tiktoken's) into the data directory.
+Peers not measured are listed with the reason.
 """
 
 from __future__ import annotations
@@ -44,10 +48,48 @@ REF = "tiktoken"
 HASH = "fnv1a64"
 ENCODINGS = ("o200k_base", "cl100k_base")
 SHORT_SIZES = (8, 16, 32, 64, 256)
-NOT_MEASURED = {
-    "bpe-openai": "a Rust crate (rust-gems) with no Python binding; a Python-free harness was not "
-                  "built, so its speed is not comparable here",
-}
+NOT_MEASURED: dict[str, str] = {}
+# bpe-openai (github/rust-gems) is a Rust crate with no Python binding: it is timed against
+# tokenprism's Rust API in one process by crate/tools/bpe-openai-bench, on the same documents.
+RUST_BENCH_DIR = REPO / "crate" / "tools" / "bpe-openai-bench"
+RUST_BENCH = REPO / "crate" / "target" / "bpe-openai-bench" / "release" / "bpe-openai-bench"
+
+
+def rust_bench_binary() -> tuple[Path | None, str | None]:
+    """Builds crate/tools/bpe-openai-bench (cargo, release) if needed: (binary, why not)."""
+    import subprocess
+
+    env = dict(os.environ, CARGO_TARGET_DIR=str(RUST_BENCH.parent.parent))
+    r = subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=RUST_BENCH_DIR, env=env,
+                       capture_output=True, text=True)
+    if r.returncode != 0 or not RUST_BENCH.is_file():
+        return None, f"cargo build of {RUST_BENCH_DIR} failed: {r.stderr.strip()[-300:]}"
+    return RUST_BENCH, None
+
+
+def rust_cell(binary: Path, enc: str, docs_path: Path, rounds: int, min_s: float, ref_hash: str | None) -> dict:
+    """bpe-openai and tokenprism (Rust API) on one document set: MB/s medians, the per-round
+    ratio tokenprism / bpe-openai, and whether bpe-openai's ids equal tiktoken's."""
+    import subprocess
+
+    rank_file = bench.data_dir() / "bpe" / f"{enc}.tiktoken"
+    r = subprocess.run([str(binary), enc, str(rank_file), str(docs_path), str(rounds), str(min_s)],
+                       capture_output=True, text=True, env=dict(os.environ, RAYON_NUM_THREADS="1"))
+    if r.returncode != 0:
+        return {"error": r.stderr.strip()[-300:]}
+    j = json.loads(r.stdout)
+    out = {}
+    for name in ("tokenprism", "bpe-openai"):
+        secs = j[name]["seconds"]
+        out[name] = {"mbps": bench.rnd(bench.med([j["bytes"] / t / 1e6 for t in secs])),
+                     "ids_match": (j[name]["fnv1a64"] == ref_hash) if ref_hash else None}
+    t_ours, t_theirs = j["tokenprism"]["seconds"], j["bpe-openai"]["seconds"]
+    out["tokenprism"]["vs_bpe_openai"] = bench.rnd(bench.med([b / a for a, b in zip(t_ours, t_theirs)]))
+    return out
+
+
+# The ratio columns of the MB/s tables.
+PEERS = ("tiktoken", "gigatoken", "fastokens", bench.REF, "tokenizers-1.0.0rc3")
 
 
 def rows_for(encoding: str, pattern: str, compare: str | None = None) -> list[dict]:
@@ -68,6 +110,11 @@ def rows_for(encoding: str, pattern: str, compare: str | None = None) -> list[di
         dict(name="tokenizers-1.0.0rc3", label="tokenizers 1.0.0rc3", kind="peer", impl="tokenizers1",
              needs_json=True, venv=bench.PEER_VENVS["tokenizers-1.0.0rc3"]),
     ]
+    if not tj.is_file():  # derived from the rank file, checked against tiktoken (see the script)
+        import subprocess
+
+        bench.log(f"writing {tj} (scripts/tiktoken_to_hf.py)")
+        subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "tiktoken_to_hf.py"), encoding])
     for r in rows:
         r["opts"] = dict(opts, tokenizer_json=str(tj))
         if r.get("needs_json") and not tj.is_file():
@@ -108,16 +155,16 @@ def markdown(res: dict) -> str:
         names = [r["name"] for r in e["rows"] if r.get("status") == "ok"]
         labels = {r["name"]: r["label"] for r in e["rows"]}
         out += [f"## {enc}", "", "MB/s (median; ids hashed, ✓ = identical to tiktoken):", "",
-                "| corpus | " + " | ".join(labels[n] for n in names) + " | ours/tiktoken | ours/gigatoken | ours/fastokens |"
+                "| corpus | " + " | ".join(labels[n] for n in names) + " | " + " | ".join(f"ours/{p}" for p in PEERS) + " |"
                 + (" ours/before |" if "tokenprism-before" in names else ""),
-                "|---|" + "---:|" * (len(names) + 3 + ("tokenprism-before" in names))]
+                "|---|" + "---:|" * (len(names) + len(PEERS) + ("tokenprism-before" in names))]
         for c, cell in e["corpora"].items():
             line = [c]
             for n in names:
                 s = cell.get(n, {})
                 ok = "✓" if s.get("ids_match") else ("✗" if s.get("ids_match") is False else "?")
                 line.append(f"{fmt(s.get('mbps'))} {ok}" if "error" not in s else "error")
-            for peer in ("tiktoken", "gigatoken", "fastokens") + (("tokenprism-before",) if "tokenprism-before" in names else ()):
+            for peer in PEERS + (("tokenprism-before",) if "tokenprism-before" in names else ()):
                 s = cell.get("tokenprism", {})
                 line.append(ratio_text(s.get("vs", {}).get(peer)))
             out.append("| " + " | ".join(line) + " |")
@@ -131,11 +178,31 @@ def markdown(res: dict) -> str:
                     "| | " + " | ".join(labels[n] for n in names) + " |", "|---|" + "---:|" * len(names),
                     "| ms | " + " | ".join(fmt(w.get(n, {}).get("ms")) for n in names) + " |",
                     "| × English per byte | " + " | ".join(fmt(w.get(n, {}).get("vs_english_per_byte")) for n in names) + " |"]
+        rust = e.get("rust")
+        if rust:
+            out += ["", "Rust API, one process (crate/tools/bpe-openai-bench): tokenprism against bpe-openai 0.3.2, "
+                    "MB/s (median; ✓ = ids identical to tiktoken):", "",
+                    "| corpus | tokenprism (Rust) | bpe-openai 0.3.2 | ours/bpe-openai |", "|---|---:|---:|---:|"]
+            for c, cell in rust.items():
+                if "error" in cell:
+                    out.append(f"| {c} | error | error | - |")
+                    continue
+                t, b = cell["tokenprism"], cell["bpe-openai"]
+                ok = lambda x: "✓" if x.get("ids_match") else ("✗" if x.get("ids_match") is False else "?")  # noqa: E731
+                out.append(f"| {c} | {fmt(t['mbps'])} {ok(t)} | {fmt(b['mbps'])} {ok(b)} | {ratio_text(t.get('vs_bpe_openai'))} |")
+        rw = e.get("rust_worst")
+        if rw and "error" not in rw:
+            out += ["", "Rust API, 'a' × 100,000: MB/s, and per-byte time ÷ English's per-byte time:", "",
+                    "| | tokenprism (Rust) | bpe-openai 0.3.2 |", "|---|---:|---:|",
+                    f"| MB/s | {fmt(rw['tokenprism']['mbps'])} | {fmt(rw['bpe-openai']['mbps'])} |",
+                    f"| × English per byte | {fmt(rw['tokenprism'].get('vs_english_per_byte'))} | "
+                    f"{fmt(rw['bpe-openai'].get('vs_english_per_byte'))} |"]
         nr = [f"{r['label']}: {r['not_run']}" for r in e["rows"] if r.get("not_run")]
         if nr:
             out += ["", "Not run: " + "; ".join(nr) + "."]
         out.append("")
-    out += ["", "Not measured: " + "; ".join(f"{k}: {v}" for k, v in NOT_MEASURED.items()) + ".", ""]
+    if NOT_MEASURED:
+        out += ["", "Not measured: " + "; ".join(f"{k}: {v}" for k, v in NOT_MEASURED.items()) + ".", ""]
     return "\n".join(out)
 
 
@@ -171,6 +238,10 @@ def main(argv=None) -> int:
                                                  "short_slices": short_n, "hash": "FNV-1a 64, one step per id"},
            "not_measured": NOT_MEASURED, "encodings": {}}
     tmp = Path(tempfile.mkdtemp(prefix="tokenprism-bpe-bench-"))
+    rust_bin, why = rust_bench_binary()
+    if why:
+        NOT_MEASURED["bpe-openai"] = why
+        bench.log(f"NOT RUN bpe-openai: {why}")
     bad = False
     for enc in a.encodings.split(","):
         rows = rows_for(enc, tiktoken.get_encoding(enc)._pat_str, a.compare_python)
@@ -221,6 +292,10 @@ def main(argv=None) -> int:
             bench.log(f"{enc} {c}: {len(docs)} documents, {total} bytes")
             s = cell(f"{enc}-{c}", docs, "mbps", min_s)
             e["corpora"][c] = s
+            if rust_bin:
+                ref_hash = s.get(REF, {}).get(HASH)
+                e.setdefault("rust", {})[c] = rc = rust_cell(rust_bin, enc, tmp / f"{enc}-{c}.json", rounds, min_s, ref_hash)
+                bench.log(f"  rust: {rc}")
             if s.get("tokenprism", {}).get("ids_match") is False:
                 bad = True
             bench.log("  " + ", ".join(f"{n} {fmt(v.get('mbps'))}" for n, v in s.items()))
@@ -238,6 +313,14 @@ def main(argv=None) -> int:
                 e["worst"][n] = {"ms": bench.rnd(ms), "ids_match": v.get("ids_match"),
                                  "vs_english_per_byte": bench.rnd(per_byte * en * 1e6) if per_byte and en else None}
             bench.log("  worst: " + ", ".join(f"{n} {fmt(v.get('ms'))} ms" for n, v in e["worst"].items()))
+            if rust_bin:
+                rc = rust_cell(rust_bin, enc, tmp / f"{enc}-worst.json", rounds, 0.0 if quick else 0.3,
+                               s.get(REF, {}).get(HASH))
+                for n, v in rc.items() if "error" not in rc else ():
+                    en = e.get("rust", {}).get("en", {}).get(n, {}).get("mbps")
+                    v["vs_english_per_byte"] = bench.rnd(en / v["mbps"]) if en and v.get("mbps") else None
+                e["rust_worst"] = rc
+                bench.log(f"  rust worst: {rc}")
         for w in workers:
             w.close()
     out.mkdir(parents=True, exist_ok=True)

@@ -71,14 +71,21 @@ impl PieceCache {
         }
     }
 
-    /// The ids stored for `piece` (whose [`super::table::hash_bytes`] is `hash`).
+    /// The ids stored for `piece` (whose [`super::table::hash_bytes`] is `hash`, and whose
+    /// [`super::table::pack`] is `short` when it has at most 8 bytes).
     #[inline]
-    pub fn get(&self, piece: &[u8], hash: u64) -> Option<&[u32]> {
+    pub fn get(&self, piece: &[u8], hash: u64, short: u64) -> Option<&[u32]> {
         if self.len == 0 || piece.is_empty() {
             return None;
         }
         let n = piece.len();
-        let key = if n <= INLINE_PIECE { inline_key(piece) } else { [0, hash] };
+        let key = if n <= 8 {
+            [short, 0]
+        } else if n <= INLINE_PIECE {
+            inline_key(piece)
+        } else {
+            [0, hash]
+        };
         let mut i = hash as usize & self.mask();
         loop {
             let e = &self.slots[i];
@@ -154,17 +161,26 @@ impl PieceCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bpe::table::hash_bytes;
+    use crate::bpe::table::{hash_bytes, pack};
+
+    /// The short key of a piece (its pack when it has at most 8 bytes).
+    fn sk(p: &[u8]) -> u64 {
+        if p.len() <= 8 {
+            pack(p)
+        } else {
+            0
+        }
+    }
 
     #[test]
     fn stores_and_forgets() {
         let mut c = PieceCache::default();
-        assert_eq!(c.get(b"abc", hash_bytes(b"abc")), None);
+        assert_eq!(c.get(b"abc", hash_bytes(b"abc"), sk(b"abc")), None);
         c.insert(b"abc", hash_bytes(b"abc"), &[1, 2]);
         c.insert(b"abd", hash_bytes(b"abd"), &[3]);
-        assert_eq!(c.get(b"abc", hash_bytes(b"abc")), Some(&[1, 2][..]));
-        assert_eq!(c.get(b"abd", hash_bytes(b"abd")), Some(&[3][..]));
-        assert_eq!(c.get(b"ab", hash_bytes(b"ab")), None);
+        assert_eq!(c.get(b"abc", hash_bytes(b"abc"), sk(b"abc")), Some(&[1, 2][..]));
+        assert_eq!(c.get(b"abd", hash_bytes(b"abd"), sk(b"abd")), Some(&[3][..]));
+        assert_eq!(c.get(b"ab", hash_bytes(b"ab"), sk(b"ab")), None);
         // Pieces and results on both sides of the inline limits; equal prefixes, other lengths.
         let long: Vec<u8> = (0..40u8).collect();
         for n in [9, 15, 16, 17, 24, 40] {
@@ -173,20 +189,20 @@ mod tests {
         }
         for n in [9, 15, 16, 17, 24, 40] {
             let ids: Vec<u32> = (0..n as u32 % 7 + 1).map(|k| k * 1000 + n as u32).collect();
-            assert_eq!(c.get(&long[..n], hash_bytes(&long[..n])), Some(&ids[..]), "{n}");
+            assert_eq!(c.get(&long[..n], hash_bytes(&long[..n]), sk(&long[..n])), Some(&ids[..]), "{n}");
         }
         for n in [8, 10, 18, 39] {
-            assert_eq!(c.get(&long[..n], hash_bytes(&long[..n])), None, "{n}");
+            assert_eq!(c.get(&long[..n], hash_bytes(&long[..n]), sk(&long[..n])), None, "{n}");
         }
         let mut other = long.clone();
         other[20] ^= 1;
-        assert_eq!(c.get(&other[..24], hash_bytes(&long[..24])), None);
+        assert_eq!(c.get(&other[..24], hash_bytes(&long[..24]), sk(&other[..24])), None);
         for i in 0..(MAX_ENTRIES as u32 + 10) {
             let p = i.to_le_bytes();
             c.insert(&p, hash_bytes(&p), &[i]);
         }
         assert!(c.len <= MAX_ENTRIES);
         let p = (MAX_ENTRIES as u32 + 5).to_le_bytes();
-        assert_eq!(c.get(&p, hash_bytes(&p)), Some(&[MAX_ENTRIES as u32 + 5][..]));
+        assert_eq!(c.get(&p, hash_bytes(&p), sk(&p)), Some(&[MAX_ENTRIES as u32 + 5][..]));
     }
 }

@@ -5,12 +5,15 @@
 //! alike: both references pick the lowest (rank, position) pair each step. They differ only in
 //! where a pair's rank comes from, which [`PairTable`] hides.
 //!
-//! Two implementations of the same rule:
+//! Three implementations of the same rule:
 //! - [`merge_scan`] for short pieces (almost all of them): ranks of the current pairs in a
 //!   small vector, a linear scan for the minimum, a shift after each merge. Quadratic in the
 //!   piece length, but with tiny constants and no allocation beyond two reused vectors.
-//! - [`merge_heap`] for long pieces: a min-heap of (rank, position) keys over a linked list of
-//!   parts. Each merge pops one key and pushes at most two, so a piece of n bytes costs
+//! - [`merge_layers`] for long pieces (used by [`merge`]): all pairs of the lowest rank merged
+//!   in one left-to-right pass, rank after rank; linear on runs like 'a' x 100,000, whose
+//!   merges use a handful of ranks.
+//! - [`merge_heap`], the general O(n log n) one (the fallback of [`merge_layers`]): a min-heap
+//!   of (rank, position) keys over a linked list of parts. Each merge pops one key and pushes at most two, so a piece of n bytes costs
 //!   O(n log n) however its merges interleave (100,000 identical bytes included). A popped key
 //!   is stale when its left part was merged away or its pair changed since it was pushed;
 //!   checking the pair's current rank detects both, so nothing is ever deleted from the heap.
@@ -19,11 +22,12 @@
 //! first byte), and first-byte indices increase along the parts, so "leftmost" agrees.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::table::{merge_id, merge_rank, Merge, PairTable, NO_MERGE};
 
-/// Pieces with at least this many parts go to the heap.
+/// Pieces with at least this many parts go to [`merge_layers`].
 pub const HEAP_THRESHOLD: usize = 128;
 
 /// Buffers reused across pieces.
@@ -34,6 +38,8 @@ pub struct Scratch {
     next: Vec<u32>,
     prev: Vec<u32>,
     heap: Vec<Reverse<u64>>,
+    layers: Layers,
+    todo: Vec<u32>,
 }
 
 /// Merges `parts` (token ids, typically one per byte) in place.
@@ -42,7 +48,7 @@ pub fn merge(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     if parts.len() < HEAP_THRESHOLD {
         merge_scan(pairs, parts, &mut s.ranks);
     } else {
-        merge_heap(pairs, parts, s);
+        merge_layers(pairs, parts, s);
     }
 }
 
@@ -138,6 +144,165 @@ pub fn merge_heap(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     parts.retain(|&p| p != NONE);
 }
 
+/// Positions of pairs waiting to merge, grouped by rank, for [`merge_layers`].
+#[derive(Default)]
+struct Layers {
+    /// Rank → index into `lists`.
+    index: HashMap<u32, usize, BuildHasherDefault<RankHasher>>,
+    /// Position lists (left part's first byte), by `index`; an empty one is idle.
+    lists: Vec<Vec<u32>>,
+    /// Ranks whose list went from empty to non-empty (possibly more than once: a popped rank
+    /// whose list is empty is skipped).
+    ranks: BinaryHeap<Reverse<u32>>,
+}
+
+impl Layers {
+    fn clear(&mut self) {
+        if self.index.len() > 4096 {
+            // Many ranks seen: start afresh rather than keep a list for each.
+            *self = Layers::default();
+            return;
+        }
+        for l in &mut self.lists {
+            l.clear();
+        }
+        self.ranks.clear();
+    }
+
+    #[inline]
+    fn push(&mut self, rank: u32, pos: u32) {
+        let next = self.lists.len();
+        let at = *self.index.entry(rank).or_insert(next);
+        if at == next {
+            self.lists.push(Vec::new());
+        }
+        let list = &mut self.lists[at];
+        if list.is_empty() {
+            self.ranks.push(Reverse(rank));
+        }
+        list.push(pos);
+    }
+}
+
+/// A multiplicative hash for ranks (the std one is built to resist collision attacks, which a
+/// rank cannot mount: ranks are the vocabulary's, not the input's).
+#[derive(Default)]
+struct RankHasher(u64);
+
+impl Hasher for RankHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+    }
+}
+
+/// Passes [`merge_layers`] may cut short before it hands over to [`merge_heap`].
+const MAX_BREAKS: usize = 64;
+
+/// The merge by rank layers, for long pieces: the same result as [`merge_scan`] and
+/// [`merge_heap`], in time proportional to the merges on repetitive input.
+///
+/// All pairs of the lowest rank r that exist are merged in one left-to-right pass. That is the
+/// rule's own order: it takes the leftmost pair of rank r, and a merge at position p changes
+/// only the pairs that touch p, which now contain the merged token; such a pair has a rank
+/// other than r (a rank is one merge, and its result is longer than the token), so the next
+/// pair the rule takes is the next rank-r pair to the right. Should a merge create a pair of
+/// rank r or lower anyway (no real vocabulary does; the proof above needs it), the pass
+/// stops, puts its remaining positions back and the lowest rank is taken again (after
+/// [`MAX_BREAKS`] such stops, [`merge_heap`] finishes the piece). Positions are
+/// checked when their turn comes: a pair merged away or changed since it was queued is
+/// skipped. 'a' × 100,000 thus costs a handful of linear passes, not 100,000 heap operations.
+pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
+    let n = parts.len();
+    if n < 2 {
+        return;
+    }
+    s.next.clear();
+    s.next.extend((1..=n as u32).map(|i| if i as usize == n { NONE } else { i }));
+    s.prev.clear();
+    s.prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+    s.prev[0] = NONE;
+    let layers = &mut s.layers;
+    layers.clear();
+    for i in 0..n - 1 {
+        let m = pairs.get(parts[i], parts[i + 1]);
+        if m != NO_MERGE {
+            layers.push(merge_rank(m), i as u32);
+        }
+    }
+    let mut todo = std::mem::take(&mut s.todo);
+    let mut breaks = 0;
+    while let Some(Reverse(rank)) = layers.ranks.pop() {
+        let Some(&at) = layers.index.get(&rank) else { continue };
+        std::mem::swap(&mut todo, &mut layers.lists[at]);
+        if todo.is_empty() {
+            continue;
+        }
+        // Positions arrive in order within a pass, out of order across passes.
+        todo.sort_unstable();
+        let mut k = 0;
+        while k < todo.len() {
+            let pos = todo[k] as usize;
+            k += 1;
+            let right = s.next[pos];
+            if parts[pos] == NONE || right == NONE {
+                continue;
+            }
+            let m = pairs.get(parts[pos], parts[right as usize]);
+            if m == NO_MERGE || merge_rank(m) != rank {
+                continue; // stale
+            }
+            parts[pos] = merge_id(m);
+            parts[right as usize] = NONE;
+            let after = s.next[right as usize];
+            s.next[pos] = after;
+            let mut lower = false;
+            if after != NONE {
+                s.prev[after as usize] = pos as u32;
+                let m = pairs.get(parts[pos], parts[after as usize]);
+                if m != NO_MERGE {
+                    layers.push(merge_rank(m), pos as u32);
+                    lower |= merge_rank(m) <= rank;
+                }
+            }
+            let before = s.prev[pos];
+            if before != NONE {
+                let m = pairs.get(parts[before as usize], parts[pos]);
+                if m != NO_MERGE {
+                    layers.push(merge_rank(m), before);
+                    lower |= merge_rank(m) <= rank;
+                }
+            }
+            if lower {
+                breaks += 1;
+                if breaks > MAX_BREAKS {
+                    // A merge list whose merges undo the rank order again and again: the
+                    // passes would turn quadratic. The heap carries on from the parts as
+                    // they stand (BPE's state is nothing but them).
+                    s.todo = todo;
+                    parts.retain(|&p| p != NONE);
+                    merge_heap(pairs, parts, s);
+                    return;
+                }
+                for &p in &todo[k..] {
+                    layers.push(rank, p);
+                }
+                break;
+            }
+        }
+        todo.clear();
+    }
+    s.todo = todo;
+    parts.retain(|&p| p != NONE);
+}
+
 /// One step of a merge trace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct MergeStep {
@@ -181,6 +346,12 @@ mod tests {
         PairTable::new(&[((0, 0), 0, 2), ((0, 1), 1, 3), ((2, 2), 2, 4), ((2, 3), 3, 5), ((1, 0), 4, 6)])
     }
 
+    /// A table where merging creates pairs of lower rank than the merge that made them (aa,
+    /// rank 5, then aab, rank 0): the case [`merge_layers`] must stop its pass for.
+    fn toy_inverted() -> PairTable {
+        PairTable::new(&[((0, 0), 5, 2), ((2, 1), 0, 3), ((1, 0), 2, 4), ((3, 0), 1, 5), ((4, 4), 3, 6), ((2, 2), 4, 7)])
+    }
+
     fn ids(s: &str) -> Vec<u32> {
         s.bytes().map(|b| (b - b'a') as u32).collect()
     }
@@ -202,6 +373,7 @@ mod tests {
     #[test]
     fn scan_and_heap_agree_with_the_definition() {
         let t = toy();
+        let inv = toy_inverted();
         let mut s = Scratch::default();
         let mut x: u64 = 12345;
         for len in 0..300 {
@@ -219,7 +391,33 @@ mod tests {
                 merge_heap(&t, &mut b, &mut s);
                 assert_eq!(a, want);
                 assert_eq!(b, want);
+                for table in [&t, &inv] {
+                    let want = naive(table, input.clone());
+                    let mut c = input.clone();
+                    merge_layers(table, &mut c, &mut s);
+                    assert_eq!(c, want, "{input:?}");
+                }
             }
+        }
+    }
+
+    /// Long inputs on the inverted table stop many passes: past MAX_BREAKS the heap finishes.
+    #[test]
+    fn layers_hand_over_to_the_heap() {
+        let inv = toy_inverted();
+        let mut x: u64 = 99;
+        for len in [500, 3000] {
+            let input: Vec<u32> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((x >> 33) % 2) as u32
+                })
+                .collect();
+            let mut want = input.clone();
+            merge_heap(&inv, &mut want, &mut Scratch::default());
+            let mut got = input.clone();
+            merge_layers(&inv, &mut got, &mut Scratch::default());
+            assert_eq!(got, want);
         }
     }
 
@@ -255,7 +453,7 @@ mod tests {
                 .map(|_| {
                     let mut p = vec![0u32; n];
                     let start = std::time::Instant::now();
-                    merge_heap(&t, &mut p, &mut Scratch::default());
+                    merge_layers(&t, &mut p, &mut Scratch::default());
                     let took = start.elapsed().as_secs_f64();
                     assert_eq!(p, vec![4; n / 4]);
                     took

@@ -17,9 +17,9 @@
 //! probes of a batch of pre-tokens are prefetched together. A pre-token that is not a token
 //! is merged (a few dozen pair lookups) once per thread and then served from a cache
 //! ([`cache`]). The pair table keeps one pair per token, which is exact (see
-//! [`load::Model::from_ranks`]). Merging is linear-logarithmic in the worst case (a heap for
-//! long pieces): 100,000 identical bytes cost about 10x the instructions per byte of English
-//! (callgrind, o200k), a few times its time per byte.
+//! [`load::Model::from_ranks`]). Long pieces merge by rank layers ([`merge::merge_layers`]):
+//! all pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of
+//! linear passes.
 //!
 //! NFC: `tokenizers` 0.23 normalizes with Unicode 9.0 tables, ours ([`crate::unicode::forms`])
 //! are Unicode 15.0; [`nfc`] gets 9.0's results from them (they differ only around chars
@@ -148,8 +148,29 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 struct Work {
     merge: Scratch,
     cache: PieceCache,
-    /// Pre-tokens found but not yet encoded: (start, end, hash).
-    batch: Vec<(u32, u32, u64)>,
+    /// Pre-tokens found but not yet encoded: (start, end, hash, short key), see [`PieceKey`].
+    batch: Vec<(u32, u32, PieceKey)>,
+}
+
+/// What the lookups of a pre-token need, computed once when it is found: its
+/// [`table::hash_bytes`], and for a piece of at most 8 bytes its [`table::pack`] (0 otherwise),
+/// which is both the vocabulary's and the piece cache's key for it.
+#[derive(Clone, Copy)]
+struct PieceKey {
+    hash: u64,
+    short: u64,
+}
+
+impl PieceKey {
+    #[inline(always)]
+    fn of(piece: &[u8]) -> PieceKey {
+        if piece.len() <= 8 {
+            let short = table::pack(piece);
+            PieceKey { hash: table::hash_short(short, piece.len()), short }
+        } else {
+            PieceKey { hash: table::hash_bytes(piece), short: 0 }
+        }
+    }
 }
 
 /// Pre-tokens found ahead of the one being encoded, their vocabulary slots being prefetched.
@@ -365,21 +386,22 @@ impl BpeTokenizer {
         batch.clear();
         self.pattern.for_each(&text, |a, b| {
             let piece = &bytes[a..b];
-            let hash = if piece.len() <= 8 { table::hash_short(table::pack(piece), piece.len()) } else { table::hash_bytes(piece) };
+            // A single byte needs no hash: it is looked up by value.
+            let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
             if piece.len() > 1 {
-                self.model.vocab.prefetch(hash, piece.len());
-                w.cache.prefetch(hash);
+                self.model.vocab.prefetch(key.hash, piece.len());
+                w.cache.prefetch(key.hash);
             }
-            batch.push((a as u32, b as u32, hash));
+            batch.push((a as u32, b as u32, key));
             if batch.len() == BATCH {
-                for &(a, b, h) in &batch {
-                    self.encode_piece(&bytes[a as usize..b as usize], h, out, w);
+                for &(a, b, k) in &batch {
+                    self.encode_piece(&bytes[a as usize..b as usize], k, out, w);
                 }
                 batch.clear();
             }
         });
-        for &(a, b, h) in &batch {
-            self.encode_piece(&bytes[a as usize..b as usize], h, out, w);
+        for &(a, b, k) in &batch {
+            self.encode_piece(&bytes[a as usize..b as usize], k, out, w);
         }
         w.batch = batch;
     }
@@ -394,20 +416,26 @@ impl BpeTokenizer {
         text
     }
 
-    /// Encodes one pre-token whose [`table::hash_bytes`] is `hash`.
+    /// Encodes one pre-token whose [`PieceKey`] is `key`.
     #[inline]
-    fn encode_piece(&self, piece: &[u8], hash: u64, out: &mut Vec<u32>, w: &mut Work) {
+    fn encode_piece(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
         if piece.len() == 1 {
             out.push(self.model.byte_ids[piece[0] as usize]);
             return;
         }
-        if let Some(id) = self.model.vocab.get_id_hashed(piece, hash) {
+        let hash = key.hash;
+        let found = if piece.len() <= 8 {
+            self.model.vocab.get_short(key.short, piece.len(), hash)
+        } else {
+            self.model.vocab.get_id_hashed(piece, hash)
+        };
+        if let Some(id) = found {
             if self.whole_token_ok(id, piece, &mut w.merge) {
                 out.push(id);
                 return;
             }
         }
-        if let Some(ids) = w.cache.get(piece, hash) {
+        if let Some(ids) = w.cache.get(piece, hash, key.short) {
             out.extend_from_slice(ids);
             return;
         }
@@ -535,7 +563,7 @@ impl BpeTokenizer {
         let steps = merge::merge_steps(&self.model.pairs, &initial);
         let mut ids = Vec::new();
         if !bytes.is_empty() {
-            self.encode_piece(bytes, table::hash_bytes(bytes), &mut ids, &mut Work::default());
+            self.encode_piece(bytes, PieceKey::of(bytes), &mut ids, &mut Work::default());
         }
         let merged = steps.last().map_or(&initial, |s| &s.parts);
         let whole_token = (ids.len() == 1 && *merged != ids && bytes.len() > 1).then(|| ids[0]);

@@ -152,14 +152,104 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
 }
 
 /// End of the longest run of chars from `i` whose flags meet `mask`.
+///
+/// ASCII stretches of letters, lowercase or uppercase letters or digits are scanned 8 bytes at
+/// a time ([`ascii_run`]); other chars one at a time with their flags.
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
-    while i < s.len() {
-        let (f, len) = at(s, i);
-        if f & mask == 0 {
-            break;
+    let swar = swar_class(mask);
+    loop {
+        // An ASCII stretch.
+        if let Some(class) = swar {
+            i = ascii_run(s, i, class);
+            // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that is
+            // a char outside `mask` (the class is exactly the ASCII part of `mask`).
+            if i >= s.len() || s[i] < 0x80 {
+                return i;
+            }
         }
-        i += len;
+        // Chars one by one, until the next ASCII byte when a word scan can take over.
+        loop {
+            let (f, len) = at(s, i);
+            if f & mask == 0 {
+                return i;
+            }
+            i += len;
+            if i >= s.len() {
+                return i;
+            }
+            if swar.is_some() && s[i] < 0x80 {
+                break;
+            }
+        }
+    }
+}
+
+/// ASCII byte classes scanned a word at a time, each exactly the ASCII members of a flag set.
+#[derive(Clone, Copy)]
+enum AsciiClass {
+    /// `A-Za-z`: the ASCII part of `\p{L}`.
+    Letter,
+    /// `a-z`: of o200k's LOW set.
+    Lower,
+    /// `A-Z`: of o200k's UP set.
+    Upper,
+    /// `0-9`: of `\p{N}`.
+    Digit,
+}
+
+/// The word-scan class for `mask` (a single flag), if its ASCII members form one.
+#[inline(always)]
+const fn swar_class(mask: u8) -> Option<AsciiClass> {
+    match mask {
+        L => Some(AsciiClass::Letter),
+        LOW => Some(AsciiClass::Lower),
+        UP => Some(AsciiClass::Upper),
+        N => Some(AsciiClass::Digit),
+        _ => None,
+    }
+}
+
+const LANES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `w` set where that byte is in `lo..=hi` (`1 <= lo <= hi < 0x80`):
+/// on 7-bit values, adding `0x80 - lo` sets the high bit exactly when the byte is `>= lo`, and
+/// adding `0x7F - hi` when it is `> hi`; neither sum carries into the next byte. Bytes with
+/// the high bit set (non-ASCII) are never in the range.
+#[inline(always)]
+fn bytes_in(w: u64, lo: u8, hi: u8) -> u64 {
+    let t = w & !HIGH;
+    let ge_lo = t + LANES * (0x80 - lo as u64);
+    let gt_hi = t + LANES * (0x7F - hi as u64);
+    ge_lo & !gt_hi & !w & HIGH
+}
+
+/// High bits of the bytes of `w` that are in `class`.
+#[inline(always)]
+fn class_bits(w: u64, class: AsciiClass) -> u64 {
+    match class {
+        // `| 0x20` maps A-Z onto a-z, and no other byte into a-z.
+        AsciiClass::Letter => bytes_in(w | (LANES * 0x20), b'a', b'z'),
+        AsciiClass::Lower => bytes_in(w, b'a', b'z'),
+        AsciiClass::Upper => bytes_in(w, b'A', b'Z'),
+        AsciiClass::Digit => bytes_in(w, b'0', b'9'),
+    }
+}
+
+/// End of the run of bytes of `class` from `i`, 8 at a time.
+#[inline(always)]
+fn ascii_run(s: &[u8], mut i: usize, class: AsciiClass) -> usize {
+    while i + 8 <= s.len() {
+        let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+        let out = !class_bits(w, class) & HIGH;
+        if out != 0 {
+            return i + (out.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < s.len() && class_bits(s[i] as u64, class) & 0x80 != 0 {
+        i += 1;
     }
     i
 }
@@ -229,15 +319,6 @@ fn opt_contraction(s: &[u8], e: usize) -> usize {
     e
 }
 
-/// `[\r\n]*` after a run of "other" chars.
-#[inline(always)]
-fn newlines(s: &[u8], mut e: usize) -> usize {
-    while e < s.len() && matches!(s[e], b'\r' | b'\n') {
-        e += 1;
-    }
-    e
-}
-
 /// The ` ?X+` prefix rule: a U+0020 joins the following char's run when that char is in
 /// `mask`. Returns where the run of `mask` starts, and that char's flags.
 #[inline(always)]
@@ -284,6 +365,28 @@ pub fn gpt2(s: &[u8], i: usize) -> usize {
 /// cl100k_base: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
 /// ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`.
 pub fn cl100k(s: &[u8], i: usize) -> usize {
+    cl100k_like(s, i, 3, cl100k_ws)
+}
+
+/// cl100k's whitespace branches `\s++$|\s*[\r\n]|\s+(?!\S)|\s` at whitespace char `i`.
+#[inline(always)]
+fn cl100k_ws(s: &[u8], i: usize) -> usize {
+    let w = ws_run(s, i);
+    if w.end == s.len() {
+        w.end // \s++$
+    } else if w.newline_end != 0 {
+        w.newline_end // \s*[\r\n]
+    } else if w.last != i {
+        w.last // \s+(?!\S)
+    } else {
+        w.end // \s
+    }
+}
+
+/// The shape cl100k and Qwen share: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|
+/// \p{N}{1,digits}| ?[^\s\p{L}\p{N}]+[\r\n]*|` then their whitespace branches `ws`.
+#[inline(always)]
+fn cl100k_like(s: &[u8], i: usize, digits: usize, ws: fn(&[u8], usize) -> usize) -> usize {
     if s[i] == b'\'' {
         if let Some(e) = contraction_ci(s, i) {
             return e;
@@ -297,22 +400,28 @@ pub fn cl100k(s: &[u8], i: usize) -> usize {
         return run(s, i + len, L);
     }
     if f & N != 0 {
-        return numbers(s, i, 3);
+        return numbers(s, i, digits);
     }
+    if let Some(e) = punct(s, i, f, false) {
+        return e;
+    }
+    ws(s, i)
+}
+
+/// ` ?[^\s\p{L}\p{N}]+` then `[\r\n]*` (cl100k, Qwen) or `[\r\n/]*` (o200k, `slash`), if char
+/// `i` (flags `f`) starts it.
+#[inline(always)]
+fn punct(s: &[u8], i: usize, f: u8, slash: bool) -> Option<usize> {
     let (j, g) = space_prefix(s, i, f, O);
-    if g & O != 0 {
-        return newlines(s, run(s, j, O));
+    if g & O == 0 {
+        return None;
     }
-    let w = ws_run(s, i);
-    if w.end == s.len() {
-        w.end // \s++$
-    } else if w.newline_end != 0 {
-        w.newline_end // \s*[\r\n]
-    } else if w.last != i {
-        w.last // \s+(?!\S)
-    } else {
-        w.end // \s
+    // With `slash`, a '/' cannot follow the run (it is "other" itself) until a newline ends it.
+    let mut e = run(s, j, O);
+    while e < s.len() && (matches!(s[e], b'\r' | b'\n') || (slash && s[e] == b'/')) {
+        e += 1;
     }
+    Some(e)
 }
 
 /// Up to `max` number chars from `i` (which is one).
@@ -406,13 +515,7 @@ pub fn o200k(s: &[u8], i: usize) -> usize {
     if f & N != 0 {
         return numbers(s, i, 3);
     }
-    let (j, g) = space_prefix(s, i, f, O);
-    if g & O != 0 {
-        // `[\r\n/]*`: a '/' cannot follow the run (it is "other" itself) until a newline ends it.
-        let mut e = run(s, j, O);
-        while e < s.len() && matches!(s[e], b'\r' | b'\n' | b'/') {
-            e += 1;
-        }
+    if let Some(e) = punct(s, i, f, true) {
         return e;
     }
     ws_newline_first(s, i)
@@ -434,23 +537,7 @@ fn ws_newline_first(s: &[u8], i: usize) -> usize {
 /// Qwen: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}|
 /// ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+` (Oniguruma, in `tokenizers`).
 pub fn qwen(s: &[u8], i: usize) -> usize {
-    if s[i] == b'\'' {
-        if let Some(e) = contraction_ci(s, i) {
-            return e;
-        }
-    }
-    let (f, len) = at(s, i);
-    if f & L != 0 || (f & P != 0 && i + len < s.len() && at(s, i + len).0 & L != 0) {
-        return run(s, i + len, L);
-    }
-    if f & N != 0 {
-        return i + len;
-    }
-    let (j, g) = space_prefix(s, i, f, O);
-    if g & O != 0 {
-        return newlines(s, run(s, j, O));
-    }
-    ws_newline_first(s, i)
+    cl100k_like(s, i, 1, ws_newline_first)
 }
 
 #[cfg(test)]
@@ -524,6 +611,53 @@ mod tests {
             assert_eq!(r.first().unwrap().0, 0);
             assert_eq!(r.last().unwrap().1, text.len());
             assert!(r.windows(2).all(|w| w[0].1 == w[1].0));
+        }
+    }
+
+    /// The word scans agree with the flags on every byte, at every position in the word.
+    #[test]
+    fn ascii_classes_match_flags() {
+        for (class, mask) in [(AsciiClass::Letter, L), (AsciiClass::Lower, LOW), (AsciiClass::Upper, UP), (AsciiClass::Digit, N)] {
+            assert!(matches!(swar_class(mask), Some(c) if c as u8 == class as u8));
+            for b in 0..=255u8 {
+                let want = b < 0x80 && at(&[b], 0).0 & mask != 0;
+                for lane in 0..8 {
+                    // The other lanes hold bytes that could disturb a carry: 0x7F and 0xFF.
+                    let fill = if lane % 2 == 0 { 0x7F7F_7F7F_7F7F_7F7Fu64 } else { u64::MAX };
+                    let w = (fill & !(0xFF << (8 * lane))) | (b as u64) << (8 * lane);
+                    assert_eq!(class_bits(w, class) >> (8 * lane) & 0x80 != 0, want, "byte {b:#x} lane {lane}");
+                }
+            }
+        }
+    }
+
+    /// `run` equals a char-by-char run, on mixes of ASCII and non-ASCII chars and lengths
+    /// around the word size.
+    #[test]
+    fn run_matches_char_by_char() {
+        let alphabet = ["a", "Z", "q", "0", "7", " ", "'", "é", "É", "ß", "中", "\u{301}", "٣", "😀", "ʰ", "\n"];
+        let mut x: u64 = 7;
+        for _ in 0..20000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (x >> 40) as usize % 24;
+            let mut text = String::new();
+            for k in 0..n {
+                let r = x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9);
+                // Mostly ASCII letters, so that long ASCII stretches occur.
+                text.push_str(if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { ["a", "b", "X"][(r >> 8) as usize % 3] });
+            }
+            let s = text.as_bytes();
+            for mask in [L, LOW, UP, N, O, WS] {
+                let mut i = 0;
+                while i < s.len() {
+                    let mut want = i;
+                    while want < s.len() && at(s, want).0 & mask != 0 {
+                        want += at(s, want).1;
+                    }
+                    assert_eq!(run(s, i, mask), want, "{text:?} from {i} mask {mask:#x}");
+                    i += at(s, i).1;
+                }
+            }
         }
     }
 

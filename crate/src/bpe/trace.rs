@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::{table, Allowed, BpeTokenizer, Work};
+use super::{Allowed, BpeTokenizer, Work};
 use crate::clock::now_micros;
 use crate::Result;
 
@@ -109,7 +109,7 @@ impl BpeTokenizer {
                 for (a, b) in pieces {
                     let piece = &norm.as_bytes()[a..b];
                     let mut out = Vec::new();
-                    self.encode_piece(piece, table::hash_bytes(piece), &mut out, &mut w);
+                    self.encode_piece(piece, super::PieceKey::of(piece), &mut out, &mut w);
                     let whole = out.len() == 1 && piece.len() > 1;
                     ids.extend_from_slice(&out);
                     seg.pre_tokens.push(PreToken { start: a, end: b, text: norm[a..b].to_string(), ids: out, whole });
