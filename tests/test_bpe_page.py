@@ -486,7 +486,8 @@ def test_phone_width(page):
     assert page.locator("#tab-wordpiece").get_attribute("aria-selected") == "true"
     assert page.get_by_test_id("bpe-panel").is_hidden() and page.get_by_test_id("app").is_visible()
     page.keyboard.press("ArrowRight")
-    assert page.get_by_test_id("tab-bpe").get_attribute("aria-selected") == "true"
+    # Opening the BPE tab is an async task in Pyodide: wait for it rather than race it.
+    page.wait_for_function("() => document.getElementById('tab-bpe').getAttribute('aria-selected') === 'true'")
     wait_bpe(page)
     assert page.get_by_test_id("bpe-panel").is_visible()
     # Every form control in the tab has a label.
