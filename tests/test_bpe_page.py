@@ -12,18 +12,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import threading
 import zlib
-from pathlib import Path
 
 import pytest
-from playwright import sync_api
 
-from paths import CHROMIUM, CHROMIUM_ARGS, data_dir, reference, require
+from paths import data_dir, reference, require
+from web_env import ARTIFACTS, chromium, served
 
-ROOT = Path(__file__).resolve().parent.parent
-DIST = ROOT / "dist"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 READY_TIMEOUT_MS = 180_000
 PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
 TEXTS = [
@@ -35,9 +30,6 @@ TEXTS = [
     "<|endoftext|> after the end",
 ]
 
-pytestmark = pytest.mark.skipif(
-    not (DIST / "index.html").exists(), reason="dist/ is missing: run ./build.sh build"
-)
 
 
 def tiktoken_module():
@@ -99,18 +91,8 @@ def naive_merges(ranks: dict[bytes, int], piece: bytes) -> list[tuple[int, list[
 
 @pytest.fixture(scope="module")
 def base_url():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("serve", ROOT / "scripts" / "serve.py")
-    serve = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(serve)
-    server = serve.make_server(DIST, port=0, quiet=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    yield f"http://{host}:{port}/"
-    server.shutdown()
-    server.server_close()
+    with served() as url:
+        yield url
 
 
 FIGURES: dict[str, float] = {}
@@ -118,10 +100,8 @@ FIGURES: dict[str, float] = {}
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
     if FIGURES:  # load and encode times, for the record (upper bounds on a shared machine)
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "bpe_figures.json").write_text(json.dumps(FIGURES, indent=2) + "\n")

@@ -9,12 +9,9 @@ main-thread task of a 1 MB paste) go to tests/artifacts/figures.json, screenshot
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import os
-import threading
 import zlib
-from pathlib import Path
 
 import pytest
 from playwright import sync_api
@@ -22,11 +19,8 @@ from playwright import sync_api
 import tokenizers
 
 from parity import reference_stages
-from paths import CHROMIUM, CHROMIUM_ARGS
+from web_env import ARTIFACTS, DIST, launch, served
 
-ROOT = Path(__file__).resolve().parent.parent
-DIST = ROOT / "dist"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
 INPUTS = [
@@ -53,27 +47,12 @@ new PerformanceObserver((list) => {
 }).observe({type: "longtask", buffered: true});
 """
 
-pytestmark = pytest.mark.skipif(
-    not (DIST / "index.html").exists(), reason="dist/ is missing: run ./build.sh build"
-)
-
-
-def _load_serve_module():
-    spec = importlib.util.spec_from_file_location("serve", ROOT / "scripts" / "serve.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def base_url():
-    server = _load_serve_module().make_server(DIST, port=0, quiet=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    yield f"http://{host}:{port}/"
-    server.shutdown()
-    server.server_close()
+    with served() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +69,7 @@ def playwright():
 @pytest.fixture
 def browser(playwright):
     # One browser per test: a renderer crash on a loaded machine stays in its own test.
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    browser = launch(playwright)
     yield browser
     browser.close()
 

@@ -7,30 +7,24 @@ Expected token ids come from `tokenizers` 0.23.3. Needs `./build.sh build` first
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import tomllib
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright import sync_api
 from tokenizers import Tokenizer
 
-from paths import CHROMIUM, CHROMIUM_ARGS
+import web_env
+from web_env import ARTIFACTS, DIST, ROOT, load_script
 
-ROOT = Path(__file__).resolve().parent.parent
-DIST = ROOT / "dist"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 PREFIX = "/demo/tokenprism/"
 READY_TIMEOUT_MS = 90_000
 # The service worker downloads the whole folder (~13 MB) after the page has started.
@@ -39,15 +33,8 @@ TEXT = "Offline, über alles: 東京!"
 PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
 
 
-def _load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-serve = _load_script("serve")
-dist_manifest = _load_script("dist_manifest")
+serve = load_script("serve")
+dist_manifest = load_script("dist_manifest")
 
 
 @pytest.fixture(scope="module")
@@ -222,17 +209,9 @@ def test_build_sh_dist_into_another_folder_gives_the_same_site(tmp_path, manifes
 # ------------------------------------------------------------------------ the static server
 
 
-@contextmanager
 def served(directory: Path, prefix: str = PREFIX, plain: bool = True):
-    server = serve.make_server(directory, port=0, quiet=True, prefix=prefix, plain=plain)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    try:
-        yield f"http://{host}:{port}{prefix}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """Here a plain static host under a sub-path, unless told otherwise."""
+    return web_env.served(directory, prefix, plain)
 
 
 def _get(url: str):
@@ -278,10 +257,8 @@ def test_server_modes(manifest):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with web_env.chromium() as browser:
         yield browser
-        browser.close()
 
 
 class Watch:

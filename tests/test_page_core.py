@@ -10,23 +10,18 @@ Needs `./build.sh build` first (dist/ is its output). One browser for the whole 
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import os
-import threading
 import zlib
 from pathlib import Path
 
 import pytest
-from playwright import sync_api
 
 import tokenizers
 
-from paths import CHROMIUM, CHROMIUM_ARGS
+from web_env import ARTIFACTS, ROOT, chromium, served
 
-ROOT = Path(__file__).resolve().parent.parent
 DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 READY_TIMEOUT_MS = 180_000
 # crate/src/wasm.rs PANIC_TEST_INPUT: the one input on which the core panics.
@@ -44,36 +39,19 @@ new PerformanceObserver((list) => {
 }).observe({type: "longtask", buffered: true});
 """
 
-pytestmark = pytest.mark.skipif(
-    not (DIST / "index.html").exists(), reason="dist/ is missing: run ./build.sh build"
-)
-
-
-def _serve_module():
-    spec = importlib.util.spec_from_file_location("serve", ROOT / "scripts" / "serve.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def base_url():
     # The default server: no-cache, cross-origin isolation and the CSP header.
-    server = _serve_module().make_server(DIST, port=0, quiet=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    yield f"http://{host}:{port}/"
-    server.shutdown()
-    server.server_close()
+    with served(DIST) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 def bert(lowercase=True):

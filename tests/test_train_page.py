@@ -19,22 +19,19 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
-from playwright import sync_api
 
 import tokenprism
-from paths import CHROMIUM, CHROMIUM_ARGS, corpus, reference
+from paths import corpus, reference
 from test_train import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from test_train_view import reference_spans
 
-ROOT = Path(__file__).resolve().parent.parent
-DIST = ROOT / "dist"
+from web_env import ARTIFACTS, DIST, ROOT, chromium, served  # noqa: E402
+
 TRAIN_DATA = DIST / "data" / "train"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 sys.path.insert(0, str(ROOT / "web"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -52,31 +49,19 @@ def require_dist():
 @pytest.fixture(scope="module")
 def page():
     require_dist()
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("serve", ROOT / "scripts" / "serve.py")
-    serve = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(serve)
-    server = serve.make_server(DIST, port=0, quiet=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
     problems: list[str] = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with served() as url, chromium() as browser:
         context = browser.new_context(accept_downloads=True)
         pg = context.new_page()
         pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
         pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-        pg.goto(f"http://{host}:{port}/")
+        pg.goto(url)
         pg.wait_for_selector('[data-testid="train-panel"][data-state="ready"]', state="attached", timeout=READY_MS)
         pg.get_by_test_id("tab-train").click()
         assert pg.get_by_test_id("train-panel").is_visible()
         assert not pg.get_by_test_id("app").is_visible()
         pg.problems = problems
         yield pg
-        browser.close()
-    server.shutdown()
-    server.server_close()
     if FIGURES:
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "train_page.json").write_text(json.dumps(FIGURES, indent=2) + "\n")

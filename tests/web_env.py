@@ -1,0 +1,64 @@
+"""What the browser tests share: the built site (dist/), a local server for it (scripts/serve.py)
+and Debian's Chromium. A missing dist/ fails the test with instructions; it is never skipped."""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from paths import CHROMIUM, CHROMIUM_ARGS
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+
+def require_dist(path: Path = DIST / "index.html") -> None:
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run ./build.sh build", pytrace=False)
+
+
+def load_script(name: str):
+    """scripts/<name>.py as a module (scripts/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextmanager
+def served(directory: Path = DIST, prefix: str = "/", plain: bool = False):
+    """scripts/serve.py serving `directory` on a free port under `prefix`; yields the site's
+    URL. plain=True: MIME types only, as a plain static host (default: serve.py's headers)."""
+    require_dist(directory / "index.html")
+    server = load_script("serve").make_server(directory, port=0, quiet=True, prefix=prefix, plain=plain)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        yield f"http://{host}:{port}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def launch(playwright):
+    """Debian's Chromium with the tests' flags."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@contextmanager
+def chromium():
+    """A Playwright session and one Chromium in it."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as p:
+        browser = launch(p)
+        try:
+            yield browser
+        finally:
+            browser.close()
