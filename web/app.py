@@ -8,12 +8,12 @@ lives in view.py.
 
 import asyncio
 import json
-import traceback
 
 from js import document, history, location, window
 from pyodide.ffi import create_proxy, to_js
 
 import bpe_app
+from dom import found, guarded_task, on
 import tpcore
 import view
 
@@ -29,33 +29,7 @@ inspect_at = -1  # char index of the current stage under inspection
 seq = 0  # the latest trace request; older replies are dropped
 has_bert = True
 custom_name = None  # a user-loaded tokenizer's file name (never put in links)
-proxies = []  # event listeners must outlive this script
 
-
-def found(element):
-    """Whether a DOM look-up found something (JS null arrives as JsNull, not None)."""
-    return element is not None and bool(element)
-
-
-def on(element, event, handler):
-    def guarded(e):
-        try:
-            result = handler(e)
-            if asyncio.iscoroutine(result):
-                asyncio.ensure_future(guarded_task(result))
-        except Exception:
-            tpcore.show_error(traceback.format_exc())
-
-    proxy = create_proxy(guarded)
-    proxies.append(proxy)
-    element.addEventListener(event, proxy)
-
-
-async def guarded_task(coroutine):
-    try:
-        await coroutine
-    except Exception:
-        tpcore.show_error(traceback.format_exc())
 
 
 def show_notice(message):

@@ -8,12 +8,13 @@ User text reaches the DOM only as text nodes or form values.
 
 import asyncio
 import json
-import traceback
 
 from js import document, window
 from pyodide.ffi import create_proxy
 
 import bpe_view
+import dom
+from dom import found
 import tpcore
 
 state = bpe_view.default_bpe()
@@ -26,7 +27,6 @@ selected = None  # the pre-token whose merges show
 seq = 0
 changed = None  # app.py's callback: the state changed, rewrite the address
 link_of = None  # app.py's current_link
-proxies = []
 
 panel = document.getElementById("bpe-panel")
 box = document.getElementById("bpe-input")
@@ -36,33 +36,17 @@ def by_id(name):
     return document.getElementById(name)
 
 
-def found(element):
-    return element is not None and bool(element)
-
-
 def render(target, node):
     tpcore.render(target, json.dumps(node.to_json()))
 
 
-async def guarded_task(coroutine):
-    try:
-        await coroutine
-    except Exception:
-        show_error(traceback.format_exc())
+def guarded_task(coroutine):
+    return dom.guarded_task(coroutine, show_error)
 
 
 def on(element, event, handler):
-    def guarded(e):
-        try:
-            result = handler(e)
-            if asyncio.iscoroutine(result):
-                asyncio.ensure_future(guarded_task(result))
-        except Exception:
-            show_error(traceback.format_exc())
-
-    proxy = create_proxy(guarded)
-    proxies.append(proxy)
-    element.addEventListener(event, proxy)
+    """dom.on, with errors shown in this tab's own error box."""
+    dom.on(element, event, handler, show_error)
 
 
 def show_error(message):

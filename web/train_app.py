@@ -12,9 +12,9 @@ from pyodide.ffi import create_proxy, to_js
 from pyodide.http import pyfetch
 
 import tpcore
+from dom import guarded_task, on
 import train_view as tv
 
-proxies = []
 pending = {}  # request id -> (future, progress callback)
 next_id = 0
 merges = []  # the main trainer's merges so far: [left, right, count, new]
@@ -39,25 +39,6 @@ def render(target, node):
     tpcore.render(target, json.dumps(node.to_json() if isinstance(node, tv.Node) else [n.to_json() for n in node]))
 
 
-def on(element, event, handler):
-    def guarded(e):
-        try:
-            result = handler(e)
-            if asyncio.iscoroutine(result):
-                asyncio.ensure_future(guarded_task(result))
-        except Exception:
-            tpcore.show_error(traceback.format_exc())
-
-    proxy = create_proxy(guarded)
-    proxies.append(proxy)
-    element.addEventListener(event, proxy)
-
-
-async def guarded_task(coroutine):
-    try:
-        await coroutine
-    except Exception:
-        tpcore.show_error(traceback.format_exc())
 
 
 # ------------------------------------------------------------------------------- the worker

@@ -1,0 +1,41 @@
+"""DOM helpers every Python layer of the page shares (Pyodide only: app.py, bpe_app.py,
+train_app.py): event listeners whose errors are reported instead of lost, and the JS-null test."""
+
+import asyncio
+import traceback
+
+from pyodide.ffi import create_proxy
+
+import tpcore
+
+proxies = []  # event listeners must outlive the scripts that add them
+
+
+def found(element):
+    """Whether a DOM look-up found something (JS null arrives as JsNull, not None)."""
+    return element is not None and bool(element)
+
+
+async def guarded_task(coroutine, report=None):
+    """Awaits `coroutine`; an exception goes to `report` (default: the page's error box)."""
+    try:
+        await coroutine
+    except Exception:
+        (report or tpcore.show_error)(traceback.format_exc())
+
+
+def on(element, event, handler, report=None):
+    """Adds `handler` (plain or async) for `event`; its exceptions go to `report`."""
+    report = report or tpcore.show_error
+
+    def guarded(e):
+        try:
+            result = handler(e)
+            if asyncio.iscoroutine(result):
+                asyncio.ensure_future(guarded_task(result, report))
+        except Exception:
+            report(traceback.format_exc())
+
+    proxy = create_proxy(guarded)
+    proxies.append(proxy)
+    element.addEventListener(event, proxy)
