@@ -40,7 +40,7 @@ DATA = Path(os.environ.get("TOKENPRISM_DATA") or os.path.expanduser("~/.cache/to
 # The chapter's code (seed 003, section 1.3), split into its set-up and its loop body so the
 # body can be timed from any training state: the tests' copy, tests/chapter.py.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from chapter import chapter_iteration, chapter_setup, chapter_train_bpe  # noqa: E402
+from chapter import chapter_iteration, chapter_setup, chapter_tokenize, chapter_train_bpe  # noqa: E402
 
 
 def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
@@ -70,20 +70,8 @@ def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
     for k in range(4):
         m = n * k // 4
         prefix = r.merges[:m]
-        state = {}
-        for w in words:  # the chapter's tokenize(), without its end-of-word step repeated
-            parts = list(w) + ["_"]
-            for a, b in prefix:
-                if a not in parts:
-                    continue
-                i, out = 0, []
-                while i < len(parts):
-                    if i < len(parts)-1 and parts[i] == a and parts[i+1] == b:
-                        out.append(a + b); i += 2
-                    else:
-                        out.append(parts[i]); i += 1
-                parts = out
-            state[w] = parts
+        # After m merges every word is split as the chapter's tokenize() splits it.
+        state = {w: chapter_tokenize(w, prefix) for w in words}
         merges_done: list = list(prefix)
         t0 = time.process_time()
         for _ in range(samples):
