@@ -17,6 +17,7 @@ import zlib
 import pytest
 
 from paths import data_dir, reference, require
+from test_bpe_view import naive_merges  # (index, rank, parts after) per merge
 from web_env import ARTIFACTS, chromium, served
 
 READY_TIMEOUT_MS = 180_000
@@ -68,23 +69,6 @@ def label(data: bytes) -> str:
             out.append(f"<{data[i]:02X}>")
             i += 1
     return "".join(out)
-
-
-def naive_merges(ranks: dict[bytes, int], piece: bytes) -> list[tuple[int, list[bytes]]]:
-    """(rank, parts after) per merge: lowest-ranked adjacent pair first, leftmost on ties."""
-    parts = [bytes([b]) for b in piece]
-    out = []
-    while True:
-        best = None
-        for i in range(len(parts) - 1):
-            rank = ranks.get(parts[i] + parts[i + 1])
-            if rank is not None and (best is None or rank < best[1]):
-                best = (i, rank)
-        if best is None:
-            return out
-        i, rank = best
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
-        out.append((rank, list(parts)))
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -278,7 +262,7 @@ def test_merge_steps_equal_a_naive_rank_merge(page):
         assert rows.count() == len(want) + 1
         first = rows.nth(0).locator(".chips .chip").all_text_contents()
         assert first == [label(bytes([b])) for b in piece.encode()]
-        for k, (rank, parts) in enumerate(want, 1):
+        for k, (_, rank, parts) in enumerate(want, 1):
             row = rows.nth(k)
             assert row.get_by_test_id("bpe-merge-rank").text_content() == str(rank)
             assert row.locator(".chips .chip").all_text_contents() == [label(p) for p in parts]
