@@ -306,6 +306,17 @@ build_native() {
 # Builds one wasm variant into crate/target/wasm-$1 (its own target dir, so switching
 # variants never invalidates the other), then runs wasm-opt and wasm-bindgen into .../pkg.
 # $3: cargo features (default wasm; the BPE module adds wasm-bpe).
+# rustc's wasm32 target links with `rust-lld`; some rustc-web releases ship that link to lld-22
+# and some don't (1.96.0+dfsg1-1~deb12u2 doesn't), so name the linker: lld-22's wasm-ld.
+wasm_linker() {
+    local candidate
+    for candidate in rust-lld wasm-ld-22 /usr/lib/llvm-22/bin/wasm-ld; do
+        command -v "$candidate" && return
+    done
+    echo "no wasm linker: install lld-22" >&2
+    return 1
+}
+
 build_wasm_variant() {
     local variant=$1 rustflags=$2 features=${3:-wasm}
     local target_dir=$CRATE/target/wasm-$variant
@@ -318,6 +329,7 @@ build_wasm_variant() {
         remap+=" --remap-path-prefix=$CRATE=tokenprism --remap-path-prefix=$WASM_SYSROOT=sysroot"
         remap+=" --remap-path-prefix=/usr/lib/rustlib/src/rust=rust"
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap $rustflags"
+        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$(wasm_linker)
         # panic=abort: the sysroot has no unwinding support for wasm32, and aborting is smaller.
         "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \
             --target "$WASM_TARGET" --features "$features" --config 'profile.release.panic="abort"'
