@@ -418,6 +418,17 @@ print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     for f in "${PYODIDE_FILES[@]}"; do
         cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
     done
+    # Pyodide's memory after its own start-up, which the page restores instead of starting it
+    # (seconds less; scripts/pyodide_snapshot.py). Made in Chromium once per Pyodide version
+    # and script; without it the page starts Pyodide the plain way.
+    local snapshot
+    snapshot=$CACHE/pyodide-snapshot-$PYODIDE_VERSION-$(sha256sum "$ROOT/scripts/pyodide_snapshot.py" | cut -c1-12).gz
+    if [[ ! -f $snapshot ]]; then
+        log "pyodide: making its memory snapshot"
+        "$PY" "$ROOT/scripts/pyodide_snapshot.py" "$out/pyodide" "$snapshot" >&2 ||
+            log "pyodide: no memory snapshot (the page will start Pyodide the plain way)"
+    fi
+    if [[ -f $snapshot ]]; then cp "$snapshot" "$out/pyodide/snapshot.gz"; fi
     cp "$BERT_DIR/tokenizer.json" "$BERT_DIR/vocab.txt" "$out/data/bert-base-uncased/"
     # Byte-level BPE files (scripts/bpe_data.sh), fetched by the page only when picked.
     mkdir -p "$out/data/bpe/gpt2" "$out/data/bpe/qwen3"

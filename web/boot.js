@@ -72,24 +72,31 @@ async function fetchOk(path, as) {
 }
 
 // Downloads `paths` in parallel through the browser's caches (HTTP cache, the service
-// worker's), calling onBytes(received, total) as bytes arrive; the bytes are dropped. A later
-// fetch of the same URL (Pyodide's own) is then answered from the cache, so the runtime's
-// download shows progress without Pyodide knowing. Reusable for any big file a tab needs.
-async function prefetchWithProgress(paths, onBytes) {
+// worker's), calling onBytes(received, total) as bytes arrive. The bytes of the paths in `keep`
+// come back (null for a kept path the server does not have: an optional file); the others are
+// dropped. A later fetch of the same URL (Pyodide's own) is then answered from the cache, so
+// the runtime's download shows progress without Pyodide knowing. Reusable for any big file a
+// tab needs.
+async function prefetchWithProgress(paths, onBytes, keep = []) {
   const got = paths.map(() => 0);
   const totals = paths.map(() => 0);
   const report = () => onBytes(got.reduce((a, b) => a + b, 0), totals.reduce((a, b) => a + b, 0));
-  await Promise.all(paths.map(async (path, i) => {
+  return Promise.all(paths.map(async (path, i) => {
+    const kept = keep.includes(path);
     const response = await fetch(here(path));
+    if (kept && response.status === 404) return null;
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     totals[i] = Number(response.headers.get("content-length")) || 0;
     const reader = response.body.getReader();
+    const chunks = [];
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       got[i] += value.length;
+      if (kept) chunks.push(value);
       report();
     }
+    return kept ? new Blob(chunks) : null;
   }));
 }
 
@@ -97,20 +104,50 @@ function megabytes(got, total) {
   return `${(got / 1e6).toFixed(1)}${total ? ` / ${(total / 1e6).toFixed(1)}` : ""} MB`;
 }
 
-// Pyodide: its wasm and standard library (~12 MB) with progress, then its start-up (compile
-// and init, from the cache). The times split for the load figures (README "The page").
+// Pyodide's memory after its own start-up (scripts/pyodide_snapshot.py, gzip): restoring it
+// skips seconds of the interpreter bootstrapping itself. Optional: without it (or when
+// Pyodide refuses it) Python starts the plain way.
+const SNAPSHOT = "pyodide/snapshot.gz";
+
+// The snapshot's bytes from its download: inflated unless the host already did (a gzip
+// stream starts 1f 8b; Pyodide's snapshot with its magic number).
+async function snapshotBytes(blob) {
+  const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
+  const raw = head[0] === 0x1f && head[1] === 0x8b
+    ? new Response(blob.stream().pipeThrough(new DecompressionStream("gzip")))
+    : new Response(blob);
+  return new Uint8Array(await raw.arrayBuffer());
+}
+
+// Pyodide: its wasm, standard library and memory snapshot (~18 MB) with progress, then its
+// start-up (compile and init, from the cache). The times split for the load figures (README
+// "The page").
 async function startPyodide() {
   const label = document.getElementById("python-bytes");
-  await prefetchWithProgress(["pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide.asm.mjs"], (got, total) => {
+  const files = ["pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide.asm.mjs", SNAPSHOT];
+  const downloads = await prefetchWithProgress(files, (got, total) => {
     label.textContent = megabytes(got, total);
-  });
+  }, [SNAPSHOT]);
   times.pythonDownloaded = performance.now();
-  // Pyodide's start-up holds the main thread for seconds: let the core's first answer be
+  const snapshot = downloads[3] && (await snapshotBytes(downloads[3]).catch(() => null));
+  // Pyodide's start-up holds the main thread for a while: let the core's first answer be
   // drawn first (on a fast network the download is the longer wait anyway).
   await firstShownGate;
   times.pythonStart = performance.now();
   label.textContent += " · starting";
-  const py = await loadPyodide({ indexURL: here("pyodide/") });
+  const indexURL = here("pyodide/");
+  let py = null;
+  if (snapshot) {
+    try {
+      py = await loadPyodide({ indexURL, _loadSnapshot: snapshot });
+      // The snapshot's `random` was seeded when it was made: the same for every visitor.
+      py.runPython("import sys; 'random' in sys.modules and sys.modules['random'].seed()");
+      times.pythonSnapshot = true;
+    } catch (err) {
+      console.warn("tokenprism: Pyodide's snapshot was refused, starting it plainly:", err);
+    }
+  }
+  py ??= await loadPyodide({ indexURL });
   times.pythonReady = performance.now();
   return py;
 }
@@ -480,6 +517,7 @@ async function main() {
     pyodide.FS.mkdirTree(dir);
     for (const [name, source] of code.modules) pyodide.FS.writeFile(`${dir}/${name}`, source);
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(dir)})`);
+    times.appStart = performance.now();
     await pyodide.runPythonAsync(code.app, { filename: "app.py" });
 
     times.ready = performance.now();
