@@ -404,10 +404,22 @@ assemble_dist() {
     rm -rf "$out"
     mkdir -p "$out/pyodide" "$out/data/bert-base-uncased"
     cp -r "$ROOT"/web/. "$out/"
-    # The page loads every Python module next to app.py; this list saves hard-coding them in JS.
+    for f in "${PYODIDE_FILES[@]}"; do
+        cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
+    done
+    # The modules' bytecode, compiled by the page's own Pyodide (scripts/pyodide_pyc.mjs); the
+    # page compiles the sources itself when it is missing.
+    local modules=() m
+    for m in "$ROOT"/web/*.py; do [[ $m == */app.py ]] || modules+=("$m"); done
+    node "$ROOT/scripts/pyodide_pyc.mjs" "$out/pyodide" "$out/pyc" "${modules[@]}" >&2 ||
+        { log "pyodide: no bytecode for the page's modules"; rm -rf "$out/pyc"; }
+    # The page loads every Python module next to app.py, and the bytecode of those that have
+    # it; this list saves hard-coding them in JS.
     "$PY" -c 'import json, pathlib, sys
 names = sorted(p.name for p in pathlib.Path(sys.argv[1]).glob("*.py") if p.name != "app.py")
-print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
+pyc = pathlib.Path(sys.argv[2])
+bytecode = sorted(p.name for p in pyc.glob("*.pyc") if p.name.split(".")[0] + ".py" in names)
+print(json.dumps({"modules": names, "bytecode": bytecode}))' "$ROOT/web" "$out/pyc" >"$out/py-modules.json"
     cp -r "$CRATE/target/wasm-simd/pkg" "$out/pkg"
     cp -r "$CRATE/target/wasm-nosimd/pkg" "$out/pkg-nosimd"
     # The BPE module (byte-level BPE, chat templates, the trainer): loaded only when the page
@@ -415,9 +427,6 @@ print(json.dumps(names))' "$ROOT/web" >"$out/py-modules.json"
     cp -r "$CRATE/target/wasm-bpe/pkg" "$out/pkg-bpe"
     # Type declarations and build stamps are for developers, not for the browser.
     rm -f "$out"/pkg*/.stamp "$out"/pkg*/.gitignore "$out"/pkg*/*.d.ts
-    for f in "${PYODIDE_FILES[@]}"; do
-        cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
-    done
     # Pyodide's memory after its own start-up, which the page restores instead of starting it
     # (seconds less; scripts/pyodide_snapshot.py). Made in Chromium once per Pyodide version
     # and script; without it the page starts Pyodide the plain way.

@@ -6,11 +6,13 @@ Expected token ids come from `tokenizers` 0.23.3. Needs `./build.sh build` first
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -74,7 +76,15 @@ def test_manifest_lists_every_file_with_its_sha256(manifest):
                  "pyodide/pyodide.mjs", "pyodide/pyodide.asm.wasm",
                  "data/bert-base-uncased/tokenizer.json"):
         assert name in manifest["files"], name
-    assert not [n for n in on_disk if n.endswith((".map", ".d.ts", ".pyc", ".stamp"))]
+    assert not [n for n in on_disk if n.endswith((".map", ".d.ts", ".stamp")) or "__pycache__" in n]
+    # The only bytecode: the page's modules', made by the build (scripts/pyodide_pyc.mjs) and
+    # listed for boot.js; "checked hash" pycs (flags 3), used only while their source matches.
+    listed = json.loads((DIST / "py-modules.json").read_text())
+    pycs = sorted(n for n in on_disk if n.endswith(".pyc"))
+    assert pycs == [f"pyc/{name}" for name in listed["bytecode"]]
+    assert {n.split(".")[0] + ".py" for n in listed["bytecode"]} == set(listed["modules"])
+    for name in pycs:
+        assert (DIST / name).read_bytes()[4:8] == b"\x03\0\0\0", name
 
 
 def test_manifest_versions_and_build_id(manifest):
@@ -182,7 +192,21 @@ def test_pyodide_urls_are_the_known_unused_ones():
     assert found == PYODIDE_URLS
     # The page hands Pyodide its folder explicitly (resolved from the page's own URL), so
     # nothing falls back to the CDN; the browser tests below also watch every request.
-    assert 'loadPyodide({ indexURL: here("pyodide/") })' in (DIST / "boot.js").read_text()
+    boot = (DIST / "boot.js").read_text()
+    assert 'const indexURL = here("pyodide/");' in boot
+    assert re.findall(r"loadPyodide\(\{[^}]*\}\)", boot) == [
+        "loadPyodide({ indexURL, _loadSnapshot: snapshot })", "loadPyodide({ indexURL })"]
+
+
+def test_pyodide_snapshot_is_for_this_pyodide():
+    # The memory snapshot the page starts Python from (scripts/pyodide_snapshot.py): gzip of
+    # Pyodide's snapshot format, stamped with the build id of the pyodide.asm.mjs next to it
+    # (Pyodide refuses any other; the browser tests check the page does use it).
+    data = gzip.decompress((DIST / "pyodide" / "snapshot.gz").read_bytes())
+    magic, _, _, _ = struct.unpack_from("<4I", data)
+    assert magic == 1886286592  # Pyodide's snapshot magic number
+    build_id = "".join(f"{w:08x}" for w in struct.unpack_from("<8I", data, 16))
+    assert f'BUILD_ID:"{build_id}"' in (DIST / "pyodide" / "pyodide.mjs").read_text()
 
 
 def test_build_sh_dist_into_another_folder_gives_the_same_site(tmp_path, manifest):

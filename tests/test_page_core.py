@@ -313,7 +313,8 @@ def load_figures(page):
       return {shell_visible_ms: paint, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
               first_tokens_ms: t.firstResult, python_downloaded_ms: t.pythonDownloaded,
               python_start_ms: t.pythonStart,
-              python_ready_ms: t.pythonReady, page_ready_ms: t.ready};
+              python_ready_ms: t.pythonReady, page_ready_ms: t.ready,
+              python_from_snapshot: t.pythonSnapshot === true};
     }""")
 
 
@@ -351,5 +352,7 @@ def test_load_times_fresh_and_repeat(browser, base_url):
         # Generous bounds only (a loaded machine); the order of events is what must hold.
         assert 0 < f["shell_visible_ms"] < f["first_tokens_ms"] <= f["page_ready_ms"], f
         assert f["python_downloaded_ms"] < f["python_ready_ms"] <= f["page_ready_ms"] < 150_000, f
+        # Python started from the build's memory snapshot, not by bootstrapping itself.
+        assert f["python_from_snapshot"], f
         # The shell paints before the big downloads have finished.
         assert f["shell_visible_ms"] < f["python_downloaded_ms"], f

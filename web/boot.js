@@ -68,7 +68,7 @@ function phase(name, promise) {
 async function fetchOk(path, as) {
   const response = await fetch(here(path));
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return as === "json" ? response.json() : response.text();
+  return as === "json" ? response.json() : as === "blob" ? response.blob() : response.text();
 }
 
 // Downloads `paths` in parallel through the browser's caches (HTTP cache, the service
@@ -415,11 +415,21 @@ async function loadFile(input) {
 
 // --------------------------------------------------------------------------------- start up
 
+// The page's Python: its modules' sources and, when the build made it (scripts/pyodide_pyc.mjs),
+// their bytecode for __pycache__, which saves Python compiling them.
 async function loadPageCode() {
-  const modules = await fetchOk("py-modules.json", "json");
-  const sources = await Promise.all(modules.map((name) => fetchOk(name)));
-  const appSource = await fetchOk("app.py");
-  return { modules: modules.map((name, i) => [name, sources[i]]), app: appSource };
+  const { modules, bytecode } = await fetchOk("py-modules.json", "json");
+  const fetchBytes = async (path) => new Uint8Array(await (await fetchOk(path, "blob")).arrayBuffer());
+  const [sources, pycs, appSource] = await Promise.all([
+    Promise.all(modules.map((name) => fetchOk(name))),
+    Promise.all(bytecode.map((name) => fetchBytes(`pyc/${name}`))),
+    fetchOk("app.py"),
+  ]);
+  return {
+    modules: modules.map((name, i) => [name, sources[i]]),
+    bytecode: bytecode.map((name, i) => [name, pycs[i]]),
+    app: appSource,
+  };
 }
 
 const BUILTIN = { kind: "json", url: here("data/bert-base-uncased/tokenizer.json") };
@@ -516,6 +526,9 @@ async function main() {
     const dir = "/home/pyodide/tokenprism_web";
     pyodide.FS.mkdirTree(dir);
     for (const [name, source] of code.modules) pyodide.FS.writeFile(`${dir}/${name}`, source);
+    // "Checked hash" pycs: Python takes one only if its source's hash still matches.
+    pyodide.FS.mkdirTree(`${dir}/__pycache__`);
+    for (const [name, pyc] of code.bytecode) pyodide.FS.writeFile(`${dir}/__pycache__/${name}`, pyc);
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(dir)})`);
     times.appStart = performance.now();
     await pyodide.runPythonAsync(code.app, { filename: "app.py" });
