@@ -409,16 +409,13 @@ assemble_dist() {
     done
     # The modules' bytecode, compiled by the page's own Pyodide (scripts/pyodide_pyc.mjs); the
     # page compiles the sources itself when it is missing.
-    local modules=() m
-    for m in "$ROOT"/web/*.py; do [[ $m == */app.py ]] || modules+=("$m"); done
-    node "$ROOT/scripts/pyodide_pyc.mjs" "$out/pyodide" "$out/pyc" "${modules[@]}" >&2 ||
+    node "$ROOT/scripts/pyodide_pyc.mjs" "$out/pyodide" "$out/pyc" "$ROOT"/web/*.py >&2 ||
         { log "pyodide: no bytecode for the page's modules"; rm -rf "$out/pyc"; }
     # The page loads every Python module next to app.py, and the bytecode of those that have
     # it; this list saves hard-coding them in JS.
     "$PY" -c 'import json, pathlib, sys
 names = sorted(p.name for p in pathlib.Path(sys.argv[1]).glob("*.py") if p.name != "app.py")
-pyc = pathlib.Path(sys.argv[2])
-bytecode = sorted(p.name for p in pyc.glob("*.pyc") if p.name.split(".")[0] + ".py" in names)
+bytecode = sorted(p.name for p in pathlib.Path(sys.argv[2]).glob("*.pyc"))
 print(json.dumps({"modules": names, "bytecode": bytecode}))' "$ROOT/web" "$out/pyc" >"$out/py-modules.json"
     cp -r "$CRATE/target/wasm-simd/pkg" "$out/pkg"
     cp -r "$CRATE/target/wasm-nosimd/pkg" "$out/pkg-nosimd"

@@ -72,31 +72,32 @@ async function fetchOk(path, as) {
 }
 
 // Downloads `paths` in parallel through the browser's caches (HTTP cache, the service
-// worker's), calling onBytes(received, total) as bytes arrive. The bytes of the paths in `keep`
-// come back (null for a kept path the server does not have: an optional file); the others are
-// dropped. A later fetch of the same URL (Pyodide's own) is then answered from the cache, so
-// the runtime's download shows progress without Pyodide knowing. Reusable for any big file a
-// tab needs.
-async function prefetchWithProgress(paths, onBytes, keep = []) {
+// worker's), calling onBytes(received, total) as bytes arrive. `keep` maps a path to a function
+// that consumes its body (a stream) as it arrives and returns what the path's slot of the
+// result holds (null for a kept path the server does not have: an optional file); the other
+// paths' bytes are dropped. A later fetch of the same URL (Pyodide's own) is then answered
+// from the cache, so the runtime's download shows progress without Pyodide knowing. Reusable
+// for any big file a tab needs.
+async function prefetchWithProgress(paths, onBytes, keep = {}) {
   const got = paths.map(() => 0);
   const totals = paths.map(() => 0);
   const report = () => onBytes(got.reduce((a, b) => a + b, 0), totals.reduce((a, b) => a + b, 0));
   return Promise.all(paths.map(async (path, i) => {
-    const kept = keep.includes(path);
     const response = await fetch(here(path));
-    if (kept && response.status === 404) return null;
+    if (keep[path] && response.status === 404) return null;
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     totals[i] = Number(response.headers.get("content-length")) || 0;
-    const reader = response.body.getReader();
-    const chunks = [];
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      got[i] += value.length;
-      if (kept) chunks.push(value);
-      report();
-    }
-    return kept ? new Blob(chunks) : null;
+    const counted = response.body.pipeThrough(new TransformStream({
+      transform(chunk, controller) {
+        got[i] += chunk.length;
+        report();
+        controller.enqueue(chunk);
+      },
+    }));
+    if (keep[path]) return keep[path](counted);
+    const reader = counted.getReader();
+    while (!(await reader.read()).done);
+    return null;
   }));
 }
 
@@ -109,14 +110,24 @@ function megabytes(got, total) {
 // Pyodide refuses it) Python starts the plain way.
 const SNAPSHOT = "pyodide/snapshot.gz";
 
-// The snapshot's bytes from its download: inflated unless the host already did (a gzip
-// stream starts 1f 8b; Pyodide's snapshot with its magic number).
-async function snapshotBytes(blob) {
-  const head = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
-  const raw = head[0] === 0x1f && head[1] === 0x8b
-    ? new Response(blob.stream().pipeThrough(new DecompressionStream("gzip")))
-    : new Response(blob);
-  return new Uint8Array(await raw.arrayBuffer());
+// The snapshot's bytes from its download stream, inflated as they arrive unless the host
+// already did (a gzip stream starts 1f 8b; Pyodide's snapshot with its magic number).
+async function snapshotBytes(stream) {
+  const reader = stream.getReader();
+  const first = await reader.read();
+  const gzip = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
+  const whole = new ReadableStream({
+    start(controller) {
+      if (!first.done) controller.enqueue(first.value);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+  });
+  const body = gzip ? whole.pipeThrough(new DecompressionStream("gzip")) : whole;
+  return new Uint8Array(await new Response(body).arrayBuffer());
 }
 
 // Pyodide: its wasm, standard library and memory snapshot (~18 MB) with progress, then its
@@ -125,11 +136,12 @@ async function snapshotBytes(blob) {
 async function startPyodide() {
   const label = document.getElementById("python-bytes");
   const files = ["pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide.asm.mjs", SNAPSHOT];
-  const downloads = await prefetchWithProgress(files, (got, total) => {
+  // A snapshot that does not arrive whole is not used (Python then starts plainly).
+  const keep = { [SNAPSHOT]: (stream) => snapshotBytes(stream).catch(() => null) };
+  const [, , , snapshot] = await prefetchWithProgress(files, (got, total) => {
     label.textContent = megabytes(got, total);
-  }, [SNAPSHOT]);
+  }, keep);
   times.pythonDownloaded = performance.now();
-  const snapshot = downloads[3] && (await snapshotBytes(downloads[3]).catch(() => null));
   // Pyodide's start-up holds the main thread for a while: let the core's first answer be
   // drawn first (on a fast network the download is the longer wait anyway).
   await firstShownGate;
@@ -461,6 +473,29 @@ async function loadCore() {
   }
 }
 
+// Runs app.py (DIR: its folder) in __main__, from its bytecode when that is there and made
+// from this very source (a "checked hash" pyc, as the import system checks the modules'),
+// else from the source. Either way compiled for top-level await, as runPythonAsync does.
+const RUN_APP = `
+import ast as _ast, importlib.util as _util, marshal as _marshal, sys as _sys
+with open("DIR/app.py", "rb") as _f:
+    _source = _f.read()
+try:
+    with open(f"DIR/__pycache__/app.{_sys.implementation.cache_tag}.pyc", "rb") as _f:
+        _pyc = _f.read()
+except OSError:
+    _pyc = b""
+if _pyc[:4] == _util.MAGIC_NUMBER and _pyc[4:8] == b"\\x03\\0\\0\\0" and _pyc[8:16] == _util.source_hash(_source):
+    _code = _marshal.loads(_pyc[16:])
+else:
+    _code = compile(_source, "app.py", "exec", flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+del _ast, _util, _marshal, _sys, _f, _source, _pyc
+_code = eval(_code)
+if _code is not None:
+    await _code
+del _code
+`;
+
 // Load figures for tests and curious visitors (milliseconds since navigation start).
 const times = (window.tokenprismTimes = {});
 
@@ -529,9 +564,10 @@ async function main() {
     // "Checked hash" pycs: Python takes one only if its source's hash still matches.
     pyodide.FS.mkdirTree(`${dir}/__pycache__`);
     for (const [name, pyc] of code.bytecode) pyodide.FS.writeFile(`${dir}/__pycache__/${name}`, pyc);
+    pyodide.FS.writeFile(`${dir}/app.py`, code.app);
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(dir)})`);
     times.appStart = performance.now();
-    await pyodide.runPythonAsync(code.app, { filename: "app.py" });
+    await pyodide.runPythonAsync(RUN_APP.replaceAll("DIR", dir), { filename: "boot.js" });
 
     times.ready = performance.now();
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
