@@ -72,32 +72,24 @@ async function fetchOk(path, as) {
 }
 
 // Downloads `paths` in parallel through the browser's caches (HTTP cache, the service
-// worker's), calling onBytes(received, total) as bytes arrive. `keep` maps a path to a function
-// that consumes its body (a stream) as it arrives and returns what the path's slot of the
-// result holds (null for a kept path the server does not have: an optional file); the other
-// paths' bytes are dropped. A later fetch of the same URL (Pyodide's own) is then answered
-// from the cache, so the runtime's download shows progress without Pyodide knowing. Reusable
-// for any big file a tab needs.
-async function prefetchWithProgress(paths, onBytes, keep = {}) {
+// worker's), calling onBytes(received, total) as bytes arrive; the bytes are dropped. A later
+// fetch of the same URL (Pyodide's own) is then answered from the cache, so the runtime's
+// download shows progress without Pyodide knowing. Reusable for any big file a tab needs.
+async function prefetchWithProgress(paths, onBytes) {
   const got = paths.map(() => 0);
   const totals = paths.map(() => 0);
   const report = () => onBytes(got.reduce((a, b) => a + b, 0), totals.reduce((a, b) => a + b, 0));
-  return Promise.all(paths.map(async (path, i) => {
+  await Promise.all(paths.map(async (path, i) => {
     const response = await fetch(here(path));
-    if (keep[path] && response.status === 404) return null;
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     totals[i] = Number(response.headers.get("content-length")) || 0;
-    const counted = response.body.pipeThrough(new TransformStream({
-      transform(chunk, controller) {
-        got[i] += chunk.length;
-        report();
-        controller.enqueue(chunk);
-      },
-    }));
-    if (keep[path]) return keep[path](counted);
-    const reader = counted.getReader();
-    while (!(await reader.read()).done);
-    return null;
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      got[i] += value.length;
+      report();
+    }
   }));
 }
 
@@ -110,24 +102,25 @@ function megabytes(got, total) {
 // Pyodide refuses it) Python starts the plain way.
 const SNAPSHOT = "pyodide/snapshot.gz";
 
-// The snapshot's bytes from its download stream, inflated as they arrive unless the host
-// already did (a gzip stream starts 1f 8b; Pyodide's snapshot with its magic number).
-async function snapshotBytes(stream) {
-  const reader = stream.getReader();
-  const first = await reader.read();
-  const gzip = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
-  const whole = new ReadableStream({
-    start(controller) {
-      if (!first.done) controller.enqueue(first.value);
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
+// The snapshot (null without one), downloaded and inflated by a worker (snapshot-worker.js);
+// onBytes(received, total) as it arrives.
+function fetchSnapshot(onBytes) {
+  return new Promise((done) => {
+    const worker = new Worker(here("snapshot-worker.js"), { type: "module" });
+    worker.onmessage = ({ data }) => {
+      if ("bytes" in data) {
+        worker.terminate();
+        done(data.bytes);
+      } else {
+        onBytes(data.got, data.total);
+      }
+    };
+    worker.onerror = () => {
+      worker.terminate();
+      done(null);
+    };
+    worker.postMessage({ url: here(SNAPSHOT) });
   });
-  const body = gzip ? whole.pipeThrough(new DecompressionStream("gzip")) : whole;
-  return new Uint8Array(await new Response(body).arrayBuffer());
 }
 
 // Pyodide: its wasm, standard library and memory snapshot (~18 MB) with progress, then its
@@ -135,12 +128,15 @@ async function snapshotBytes(stream) {
 // "The page").
 async function startPyodide() {
   const label = document.getElementById("python-bytes");
-  const files = ["pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide.asm.mjs", SNAPSHOT];
-  // A snapshot that does not arrive whole is not used (Python then starts plainly).
-  const keep = { [SNAPSHOT]: (stream) => snapshotBytes(stream).catch(() => null) };
-  const [, , , snapshot] = await prefetchWithProgress(files, (got, total) => {
-    label.textContent = megabytes(got, total);
-  }, keep);
+  const bytes = [[0, 0], [0, 0]]; // [received, total] of the runtime's files, of the snapshot
+  const report = (which) => (got, total) => {
+    bytes[which] = [got, total];
+    label.textContent = megabytes(bytes[0][0] + bytes[1][0], bytes[0][1] + bytes[1][1]);
+  };
+  const [snapshot] = await Promise.all([
+    fetchSnapshot(report(1)),
+    prefetchWithProgress(["pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide.asm.mjs"], report(0)),
+  ]);
   times.pythonDownloaded = performance.now();
   // Pyodide's start-up holds the main thread for a while: let the core's first answer be
   // drawn first (on a fast network the download is the longer wait anyway).
