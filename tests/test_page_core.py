@@ -1,8 +1,9 @@
 """The page's robustness and load speed (issues #5, #8, #9), end to end in Debian's Chromium:
 the wasm core survives a panic, its memory does not grow over 10,000 runs, inputs over the size
 limit get a message, the Content-Security-Policy holds (no violation, no console error, a hostile
-link opens nothing), and load times on a fresh profile and a repeat visit go to
-tests/artifacts/load_times.json. Expected ids come from `tokenizers` 0.23.3 run here.
+link opens nothing), load times on a fresh profile and a repeat visit go to
+tests/artifacts/load_times.json, and Python starts without a usable snapshot or bytecode.
+Expected ids come from `tokenizers` 0.23.3 run here.
 
 Needs `./build.sh build` first (dist/ is its output). One browser for the whole module.
 """
@@ -10,8 +11,10 @@ Needs `./build.sh build` first (dist/ is its output). One browser for the whole 
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import os
+import shutil
 import zlib
 from pathlib import Path
 
@@ -19,7 +22,7 @@ import pytest
 
 import tokenizers
 
-from web_env import ARTIFACTS, ROOT, chromium, served
+from web_env import ARTIFACTS, ROOT, chromium, load_script, served
 
 DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
@@ -356,3 +359,28 @@ def test_load_times_fresh_and_repeat(browser, base_url):
         assert f["python_from_snapshot"], f
         # The shell paints before the big downloads have finished.
         assert f["shell_visible_ms"] < f["python_downloaded_ms"], f
+
+
+def test_python_starts_without_a_usable_snapshot_or_bytecode(browser, tmp_path):
+    # A copy of the site whose snapshot Pyodide refuses (not a snapshot) and whose app.py no
+    # longer matches its bytecode: the page must start Python the plain way and run the
+    # current app.py, never the stale pyc.
+    site = tmp_path / "site"
+    shutil.copytree(DIST, site)
+    (site / "pyodide" / "snapshot.gz").write_bytes(gzip.compress(b"not a snapshot" * 8))
+    with open(site / "app.py", "a", encoding="utf-8") as f:
+        f.write('\ndocument.title = "tokenprism (current source)"\n')
+    shutil.copy(ROOT / "web" / "sw.js", site / "sw.js")
+    manifest = json.loads((site / "manifest.json").read_text())
+    load_script("dist_manifest").finish(site, manifest["versions"])
+    with served(site) as url:
+        context = new_context(browser)
+        try:
+            page, watch = open_page(context, url)
+            figures = load_figures(page)
+            assert page.title() == "tokenprism (current source)"
+            page.close()
+        finally:
+            context.close()
+    assert not figures["python_from_snapshot"], figures
+    assert watch.problems == [] and watch.dialogs == []
