@@ -19,7 +19,7 @@ from playwright import sync_api
 import tokenizers
 
 from parity import reference_stages
-from web_env import ARTIFACTS, DIST, launch, served
+from web_env import ARTIFACTS, DIST, Watch, launch, served
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
@@ -87,23 +87,6 @@ def test_reference_values_match_the_issue(reference):
     # Guards the oracle itself: if these drift, the page tests below would chase them.
     assert reference_stages(EXAMPLE)["lowercase"] == "hello, world!  東  京 "
     assert reference.encode(EXAMPLE).ids == [101, 7592, 1010, 2088, 999, 1879, 1755, 102]
-
-
-class Watch:
-    """Console errors, page errors, failed requests and dialogs of one page."""
-
-    def __init__(self, page):
-        self.problems: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
-
-        def dialog(d):
-            self.problems.append(f"dialog: {d.type} {d.message}")
-            d.dismiss()
-
-        page.on("dialog", dialog)
 
 
 def open_page(browser, url, **context_args):

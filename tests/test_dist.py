@@ -23,7 +23,7 @@ import pytest
 from tokenizers import Tokenizer
 
 import web_env
-from web_env import ARTIFACTS, DIST, ROOT, load_script
+from web_env import ARTIFACTS, DIST, ROOT, Watch, load_script
 
 PREFIX = "/demo/tokenprism/"
 READY_TIMEOUT_MS = 90_000
@@ -259,19 +259,6 @@ def test_server_modes(manifest):
 def browser():
     with web_env.chromium() as browser:
         yield browser
-
-
-class Watch:
-    """Collects what went wrong on a page, and every URL it requested."""
-
-    def __init__(self, page):
-        self.problems: list[str] = []
-        self.requests: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
-        page.on("request", lambda r: self.requests.append(r.url))
 
 
 def wait_ready(page) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 import tokenizers
 
-from web_env import ARTIFACTS, ROOT, chromium, served
+from web_env import ARTIFACTS, ROOT, Watch, chromium, served
 
 DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
@@ -64,24 +64,6 @@ def bert(lowercase=True):
     tok.no_padding()
     tok.no_truncation()
     return tok
-
-
-class Watch:
-    """Console errors (the page's and its workers'), page errors, failed requests, dialogs."""
-
-    def __init__(self, page):
-        self.problems: list[str] = []
-        self.dialogs: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
-
-        def dialog(d):
-            self.dialogs.append(f"{d.type} {d.message}")
-            d.dismiss()
-
-        page.on("dialog", dialog)
 
 
 def wait_ready(page):
@@ -155,7 +137,7 @@ def test_the_core_survives_a_panic(browser, base_url):
         assert csp_violations(page) == []
     finally:
         context.close()
-    assert watch.problems == [] and watch.dialogs == []
+    assert watch.problems == []  # dialogs included
 
 
 # ------------------------------------------------------------------------------ the memory
@@ -300,7 +282,7 @@ def test_csp_holds_and_hostile_links_open_nothing(browser, base_url):
         assert csp_violations(page) == []
     finally:
         context.close()
-    assert watch.problems == [] and watch.dialogs == []
+    assert watch.problems == []  # dialogs included
 
 
 # ----------------------------------------------------------------------------- load times

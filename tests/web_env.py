@@ -62,3 +62,24 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+class Watch:
+    """What went wrong on a page: console errors (the page's and its workers'), page errors,
+    failed requests, HTTP errors and dialogs (dismissed), in `problems`; and every URL it
+    requested, in `requests`."""
+
+    def __init__(self, page):
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
+        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+        def dialog(d):
+            self.problems.append(f"dialog: {d.type} {d.message}")
+            d.dismiss()
+
+        page.on("dialog", dialog)
