@@ -19,7 +19,7 @@ export function answerMessages(handlers) {
   };
 }
 
-// corpus(name) -> {docs, bytes}: the slice `dir`/<name>.json (a list of documents), fetched
+// corpus(name) -> {docs, bytes}: the slice <name>.json in `dir` (a list of documents), fetched
 // once, with its UTF-8 size.
 export function corpusLoader(dir) {
   const corpora = new Map();
