@@ -19,7 +19,7 @@ from playwright import sync_api
 import tokenizers
 
 from parity import reference_stages
-from web_env import ARTIFACTS, DIST, Watch, launch, served
+from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, Watch, launch, served
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
@@ -38,15 +38,6 @@ LONG_TASK_LIMIT_MS = 200
 # (from a Chrome trace), and the wall-clock one is loosened to this.
 OVERLOADED_LIMIT_MS = 1000
 FIGURES: dict[str, float] = {}
-
-# Collects long tasks (>50 ms on the main thread) from the very start of the page.
-LONGTASK_SCRIPT = """
-window.__longtasks = [];
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) window.__longtasks.push({start: e.startTime, ms: e.duration});
-}).observe({type: "longtask", buffered: true});
-"""
-
 
 
 @pytest.fixture(scope="module")

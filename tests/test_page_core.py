@@ -19,7 +19,7 @@ import pytest
 
 import tokenizers
 
-from web_env import ARTIFACTS, ROOT, Watch, chromium, served
+from web_env import ARTIFACTS, LONGTASK_SCRIPT, ROOT, Watch, chromium, served
 
 DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
@@ -33,11 +33,7 @@ window.__csp = [];
 document.addEventListener("securitypolicyviolation", (e) => {
   window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
 });
-window.__longtasks = [];
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) window.__longtasks.push({start: e.startTime, ms: e.duration});
-}).observe({type: "longtask", buffered: true});
-"""
+""" + LONGTASK_SCRIPT
 
 
 

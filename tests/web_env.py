@@ -17,6 +17,15 @@ DIST = ROOT / "dist"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
+# An init script: collects long tasks (>50 ms on the main thread) from the very start of a page.
+LONGTASK_SCRIPT = """
+window.__longtasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longtasks.push({start: e.startTime, ms: e.duration});
+}).observe({type: "longtask", buffered: true});
+"""
+
+
 def require_dist(path: Path = DIST / "index.html") -> None:
     if not path.exists():
         pytest.fail(f"{path} is missing: run ./build.sh build", pytrace=False)
