@@ -504,9 +504,10 @@ cmd_test() {
     (cd "$CRATE/tools/forms-alignment-check" && "$(native_cargo)" test --release --quiet)
     run_fuzz_smoke
     log "pytest"
-    # Last, so the output ends with pytest's summary line and the exit code is pytest's.
+    # Last, so the output ends with pytest's summary line and the exit code is pytest's. The
+    # slowest tests are listed just before it, to see where the suite's time goes.
     cd "$ROOT"
-    "$PY" -m pytest -q tests/
+    "$PY" -m pytest -q --durations=25 tests/
 }
 
 # The speed benchmark against tokenizers 0.23.3, 1.0.0rc3, tokie and kitoken (each peer in its

@@ -246,14 +246,13 @@ def test_generated_count():
 
 @pytest.mark.parametrize("unit", ["a", "A", " ", "\n", "1", "!", "é", "中", "😀", "ab", " a", "\r\n", "'s"])
 def test_long_runs(pairs, unit):
-    """100,000 copies: one huge pre-token for most units (linear-time merging is required)."""
+    """100,000 copies: one huge pre-token for most units. That their work is linear (no time
+    bound here: load fails one) is counted in crate/src/bpe/tests.rs,
+    real_encodings_long_runs_cost_linear_work, on the same units and encodings."""
     text = unit * (100_000 // len(unit))
     for p in pairs.values():
-        t0 = time.perf_counter()
         got = p.ours_encode(text)
-        dt = time.perf_counter() - t0
         assert got == p.ref_encode(text), f"{p.name}: {unit!r} * {len(text) // len(unit)}"
-        assert dt < 2.0, f"{p.name}: {unit!r} * {len(text) // len(unit)} took {dt:.2f} s"
 
 
 def test_special_tokens_like_tiktoken(pairs):

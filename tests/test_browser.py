@@ -19,7 +19,7 @@ from playwright import sync_api
 import tokenizers
 
 from parity import reference_stages
-from web_env import ARTIFACTS, DIST, launch, served
+from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, Watch, launch, served
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
@@ -38,15 +38,6 @@ LONG_TASK_LIMIT_MS = 200
 # (from a Chrome trace), and the wall-clock one is loosened to this.
 OVERLOADED_LIMIT_MS = 1000
 FIGURES: dict[str, float] = {}
-
-# Collects long tasks (>50 ms on the main thread) from the very start of the page.
-LONGTASK_SCRIPT = """
-window.__longtasks = [];
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) window.__longtasks.push({start: e.startTime, ms: e.duration});
-}).observe({type: "longtask", buffered: true});
-"""
-
 
 
 @pytest.fixture(scope="module")
@@ -89,23 +80,6 @@ def test_reference_values_match_the_issue(reference):
     assert reference.encode(EXAMPLE).ids == [101, 7592, 1010, 2088, 999, 1879, 1755, 102]
 
 
-class Watch:
-    """Console errors, page errors, failed requests and dialogs of one page."""
-
-    def __init__(self, page):
-        self.problems: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
-
-        def dialog(d):
-            self.problems.append(f"dialog: {d.type} {d.message}")
-            d.dismiss()
-
-        page.on("dialog", dialog)
-
-
 def open_page(browser, url, **context_args):
     context = browser.new_context(**context_args)
     context.add_init_script(LONGTASK_SCRIPT)
@@ -129,6 +103,56 @@ def open_page(browser, url, **context_args):
     assert state == "ready", page.get_by_test_id("error").text_content()
     assert not page.get_by_test_id("loading").is_visible()
     return page, watch
+
+
+class Shared:
+    """One page for the tests that only type text, change options and read the views: a
+    Pyodide start-up each is most of their time. Reopened (in a new browser) when the
+    renderer crashed, so a crash on a loaded machine still stays in its own test."""
+
+    def __init__(self, playwright, url):
+        self.playwright, self.url = playwright, url
+        self.browser = self.page = self.watch = None
+        self.crashed = False
+
+    def open(self):
+        self.close()
+        self.browser = launch(self.playwright)
+        self.crashed = False
+        self.page, self.watch = open_page(self.browser, self.url)
+        self.page.on("crash", lambda _: setattr(self, "crashed", True))
+
+    def close(self):
+        if self.browser is not None:
+            self.browser.close()
+            self.browser = None
+
+    def reset(self):
+        """The page's defaults back (text view, every option and fast path on), no problems
+        counted yet."""
+        if self.page is None or self.crashed:
+            self.open()
+        page = self.page
+        page.get_by_test_id("mode-text").check()
+        # lowercase first: the options that follow it may depend on it.
+        page.locator('input[name="opt"][value="lowercase"]').check()
+        for box in page.locator('input[name="opt"], input[name="fast"]').all():
+            box.check()
+        self.watch.problems.clear()
+        return page, self.watch
+
+
+@pytest.fixture(scope="module")
+def shared_page(playwright, base_url):
+    shared = Shared(playwright, base_url)
+    yield shared
+    shared.close()
+
+
+@pytest.fixture
+def shared(shared_page):
+    """(page, watch) on the shared page, reset to its defaults."""
+    return shared_page.reset()
 
 
 def wait_for_text(page, text, timeout=30_000):
@@ -206,97 +230,88 @@ def test_page_steps_through_every_stage(browser, base_url, reference):
     assert watch.problems == []
 
 
-def test_inspector_tokens_and_counts(browser, base_url, reference):
-    page, watch = open_page(browser, base_url)
-    try:
-        text = "Héllo [UNK]? ☃ xyzzyq"
-        type_text(page, text)
-        go_to_step(page, 0)
-        # Focus the text, move with the arrow keys: the inspector follows.
-        page.get_by_test_id("step-text").focus()
-        page.keyboard.press("ArrowRight")
-        assert page.get_by_test_id("inspect-code-point").text_content() == "code pointU+00E9"
-        assert page.get_by_test_id("inspect-name").text_content() == "nameLATIN SMALL LETTER E WITH ACUTE"
-        assert page.get_by_test_id("inspect-UTF-8").text_content() == "UTF-8C3 A9"
-        assert page.get_by_test_id("inspect-from").text_content().startswith("frominput char 1")
-        go_to_step(page, 3)  # NFD: é became e + U+0301, both from input char 1
-        page.get_by_test_id("step-text").focus()
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowRight")
-        assert page.get_by_test_id("inspect-code-point").text_content() == "code pointU+0301"
-        assert page.get_by_test_id("inspect-from").text_content().startswith("frominput char 1")
-        # Pointer: hovering a char inspects it.
-        box = page.locator('[data-testid="step-text"] [data-s="0"]').bounding_box()
-        page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
-        page.wait_for_function("() => document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
+def test_inspector_tokens_and_counts(shared, reference):
+    page, watch = shared
+    text = "Héllo [UNK]? ☃ xyzzyq"
+    type_text(page, text)
+    go_to_step(page, 0)
+    # Focus the text, move with the arrow keys: the inspector follows.
+    page.get_by_test_id("step-text").focus()
+    page.keyboard.press("ArrowRight")
+    assert page.get_by_test_id("inspect-code-point").text_content() == "code pointU+00E9"
+    assert page.get_by_test_id("inspect-name").text_content() == "nameLATIN SMALL LETTER E WITH ACUTE"
+    assert page.get_by_test_id("inspect-UTF-8").text_content() == "UTF-8C3 A9"
+    assert page.get_by_test_id("inspect-from").text_content().startswith("frominput char 1")
+    go_to_step(page, 3)  # NFD: é became e + U+0301, both from input char 1
+    page.get_by_test_id("step-text").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.get_by_test_id("inspect-code-point").text_content() == "code pointU+0301"
+    assert page.get_by_test_id("inspect-from").text_content().startswith("frominput char 1")
+    # Pointer: hovering a char inspects it.
+    box = page.locator('[data-testid="step-text"] [data-s="0"]').bounding_box()
+    page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
+    page.wait_for_function("() => document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
 
-        encoding = reference.encode(text)
-        spans = page.get_by_test_id("token-span")
-        assert spans.count() == len(encoding.ids) - 2
-        unk = page.locator('[data-testid="token-span"].unk')
-        assert unk.count() == encoding.tokens.count("[UNK]") > 0
-        # Hovering a token marks it in every view.
-        spans.nth(0).hover()
-        page.wait_for_function("() => document.querySelectorAll('.tok-hl').length >= 1")
-        assert page.locator('.tok-hl').first.get_attribute("data-t") == "1"
-        status = page.get_by_test_id("token-status").text_content()
-        assert f"→ id {encoding.ids[1]} · input chars 0–5: 'Héllo'" in status
-        assert page.get_by_test_id("count-tokens").text_content() == f"tokens{len(encoding.ids)}"
-        assert page.get_by_test_id("count-chars").text_content() == f"chars{len(text)}"
-        assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(text.encode())}"
-        page.get_by_test_id("mode-ids").check()
-        page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
-        ids = [int(x) for x in page.get_by_test_id("token-id").all_text_contents()]
-        assert ids == encoding.ids
-    finally:
-        page.context.close()
+    encoding = reference.encode(text)
+    spans = page.get_by_test_id("token-span")
+    assert spans.count() == len(encoding.ids) - 2
+    unk = page.locator('[data-testid="token-span"].unk')
+    assert unk.count() == encoding.tokens.count("[UNK]") > 0
+    # Hovering a token marks it in every view.
+    spans.nth(0).hover()
+    page.wait_for_function("() => document.querySelectorAll('.tok-hl').length >= 1")
+    assert page.locator('.tok-hl').first.get_attribute("data-t") == "1"
+    status = page.get_by_test_id("token-status").text_content()
+    assert f"→ id {encoding.ids[1]} · input chars 0–5: 'Héllo'" in status
+    assert page.get_by_test_id("count-tokens").text_content() == f"tokens{len(encoding.ids)}"
+    assert page.get_by_test_id("count-chars").text_content() == f"chars{len(text)}"
+    assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(text.encode())}"
+    page.get_by_test_id("mode-ids").check()
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
+    ids = [int(x) for x in page.get_by_test_id("token-id").all_text_contents()]
+    assert ids == encoding.ids
     assert watch.problems == []
 
 
-def test_options_change_the_stages(browser, base_url, reference):
-    page, watch = open_page(browser, base_url)
-    try:
-        text = "Crème BRÛLÉE\t東京"
-        type_text(page, text)
-        page.locator('input[name="opt"][value="lowercase"]').uncheck()
-        page.locator('input[name="opt"][value="handle_chinese_chars"]').uncheck()
-        expected = reference_stages(text, cjk=False, lower=False)
-        go_to_step(page, 5)
-        page.wait_for_function(
-            "want => document.querySelector('[data-testid=step-text]')?.textContent === want",
-            arg=expected["lowercase"])
-        for k, name in enumerate(expected):
-            go_to_step(page, k)
-            assert page.get_by_test_id("step-text").text_content() == expected[name], name
-        # The fast paths never change a result: all off gives the same ids.
-        go_to_step(page, 8)
-        before = page.get_by_test_id("step-ids").text_content()
-        for name in ("simd", "page_cache", "lazy_output", "fused"):
-            page.locator(f'input[name="fast"][value="{name}"]').uncheck()
-        page.wait_for_function(
-            "() => document.querySelector('[data-testid=fast]')?.textContent.includes('scalar')")
-        assert page.get_by_test_id("step-ids").text_content() == before
-    finally:
-        page.context.close()
+def test_options_change_the_stages(shared, reference):
+    page, watch = shared
+    text = "Crème BRÛLÉE\t東京"
+    type_text(page, text)
+    page.locator('input[name="opt"][value="lowercase"]').uncheck()
+    page.locator('input[name="opt"][value="handle_chinese_chars"]').uncheck()
+    expected = reference_stages(text, cjk=False, lower=False)
+    go_to_step(page, 5)
+    page.wait_for_function(
+        "want => document.querySelector('[data-testid=step-text]')?.textContent === want",
+        arg=expected["lowercase"])
+    for k, name in enumerate(expected):
+        go_to_step(page, k)
+        assert page.get_by_test_id("step-text").text_content() == expected[name], name
+    # The fast paths never change a result: all off gives the same ids.
+    go_to_step(page, 8)
+    before = page.get_by_test_id("step-ids").text_content()
+    for name in ("simd", "page_cache", "lazy_output", "fused"):
+        page.locator(f'input[name="fast"][value="{name}"]').uncheck()
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=fast]')?.textContent.includes('scalar')")
+    assert page.get_by_test_id("step-ids").text_content() == before
     assert watch.problems == []
 
 
-def test_fast_path_view_on_the_input_bytes(browser, base_url):
-    page, watch = open_page(browser, base_url)
-    try:
-        text = "plain ascii text that spans a few sixteen-byte blocks, then Ünïcödé"
-        type_text(page, text)
-        cells = page.get_by_test_id("block")
-        assert cells.count() >= len(text.encode()) // 16 - 1
-        kinds = {c.split()[1] for c in cells.evaluate_all("cs => cs.map(c => c.className.baseVal ?? c.className)")}
-        assert kinds <= {"skipped", "folded", "decoded"} and len(kinds) >= 2
-        summary = page.get_by_test_id("fast-summary").text_content()
-        assert "kernel simd128" in summary and "allocation" in summary
-        assert page.get_by_test_id("fast-times").locator("rect").count() == 5
-        type_text(page, "already normalized text")
-        assert "zero copy" in page.get_by_test_id("fast-summary").text_content()
-    finally:
-        page.context.close()
+def test_fast_path_view_on_the_input_bytes(shared):
+    page, watch = shared
+    text = "plain ascii text that spans a few sixteen-byte blocks, then Ünïcödé"
+    type_text(page, text)
+    cells = page.get_by_test_id("block")
+    assert cells.count() >= len(text.encode()) // 16 - 1
+    kinds = {c.split()[1] for c in cells.evaluate_all("cs => cs.map(c => c.className.baseVal ?? c.className)")}
+    assert kinds <= {"skipped", "folded", "decoded"} and len(kinds) >= 2
+    summary = page.get_by_test_id("fast-summary").text_content()
+    assert "kernel simd128" in summary and "allocation" in summary
+    assert page.get_by_test_id("fast-times").locator("rect").count() == 5
+    type_text(page, "already normalized text")
+    assert "zero copy" in page.get_by_test_id("fast-summary").text_content()
     assert watch.problems == []
 
 
@@ -341,23 +356,20 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
     assert watch.problems == []
 
 
-def test_long_text_is_capped_with_show_all(browser, base_url, reference):
-    page, watch = open_page(browser, base_url)
+def test_long_text_is_capped_with_show_all(shared, reference):
+    page, watch = shared
     text = "Ünïcödé words, repeated to make a text longer than the drawing cap. " * 50
-    try:
-        page.get_by_test_id("input").fill(text)
-        page.get_by_test_id("show-all").wait_for()
-        shown = page.get_by_test_id("token-view").text_content()
-        assert len(shown) == 2000 and text.startswith(shown)
-        n = len(reference.encode(text).ids)
-        assert page.get_by_test_id("count-tokens").text_content() == f"tokens{n:,}"
-        page.get_by_test_id("show-all").click()
-        wait_for_text(page, text)
-        assert page.get_by_test_id("show-all").count() == 0
-        go_to_step(page, 5)
-        assert page.get_by_test_id("step-text").text_content() == reference_stages(text)["lowercase"]
-    finally:
-        page.context.close()
+    page.get_by_test_id("input").fill(text)
+    page.get_by_test_id("show-all").wait_for()
+    shown = page.get_by_test_id("token-view").text_content()
+    assert len(shown) == 2000 and text.startswith(shown)
+    n = len(reference.encode(text).ids)
+    assert page.get_by_test_id("count-tokens").text_content() == f"tokens{n:,}"
+    page.get_by_test_id("show-all").click()
+    wait_for_text(page, text)
+    assert page.get_by_test_id("show-all").count() == 0
+    go_to_step(page, 5)
+    assert page.get_by_test_id("step-text").text_content() == reference_stages(text)["lowercase"]
     assert watch.problems == []
 
 

@@ -19,13 +19,14 @@ import time
 import tomllib
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from tokenizers import Tokenizer
 
 import web_env
-from web_env import ARTIFACTS, DIST, ROOT, load_script
+from web_env import ARTIFACTS, DIST, ROOT, Watch, load_script
 
 PREFIX = "/demo/tokenprism/"
 READY_TIMEOUT_MS = 90_000
@@ -285,19 +286,6 @@ def browser():
         yield browser
 
 
-class Watch:
-    """Collects what went wrong on a page, and every URL it requested."""
-
-    def __init__(self, page):
-        self.problems: list[str] = []
-        self.requests: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
-        page.on("request", lambda r: self.requests.append(r.url))
-
-
 def wait_ready(page) -> None:
     page.wait_for_selector(PAGE_READY, timeout=READY_TIMEOUT_MS)
     state = page.get_by_test_id("app").get_attribute("data-state")
@@ -321,6 +309,21 @@ def check_tokenizes(page, text: str = TEXT) -> None:
     )
 
 
+@contextmanager
+def visit(browser, url, **context_args):
+    """A page in a new context, opened at `url` and ready, and its Watch; the context is closed
+    afterwards."""
+    context = browser.new_context(**context_args)
+    page = context.new_page()
+    watch = Watch(page)
+    try:
+        page.goto(url)
+        wait_ready(page)
+        yield page, watch
+    finally:
+        context.close()
+
+
 def wait_offline_copy(page) -> None:
     """Until the service worker has cached the folder and controls the page."""
     page.wait_for_function(
@@ -332,22 +335,24 @@ def cache_names(page) -> list[str]:
     return page.evaluate("caches.keys()")
 
 
-def wait_for_caches(page, want: list[str]) -> None:
-    # Polled from here: wait_for_function does not await a predicate's promise.
+def poll(get, done, what):
+    """get() until done(its value), which it returns; polled from here, as wait_for_function
+    does not await a predicate's promise. The bound is a hang guard, as long as the offline
+    copy's on a loaded machine."""
     deadline = time.monotonic() + OFFLINE_COPY_TIMEOUT_MS / 1000
-    while (have := cache_names(page)) != want:
-        assert time.monotonic() < deadline, f"caches {have}, expected {want}"
+    while not done(have := get()):
+        assert time.monotonic() < deadline, what(have)
         time.sleep(0.25)
+    return have
+
+
+def wait_for_caches(page, want: list[str]) -> None:
+    poll(lambda: cache_names(page), lambda have: have == want, lambda have: f"caches {have}, expected {want}")
 
 
 def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
     with served(DIST, plain=True) as base:
-        context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-        page = context.new_page()
-        watch = Watch(page)
-        try:
-            page.goto(base)
-            wait_ready(page)
+        with visit(browser, base, permissions=["clipboard-read", "clipboard-write"]) as (page, watch):
             # No cross-origin isolation from this host, and the page needs none.
             assert page.evaluate("crossOriginIsolated") is False
             check_tokenizes(page)
@@ -364,7 +369,7 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
             page.reload()
             wait_ready(page)
             check_tokenizes(page, "reloaded under the sub-path")
-            fresh = context.browser.new_context().new_page()
+            fresh = browser.new_context().new_page()
             fresh_watch = Watch(fresh)
             fresh.goto(url)
             wait_ready(fresh)
@@ -381,7 +386,7 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
             # Offline: everything now comes from the service worker's copy.
             wait_offline_copy(page)
             assert cache_names(page) == [f"tokenprism {PREFIX} {manifest['build']}"]
-            context.set_offline(True)
+            page.context.set_offline(True)
             offline_responses = []
             page.on("response", lambda r: offline_responses.append(r))
             page.reload()
@@ -394,8 +399,6 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
             check_tokenizes(page, "index.html, offline")
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "dist-offline.png"), full_page=True)
-        finally:
-            context.close()
         assert watch.problems == []
 
 
@@ -403,22 +406,15 @@ def test_offline_copy_keeps_cross_origin_isolation(browser):
     # With serve.py's default headers the page is cross-origin isolated (fine timers); served
     # from the service worker's cache it must stay so.
     with served(DIST, plain=False) as base:
-        context = browser.new_context()
-        page = context.new_page()
-        watch = Watch(page)
-        try:
-            page.goto(base)
-            wait_ready(page)
+        with visit(browser, base) as (page, watch):
             assert page.evaluate("crossOriginIsolated") is True
             wait_offline_copy(page)
-            context.set_offline(True)
+            page.context.set_offline(True)
             page.reload()
             wait_ready(page)
             assert page.evaluate("navigator.serviceWorker.controller !== null")
             assert page.evaluate("crossOriginIsolated") is True
             check_tokenizes(page)
-        finally:
-            context.close()
         assert watch.problems == []
 
 
@@ -426,12 +422,7 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
     site = tmp_path / "site"
     shutil.copytree(DIST, site)
     with served(site, plain=True) as base:
-        context = browser.new_context()
-        page = context.new_page()
-        watch = Watch(page)
-        try:
-            page.goto(base)
-            wait_ready(page)
+        with visit(browser, base) as (page, watch):
             wait_offline_copy(page)
             old_cache = f"tokenprism {PREFIX} {manifest['build']}"
             assert cache_names(page) == [old_cache]
@@ -450,13 +441,11 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
             page.reload()
             wait_ready(page)
             wait_for_caches(page, [new_cache])
-            context.set_offline(True)
+            page.context.set_offline(True)
             page.reload()
             wait_ready(page)
             assert page.title() == "tokenprism, next build"
             check_tokenizes(page)
-        finally:
-            context.close()
         assert watch.problems == []
 
 
@@ -474,12 +463,7 @@ def test_bpe_files_are_cached_on_first_use(browser, manifest):
 
     cache = f"tokenprism {PREFIX} {manifest['build']}"
     with served(DIST, plain=True) as base:
-        context = browser.new_context()
-        page = context.new_page()
-        watch = Watch(page)
-        try:
-            page.goto(base)
-            wait_ready(page)
+        with visit(browser, base) as (page, watch):
             wait_offline_copy(page)
             precached = {url.removeprefix(base) for url in page.evaluate(CACHED_URLS, cache)}
             want = {path for path in manifest["files"]
@@ -494,14 +478,12 @@ def test_bpe_files_are_cached_on_first_use(browser, manifest):
                                    timeout=READY_TIMEOUT_MS)
             used = {"pkg-bpe/tokenprism.js", "pkg-bpe/tokenprism_bg.wasm",
                     "data/bpe/o200k_base.tiktoken"}
-            deadline = time.monotonic() + 30
-            while not used <= (have := {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)}):
-                assert time.monotonic() < deadline, sorted(used - have)
-                time.sleep(0.25)
+            have = poll(lambda: {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)},
+                        lambda have: used <= have, lambda have: sorted(used - have))
             assert not [p for p in have - used if p.startswith(ON_DEMAND)]
 
             # Offline: the page opens on the BPE tab (the address holds it) and encodes.
-            context.set_offline(True)
+            page.context.set_offline(True)
             page.reload()
             page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]'
                                    '[data-tokenizer="o200k_base"]', state="attached",
@@ -511,6 +493,4 @@ def test_bpe_files_are_cached_on_first_use(browser, manifest):
             page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]', state="attached")
             shown = json.loads(page.get_by_test_id("bpe-ids").text_content())
             assert shown == tiktoken.get_encoding("o200k_base").encode_ordinary(text)
-        finally:
-            context.close()
         assert watch.problems == []

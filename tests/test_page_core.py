@@ -22,7 +22,7 @@ import pytest
 
 import tokenizers
 
-from web_env import ARTIFACTS, ROOT, chromium, load_script, served
+from web_env import ARTIFACTS, LONGTASK_SCRIPT, ROOT, Watch, chromium, load_script, served
 
 DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
@@ -36,11 +36,7 @@ window.__csp = [];
 document.addEventListener("securitypolicyviolation", (e) => {
   window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
 });
-window.__longtasks = [];
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) window.__longtasks.push({start: e.startTime, ms: e.duration});
-}).observe({type: "longtask", buffered: true});
-"""
+""" + LONGTASK_SCRIPT
 
 
 
@@ -67,24 +63,6 @@ def bert(lowercase=True):
     tok.no_padding()
     tok.no_truncation()
     return tok
-
-
-class Watch:
-    """Console errors (the page's and its workers'), page errors, failed requests, dialogs."""
-
-    def __init__(self, page):
-        self.problems: list[str] = []
-        self.dialogs: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
-
-        def dialog(d):
-            self.dialogs.append(f"{d.type} {d.message}")
-            d.dismiss()
-
-        page.on("dialog", dialog)
 
 
 def wait_ready(page):
@@ -158,7 +136,7 @@ def test_the_core_survives_a_panic(browser, base_url):
         assert csp_violations(page) == []
     finally:
         context.close()
-    assert watch.problems == [] and watch.dialogs == []
+    assert watch.problems == []  # dialogs included
 
 
 # ------------------------------------------------------------------------------ the memory
@@ -303,7 +281,7 @@ def test_csp_holds_and_hostile_links_open_nothing(browser, base_url):
         assert csp_violations(page) == []
     finally:
         context.close()
-    assert watch.problems == [] and watch.dialogs == []
+    assert watch.problems == []  # dialogs included
 
 
 # ----------------------------------------------------------------------------- load times

@@ -17,6 +17,15 @@ DIST = ROOT / "dist"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
+# An init script: collects long tasks (>50 ms on the main thread) from the very start of a page.
+LONGTASK_SCRIPT = """
+window.__longtasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longtasks.push({start: e.startTime, ms: e.duration});
+}).observe({type: "longtask", buffered: true});
+"""
+
+
 def require_dist(path: Path = DIST / "index.html") -> None:
     if not path.exists():
         pytest.fail(f"{path} is missing: run ./build.sh build", pytrace=False)
@@ -62,3 +71,24 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+class Watch:
+    """What went wrong on a page: console errors (the page's and its workers'), page errors,
+    failed requests, HTTP errors and dialogs (dismissed), in `problems`; and every URL it
+    requested, in `requests`."""
+
+    def __init__(self, page):
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
+        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+        def dialog(d):
+            self.problems.append(f"dialog: {d.type} {d.message}")
+            d.dismiss()
+
+        page.on("dialog", dialog)

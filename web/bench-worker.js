@@ -15,7 +15,7 @@
 // tokenizer: "bert" (bert-base-uncased) or "o200k" (o200k_base); op: "encode" or "normalize".
 
 import { loadBuiltinBpe } from "./bpe-files.js";
-import { hashOutputs } from "./bench-hash.js";
+import { answerMessages, corpusLoader, hashOutputs, timePasses } from "./bench-hash.js";
 
 const FAST = ["simd", "page_cache", "lazy_output", "fused"];
 
@@ -31,7 +31,7 @@ const CONFIGS = {
 
 const cores = new Map(); // pkg -> glue module
 const tokenizers = new Map(); // "tokenizer/config" -> instance
-const corpora = new Map(); // corpus -> {docs, bytes}
+const corpus = corpusLoader(new URL("data/bench/", import.meta.url));
 let bertJson = null;
 
 async function core(pkg) {
@@ -75,19 +75,6 @@ async function tokenizerFor(tokenizer, name) {
   return tok;
 }
 
-async function corpus(name) {
-  if (!corpora.has(name)) {
-    // Only names from the slice index: the name becomes part of a URL.
-    if (!/^[a-z0-9_-]+$/.test(name)) throw new Error(`bad corpus name ${name}`);
-    const r = await fetch(new URL(`data/bench/${name}.json`, import.meta.url));
-    if (!r.ok) throw new Error(`corpus ${name}: HTTP ${r.status}`);
-    const docs = await r.json();
-    const enc = new TextEncoder();
-    corpora.set(name, { docs, bytes: docs.reduce((n, d) => n + enc.encode(d).length, 0) });
-  }
-  return corpora.get(name);
-}
-
 // One pass: the function that processes one document, for the timed loop.
 function passFn(tokenizer, tok, op) {
   if (op === "normalize") {
@@ -117,30 +104,9 @@ const handlers = {
   async time({ tokenizer, config, corpus: name, op, minMs }) {
     const tok = await tokenizerFor(tokenizer, config);
     const { docs, bytes } = await corpus(name);
-    const f = passFn(tokenizer, tok, op);
-    let passes = 0;
-    let sink = 0;
-    const t0 = performance.now();
-    let ms;
-    for (;;) {
-      for (const d of docs) {
-        const r = f(d);
-        sink += typeof r === "number" ? r : r.length;
-      }
-      passes++;
-      ms = performance.now() - t0;
-      if (ms >= minMs) break;
-    }
+    const { ms, passes, sink } = timePasses(docs, passFn(tokenizer, tok, op), minMs);
     return { ms, passes, bytes, sink };
   },
 };
 
-self.onmessage = async (event) => {
-  const { id, type, ...args } = event.data;
-  try {
-    const result = await handlers[type](args);
-    self.postMessage({ id, ok: true, result });
-  } catch (err) {
-    self.postMessage({ id, ok: false, error: String(err?.message ?? err) });
-  }
-};
+answerMessages(handlers);

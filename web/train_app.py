@@ -268,20 +268,28 @@ async def on_ex1(_event):
     render("ex1-box", tv.render_exercise1(ex1_merges))
 
 
-async def on_ex2(_event):
-    en, ru = await bundled("parallel-en"), await bundled("parallel-ru")
-    names = [k for k, _ in tv.FERTILITY]
-    box = by_id("ex2-status")
-    by_id("ex2-run").disabled = True
+async def exercise_request(n, kind, texts):
+    """The references' answer for exercise n: `kind` ("counts" or "spans") of `texts` by every
+    tokenizer of the table; its Run button is disabled meanwhile and its status says what
+    loads. Returns (status box, answer)."""
+    box = by_id(f"ex{n}-status")
+    button = by_id(f"ex{n}-run")
+    button.disabled = True
 
     def progress(p):
         if getattr(p, "loading", None):
             box.textContent = f"loading {p.loading}…"
 
     try:
-        counts = to_py(await request("counts", progress, names=names, texts=js_obj({"en": en, "ru": ru}), slot="main"))
+        names = [k for k, _ in tv.FERTILITY]
+        return box, to_py(await request(kind, progress, names=names, texts=js_obj(texts), slot="main"))
     finally:
-        by_id("ex2-run").disabled = False
+        button.disabled = False
+
+
+async def on_ex2(_event):
+    en, ru = await bundled("parallel-en"), await bundled("parallel-ru")
+    box, counts = await exercise_request(2, "counts", {"en": en, "ru": ru})
     n_words = {"en": tv.words(en), "ru": tv.words(ru)}
     box.textContent = "" if "trained" in counts else "Train a tokenizer above to add it to the table."
     by_id("ex2-box").dataset.ready = "1"
@@ -289,19 +297,7 @@ async def on_ex2(_event):
 
 
 async def on_ex3(_event):
-    names = [k for k, _ in tv.FERTILITY]
-    box = by_id("ex3-status")
-    by_id("ex3-run").disabled = True
-
-    def progress(p):
-        if getattr(p, "loading", None):
-            box.textContent = f"loading {p.loading}…"
-
-    try:
-        spans = to_py(await request("spans", progress, names=names, texts=js_obj({"code": tv.INDENT_SNIPPET}),
-                                    slot="main"))
-    finally:
-        by_id("ex3-run").disabled = False
+    box, spans = await exercise_request(3, "spans", {"code": tv.INDENT_SNIPPET})
     box.textContent = ""
     table = tv.indent_table({k: [tuple(t) for t in v["code"]] for k, v in spans.items()})
     render("ex3-box", tv.render_indent(table))

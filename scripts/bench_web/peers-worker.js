@@ -9,7 +9,7 @@
 
 // Each peer is imported only when first used (esbuild splits them into their own chunks):
 // parsing all of them up front takes long, and their load time is not what is measured.
-import { hashOutputs } from "../../web/bench-hash.js";
+import { answerMessages, corpusLoader, hashOutputs, timePasses } from "../../web/bench-hash.js";
 
 const here = (p) => new URL(p, import.meta.url).href;
 const VERSIONS = __PEER_VERSIONS__; // filled in by esbuild --define
@@ -70,7 +70,7 @@ const PEERS = [
 ];
 
 const made = new Map();
-const corpora = new Map();
+const corpus = corpusLoader(here("../data/bench/"));
 
 async function encoder(name) {
   if (!made.has(name)) {
@@ -79,18 +79,6 @@ async function encoder(name) {
     made.set(name, await p.make());
   }
   return made.get(name);
-}
-
-async function corpus(name) {
-  if (!corpora.has(name)) {
-    if (!/^[a-z0-9_-]+$/.test(name)) throw new Error(`bad corpus name ${name}`);
-    const r = await fetch(here(`../data/bench/${name}.json`));
-    if (!r.ok) throw new Error(`corpus ${name}: HTTP ${r.status}`);
-    const docs = await r.json();
-    const enc = new TextEncoder();
-    corpora.set(name, { docs, bytes: docs.reduce((n, d) => n + enc.encode(d).length, 0) });
-  }
-  return corpora.get(name);
 }
 
 const handlers = {
@@ -110,26 +98,9 @@ const handlers = {
   async time({ config, corpus: name, minMs }) {
     const f = await encoder(config);
     const { docs, bytes } = await corpus(name);
-    let passes = 0;
-    let sink = 0;
-    const t0 = performance.now();
-    let ms;
-    for (;;) {
-      for (const d of docs) sink += f(d).length;
-      passes++;
-      ms = performance.now() - t0;
-      if (ms >= minMs) break;
-    }
+    const { ms, passes, sink } = timePasses(docs, f, minMs);
     return { ms, passes, bytes, sink };
   },
 };
 
-self.onmessage = async (event) => {
-  const { id, type, ...args } = event.data;
-  try {
-    const result = await handlers[type](args);
-    self.postMessage({ id, ok: true, result });
-  } catch (err) {
-    self.postMessage({ id, ok: false, error: String(err?.message ?? err) });
-  }
-};
+answerMessages(handlers);

@@ -80,6 +80,7 @@ static BLOCK_FLAGS: [u8; BLOCKS.len()] = {
 /// `s` must be valid UTF-8 and `i` a char boundary below `s.len()` (callers slice a `&str`).
 #[inline(always)]
 pub fn at(s: &[u8], i: usize) -> (u8, usize) {
+    super::cost::add(1);
     let b0 = s[i];
     if b0 < 0x80 {
         return (ASCII_FLAGS[b0 as usize], 1);

@@ -25,6 +25,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::cost;
 use super::table::{merge_id, merge_rank, Merge, PairTable, NO_MERGE};
 
 /// Pieces with at least this many parts go to [`merge_layers`].
@@ -60,6 +61,7 @@ pub fn merge_scan(pairs: &PairTable, parts: &mut Vec<u32>, ranks: &mut Vec<Merge
     ranks.clear();
     ranks.extend(parts.windows(2).map(|w| pairs.get(w[0], w[1])));
     loop {
+        cost::add(ranks.len());
         // Packed merges compare by rank first; equal ranks come from the same merge and thus
         // the same merged id, so strict `<` keeps the leftmost of a tie.
         let mut best = NO_MERGE;
@@ -110,7 +112,9 @@ pub fn merge_heap(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
             .map(|(i, m)| key(m, i)),
     );
     let mut heap = BinaryHeap::from(heap);
+    cost::add(n);
     while let Some(Reverse(k)) = heap.pop() {
+        cost::add(1);
         let pos = k as u32 as usize;
         let rank = (k >> 32) as u32;
         let right = s.next[pos];
@@ -229,6 +233,7 @@ pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     s.prev.clear();
     s.prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
     s.prev[0] = NONE;
+    cost::add(n);
     let layers = &mut s.layers;
     layers.clear();
     for i in 0..n - 1 {
@@ -247,6 +252,7 @@ pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
         }
         // Positions arrive in order within a pass, out of order across passes.
         todo.sort_unstable();
+        cost::add(todo.len());
         let mut k = 0;
         while k < todo.len() {
             let pos = todo[k] as usize;
@@ -444,23 +450,27 @@ mod tests {
     #[test]
     fn long_runs_are_not_quadratic() {
         // Runs of equal bytes: every merge of the run has the same rank, the worst case for a
-        // scan (100,000 bytes would be ~10^10 steps). Ten times the input must cost far less
-        // than a hundred times the time (n log n: ~12x). Compared as a ratio of best-of-three
-        // times, so a loaded machine slows both sides alike.
+        // scan (100,000 bytes would be ~10^10 steps). Measured in units of work (super::cost),
+        // not time, so load cannot fail it: a few units a byte, and ten times the input about
+        // ten times the work (a quadratic merge: a hundred times).
         let t = toy();
-        let best = |n: usize| {
-            (0..3)
-                .map(|_| {
-                    let mut p = vec![0u32; n];
-                    let start = std::time::Instant::now();
-                    merge_layers(&t, &mut p, &mut Scratch::default());
-                    let took = start.elapsed().as_secs_f64();
-                    assert_eq!(p, vec![4; n / 4]);
-                    took
-                })
-                .fold(f64::INFINITY, f64::min)
-        };
-        let (small, large) = (best(10_000), best(100_000));
-        assert!(large / small < 40.0, "10x the input took {:.1}x the time ({small:?} s, {large:?} s)", large / small);
+        let merges: [(&str, fn(&PairTable, &mut Vec<u32>, &mut Scratch)); 3] =
+            [("merge", merge), ("merge_layers", merge_layers), ("merge_heap", merge_heap)];
+        for (name, f) in merges {
+            let work = |n: usize| {
+                let mut p = vec![0u32; n];
+                let ((), units) = cost::of(|| f(&t, &mut p, &mut Scratch::default()));
+                assert_eq!(p, vec![4; n / 4], "{name}");
+                units
+            };
+            let (small, large) = (work(10_000), work(100_000));
+            assert!(large <= 8 * 100_000, "{name}: {large} units for 100,000 bytes");
+            assert!(large <= 12 * small, "{name}: 10x the input took {large} / {small} units");
+        }
+        // The count sees a quadratic merge: the scan on a run.
+        let mut p = vec![0u32; 2_000];
+        let ((), units) = cost::of(|| merge_scan(&t, &mut p, &mut Vec::new()));
+        assert_eq!(p, vec![4; 500]);
+        assert!(units >= 2_000 * 2_000 / 4, "{units}");
     }
 }

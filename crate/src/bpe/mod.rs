@@ -28,6 +28,7 @@
 pub mod added;
 pub mod chat;
 mod cache;
+mod cost;
 pub mod classes;
 #[rustfmt::skip]
 mod classes_table;

@@ -241,6 +241,7 @@ fn class_bits(w: u64, class: AsciiClass) -> u64 {
 #[inline(always)]
 fn ascii_run(s: &[u8], mut i: usize, class: AsciiClass) -> usize {
     while i + 8 <= s.len() {
+        super::cost::add(8);
         let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
         let out = !class_bits(w, class) & HIGH;
         if out != 0 {
@@ -249,6 +250,7 @@ fn ascii_run(s: &[u8], mut i: usize, class: AsciiClass) -> usize {
         i += 8;
     }
     while i < s.len() && class_bits(s[i] as u64, class) & 0x80 != 0 {
+        super::cost::add(1);
         i += 1;
     }
     i
