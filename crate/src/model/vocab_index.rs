@@ -22,7 +22,7 @@ pub fn hash(bytes: &[u8]) -> u64 {
 /// Byte equality for the short keys of a vocabulary, inline (no call into libc's memcmp,
 /// whose set-up costs more than comparing a few bytes).
 #[inline(always)]
-fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
