@@ -26,7 +26,8 @@ const PAD: usize = crate::model::vocab_index::SHORT;
 
 impl Default for Word {
     fn default() -> Self {
-        Word { bytes: vec![0; 64], len: 0, n_chars: 0, runs: Vec::new() }
+        // No allocation until the first push (a default Word stands in for taken scratch).
+        Word { bytes: Vec::new(), len: 0, n_chars: 0, runs: Vec::new() }
     }
 }
 
@@ -134,7 +135,7 @@ impl Word {
 
     #[cold]
     fn grow(&mut self, need: usize) {
-        self.bytes.resize(need.max(2 * self.bytes.len()), 0);
+        self.bytes.resize(need.max(2 * self.bytes.len()).max(64), 0);
     }
 
     #[inline(always)]
