@@ -419,3 +419,40 @@ pub fn for_each_word(
     flush!();
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_small_copies_every_length_and_nothing_more() {
+        let src: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(29) ^ 0x5A).collect();
+        for n in 0..=src.len() {
+            for at in 0..4 {
+                let mut dst = vec![0xEEu8; 48];
+                copy_small(&mut dst[at..], &src[..n]);
+                assert_eq!(&dst[at..at + n], &src[..n], "n {n}");
+                assert!(dst[..at].iter().chain(&dst[at + n..]).all(|&b| b == 0xEE), "n {n}: wrote outside");
+            }
+        }
+    }
+
+    #[test]
+    fn a_reused_word_keeps_its_padding() {
+        let mut w = Word::default();
+        for round in 0..3 {
+            let long = "x".repeat(100 * (round + 1));
+            w.push_bytes(long.as_bytes());
+            w.n_chars = long.len() as u32;
+            let v = w.view();
+            assert_eq!(&v.padded[..v.len], long.as_bytes());
+            assert!(v.padded.len() >= v.len + PAD);
+            w.clear();
+            w.push('é', 0);
+            let v = w.view();
+            assert_eq!(v.text(), "é");
+            assert!(v.padded.len() >= v.len + PAD);
+            w.clear();
+        }
+    }
+}
