@@ -799,15 +799,17 @@ impl Tokenizer {
         enc: &mut Encoding,
         word_idx: u32,
     ) {
-        if self.model.ids_name_tokens {
+        subs.clear();
+        let unk = if self.model.ids_name_tokens {
             if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
                 let off = (wd.orig.at(0), wd.orig.at(wd.n_chars - 1) + 1);
                 enc.push_token(id, None, off, Some(word_idx));
                 return;
             }
-        }
-        subs.clear();
-        let unk = self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs);
+            self.model.tokenize_cached_not_whole(wc, wd.padded, wd.len, wd.n_chars, subs)
+        } else {
+            self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs)
+        };
         for s in subs.iter() {
             let off = (wd.orig.at(s.char_start), wd.orig.at(s.char_end - 1) + 1);
             if unk {
@@ -1042,11 +1044,7 @@ impl Tokenizer {
                     ids.push(id);
                     return;
                 }
-                subs.clear();
-                self.model.tokenize_cached(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, subs);
-                for s in subs.iter() {
-                    ids.push(s.id);
-                }
+                self.model.ids_not_whole(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, subs, ids);
             })
         });
         if r.is_err() {

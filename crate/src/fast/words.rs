@@ -9,8 +9,9 @@ use super::{FastPaths, Stats};
 use crate::normalizer::charmap::{self, Action, PageCache};
 use crate::simd::Kernel;
 
-/// A word being assembled: its bytes (followed by 16 zero bytes, so that the model can
-/// load keys as whole machine words) and where each char came from, kept as runs:
+/// A word being assembled: its bytes (`bytes[..len]`, always followed by at least 16 more
+/// bytes of any value, so that the model can load keys as whole machine words; the buffer
+/// only grows, so no word pays for padding) and where each char came from, kept as runs:
 /// `(k, o)` means the word's char `k` came from input char `o`, char `k + 1` from `o + 1`,
 /// and so on until the next run. An ASCII word is one run, whatever its length.
 #[derive(Debug)]
@@ -25,7 +26,34 @@ const PAD: usize = crate::model::vocab_index::SHORT;
 
 impl Default for Word {
     fn default() -> Self {
+        // No allocation until the first push (a default Word stands in for taken scratch).
         Word { bytes: Vec::new(), len: 0, n_chars: 0, runs: Vec::new() }
+    }
+}
+
+/// Copies `src` to the start of `dst` (`dst.len() >= src.len()`). Words and runs are mostly
+/// a few bytes long: two overlapping loads and stores copy them without a call into memcpy.
+#[inline(always)]
+fn copy_small(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    if n >= 8 {
+        if n <= 16 {
+            let a = u64::from_ne_bytes(src[..8].try_into().unwrap());
+            let b = u64::from_ne_bytes(src[n - 8..].try_into().unwrap());
+            dst[..8].copy_from_slice(&a.to_ne_bytes());
+            dst[n - 8..n].copy_from_slice(&b.to_ne_bytes());
+        } else {
+            dst[..n].copy_from_slice(src);
+        }
+    } else if n >= 4 {
+        let a = u32::from_ne_bytes(src[..4].try_into().unwrap());
+        let b = u32::from_ne_bytes(src[n - 4..].try_into().unwrap());
+        dst[..4].copy_from_slice(&a.to_ne_bytes());
+        dst[n - 4..n].copy_from_slice(&b.to_ne_bytes());
+    } else if n > 0 {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
     }
 }
 
@@ -72,10 +100,10 @@ impl WordView<'_> {
 }
 
 impl Word {
-    /// The finished word, padded for the model (the padding is added here, once, rather
-    /// than kept up on every push).
-    fn view(&mut self) -> WordView<'_> {
-        self.bytes.resize(self.len + PAD, 0);
+    /// The finished word; `bytes` always holds PAD bytes past it.
+    #[inline(always)]
+    fn view(&self) -> WordView<'_> {
+        debug_assert!(self.bytes.len() >= self.len + PAD);
         WordView { padded: &self.bytes, len: self.len, n_chars: self.n_chars as usize, orig: Orig::Runs(&self.runs) }
     }
 
@@ -97,10 +125,23 @@ impl Word {
         }
     }
 
-    /// While a word is built, `bytes` holds exactly its `len` bytes.
+    /// Makes room for `n` more bytes and the padding after them.
+    #[inline(always)]
+    fn reserve(&mut self, n: usize) {
+        if self.len + n + PAD > self.bytes.len() {
+            self.grow(self.len + n + PAD);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, need: usize) {
+        self.bytes.resize(need.max(2 * self.bytes.len()).max(64), 0);
+    }
+
     #[inline(always)]
     fn push_bytes(&mut self, b: &[u8]) {
-        self.bytes.extend_from_slice(b);
+        self.reserve(b.len());
+        copy_small(&mut self.bytes[self.len..], b);
         self.len += b.len();
     }
 
@@ -108,7 +149,8 @@ impl Word {
     fn push(&mut self, c: char, orig: u32) {
         self.align(orig);
         if (c as u32) < 0x80 {
-            self.bytes.push(c as u8);
+            self.reserve(1);
+            self.bytes[self.len] = c as u8;
             self.len += 1;
         } else {
             let mut buf = [0u8; 4];
@@ -142,7 +184,6 @@ impl Word {
 
     fn clear(&mut self) {
         self.len = 0;
-        self.bytes.clear();
         self.runs.clear();
         self.n_chars = 0;
     }
@@ -329,9 +370,12 @@ pub fn for_each_word(
                     flush_run!();
                     match kind {
                         charmap::PUNCT | charmap::ISOLATED => {
+                            // A word of one char (each CJK char is one): straight to the
+                            // model from a padded copy, without the word buffer.
                             flush!();
-                            w.push_run(&bytes[i..i + n], ci, 1);
-                            flush!();
+                            let mut one = [0u8; 4 + PAD];
+                            one[..n].copy_from_slice(&bytes[i..i + n]);
+                            emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci) });
                         }
                         charmap::SPACE => flush!(),
                         charmap::DELETED => {}
@@ -374,4 +418,41 @@ pub fn for_each_word(
     }
     flush!();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_small_copies_every_length_and_nothing_more() {
+        let src: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(29) ^ 0x5A).collect();
+        for n in 0..=src.len() {
+            for at in 0..4 {
+                let mut dst = vec![0xEEu8; 48];
+                copy_small(&mut dst[at..], &src[..n]);
+                assert_eq!(&dst[at..at + n], &src[..n], "n {n}");
+                assert!(dst[..at].iter().chain(&dst[at + n..]).all(|&b| b == 0xEE), "n {n}: wrote outside");
+            }
+        }
+    }
+
+    #[test]
+    fn a_reused_word_keeps_its_padding() {
+        let mut w = Word::default();
+        for round in 0..3 {
+            let long = "x".repeat(100 * (round + 1));
+            w.push_bytes(long.as_bytes());
+            w.n_chars = long.len() as u32;
+            let v = w.view();
+            assert_eq!(&v.padded[..v.len], long.as_bytes());
+            assert!(v.padded.len() >= v.len + PAD);
+            w.clear();
+            w.push('é', 0);
+            let v = w.view();
+            assert_eq!(v.text(), "é");
+            assert!(v.padded.len() >= v.len + PAD);
+            w.clear();
+        }
+    }
 }

@@ -22,7 +22,7 @@ pub fn hash(bytes: &[u8]) -> u64 {
 /// Byte equality for the short keys of a vocabulary, inline (no call into libc's memcmp,
 /// whose set-up costs more than comparing a few bytes).
 #[inline(always)]
-fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -174,9 +174,23 @@ pub fn load_short(padded: &[u8], at: usize, len: usize) -> (u64, u64) {
     let w = &padded[at..at + SHORT];
     let k0 = u64::from_le_bytes(w[..8].try_into().unwrap());
     let k1 = u64::from_le_bytes(w[8..].try_into().unwrap());
-    let keep = |bytes: usize| if bytes >= 8 { u64::MAX } else { (1u64 << (8 * bytes)) - 1 };
-    (k0 & keep(len), k1 & keep(len.saturating_sub(8)))
+    let (m0, m1) = SHORT_MASKS[len];
+    (k0 & m0, k1 & m1)
 }
+
+/// The masks that keep the first `len` bytes of two little-endian words, by `len` (one
+/// load instead of two shifts and branches per key).
+static SHORT_MASKS: [(u64, u64); SHORT + 1] = {
+    let mut t = [(0u64, 0u64); SHORT + 1];
+    let mut len = 0;
+    while len <= SHORT {
+        let m0 = if len >= 8 { u64::MAX } else { (1u64 << (8 * len)) - 1 };
+        let m1 = if len >= 16 { u64::MAX } else if len <= 8 { 0 } else { (1u64 << (8 * (len - 8))) - 1 };
+        t[len] = (m0, m1);
+        len += 1;
+    }
+    t
+};
 
 #[inline(always)]
 fn mix(k0: u64, k1: u64, len: usize) -> u64 {
@@ -252,6 +266,20 @@ impl ShortIndex {
 #[cfg(test)]
 mod short_tests {
     use super::*;
+
+    #[test]
+    fn load_short_keeps_exactly_len_bytes() {
+        let buf: Vec<u8> = (1..=40u8).map(|b| b.wrapping_mul(37) | 0x80).collect();
+        for at in 0..8 {
+            for len in 0..=SHORT {
+                let mut want = [0u8; SHORT];
+                want[..len].copy_from_slice(&buf[at..at + len]);
+                let (k0, k1) = load_short(&buf, at, len);
+                assert_eq!(k0, u64::from_le_bytes(want[..8].try_into().unwrap()), "len {len}");
+                assert_eq!(k1, u64::from_le_bytes(want[8..].try_into().unwrap()), "len {len}");
+            }
+        }
+    }
 
     #[test]
     fn short_keys_round_trip_and_prefixes_miss() {

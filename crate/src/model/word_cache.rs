@@ -36,6 +36,8 @@ pub struct WordCache {
     slots: Vec<Slot>,
     keys: Vec<u8>,
     subs: Vec<SubToken>,
+    /// `subs[i].id` for every i: the ids-only path copies a word's ids in one go.
+    ids: Vec<u32>,
     entries: usize,
 }
 
@@ -72,6 +74,7 @@ impl WordCache {
         }
         self.keys.clear();
         self.subs.clear();
+        self.ids.clear();
         self.entries = 0;
     }
 
@@ -80,9 +83,9 @@ impl WordCache {
         self.slots.len() - 1
     }
 
-    /// The sub-tokens of `word` (whose hash is `h`) and whether it became the unk token.
-    #[inline]
-    pub fn get(&self, h: u64, word: &[u8]) -> Option<(&[SubToken], bool)> {
+    /// The slot of `word` (whose hash is `h`).
+    #[inline(always)]
+    fn find(&self, h: u64, word: &[u8]) -> Option<&Slot> {
         let mut i = h as usize & self.mask();
         loop {
             let s = &self.slots[i];
@@ -90,13 +93,27 @@ impl WordCache {
                 return None;
             }
             if s.hash == h && s.key_len as usize == word.len() {
+                // Compared a machine word at a time, inline (keys are short: a call into
+                // memcmp costs more than the comparison).
                 let k = &self.keys[s.key_start as usize..s.key_start as usize + word.len()];
-                if k == word {
-                    return Some((&self.subs[s.sub_start as usize..(s.sub_start + s.sub_len) as usize], s.unk));
+                if super::vocab_index::eq_bytes(k, word) {
+                    return Some(s);
                 }
             }
             i = (i + 1) & self.mask();
         }
+    }
+
+    /// The sub-tokens of `word` (whose hash is `h`) and whether it became the unk token.
+    #[inline]
+    pub fn get(&self, h: u64, word: &[u8]) -> Option<(&[SubToken], bool)> {
+        self.find(h, word).map(|s| (&self.subs[s.sub_start as usize..(s.sub_start + s.sub_len) as usize], s.unk))
+    }
+
+    /// The ids of `word`'s sub-tokens (whose hash is `h`).
+    #[inline]
+    pub fn get_ids(&self, h: u64, word: &[u8]) -> Option<&[u32]> {
+        self.find(h, word).map(|s| &self.ids[s.sub_start as usize..(s.sub_start + s.sub_len) as usize])
     }
 
     /// Records `word` (hash `h`, not yet present) → `subs`.
@@ -117,6 +134,7 @@ impl WordCache {
         };
         self.keys.extend_from_slice(word);
         self.subs.extend_from_slice(subs);
+        self.ids.extend(subs.iter().map(|s| s.id));
         self.place(slot);
         self.entries += 1;
     }
@@ -182,6 +200,7 @@ mod tests {
             c.insert(h, w.as_bytes(), &subs, i % 3 == 0);
             let (got, unk) = c.get(h, w.as_bytes()).unwrap();
             assert_eq!((got, unk), (&subs[..], i % 3 == 0));
+            assert_eq!(c.get_ids(h, w.as_bytes()), Some(&[i as u32][..]));
         }
         // Cleared once when full: the first words are gone, the last ones are there.
         assert!(c.entries <= MAX_ENTRIES);

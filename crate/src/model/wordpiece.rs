@@ -168,6 +168,62 @@ impl WordPiece {
             out.push(SubToken { id, char_start: 0, char_end: n_chars });
             return false;
         }
+        self.cached_pieces(cache, padded, len, n_chars, out)
+    }
+
+    /// [`WordPiece::tokenize_cached`] for a word that [`WordPiece::whole_word`] did not find
+    /// (the caller asked already, so the probe is not repeated).
+    #[inline]
+    pub fn tokenize_cached_not_whole(
+        &self,
+        cache: Option<&mut WordCache>,
+        padded: &[u8],
+        len: usize,
+        n_chars: usize,
+        out: &mut Vec<SubToken>,
+    ) -> bool {
+        match cache {
+            Some(c) if len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word => {
+                self.cached_pieces(c, padded, len, n_chars, out)
+            }
+            _ => self.tokenize_padded(padded, len, n_chars, out),
+        }
+    }
+
+    /// Appends the ids of a word that [`WordPiece::whole_word`] did not find, through
+    /// `cache`: a word seen before costs one lookup and one copy of its ids. `subs` is
+    /// scratch space.
+    #[inline]
+    pub fn ids_not_whole(
+        &self,
+        cache: Option<&mut WordCache>,
+        padded: &[u8],
+        len: usize,
+        n_chars: usize,
+        subs: &mut Vec<SubToken>,
+        ids: &mut Vec<u32>,
+    ) {
+        subs.clear();
+        match cache {
+            Some(c) if len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word => {
+                let h = word_cache::hash(padded, len);
+                if let Some(got) = c.get_ids(h, &padded[..len]) {
+                    ids.extend_from_slice(got);
+                    return;
+                }
+                let unk = self.tokenize_pieces(padded, len, n_chars, subs);
+                c.insert(h, &padded[..len], subs, unk);
+            }
+            _ => {
+                self.tokenize_padded(padded, len, n_chars, subs);
+            }
+        }
+        ids.extend(subs.iter().map(|s| s.id));
+    }
+
+    /// The cache lookup, and on a miss the piece-by-piece match recorded in the cache.
+    #[inline(always)]
+    fn cached_pieces(&self, cache: &mut WordCache, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
         let h = word_cache::hash(padded, len);
         if let Some((subs, unk)) = cache.get(h, &padded[..len]) {
             out.extend_from_slice(subs);
