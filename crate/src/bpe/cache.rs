@@ -1,9 +1,11 @@
-//! A cache of merged pieces: piece bytes → the ids merging gave.
+//! A cache of pieces: piece bytes → their ids.
 //!
 //! Merging is the expensive step (each pair lookup may miss the CPU caches: the pair table of
 //! o200k is 16 MB), and real text repeats its words, so a piece that had to be merged once is
-//! remembered. Pieces that are tokens by themselves never get here: one vocabulary probe
-//! already answers them.
+//! remembered. Pieces that are tokens by themselves are remembered too (as their one id): the
+//! cache is asked first, and a hit is one probe of one 32-byte entry, where the vocabulary
+//! lookup it replaces takes two dependent loads (hot table, then the id's key) or a probe of
+//! the 8 MB full table.
 //!
 //! One cache per thread and tokenizer (see `BpeTokenizer::with_scratch`), so there is no
 //! locking; it is cleared when it grows past its bounds, which keeps memory flat on text
@@ -110,6 +112,44 @@ impl PieceCache {
                 }
             }
             i = (i + 1) & self.mask();
+        }
+    }
+
+    /// Appends the ids stored for `piece` to `out` and returns true, or returns false when it
+    /// is not stored ([`PieceCache::get`]'s arguments).
+    #[inline(always)]
+    pub fn get_into(&self, piece: &[u8], hash: u64, short: u64, out: &mut Vec<u32>) -> bool {
+        let n = piece.len();
+        if n > INLINE_PIECE || self.slots.is_empty() {
+            return match self.get(piece, hash, short) {
+                Some(ids) => {
+                    out.extend_from_slice(ids);
+                    true
+                }
+                None => false,
+            };
+        }
+        let key = if n <= 8 { [short, 0] } else { inline_key(piece) };
+        let mask = self.mask();
+        let mut i = hash as usize & mask;
+        loop {
+            let e = &self.slots[i];
+            if e.piece_len as usize == n && e.key == key {
+                let k = e.ids_len as usize;
+                if k == 1 {
+                    out.push(e.ids[0]);
+                } else if k <= INLINE_IDS {
+                    out.extend_from_slice(&e.ids[..k]);
+                } else {
+                    let s = e.ids[0] as usize;
+                    out.extend_from_slice(&self.ids[s..s + k]);
+                }
+                return true;
+            }
+            if e.piece_len == 0 {
+                return false;
+            }
+            i = (i + 1) & mask;
         }
     }
 

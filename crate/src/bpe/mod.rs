@@ -148,8 +148,6 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 struct Work {
     merge: Scratch,
     cache: PieceCache,
-    /// Pre-tokens found but not yet encoded: (start, end, hash, short key), see [`PieceKey`].
-    batch: Vec<(u32, u32, PieceKey)>,
 }
 
 /// What the lookups of a pre-token need, computed once when it is found: its
@@ -373,37 +371,42 @@ impl BpeTokenizer {
 
     /// Normalizes, pre-tokenizes and merges one segment of ordinary text.
     ///
-    /// Pre-tokens are found in batches of [`BATCH`]: each one's vocabulary and piece-cache
-    /// slots are prefetched when it is found, and the batch is encoded after, so the slots'
-    /// cache misses overlap instead of stalling one after the other.
+    /// Pre-tokens are found in batches of [`BATCH`]: each one's piece-cache slot is prefetched
+    /// when it is found, and the batch is encoded after, so the slots' cache misses overlap
+    /// instead of stalling one after the other. The batch lives on the stack and its encoding
+    /// is a function of its own, which keeps the matcher's per-pre-token step small enough to
+    /// be inlined into the matcher's loop.
     fn encode_segment(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
         if segment.is_empty() {
             return;
         }
         let text = self.normalize(segment);
         let bytes = text.as_bytes();
-        let mut batch = std::mem::take(&mut w.batch);
-        batch.clear();
-        self.pattern.for_each(&text, |a, b| {
+        let mut batch = [(0u32, 0u32, PieceKey { hash: 0, short: 0 }); BATCH];
+        let mut n = 0;
+        self.pattern.for_each(&text, #[inline(always)] |a, b| {
             let piece = &bytes[a..b];
             // A single byte needs no hash: it is looked up by value.
             let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
             if piece.len() > 1 {
-                self.model.vocab.prefetch(key.hash, piece.len());
                 w.cache.prefetch(key.hash);
             }
-            batch.push((a as u32, b as u32, key));
-            if batch.len() == BATCH {
-                for &(a, b, k) in &batch {
-                    self.encode_piece(&bytes[a as usize..b as usize], k, out, w);
-                }
-                batch.clear();
+            batch[n] = (a as u32, b as u32, key);
+            n += 1;
+            if n == BATCH {
+                self.encode_pieces(bytes, &batch, out, w);
+                n = 0;
             }
         });
-        for &(a, b, k) in &batch {
+        self.encode_pieces(bytes, &batch[..n], out, w);
+    }
+
+    /// Encodes a batch of pre-tokens of `bytes`: (start, end, key) each.
+    #[inline(never)]
+    fn encode_pieces(&self, bytes: &[u8], batch: &[(u32, u32, PieceKey)], out: &mut Vec<u32>, w: &mut Work) {
+        for &(a, b, k) in batch {
             self.encode_piece(&bytes[a as usize..b as usize], k, out, w);
         }
-        w.batch = batch;
     }
 
     /// A segment as the pre-tokenizer sees it: NFC as of Unicode 9.0 (Qwen), then the prefix space
@@ -417,12 +420,25 @@ impl BpeTokenizer {
     }
 
     /// Encodes one pre-token whose [`PieceKey`] is `key`.
-    #[inline]
+    ///
+    /// The piece cache is asked first: after a thread's first sight of a piece, whether it was
+    /// a whole token or had to be merged, one probe of one cache line gives its ids.
+    #[inline(always)]
     fn encode_piece(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
         if piece.len() == 1 {
             out.push(self.model.byte_ids[piece[0] as usize]);
             return;
         }
+        if w.cache.get_into(piece, key.hash, key.short, out) {
+            return;
+        }
+        self.encode_piece_uncached(piece, key, out, w);
+    }
+
+    /// [`BpeTokenizer::encode_piece`] for a piece of two or more bytes missing from the cache:
+    /// a whole token, or merged; then remembered.
+    #[inline(never)]
+    fn encode_piece_uncached(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
         let hash = key.hash;
         let found = if piece.len() <= 8 {
             self.model.vocab.get_short(key.short, piece.len(), hash)
@@ -432,12 +448,9 @@ impl BpeTokenizer {
         if let Some(id) = found {
             if self.whole_token_ok(id, piece, &mut w.merge) {
                 out.push(id);
+                w.cache.insert(piece, hash, &[id]);
                 return;
             }
-        }
-        if let Some(ids) = w.cache.get(piece, hash, key.short) {
-            out.extend_from_slice(ids);
-            return;
         }
         let mut parts = std::mem::take(&mut w.merge.parts);
         parts.clear();
