@@ -8,16 +8,18 @@
 //! 2. each remaining segment is normalized (NFC for Qwen; nothing for the others);
 //! 3. the segment is split into pre-tokens by a hand-written matcher for its pattern
 //!    ([`pattern`]), with no regex engine;
-//! 4. each pre-token that is a token by itself is looked up in one probe; the others are
-//!    merged byte pair by byte pair ([`merge`]).
+//! 4. each pre-token is looked up in the piece cache; one seen for the first time is looked
+//!    up in the vocabulary and, when it is not a token by itself, merged byte pair by byte
+//!    pair ([`merge`]).
 //!
-//! Where the time goes, and what keeps it down: a multi-byte pre-token costs a hash and a
-//! table probe, which on a 200k-token vocabulary is a cache miss unless the token is one of
-//! the frequent low-rank ones kept in a small table of their own ([`table::HOT_IDS`]); the
-//! probes of a batch of pre-tokens are prefetched together. A pre-token that is not a token
-//! is merged (a few dozen pair lookups) once per thread and then served from a cache
-//! ([`cache`]). The pair table keeps one pair per token, which is exact (see
-//! [`load::Model::from_ranks`]). Long pieces merge by rank layers ([`merge::merge_layers`]):
+//! Where the time goes, and what keeps it down: each pre-token of two or more bytes is hashed
+//! and looked up in a per-thread piece cache ([`cache`]) that holds whole tokens and merged
+//! pieces alike, so a repeated pre-token costs one probe of one 32-byte entry; the cache slots
+//! of a batch of pre-tokens are prefetched together. A pre-token seen for the first time is
+//! looked up in the vocabulary (one probe, or the small table of frequent low-rank tokens,
+//! [`table::HOT_IDS`]) and, when it is not a token, merged (a few dozen pair lookups). The
+//! pair table keeps one pair per token, which is exact (see [`load::Model::from_ranks`]).
+//! Long pieces merge by rank layers ([`merge::merge_layers`]):
 //! all pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of
 //! linear passes.
 //!
