@@ -234,6 +234,16 @@ mod tests {
         for n in [8, 10, 18, 39] {
             assert_eq!(c.get(&long[..n], hash_bytes(&long[..n]), sk(&long[..n])), None, "{n}");
         }
+        // get_into (the encode path) answers as get does, on hits and misses of every length.
+        for n in [2, 3, 8, 9, 10, 15, 16, 17, 18, 24, 39, 40] {
+            let p = &long[..n];
+            let (h, s) = (hash_bytes(p), sk(p));
+            let mut out = vec![7u32];
+            let hit = c.get_into(p, h, s, &mut out);
+            let want = c.get(p, h, s);
+            assert_eq!(hit, want.is_some(), "{n}");
+            assert_eq!(&out[1..], want.unwrap_or(&[]), "{n}");
+        }
         let mut other = long.clone();
         other[20] ^= 1;
         assert_eq!(c.get(&other[..24], hash_bytes(&long[..24]), sk(&other[..24])), None);
