@@ -1,9 +1,11 @@
-//! A cache of merged pieces: piece bytes → the ids merging gave.
+//! A cache of pieces: piece bytes → their ids.
 //!
 //! Merging is the expensive step (each pair lookup may miss the CPU caches: the pair table of
 //! o200k is 16 MB), and real text repeats its words, so a piece that had to be merged once is
-//! remembered. Pieces that are tokens by themselves never get here: one vocabulary probe
-//! already answers them.
+//! remembered. Pieces that are tokens by themselves are remembered too (as their one id): the
+//! cache is asked first, and a hit is one probe of one 32-byte entry, where the vocabulary
+//! lookup it replaces takes two dependent loads (hot table, then the id's key) or a probe of
+//! the 8 MB full table.
 //!
 //! One cache per thread and tokenizer (see `BpeTokenizer::with_scratch`), so there is no
 //! locking; it is cleared when it grows past its bounds, which keeps memory flat on text
@@ -113,6 +115,44 @@ impl PieceCache {
         }
     }
 
+    /// Appends the ids stored for `piece` to `out` and returns true, or returns false when it
+    /// is not stored ([`PieceCache::get`]'s arguments).
+    #[inline(always)]
+    pub fn get_into(&self, piece: &[u8], hash: u64, short: u64, out: &mut Vec<u32>) -> bool {
+        let n = piece.len();
+        if n > INLINE_PIECE || self.slots.is_empty() {
+            return match self.get(piece, hash, short) {
+                Some(ids) => {
+                    out.extend_from_slice(ids);
+                    true
+                }
+                None => false,
+            };
+        }
+        let key = if n <= 8 { [short, 0] } else { inline_key(piece) };
+        let mask = self.mask();
+        let mut i = hash as usize & mask;
+        loop {
+            let e = &self.slots[i];
+            if e.piece_len as usize == n && e.key == key {
+                let k = e.ids_len as usize;
+                if k == 1 {
+                    out.push(e.ids[0]);
+                } else if k <= INLINE_IDS {
+                    out.extend_from_slice(&e.ids[..k]);
+                } else {
+                    let s = e.ids[0] as usize;
+                    out.extend_from_slice(&self.ids[s..s + k]);
+                }
+                return true;
+            }
+            if e.piece_len == 0 {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Remembers `ids` for `piece` (not already present).
     pub fn insert(&mut self, piece: &[u8], hash: u64, ids: &[u32]) {
         if piece.is_empty() || piece.len() > 1024 || ids.is_empty() || ids.len() > 1024 {
@@ -193,6 +233,16 @@ mod tests {
         }
         for n in [8, 10, 18, 39] {
             assert_eq!(c.get(&long[..n], hash_bytes(&long[..n]), sk(&long[..n])), None, "{n}");
+        }
+        // get_into (the encode path) answers as get does, on hits and misses of every length.
+        for n in [2, 3, 8, 9, 10, 15, 16, 17, 18, 24, 39, 40] {
+            let p = &long[..n];
+            let (h, s) = (hash_bytes(p), sk(p));
+            let mut out = vec![7u32];
+            let hit = c.get_into(p, h, s, &mut out);
+            let want = c.get(p, h, s);
+            assert_eq!(hit, want.is_some(), "{n}");
+            assert_eq!(&out[1..], want.unwrap_or(&[]), "{n}");
         }
         let mut other = long.clone();
         other[20] ^= 1;

@@ -8,16 +8,18 @@
 //! 2. each remaining segment is normalized (NFC for Qwen; nothing for the others);
 //! 3. the segment is split into pre-tokens by a hand-written matcher for its pattern
 //!    ([`pattern`]), with no regex engine;
-//! 4. each pre-token that is a token by itself is looked up in one probe; the others are
-//!    merged byte pair by byte pair ([`merge`]).
+//! 4. each pre-token is looked up in the piece cache; one seen for the first time is looked
+//!    up in the vocabulary and, when it is not a token by itself, merged byte pair by byte
+//!    pair ([`merge`]).
 //!
-//! Where the time goes, and what keeps it down: a multi-byte pre-token costs a hash and a
-//! table probe, which on a 200k-token vocabulary is a cache miss unless the token is one of
-//! the frequent low-rank ones kept in a small table of their own ([`table::HOT_IDS`]); the
-//! probes of a batch of pre-tokens are prefetched together. A pre-token that is not a token
-//! is merged (a few dozen pair lookups) once per thread and then served from a cache
-//! ([`cache`]). The pair table keeps one pair per token, which is exact (see
-//! [`load::Model::from_ranks`]). Long pieces merge by rank layers ([`merge::merge_layers`]):
+//! Where the time goes, and what keeps it down: each pre-token of two or more bytes is hashed
+//! and looked up in a per-thread piece cache ([`cache`]) that holds whole tokens and merged
+//! pieces alike, so a repeated pre-token costs one probe of one 32-byte entry; the cache slots
+//! of a batch of pre-tokens are prefetched together. A pre-token seen for the first time is
+//! looked up in the vocabulary (one probe, or the small table of frequent low-rank tokens,
+//! [`table::HOT_IDS`]) and, when it is not a token, merged (a few dozen pair lookups). The
+//! pair table keeps one pair per token, which is exact (see [`load::Model::from_ranks`]).
+//! Long pieces merge by rank layers ([`merge::merge_layers`]):
 //! all pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of
 //! linear passes.
 //!
@@ -149,8 +151,6 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 struct Work {
     merge: Scratch,
     cache: PieceCache,
-    /// Pre-tokens found but not yet encoded: (start, end, hash, short key), see [`PieceKey`].
-    batch: Vec<(u32, u32, PieceKey)>,
 }
 
 /// What the lookups of a pre-token need, computed once when it is found: its
@@ -374,37 +374,42 @@ impl BpeTokenizer {
 
     /// Normalizes, pre-tokenizes and merges one segment of ordinary text.
     ///
-    /// Pre-tokens are found in batches of [`BATCH`]: each one's vocabulary and piece-cache
-    /// slots are prefetched when it is found, and the batch is encoded after, so the slots'
-    /// cache misses overlap instead of stalling one after the other.
+    /// Pre-tokens are found in batches of [`BATCH`]: each one's piece-cache slot is prefetched
+    /// when it is found, and the batch is encoded after, so the slots' cache misses overlap
+    /// instead of stalling one after the other. The batch lives on the stack and its encoding
+    /// is a function of its own, which keeps the matcher's per-pre-token step small enough to
+    /// be inlined into the matcher's loop.
     fn encode_segment(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
         if segment.is_empty() {
             return;
         }
         let text = self.normalize(segment);
         let bytes = text.as_bytes();
-        let mut batch = std::mem::take(&mut w.batch);
-        batch.clear();
-        self.pattern.for_each(&text, |a, b| {
+        let mut batch = [(0u32, 0u32, PieceKey { hash: 0, short: 0 }); BATCH];
+        let mut n = 0;
+        self.pattern.for_each(&text, #[inline(always)] |a, b| {
             let piece = &bytes[a..b];
             // A single byte needs no hash: it is looked up by value.
             let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
             if piece.len() > 1 {
-                self.model.vocab.prefetch(key.hash, piece.len());
                 w.cache.prefetch(key.hash);
             }
-            batch.push((a as u32, b as u32, key));
-            if batch.len() == BATCH {
-                for &(a, b, k) in &batch {
-                    self.encode_piece(&bytes[a as usize..b as usize], k, out, w);
-                }
-                batch.clear();
+            batch[n] = (a as u32, b as u32, key);
+            n += 1;
+            if n == BATCH {
+                self.encode_pieces(bytes, &batch, out, w);
+                n = 0;
             }
         });
-        for &(a, b, k) in &batch {
+        self.encode_pieces(bytes, &batch[..n], out, w);
+    }
+
+    /// Encodes a batch of pre-tokens of `bytes`: (start, end, key) each.
+    #[inline(never)]
+    fn encode_pieces(&self, bytes: &[u8], batch: &[(u32, u32, PieceKey)], out: &mut Vec<u32>, w: &mut Work) {
+        for &(a, b, k) in batch {
             self.encode_piece(&bytes[a as usize..b as usize], k, out, w);
         }
-        w.batch = batch;
     }
 
     /// A segment as the pre-tokenizer sees it: NFC as of Unicode 9.0 (Qwen), then the prefix space
@@ -418,12 +423,25 @@ impl BpeTokenizer {
     }
 
     /// Encodes one pre-token whose [`PieceKey`] is `key`.
-    #[inline]
+    ///
+    /// The piece cache is asked first: after a thread's first sight of a piece, whether it was
+    /// a whole token or had to be merged, one probe of one cache line gives its ids.
+    #[inline(always)]
     fn encode_piece(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
         if piece.len() == 1 {
             out.push(self.model.byte_ids[piece[0] as usize]);
             return;
         }
+        if w.cache.get_into(piece, key.hash, key.short, out) {
+            return;
+        }
+        self.encode_piece_uncached(piece, key, out, w);
+    }
+
+    /// [`BpeTokenizer::encode_piece`] for a piece of two or more bytes missing from the cache:
+    /// a whole token, or merged; then remembered.
+    #[inline(never)]
+    fn encode_piece_uncached(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
         let hash = key.hash;
         let found = if piece.len() <= 8 {
             self.model.vocab.get_short(key.short, piece.len(), hash)
@@ -433,12 +451,9 @@ impl BpeTokenizer {
         if let Some(id) = found {
             if self.whole_token_ok(id, piece, &mut w.merge) {
                 out.push(id);
+                w.cache.insert(piece, hash, &[id]);
                 return;
             }
-        }
-        if let Some(ids) = w.cache.get(piece, hash, key.short) {
-            out.extend_from_slice(ids);
-            return;
         }
         let mut parts = std::mem::take(&mut w.merge.parts);
         parts.clear();

@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -50,12 +51,30 @@ fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
 #[pyclass(module = "tokenprism", name = "BpeTokenizer", frozen)]
 pub struct PyBpeTokenizer {
     inner: BpeTokenizer,
+    /// The Python int of each id, made the first time the id is returned and reused after.
+    ///
+    /// Building the result list is a large share of an encode call from Python: a fresh int
+    /// per id is an allocation (and a free when the list goes), where a made one is a
+    /// reference count increment. One entry per id of the vocabulary (16 bytes each).
+    ints: Vec<OnceLock<Py<PyAny>>>,
 }
 
 impl PyBpeTokenizer {
     /// Wraps a tokenizer built elsewhere in the crate (the trainer's result).
     pub(crate) fn from_inner(inner: BpeTokenizer) -> Self {
-        PyBpeTokenizer { inner }
+        let ints = (0..inner.n_vocab()).map(|_| OnceLock::new()).collect();
+        PyBpeTokenizer { inner, ints }
+    }
+
+    /// `ids` as a Python list of ints, the ints shared across calls (see `ints`).
+    fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            ids.iter().map(|&id| match self.ints.get(id as usize) {
+                Some(cell) => cell.get_or_init(|| id.into_pyobject(py).expect("an int").into_any().unbind()).bind(py).clone(),
+                None => id.into_pyobject(py).expect("an int").into_any(),
+            }),
+        )
     }
 }
 
@@ -100,7 +119,7 @@ impl PyBpeTokenizer {
         };
         specials.sort_by_key(|s| s.1);
         let inner = py.detach(|| BpeTokenizer::from_tiktoken(name, data, pattern, &specials)).map_err(to_py_err)?;
-        Ok(PyBpeTokenizer { inner })
+        Ok(PyBpeTokenizer::from_inner(inner))
     }
 
     /// Loads a Hugging Face `tokenizer.json` with a byte-level BPE model.
@@ -109,14 +128,14 @@ impl PyBpeTokenizer {
         let json = std::fs::read_to_string(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let name = path.display().to_string();
         let inner = py.detach(|| BpeTokenizer::from_hf_json(&json)).map_err(to_py_err)?.with_name(&name);
-        Ok(PyBpeTokenizer { inner })
+        Ok(PyBpeTokenizer::from_inner(inner))
     }
 
     /// Like `from_file`, from the JSON text.
     #[staticmethod]
     fn from_str(py: Python<'_>, json: &str) -> PyResult<Self> {
         let inner = py.detach(|| BpeTokenizer::from_hf_json(json)).map_err(to_py_err)?;
-        Ok(PyBpeTokenizer { inner })
+        Ok(PyBpeTokenizer::from_inner(inner))
     }
 
     #[getter]
@@ -162,18 +181,19 @@ impl PyBpeTokenizer {
     /// `disallowed_special` ("all": every special token not allowed) raise ValueError, and
     /// any other is encoded as ordinary text.
     #[pyo3(signature = (text, *, allowed_special=None, disallowed_special=None))]
-    fn encode(
+    fn encode<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: &Bound<'_, PyAny>,
         allowed_special: Option<&Bound<'_, PyAny>>,
         disallowed_special: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<u32>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text, "text")?;
         let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
         let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
         let t = &self.inner;
-        crate::python::maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed)).map_err(to_py_err)
+        let ids = crate::python::maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed)).map_err(to_py_err)?;
+        self.id_list(py, &ids)
     }
 
     /// `encode` laid open, as a dict: "segments" (special-token cuts, each text segment's
@@ -198,10 +218,11 @@ impl PyBpeTokenizer {
     }
 
     /// Encodes text with no special tokens (their text is encoded as ordinary text).
-    fn encode_ordinary(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text, "text")?;
         let t = &self.inner;
-        Ok(crate::python::maybe_detach(py, text.len(), || t.encode_ordinary(&text)))
+        let ids = crate::python::maybe_detach(py, text.len(), || t.encode_ordinary(&text));
+        self.id_list(py, &ids)
     }
 
     /// `encode` on each text, on `num_threads` threads (default: one per CPU), without the GIL.

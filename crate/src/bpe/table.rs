@@ -55,9 +55,8 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut buf = [0u8; 8];
-        buf[..rest.len()].copy_from_slice(rest);
-        h = fold(h ^ u64::from_le_bytes(buf), K1);
+        // `pack` is the zero-padded word, read without a copy.
+        h = fold(h ^ pack(rest), K1);
     }
     fold(h, K0)
 }
