@@ -84,10 +84,12 @@ def test_every_tokenprism_run_gives_the_reference_ids(run):
                 assert r["sha256"] == ref, (cell["corpus"], cell["tokenizer"], cell["op"], r["name"])
                 assert r["mbps"] > 0
     # Every build and every fast path switched off ran, for both BERT stages and for o200k.
-    names = {"wasm-simd", "wasm-scalar", *(f"wasm-simd-no-{f}" for f in ("simd", "page_cache", "lazy_output", "fused"))}
+    # And each way of passing the text (encodeInto, wasm-bindgen's string glue, already in wasm memory).
+    names = {"wasm-simd", "wasm-scalar", *(f"wasm-simd-no-{f}" for f in ("simd", "page_cache", "lazy_output", "fused")),
+             "wasm-simd-wbg", "wasm-simd-resident", "wasm-scalar-resident"}
     for op in ("normalize", "encode"):
         assert {n for t, o, n in seen if t == "bert" and o == op} == names
-    assert {n for t, o, n in seen if t == "o200k"} == {"wasm-simd"}
+    assert {n for t, o, n in seen if t == "o200k"} == {"wasm-simd", "wasm-simd-wbg", "wasm-simd-resident"}
 
 
 def test_peers_run_and_are_checked_against_the_reference(run):

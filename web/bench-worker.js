@@ -3,6 +3,12 @@
 // module, imported by its URL, so each keeps its own instance: pkg (simd128, BERT), pkg-nosimd
 // (scalar, BERT) and pkg-bpe (simd128, byte-level BPE, o200k_base).
 //
+// How text reaches wasm (a run's `pass`): "into" (the page's way) writes it into the module's
+// input buffer with TextEncoder.encodeInto (web/wasm-text.js), timed; "wbg" passes the string
+// to a wasm-bindgen `&str` parameter (its glue copies it in a charCodeAt loop), timed;
+// "resident" writes every document into wasm memory once, before the clock starts, so the
+// run times the tokenizer alone.
+//
 // Messages: {id, type, ...} in, {id, ok, result | error} out.
 //   configs {tokenizer}            -> [{name, label}] the runs the benchmark makes
 //   hash {tokenizer, config, corpus, op}
@@ -14,31 +20,42 @@
 //                                  -> {ms, passes, bytes}: whole passes until minMs elapsed
 // tokenizer: "bert" (bert-base-uncased) or "o200k" (o200k_base); op: "encode" or "normalize".
 
-import { loadBuiltinBpe } from "./bpe-files.js";
+import { loadBuiltinBpe, loadBpeCore } from "./bpe-files.js";
 import { answerMessages, corpusLoader, hashOutputs, timePasses } from "./bench-hash.js";
+import { WasmText } from "./wasm-text.js";
 
 const FAST = ["simd", "page_cache", "lazy_output", "fused"];
 
 // The runs per tokenizer: which module, which fast paths off.
 const CONFIGS = {
   bert: [
-    { name: "wasm-simd", label: "wasm simd128", pkg: "pkg", off: null },
-    { name: "wasm-scalar", label: "wasm scalar", pkg: "pkg-nosimd", off: null },
-    ...FAST.map((f) => ({ name: `wasm-simd-no-${f}`, label: `simd128, ${f} off`, pkg: "pkg", off: f })),
+    { name: "wasm-simd", label: "wasm simd128", pkg: "pkg", off: null, pass: "into" },
+    { name: "wasm-scalar", label: "wasm scalar", pkg: "pkg-nosimd", off: null, pass: "into" },
+    ...FAST.map((f) => ({ name: `wasm-simd-no-${f}`, label: `simd128, ${f} off`, pkg: "pkg", off: f, pass: "into" })),
+    { name: "wasm-simd-wbg", label: "simd128, wasm-bindgen string", pkg: "pkg", off: null, pass: "wbg" },
+    { name: "wasm-simd-resident", label: "simd128, text in wasm memory", pkg: "pkg", off: null, pass: "resident" },
+    { name: "wasm-scalar-resident", label: "scalar, text in wasm memory", pkg: "pkg-nosimd", off: null, pass: "resident" },
   ],
-  o200k: [{ name: "wasm-simd", label: "wasm simd128", pkg: "pkg-bpe", off: null }],
+  o200k: [
+    { name: "wasm-simd", label: "wasm simd128", pkg: "pkg-bpe", off: null, pass: "into" },
+    { name: "wasm-simd-wbg", label: "simd128, wasm-bindgen string", pkg: "pkg-bpe", off: null, pass: "wbg" },
+    { name: "wasm-simd-resident", label: "simd128, text in wasm memory", pkg: "pkg-bpe", off: null, pass: "resident" },
+  ],
 };
 
-const cores = new Map(); // pkg -> glue module
-const tokenizers = new Map(); // "tokenizer/config" -> instance
+const cores = new Map(); // pkg -> {glue, text: its WasmText}
+const tokenizers = new Map(); // "tokenizer/pkg/fast path off" -> instance
 const corpus = corpusLoader(new URL("data/bench/", import.meta.url));
 let bertJson = null;
 
 async function core(pkg) {
   if (!cores.has(pkg)) {
-    const glue = await import(new URL(`${pkg}/tokenprism.js`, import.meta.url).href);
-    await glue.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
-    cores.set(pkg, glue);
+    let glue;
+    if (pkg === "pkg-bpe") glue = await loadBpeCore(import.meta.url); // the instance loadBuiltinBpe uses
+    else glue = await import(new URL(`${pkg}/tokenprism.js`, import.meta.url).href);
+    // Instantiates once; later calls return the same exports.
+    const exports = await glue.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
+    cores.set(pkg, { glue, text: new WasmText(glue, exports.memory) });
   }
   return cores.get(pkg);
 }
@@ -50,12 +67,13 @@ function configOf(tokenizer, name) {
 }
 
 async function tokenizerFor(tokenizer, name) {
-  const key = `${tokenizer}/${name}`;
-  if (tokenizers.has(key)) return tokenizers.get(key);
   const c = configOf(tokenizer, name);
+  // Runs that differ only in how text is passed share an instance.
+  const key = `${tokenizer}/${c.pkg}/${c.off}`;
+  if (tokenizers.has(key)) return tokenizers.get(key);
   let tok;
   if (tokenizer === "bert") {
-    const glue = await core(c.pkg);
+    const { glue } = await core(c.pkg);
     if (bertJson === null) {
       const r = await fetch(new URL("data/bert-base-uncased/tokenizer.json", import.meta.url));
       if (!r.ok) throw new Error(`tokenizer.json: HTTP ${r.status}`);
@@ -75,14 +93,27 @@ async function tokenizerFor(tokenizer, name) {
   return tok;
 }
 
-// One pass: the function that processes one document, for the timed loop.
-function passFn(tokenizer, tok, op) {
-  if (op === "normalize") {
-    if (tokenizer !== "bert") throw new Error(`${tokenizer} has no normalizer`);
-    return (d) => tok.normalizeLen(d);
+// The function that processes one document, for the timed loop: a string for "into" and
+// "wbg" runs, a [start, len] range of the input buffer for "resident" ones.
+function passFn(tokenizer, tok, op, pass, text) {
+  if (op === "normalize" && tokenizer !== "bert") throw new Error(`${tokenizer} has no normalizer`);
+  if (pass === "wbg") {
+    if (op === "normalize") return (d) => tok.normalizeLen(d);
+    if (tokenizer === "bert") return (d) => tok.encodeIds(d, false);
+    return (d) => tok.encodeOrdinary(d);
   }
-  if (tokenizer === "bert") return (d) => tok.encodeIds(d, false);
-  return (d) => tok.encodeOrdinary(d);
+  let f;
+  if (op === "normalize") f = (s, n) => tok.normalizeLenInput(s, n);
+  else if (tokenizer === "bert") f = (s, n) => tok.encodeIdsInput(s, n, false);
+  else f = (s, n) => tok.encodeOrdinaryInput(s, n);
+  if (pass === "resident") return ([s, n]) => f(s, n);
+  return (d) => f(0, text.write(d));
+}
+
+// What one pass iterates over: the documents, or for "resident" runs their ranges in the
+// input buffer (written now, before any clock starts).
+function passInputs(pass, text, docs) {
+  return pass === "resident" ? text.writeAll(docs) : docs;
 }
 
 const handlers = {
@@ -92,11 +123,18 @@ const handlers = {
   async hash({ tokenizer, config, corpus: name, op }) {
     const tok = await tokenizerFor(tokenizer, config);
     const { docs, bytes } = await corpus(name);
+    const c = configOf(tokenizer, config);
+    const { text } = await core(c.pkg);
     let outputs;
-    if (op === "normalize") outputs = docs.map((d) => tok.normalize(d));
-    else {
-      const f = passFn(tokenizer, tok, op);
-      outputs = docs.map(f);
+    if (op === "normalize") {
+      // The text itself is hashed; the timed pass's length must agree with it.
+      outputs = docs.map((d) => tok.normalize(d));
+      const f = passFn(tokenizer, tok, op, c.pass, text);
+      const lens = passInputs(c.pass, text, docs).map(f);
+      const enc = new TextEncoder();
+      if (lens.some((n, i) => n !== enc.encode(outputs[i]).length)) throw new Error(`${config}: normalized length differs from normalize()`);
+    } else {
+      outputs = passInputs(c.pass, text, docs).map(passFn(tokenizer, tok, op, c.pass, text));
     }
     const tokens = op === "encode" ? outputs.reduce((n, o) => n + o.length, 0) : null;
     return { sha256: await hashOutputs(outputs), tokens, bytes, documents: docs.length };
@@ -104,7 +142,10 @@ const handlers = {
   async time({ tokenizer, config, corpus: name, op, minMs }) {
     const tok = await tokenizerFor(tokenizer, config);
     const { docs, bytes } = await corpus(name);
-    const { ms, passes, sink } = timePasses(docs, passFn(tokenizer, tok, op), minMs);
+    const c = configOf(tokenizer, config);
+    const { text } = await core(c.pkg);
+    const f = passFn(tokenizer, tok, op, c.pass, text);
+    const { ms, passes, sink } = timePasses(passInputs(c.pass, text, docs), f, minMs);
     return { ms, passes, bytes, sink };
   },
 };

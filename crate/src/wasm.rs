@@ -19,6 +19,50 @@ extern "C" {
 /// NUL-delimited, so no one types or pastes it by accident (the page sends it as is).
 pub const PANIC_TEST_INPUT: &str = "\u{0}tokenprism: panic test\u{0}";
 
+thread_local! {
+    /// The input buffer: text the page wrote into wasm memory itself (see [`input_buffer`]).
+    static INPUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Makes the input buffer at least `capacity` bytes long and returns its address in wasm
+/// memory, for the page to write UTF-8 into with `TextEncoder.encodeInto` (web/wasm-text.js);
+/// the `...Input(start, len)` methods then read `len` bytes from `start`.
+///
+/// Why: wasm-bindgen passes a `&str` by copying it in a JavaScript loop, one `charCodeAt` per
+/// char, until the first non-ASCII char. That loop runs at ~100-150 MB/s in V8, slower than
+/// the normalizer it feeds; `encodeInto` copies ASCII at GB/s. The address stays valid until
+/// the next call with a larger capacity (which may move the buffer and grow the memory).
+#[wasm_bindgen(js_name = inputBuffer)]
+pub fn input_buffer(capacity: usize) -> *mut u8 {
+    INPUT.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.len() < capacity {
+            b.resize(capacity, 0);
+        }
+        b.as_mut_ptr()
+    })
+}
+
+/// Runs `f` on `len` bytes of the input buffer from `start`, as text (a range past the buffer
+/// is an error).
+///
+/// The caller's contract: those bytes were written by `TextEncoder.encodeInto`, so they are
+/// UTF-8 (it writes whole chars only, and a lone surrogate as U+FFFD).
+fn with_input<R>(start: usize, len: usize, f: impl FnOnce(&str) -> R) -> Result<R, JsError> {
+    INPUT.with(|b| {
+        let b = b.borrow();
+        let bytes = b.get(start..start.saturating_add(len)).ok_or_else(|| JsError::new("input range past the input buffer"))?;
+        // SAFETY: the bytes are UTF-8 by the caller's contract above. It is the contract of
+        // every `&str` parameter of this binding: wasm-bindgen's glue writes the string with
+        // encodeInto and its ABI transmutes the bytes to `str` unchecked (convert/slices.rs,
+        // `RefFromWasmAbi for str`); JavaScript can write any byte of the module's memory, so
+        // the module trusts its glue either way. Checking here cost 8% of o200k's encode on
+        // Russian in V8 (`from_utf8` on every call).
+        let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+        Ok(f(text))
+    })
+}
+
 #[wasm_bindgen]
 pub struct WasmTokenizer {
     inner: crate::Tokenizer,
@@ -64,6 +108,18 @@ impl WasmTokenizer {
     #[wasm_bindgen(js_name = normalizeLen)]
     pub fn normalize_len(&self, text: &str) -> usize {
         self.inner.normalize_str(text, None).len()
+    }
+
+    /// [`WasmTokenizer::encode_ids`] of `len` bytes of the input buffer from `start`.
+    #[wasm_bindgen(js_name = encodeIdsInput)]
+    pub fn encode_ids_input(&self, start: usize, len: usize, add_special_tokens: bool) -> Result<Vec<u32>, JsError> {
+        with_input(start, len, |text| self.inner.encode_ids(text, add_special_tokens))?.map_err(to_js_error)
+    }
+
+    /// [`WasmTokenizer::normalize_len`] of `len` bytes of the input buffer from `start`.
+    #[wasm_bindgen(js_name = normalizeLenInput)]
+    pub fn normalize_len_input(&self, start: usize, len: usize) -> Result<usize, JsError> {
+        with_input(start, len, |text| self.inner.normalize_str(text, None).len())
     }
 
     /// The normalizer alone; the normalized text (for checking it, not for timing).
@@ -163,6 +219,12 @@ impl WasmBpeTokenizer {
     #[wasm_bindgen(js_name = encodeOrdinary)]
     pub fn encode_ordinary(&self, text: &str) -> Vec<u32> {
         self.inner.encode_ordinary(text)
+    }
+
+    /// [`WasmBpeTokenizer::encode_ordinary`] of `len` bytes of the input buffer from `start`.
+    #[wasm_bindgen(js_name = encodeOrdinaryInput)]
+    pub fn encode_ordinary_input(&self, start: usize, len: usize) -> Result<Vec<u32>, JsError> {
+        with_input(start, len, |text| self.inner.encode_ordinary(text))
     }
 
     /// How one pre-token becomes ids, merge by merge, as JSON.

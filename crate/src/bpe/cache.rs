@@ -99,7 +99,7 @@ impl PieceCache {
                     e.key == key
                 } else {
                     let p = e.key[0] as usize;
-                    e.key[1] == hash && &self.bytes[p..p + n] == piece
+                    e.key[1] == hash && super::table::bytes_eq(&self.bytes[p..p + n], piece)
                 };
                 if same {
                     let k = e.ids_len as usize;
