@@ -364,6 +364,9 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
             # A share link ("Copy link") is built from the page's own location: it opens this
             # copy, under the sub-path, in the same state.
             page.get_by_test_id("copy-link").click()
+            # The clipboard write is asynchronous: read it once the page says it is done.
+            page.wait_for_function(
+                "() => document.querySelector('#share-status').textContent === 'link copied'")
             url = page.evaluate("navigator.clipboard.readText()")
             assert url.startswith(base) and "#s=" in url, url
             page.reload()
