@@ -17,12 +17,12 @@ the paint timing; wasm_compile_ms is the time Pyodide's WebAssembly.instantiateS
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,16 +56,6 @@ FIGURES = """() => {
           wasm_compile: pyWasm ? pyWasm.ms : null,
           python_ready: t.pythonReady, app_start: t.appStart ?? null, page_ready: t.ready};
 }"""
-
-
-def serve(directory: Path):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import serve as serve_module
-
-    server = serve_module.make_server(directory, port=0, quiet=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    return server, f"http://{host}:{port}/"
 
 
 def visit(context, url):
@@ -116,14 +106,18 @@ def main() -> None:
 
     from playwright import sync_api
 
-    servers = [serve(b) for b in args.builds]
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import serve
+
     runs = {str(b): {"fresh": [], "repeat": []} for b in args.builds}
     loads = []
-    with sync_api.sync_playwright() as p:
+    with contextlib.ExitStack() as stack:
+        urls = [stack.enter_context(serve.background(b)) for b in args.builds]
+        p = stack.enter_context(sync_api.sync_playwright())
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS) \
             if args.incognito else None
         for r in range(args.rounds):
-            for build, (_, url) in zip(args.builds, servers):
+            for build, url in zip(args.builds, urls):
                 loads.append(os.getloadavg()[0])
                 fresh, repeat = fresh_and_repeat(p, url, args.incognito, browser)
                 runs[str(build)]["fresh"].append(fresh)
@@ -131,8 +125,6 @@ def main() -> None:
                 print(f"round {r} {build}: fresh {fresh}\n    repeat {repeat}", flush=True)
         if browser:
             browser.close()
-    for server, _ in servers:
-        server.shutdown()
     keys = ["shell_visible", "first_tokens", "python_downloaded", "python_start", "wasm_compile",
             "python_ready", "app_start", "page_ready"]
     summary = {"load_avg_1min": [round(min(loads), 1), round(max(loads), 1)],

@@ -21,7 +21,6 @@ import argparse
 import base64
 import gzip
 import sys
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,20 +52,14 @@ def make_snapshot(pyodide_dir: Path) -> bytes:
     from playwright import sync_api
 
     # Plain: no CSP header, so page.evaluate may import the runtime.
-    server = serve.make_server(pyodide_dir, port=0, quiet=True, plain=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page()
-                page.goto(f"http://127.0.0.1:{server.server_address[1]}/pyodide-lock.json")
-                encoded = page.evaluate(MAKE, IMPORTS)
-            finally:
-                browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve.background(pyodide_dir, plain=True) as url, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{url}pyodide-lock.json")
+            encoded = page.evaluate(MAKE, IMPORTS)
+        finally:
+            browser.close()
     return base64.b64decode(encoded)
 
 

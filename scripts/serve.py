@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import threading
 import urllib.parse
+from contextlib import contextmanager
 from pathlib import Path
 
 MIME_TYPES = {
@@ -117,6 +119,20 @@ def make_server(
     )
     handler = functools.partial(handler_class, directory=str(directory))
     return http.server.ThreadingHTTPServer((host, port), handler)
+
+
+@contextmanager
+def background(directory: str | Path, prefix: str = "/", plain: bool = False):
+    """Serves `directory` under `prefix` on a free port from a daemon thread (quiet); yields
+    the site's URL and shuts the server down after."""
+    server = make_server(directory, port=0, quiet=True, prefix=prefix, plain=plain)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        yield f"http://{host}:{port}{normalize_prefix(prefix)}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def main() -> None:

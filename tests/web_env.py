@@ -4,7 +4,6 @@ and Debian's Chromium. A missing dist/ fails the test with instructions; it is n
 from __future__ import annotations
 
 import importlib.util
-import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -44,15 +43,8 @@ def served(directory: Path = DIST, prefix: str = "/", plain: bool = False):
     """scripts/serve.py serving `directory` on a free port under `prefix`; yields the site's
     URL. plain=True: MIME types only, as a plain static host (default: serve.py's headers)."""
     require_dist(directory / "index.html")
-    server = load_script("serve").make_server(directory, port=0, quiet=True, prefix=prefix, plain=plain)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    try:
-        yield f"http://{host}:{port}{prefix}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with load_script("serve").background(directory, prefix=prefix, plain=plain) as url:
+        yield url
 
 
 def launch(playwright):

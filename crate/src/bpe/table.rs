@@ -87,30 +87,13 @@ fn fold(a: u64, b: u64) -> u64 {
 }
 
 /// `a == b`. On wasm, slice equality calls compiler-builtins' `memcmp`, a byte-by-byte loop
-/// behind a call: there [`bytes_eq_words`] compares 8-byte words instead.
+/// behind a call: there the vocabulary index's inline 8-byte-word compare is used instead.
 #[inline(always)]
 pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     #[cfg(target_arch = "wasm32")]
-    return bytes_eq_words(a, b);
+    return crate::model::vocab_index::eq_bytes(a, b);
     #[cfg(not(target_arch = "wasm32"))]
     return a == b;
-}
-
-/// `a == b`, 8 bytes at a time (the short tail with `==`, which is a byte loop).
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-#[inline(always)]
-fn bytes_eq_words(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut ca = a.chunks_exact(8);
-    let mut cb = b.chunks_exact(8);
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        if u64::from_le_bytes(x.try_into().unwrap()) != u64::from_le_bytes(y.try_into().unwrap()) {
-            return false;
-        }
-    }
-    ca.remainder().iter().zip(cb.remainder()).all(|(x, y)| x == y)
 }
 
 /// A free [`Slot`] (no real slot has all ones in `meta`: lengths fit in 16 bits).
@@ -489,25 +472,6 @@ impl PairTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytes_eq_words_is_slice_equality() {
-        // Lengths across the 8-byte word boundaries, equal and with one byte changed at each
-        // position, and different lengths sharing a prefix.
-        let base: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(37) ^ 0x5A).collect();
-        for n in 0..=base.len() {
-            let a = &base[..n];
-            assert!(bytes_eq_words(a, a));
-            for k in 0..n {
-                let mut b = a.to_vec();
-                b[k] ^= 0x80;
-                assert!(!bytes_eq_words(a, &b), "len {n}, byte {k}");
-            }
-            if n > 0 {
-                assert!(!bytes_eq_words(a, &base[..n - 1]));
-            }
-        }
-    }
 
     #[test]
     fn vocab_round_trip() {

@@ -268,6 +268,25 @@ mod short_tests {
     use super::*;
 
     #[test]
+    fn eq_bytes_is_slice_equality() {
+        // Lengths across the 8-byte word boundaries, equal and with one byte changed at each
+        // position, and different lengths sharing a prefix.
+        let base: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(37) ^ 0x5A).collect();
+        for n in 0..=base.len() {
+            let a = &base[..n];
+            assert!(eq_bytes(a, a));
+            for k in 0..n {
+                let mut b = a.to_vec();
+                b[k] ^= 0x80;
+                assert!(!eq_bytes(a, &b), "len {n}, byte {k}");
+            }
+            if n > 0 {
+                assert!(!eq_bytes(a, &base[..n - 1]));
+            }
+        }
+    }
+
+    #[test]
     fn load_short_keeps_exactly_len_bytes() {
         let buf: Vec<u8> = (1..=40u8).map(|b| b.wrapping_mul(37) | 0x80).collect();
         for at in 0..8 {

@@ -160,15 +160,21 @@ impl WordPiece {
         n_chars: usize,
         out: &mut Vec<SubToken>,
     ) -> bool {
-        let cache = match cache {
-            Some(c) if len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word => c,
-            _ => return self.tokenize_padded(padded, len, n_chars, out),
-        };
-        if let Some(id) = self.whole_word(padded, len) {
-            out.push(SubToken { id, char_start: 0, char_end: n_chars });
-            return false;
+        // Without the cache, tokenize_padded asks whole_word itself.
+        if cache.is_some() && self.cacheable(len, n_chars) {
+            if let Some(id) = self.whole_word(padded, len) {
+                out.push(SubToken { id, char_start: 0, char_end: n_chars });
+                return false;
+            }
         }
-        self.cached_pieces(cache, padded, len, n_chars, out)
+        self.tokenize_cached_not_whole(cache, padded, len, n_chars, out)
+    }
+
+    /// Whether a word of `len` bytes and `n_chars` chars goes through the word cache (short
+    /// enough for its keys, and not the unk token by length).
+    #[inline(always)]
+    fn cacheable(&self, len: usize, n_chars: usize) -> bool {
+        len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word
     }
 
     /// [`WordPiece::tokenize_cached`] for a word that [`WordPiece::whole_word`] did not find
@@ -183,9 +189,7 @@ impl WordPiece {
         out: &mut Vec<SubToken>,
     ) -> bool {
         match cache {
-            Some(c) if len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word => {
-                self.cached_pieces(c, padded, len, n_chars, out)
-            }
+            Some(c) if self.cacheable(len, n_chars) => self.cached_pieces(c, padded, len, n_chars, out),
             _ => self.tokenize_padded(padded, len, n_chars, out),
         }
     }
@@ -205,7 +209,7 @@ impl WordPiece {
     ) {
         subs.clear();
         match cache {
-            Some(c) if len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word => {
+            Some(c) if self.cacheable(len, n_chars) => {
                 let h = word_cache::hash(padded, len);
                 if let Some(got) = c.get_ids(h, &padded[..len]) {
                     ids.extend_from_slice(got);
