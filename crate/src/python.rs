@@ -46,21 +46,47 @@ fn text_of<'a>(s: &'a Bound<'_, PyAny>, what: &str) -> PyResult<std::borrow::Cow
     }
 }
 
-/// The result of an encode: ids, tokens, offsets and masks, one entry per token.
+/// The Python int of each id of a tokenizer, made the first time the id goes to Python and
+/// shared after (as `BpeTokenizer` does): a fresh int per id is an allocation, and a free
+/// when the list goes, where a made one is a reference count increment. One entry (16
+/// bytes) per id of the vocabulary, added tokens included.
+struct IntCache(Vec<std::sync::OnceLock<Py<PyAny>>>);
+
+impl IntCache {
+    fn for_tokenizer(t: &tokenizer::Tokenizer) -> std::sync::Arc<Self> {
+        let n = t.model.vocab_r.len().max(t.added.iter().map(|a| a.id as usize + 1).max().unwrap_or(0));
+        std::sync::Arc::new(IntCache((0..n).map(|_| std::sync::OnceLock::new()).collect()))
+    }
+
+    /// `ids` as a Python list.
+    fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            ids.iter().map(|&id| match self.0.get(id as usize) {
+                Some(cell) => cell.get_or_init(|| id.into_pyobject(py).expect("an int").into_any().unbind()).bind(py).clone(),
+                None => id.into_pyobject(py).expect("an int").into_any(),
+            }),
+        )
+    }
+}
+
+/// The result of an encode: ids, tokens, offsets and masks, one entry per token. Each
+/// field's list is built from the compact core result when it is asked for.
 #[pyclass(module = "tokenprism", name = "Encoding", frozen)]
 pub struct PyEncoding {
     inner: tokenizer::Encoding,
+    ints: std::sync::Arc<IntCache>,
 }
 
 #[pymethods]
 impl PyEncoding {
     #[getter]
-    fn ids(&self) -> Vec<u32> {
-        self.inner.ids.clone()
+    fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.ints.list(py, &self.inner.ids)
     }
     #[getter]
-    fn type_ids(&self) -> Vec<u32> {
-        self.inner.type_ids.clone()
+    fn type_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.inner.type_ids())
     }
     #[getter]
     fn tokens(&self) -> Vec<&str> {
@@ -68,24 +94,24 @@ impl PyEncoding {
     }
     /// (start, end) in characters of the input string; (0, 0) for added special tokens.
     #[getter]
-    fn offsets(&self) -> Vec<(u32, u32)> {
-        self.inner.offsets.clone()
+    fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.inner.offsets.iter().copied())
     }
     #[getter]
-    fn attention_mask(&self) -> Vec<u32> {
-        self.inner.attention_mask.clone()
+    fn attention_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.inner.attention_mask())
     }
     #[getter]
-    fn special_tokens_mask(&self) -> Vec<u32> {
-        self.inner.special_tokens_mask.clone()
+    fn special_tokens_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.inner.special_tokens_mask())
     }
     #[getter]
-    fn word_ids(&self) -> Vec<Option<u32>> {
-        self.inner.word_ids.clone()
+    fn word_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.inner.word_ids())
     }
     #[getter]
-    fn sequence_ids(&self) -> Vec<Option<u32>> {
-        self.inner.sequence_ids.clone()
+    fn sequence_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.inner.sequence_ids())
     }
     fn __len__(&self) -> usize {
         self.inner.len()
@@ -121,6 +147,15 @@ pub struct PyTokenizer {
     inner: std::sync::Arc<tokenizer::Tokenizer>,
     /// What it was loaded from, so that it pickles.
     source: crate::config::Source,
+    /// The Python ints of the ids, shared with the Encodings given out.
+    ints: std::sync::Arc<IntCache>,
+}
+
+impl PyTokenizer {
+    fn new(inner: tokenizer::Tokenizer, source: crate::config::Source) -> Self {
+        let ints = IntCache::for_tokenizer(&inner);
+        PyTokenizer { inner: inner.into(), source, ints }
+    }
 }
 
 /// Threads `encode_batch` uses; 0 means one per CPU.
@@ -181,7 +216,7 @@ impl PyTokenizer {
                 }
             })
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(PyTokenizer { inner: inner.0.into(), source: inner.1 })
+        Ok(PyTokenizer::new(inner.0, inner.1))
     }
 
     /// Loads a tokenizer from the text of a `tokenizer.json`.
@@ -189,7 +224,7 @@ impl PyTokenizer {
     fn from_str(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
         let json = text_of(json, "json")?;
         let inner = py.detach(|| tokenizer::Tokenizer::from_json_str(&json)).map_err(to_py_err)?;
-        Ok(PyTokenizer { inner: inner.into(), source: crate::config::Source::Json((*json).into()) })
+        Ok(PyTokenizer::new(inner, crate::config::Source::Json((*json).into())))
     }
 
     /// A BERT tokenizer (lowercasing, BERT defaults) from the path of a `vocab.txt`.
@@ -198,14 +233,14 @@ impl PyTokenizer {
         let text = std::fs::read_to_string(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let inner = tokenizer::Tokenizer::from_vocab_txt(&text)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(PyTokenizer { inner: inner.into(), source: crate::config::Source::VocabTxt(text.into()) })
+        Ok(PyTokenizer::new(inner, crate::config::Source::VocabTxt(text.into())))
     }
 
     /// Rebuilds a tokenizer from the state string that pickling stores.
     #[staticmethod]
     fn _from_state(py: Python<'_>, state: &str) -> PyResult<Self> {
         let (inner, source) = py.detach(|| crate::config::from_state_json(state)).map_err(to_py_err)?;
-        Ok(PyTokenizer { inner: inner.into(), source })
+        Ok(PyTokenizer::new(inner, source))
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
@@ -223,7 +258,7 @@ impl PyTokenizer {
         let t = &self.inner;
         if a.len() >= 2048 {
             let ids = maybe_detach(py, a.len(), || t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)?;
-            return PyList::new(py, ids);
+            return self.ints.list(py, &ids);
         }
         // Short inputs: the ids go to a per-thread buffer and straight into the list, so a
         // call allocates nothing but the Python objects.
@@ -232,7 +267,7 @@ impl PyTokenizer {
             let mut held = buf.try_borrow_mut().ok();
             let ids = held.as_deref_mut().unwrap_or(&mut own);
             t.encode_ids_into(&a, add_special_tokens, ids).map_err(to_py_err)?;
-            PyList::new(py, ids.iter().copied())
+            self.ints.list(py, ids)
         })
     }
 
@@ -249,7 +284,7 @@ impl PyTokenizer {
         let t = &self.inner;
         let n = a.len() + b.as_ref().map_or(0, |b| b.len());
         let enc = maybe_detach(py, n, || t.encode(&a, b.as_deref(), add_special_tokens)).map_err(to_py_err)?;
-        Ok(PyEncoding { inner: enc })
+        Ok(PyEncoding { inner: enc, ints: self.ints.clone() })
     }
 
     /// Encodes a list of inputs; each is a str or a (str, str) pair. Runs on several
@@ -269,7 +304,7 @@ impl PyTokenizer {
                 t.encode_batch_threads(&refs, add_special_tokens, batch_threads(num_threads))
             })
             .map_err(to_py_err)?;
-        Ok(encs.into_iter().map(|inner| PyEncoding { inner }).collect())
+        Ok(encs.into_iter().map(|inner| PyEncoding { inner, ints: self.ints.clone() }).collect())
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=true))]

@@ -120,20 +120,35 @@ pub struct TokenTexts {
     overrides: Vec<(u32, Arc<str>)>,
 }
 
-/// The output of an encode, as in the reference: parallel vectors, one entry per token.
+/// What a run of consecutive tokens shares: type id, sequence, special-token and attention
+/// flags. An input's tokens all share one, so an Encoding keeps these four fields as a few
+/// runs instead of four vectors of one entry per token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Attr {
+    type_id: u32,
+    seq: Option<u32>,
+    special: bool,
+    attention: bool,
+}
+
+/// `words` entry of a token that belongs to no word (special tokens, padding).
+const NO_WORD: u32 = u32::MAX;
+
+/// The output of an encode, as in the reference: one entry per token of each field.
 /// Offsets are in chars of the input (for a pair, each sequence's own input).
+///
+/// Only what differs from token to token is stored per token (ids, offsets, word index);
+/// type ids, sequence ids and the two masks are runs, expanded when asked for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoding {
     pub ids: Vec<u32>,
-    pub type_ids: Vec<u32>,
-    texts: TokenTexts,
     pub offsets: Vec<(u32, u32)>,
-    pub special_tokens_mask: Vec<u32>,
-    pub attention_mask: Vec<u32>,
-    /// Index of the word (pre-token) each token came from; None for special tokens.
-    pub word_ids: Vec<Option<u32>>,
-    /// Which input each token came from (0 or 1); None for special tokens.
-    pub sequence_ids: Vec<Option<u32>>,
+    texts: TokenTexts,
+    /// Index of the word (pre-token) each token came from; [`NO_WORD`] for special tokens.
+    words: Vec<u32>,
+    /// (token count, what those tokens share), in token order; the counts add up to the
+    /// token count (once [`Encoding::fill_sequence`] has run).
+    runs: Vec<(u32, Attr)>,
 }
 
 impl Encoding {
@@ -143,6 +158,38 @@ impl Encoding {
 
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
+    }
+
+    /// Each token's value of `f`, expanded from the runs.
+    fn per_token<T: Clone + 'static>(&self, f: fn(&Attr) -> T) -> impl ExactSizeIterator<Item = T> + '_ {
+        debug_assert_eq!(self.covered(), self.len());
+        let it = self.runs.iter().flat_map(move |(n, a)| std::iter::repeat_n(f(a), *n as usize));
+        ExactIter { it, left: self.len() }
+    }
+
+    /// The segment (type) id of every token.
+    pub fn type_ids(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.per_token(|a| a.type_id)
+    }
+
+    /// Which input each token came from (0 or 1); None for special tokens.
+    pub fn sequence_ids(&self) -> impl ExactSizeIterator<Item = Option<u32>> + '_ {
+        self.per_token(|a| a.seq)
+    }
+
+    /// 1 for special tokens (template tokens, padding), else 0.
+    pub fn special_tokens_mask(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.per_token(|a| a.special as u32)
+    }
+
+    /// 0 for padding, else 1.
+    pub fn attention_mask(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.per_token(|a| a.attention as u32)
+    }
+
+    /// Index of the word (pre-token) each token came from; None for special tokens.
+    pub fn word_ids(&self) -> impl ExactSizeIterator<Item = Option<u32>> + '_ {
+        self.words.iter().map(|&w| (w != NO_WORD).then_some(w))
     }
 
     /// The text of every token.
@@ -174,36 +221,56 @@ impl Encoding {
         }
     }
 
-    fn push(&mut self, id: u32, text: Option<&Arc<str>>, offsets: (u32, u32), word: Option<u32>, type_id: u32, seq: Option<u32>, special: bool) {
-        self.push_token(id, text, offsets, word);
-        self.type_ids.push(type_id);
-        self.sequence_ids.push(seq);
-        self.special_tokens_mask.push(special as u32);
-        self.attention_mask.push(1);
+    /// Adds `n` tokens sharing `a` to the runs (merged into the last run when equal).
+    fn push_run(&mut self, n: usize, a: Attr) {
+        if n == 0 {
+            return;
+        }
+        match self.runs.last_mut() {
+            Some((k, last)) if *last == a => *k += n as u32,
+            _ => self.runs.push((n as u32, a)),
+        }
+    }
+
+    /// Tokens the runs cover.
+    fn covered(&self) -> usize {
+        self.runs.iter().map(|r| r.0 as usize).sum()
+    }
+
+    /// Pushes a special (template) token.
+    fn push_special(&mut self, id: u32, text: &Arc<str>, type_id: u32) {
+        self.push_token(id, Some(text), (0, 0), NO_WORD);
+        self.push_run(1, Attr { type_id, seq: None, special: true, attention: true });
     }
 
     /// Pushes the per-token fields only; [`Encoding::fill_sequence`] adds the rest. `text`
     /// is None when the token's text is the vocabulary's for `id`.
     #[inline(always)]
-    fn push_token(&mut self, id: u32, text: Option<&Arc<str>>, offsets: (u32, u32), word: Option<u32>) {
+    fn push_token(&mut self, id: u32, text: Option<&Arc<str>>, offsets: (u32, u32), word: u32) {
         self.set_text(id, text);
         self.ids.push(id);
         self.offsets.push(offsets);
-        self.word_ids.push(word);
+        self.words.push(word);
     }
 
-    /// Fills type ids, sequence ids and masks up to the token count: all tokens of one
-    /// input share them.
+    /// Gives the tokens pushed since the runs last covered them the type id, sequence and
+    /// masks of an input's tokens: all tokens of one input share them.
     fn fill_sequence(&mut self, type_id: u32, seq: u32) {
-        let n = self.ids.len();
-        self.type_ids.resize(n, type_id);
-        self.sequence_ids.resize(n, Some(seq));
-        self.special_tokens_mask.resize(n, 0);
-        self.attention_mask.resize(n, 1);
+        let n = self.ids.len() - self.covered();
+        self.push_run(n, Attr { type_id, seq: Some(seq), special: false, attention: true });
     }
 
+    /// Gives every token the type id `t` (the template's, for a sequence).
+    fn set_type_ids(&mut self, t: u32) {
+        let runs = std::mem::take(&mut self.runs);
+        for (n, a) in runs {
+            self.push_run(n as usize, Attr { type_id: t, ..a });
+        }
+    }
+
+    /// Puts `other`'s tokens after this one's.
     fn append(&mut self, other: Encoding) {
-        if self.ids.is_empty() && self.texts.overrides.is_empty() {
+        if self.ids.is_empty() && self.texts.overrides.is_empty() && self.runs.is_empty() {
             let vocab = self.texts.vocab.take();
             *self = other;
             if self.texts.vocab.is_none() {
@@ -217,23 +284,69 @@ impl Encoding {
         }
         self.texts.overrides.extend(other.texts.overrides.into_iter().map(|(p, t)| (p + shift, t)));
         self.ids.extend(other.ids);
-        self.type_ids.extend(other.type_ids);
         self.offsets.extend(other.offsets);
-        self.special_tokens_mask.extend(other.special_tokens_mask);
-        self.attention_mask.extend(other.attention_mask);
-        self.word_ids.extend(other.word_ids);
-        self.sequence_ids.extend(other.sequence_ids);
+        self.words.extend(other.words);
+        for (n, a) in other.runs {
+            self.push_run(n as usize, a);
+        }
+    }
+
+    /// Puts the special token `id` (text `text`, type id `type_id`) before every token: for
+    /// a template's leading token, so that an input's tokens are moved once, not copied.
+    fn prepend_special(&mut self, id: u32, text: &Arc<str>, type_id: u32) {
+        let mut head = Encoding { texts: TokenTexts { vocab: self.texts.vocab.clone(), overrides: Vec::new() }, ..Default::default() };
+        head.push_special(id, text, type_id);
+        self.texts.overrides.iter_mut().for_each(|(p, _)| *p += 1);
+        self.texts.overrides.splice(0..0, head.texts.overrides);
+        self.ids.insert(0, id);
+        self.offsets.insert(0, (0, 0));
+        self.words.insert(0, NO_WORD);
+        self.runs.splice(0..0, head.runs);
+        self.merge_runs();
+    }
+
+    /// Merges neighbouring runs that share their attributes.
+    fn merge_runs(&mut self) {
+        self.runs.dedup_by(|b, a| {
+            if a.1 == b.1 {
+                a.0 += b.0;
+                true
+            } else {
+                false
+            }
+        });
+    }
+
+    /// Keeps the tokens in `r` (every field).
+    fn keep_range(&mut self, r: std::ops::Range<usize>) {
+        let first = r.start as u32;
+        self.texts.overrides.retain(|(p, _)| r.contains(&(*p as usize)));
+        self.texts.overrides.iter_mut().for_each(|(p, _)| *p -= first);
+        if r.start == 0 {
+            self.ids.truncate(r.end);
+            self.offsets.truncate(r.end);
+            self.words.truncate(r.end);
+        } else {
+            fn keep<T: Clone>(v: &mut Vec<T>, r: std::ops::Range<usize>) {
+                *v = v[r].to_vec();
+            }
+            keep(&mut self.ids, r.clone());
+            keep(&mut self.offsets, r.clone());
+            keep(&mut self.words, r.clone());
+        }
+        let runs = std::mem::take(&mut self.runs);
+        let mut at = 0usize;
+        for (n, a) in runs {
+            let (s, e) = (at.max(r.start), (at + n as usize).min(r.end));
+            if s < e {
+                self.push_run(e - s, a);
+            }
+            at += n as usize;
+        }
     }
 
     fn truncate_to(&mut self, n: usize) {
-        self.texts.overrides.retain(|(p, _)| (*p as usize) < n);
-        self.ids.truncate(n);
-        self.type_ids.truncate(n);
-        self.offsets.truncate(n);
-        self.special_tokens_mask.truncate(n);
-        self.attention_mask.truncate(n);
-        self.word_ids.truncate(n);
-        self.sequence_ids.truncate(n);
+        self.keep_range(0..n.min(self.len()));
     }
 
     /// Keeps the first (`Right`) or last (`Left`) `n` tokens. The reference refuses (it
@@ -249,23 +362,10 @@ impl Encoding {
                  the overflowing windows would not advance"
             )));
         }
-        let range = match direction {
+        self.keep_range(match direction {
             Direction::Right => 0..n,
             Direction::Left => len - n..len,
-        };
-        let first = range.start as u32;
-        self.texts.overrides.retain(|(p, _)| range.contains(&(*p as usize)));
-        self.texts.overrides.iter_mut().for_each(|(p, _)| *p -= first);
-        fn keep<T: Clone>(v: &mut Vec<T>, r: std::ops::Range<usize>) {
-            *v = v[r].to_vec();
-        }
-        keep(&mut self.ids, range.clone());
-        keep(&mut self.type_ids, range.clone());
-        keep(&mut self.offsets, range.clone());
-        keep(&mut self.special_tokens_mask, range.clone());
-        keep(&mut self.attention_mask, range.clone());
-        keep(&mut self.word_ids, range.clone());
-        keep(&mut self.sequence_ids, range);
+        });
         Ok(())
     }
 
@@ -277,9 +377,9 @@ impl Encoding {
         let n = target - len;
         fn fill<T: Clone>(v: &mut Vec<T>, x: T, n: usize, d: Direction) {
             match d {
-                Direction::Right => v.extend(std::iter::repeat(x).take(n)),
+                Direction::Right => v.extend(std::iter::repeat_n(x, n)),
                 Direction::Left => {
-                    v.splice(0..0, std::iter::repeat(x).take(n));
+                    v.splice(0..0, std::iter::repeat_n(x, n));
                 }
             }
         }
@@ -302,14 +402,39 @@ impl Encoding {
             }
         }
         fill(&mut self.ids, p.pad_id, n, d);
-        fill(&mut self.type_ids, p.pad_type_id, n, d);
         fill(&mut self.offsets, (0, 0), n, d);
-        fill(&mut self.special_tokens_mask, 1, n, d);
-        fill(&mut self.attention_mask, 0, n, d);
-        fill(&mut self.word_ids, None, n, d);
-        fill(&mut self.sequence_ids, None, n, d);
+        fill(&mut self.words, NO_WORD, n, d);
+        let a = Attr { type_id: p.pad_type_id, seq: None, special: true, attention: false };
+        match d {
+            Direction::Right => self.push_run(n, a),
+            Direction::Left => {
+                self.runs.insert(0, (n as u32, a));
+                self.merge_runs();
+            }
+        }
     }
 }
+
+/// An iterator that knows its length (a `flat_map` over runs does not).
+struct ExactIter<I> {
+    it: I,
+    left: usize,
+}
+
+impl<I: Iterator> Iterator for ExactIter<I> {
+    type Item = I::Item;
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        let x = self.it.next()?;
+        self.left -= 1;
+        Some(x)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
 
 /// One stage of the trace: its output text, where its chars came from, and how long it took.
 #[derive(Clone, Debug, Serialize)]
@@ -668,7 +793,7 @@ impl Tokenizer {
         enc.texts.vocab = Some(self.model.vocab_r.clone());
         enc.ids.reserve(guess);
         enc.offsets.reserve(guess);
-        enc.word_ids.reserve(guess);
+        enc.words.reserve(guess);
         let mut word_idx = 0u32;
         let mut scratch = crate::model::wordpiece::Scratch::default();
         let (mut scratch_word, mut subs) = take_scratch();
@@ -690,7 +815,7 @@ impl Tokenizer {
                 if let Some(p) = pre_tokens.as_mut() {
                     p.push(PreTokenTrace { text: raw.to_owned(), offsets: off });
                 }
-                enc.push_token(self.added[i].id, Some(&Arc::from(raw)), off, Some(word_idx));
+                enc.push_token(self.added[i].id, Some(&Arc::from(raw)), off, word_idx);
                 word_idx += 1;
                 continue;
             }
@@ -725,7 +850,7 @@ impl Tokenizer {
                     if let Some(p) = pre_tokens.as_mut() {
                         p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
                     }
-                    enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, Some(word_idx));
+                    enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, word_idx);
                     word_idx += 1;
                     continue;
                 }
@@ -780,11 +905,11 @@ impl Tokenizer {
         for s in subs.iter() {
             let off = (orig(s.char_start), orig(s.char_end - 1) + 1);
             if unk {
-                enc.push_token(s.id, Some(&self.model.unk_token), off, Some(word_idx));
+                enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
             } else if self.model.ids_name_tokens {
-                enc.push_token(s.id, None, off, Some(word_idx));
+                enc.push_token(s.id, None, off, word_idx);
             } else {
-                enc.push_token(s.id, Some(&self.model.token_text(word, s)), off, Some(word_idx));
+                enc.push_token(s.id, Some(&self.model.token_text(word, s)), off, word_idx);
             }
         }
     }
@@ -803,7 +928,7 @@ impl Tokenizer {
         let unk = if self.model.ids_name_tokens {
             if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
                 let off = (wd.orig.at(0), wd.orig.at(wd.n_chars - 1) + 1);
-                enc.push_token(id, None, off, Some(word_idx));
+                enc.push_token(id, None, off, word_idx);
                 return;
             }
             self.model.tokenize_cached_not_whole(wc, wd.padded, wd.len, wd.n_chars, subs)
@@ -813,11 +938,11 @@ impl Tokenizer {
         for s in subs.iter() {
             let off = (wd.orig.at(s.char_start), wd.orig.at(s.char_end - 1) + 1);
             if unk {
-                enc.push_token(s.id, Some(&self.model.unk_token), off, Some(word_idx));
+                enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
             } else if self.model.ids_name_tokens {
-                enc.push_token(s.id, None, off, Some(word_idx));
+                enc.push_token(s.id, None, off, word_idx);
             } else {
-                enc.push_token(s.id, Some(&self.model.token_text(wd.text(), s)), off, Some(word_idx));
+                enc.push_token(s.id, Some(&self.model.token_text(wd.text(), s)), off, word_idx);
             }
         }
     }
@@ -921,7 +1046,7 @@ impl Tokenizer {
             let mut e = Encoding::default();
             e.texts.vocab = Some(self.model.vocab_r.clone());
             for (id, t) in ids.iter().zip(toks) {
-                e.push(*id, Some(t), (0, 0), None, type_id, None, true);
+                e.push_special(*id, t, type_id);
             }
             e
         };
@@ -943,7 +1068,7 @@ impl Tokenizer {
                             uses[*seq] -= 1;
                             let s = if uses[*seq] == 0 { seqs[*seq].take() } else { seqs[*seq].clone() };
                             if let Some(mut s) = s {
-                                s.type_ids.iter_mut().for_each(|t| *t = *type_id);
+                                s.set_type_ids(*type_id);
                                 out.append(s);
                             }
                         }
@@ -958,12 +1083,14 @@ impl Tokenizer {
                 out
             }
             Some(PostProcessor::Bert { sep, cls }) if add_special_tokens => {
-                let mut out = special(&[cls.1], std::slice::from_ref(&cls.0), 0);
-                out.append(a);
-                out.append(special(&[sep.1], std::slice::from_ref(&sep.0), 0));
+                // [CLS] is put in front of `a` in place: the input's tokens move once
+                // (within their own buffers), not into a fresh Encoding.
+                let mut out = a;
+                out.prepend_special(cls.1, &cls.0, 0);
+                out.push_special(sep.1, &sep.0, 0);
                 if let Some(b) = b {
                     out.append(b);
-                    out.append(special(&[sep.1], std::slice::from_ref(&sep.0), 1));
+                    out.push_special(sep.1, &sep.0, 1);
                 }
                 out
             }
@@ -1158,6 +1285,7 @@ impl Tokenizer {
         let mut timings = (0.0, 0.0);
         let a = self.encode_single(text, 0, 0, Some(&mut observer), Some(&mut pre_tokens), &mut timings);
         let enc = self.post_process(a, None, true);
+        let special_tokens_mask = enc.special_tokens_mask().collect();
         Trace {
             stages,
             alignment,
@@ -1167,7 +1295,7 @@ impl Tokenizer {
             tokens: enc.tokens().into_iter().map(str::to_owned).collect(),
             ids: enc.ids,
             offsets: enc.offsets,
-            special_tokens_mask: enc.special_tokens_mask,
+            special_tokens_mask,
             micros: now_micros() - start,
             fast: self.fast_trace(text),
         }
