@@ -59,10 +59,10 @@ impl IntCache {
     }
 
     /// `ids` as a Python list.
-    fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+    fn list<'py>(&self, py: Python<'py>, ids: impl ExactSizeIterator<Item = u32>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(
             py,
-            ids.iter().map(|&id| match self.0.get(id as usize) {
+            ids.map(|id| match self.0.get(id as usize) {
                 Some(cell) => cell.get_or_init(|| id.into_pyobject(py).expect("an int").into_any().unbind()).bind(py).clone(),
                 None => id.into_pyobject(py).expect("an int").into_any(),
             }),
@@ -82,7 +82,7 @@ pub struct PyEncoding {
 impl PyEncoding {
     #[getter]
     fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.ints.list(py, &self.inner.ids)
+        self.ints.list(py, self.inner.ids())
     }
     #[getter]
     fn type_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -95,7 +95,7 @@ impl PyEncoding {
     /// (start, end) in characters of the input string; (0, 0) for added special tokens.
     #[getter]
     fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.inner.offsets.iter().copied())
+        PyList::new(py, self.inner.offsets())
     }
     #[getter]
     fn attention_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -117,7 +117,7 @@ impl PyEncoding {
         self.inner.len()
     }
     fn __repr__(&self) -> String {
-        format!("Encoding(num_tokens={}, ids={:?})", self.inner.len(), &self.inner.ids[..self.inner.len().min(8)])
+        format!("Encoding(num_tokens={}, ids={:?})", self.inner.len(), self.inner.ids().take(8).collect::<Vec<_>>())
     }
 }
 
@@ -258,7 +258,7 @@ impl PyTokenizer {
         let t = &self.inner;
         if a.len() >= 2048 {
             let ids = maybe_detach(py, a.len(), || t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)?;
-            return self.ints.list(py, &ids);
+            return self.ints.list(py, ids.into_iter());
         }
         // Short inputs: the ids go to a per-thread buffer and straight into the list, so a
         // call allocates nothing but the Python objects.
@@ -267,7 +267,7 @@ impl PyTokenizer {
             let mut held = buf.try_borrow_mut().ok();
             let ids = held.as_deref_mut().unwrap_or(&mut own);
             t.encode_ids_into(&a, add_special_tokens, ids).map_err(to_py_err)?;
-            self.ints.list(py, ids)
+            self.ints.list(py, ids.iter().copied())
         })
     }
 

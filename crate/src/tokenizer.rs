@@ -134,18 +134,27 @@ struct Attr {
 /// `words` entry of a token that belongs to no word (special tokens, padding).
 const NO_WORD: u32 = u32::MAX;
 
+/// What an [`Encoding`] keeps per token: 16 bytes, written with one push.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tok {
+    id: u32,
+    /// Offsets in chars of the input.
+    start: u32,
+    end: u32,
+    /// Index of the word (pre-token) the token came from; [`NO_WORD`] for special tokens.
+    word: u32,
+}
+
 /// The output of an encode, as in the reference: one entry per token of each field.
 /// Offsets are in chars of the input (for a pair, each sequence's own input).
 ///
-/// Only what differs from token to token is stored per token (ids, offsets, word index);
-/// type ids, sequence ids and the two masks are runs, expanded when asked for.
+/// Only what differs from token to token is stored per token (id, offsets, word index, in
+/// one vector); type ids, sequence ids and the two masks are runs. Each field is expanded
+/// when asked for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoding {
-    pub ids: Vec<u32>,
-    pub offsets: Vec<(u32, u32)>,
+    toks: Vec<Tok>,
     texts: TokenTexts,
-    /// Index of the word (pre-token) each token came from; [`NO_WORD`] for special tokens.
-    words: Vec<u32>,
     /// (token count, what those tokens share), in token order; the counts add up to the
     /// token count (once [`Encoding::fill_sequence`] has run).
     runs: Vec<(u32, Attr)>,
@@ -153,11 +162,21 @@ pub struct Encoding {
 
 impl Encoding {
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.toks.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.toks.is_empty()
+    }
+
+    /// The id of every token.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.toks.iter().map(|t| t.id)
+    }
+
+    /// (start, end) of every token in chars of its input; (0, 0) for special tokens.
+    pub fn offsets(&self) -> impl ExactSizeIterator<Item = (u32, u32)> + '_ {
+        self.toks.iter().map(|t| (t.start, t.end))
     }
 
     /// Each token's value of `f`, expanded from the runs.
@@ -189,14 +208,14 @@ impl Encoding {
 
     /// Index of the word (pre-token) each token came from; None for special tokens.
     pub fn word_ids(&self) -> impl ExactSizeIterator<Item = Option<u32>> + '_ {
-        self.words.iter().map(|&w| (w != NO_WORD).then_some(w))
+        self.toks.iter().map(|t| (t.word != NO_WORD).then_some(t.word))
     }
 
     /// The text of every token.
     pub fn tokens(&self) -> Vec<&str> {
-        let mut out = Vec::with_capacity(self.ids.len());
+        let mut out = Vec::with_capacity(self.len());
         let mut ov = self.texts.overrides.iter().peekable();
-        for (i, &id) in self.ids.iter().enumerate() {
+        for (i, id) in self.ids().enumerate() {
             match ov.peek() {
                 Some((p, t)) if *p as usize == i => {
                     out.push(&**t);
@@ -216,7 +235,7 @@ impl Encoding {
         if let Some(t) = text {
             let named = self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).is_some_and(|v| **v == **t);
             if !named {
-                self.texts.overrides.push((self.ids.len() as u32, t.clone()));
+                self.texts.overrides.push((self.len() as u32, t.clone()));
             }
         }
     }
@@ -248,15 +267,13 @@ impl Encoding {
     #[inline(always)]
     fn push_token(&mut self, id: u32, text: Option<&Arc<str>>, offsets: (u32, u32), word: u32) {
         self.set_text(id, text);
-        self.ids.push(id);
-        self.offsets.push(offsets);
-        self.words.push(word);
+        self.toks.push(Tok { id, start: offsets.0, end: offsets.1, word });
     }
 
     /// Gives the tokens pushed since the runs last covered them the type id, sequence and
     /// masks of an input's tokens: all tokens of one input share them.
     fn fill_sequence(&mut self, type_id: u32, seq: u32) {
-        let n = self.ids.len() - self.covered();
+        let n = self.len() - self.covered();
         self.push_run(n, Attr { type_id, seq: Some(seq), special: false, attention: true });
     }
 
@@ -270,7 +287,7 @@ impl Encoding {
 
     /// Puts `other`'s tokens after this one's.
     fn append(&mut self, other: Encoding) {
-        if self.ids.is_empty() && self.texts.overrides.is_empty() && self.runs.is_empty() {
+        if self.toks.is_empty() && self.texts.overrides.is_empty() && self.runs.is_empty() {
             let vocab = self.texts.vocab.take();
             *self = other;
             if self.texts.vocab.is_none() {
@@ -278,14 +295,12 @@ impl Encoding {
             }
             return;
         }
-        let shift = self.ids.len() as u32;
+        let shift = self.len() as u32;
         if self.texts.vocab.is_none() {
             self.texts.vocab = other.texts.vocab.clone();
         }
         self.texts.overrides.extend(other.texts.overrides.into_iter().map(|(p, t)| (p + shift, t)));
-        self.ids.extend(other.ids);
-        self.offsets.extend(other.offsets);
-        self.words.extend(other.words);
+        self.toks.extend(other.toks);
         for (n, a) in other.runs {
             self.push_run(n as usize, a);
         }
@@ -298,9 +313,7 @@ impl Encoding {
         head.push_special(id, text, type_id);
         self.texts.overrides.iter_mut().for_each(|(p, _)| *p += 1);
         self.texts.overrides.splice(0..0, head.texts.overrides);
-        self.ids.insert(0, id);
-        self.offsets.insert(0, (0, 0));
-        self.words.insert(0, NO_WORD);
+        self.toks.insert(0, head.toks[0]);
         self.runs.splice(0..0, head.runs);
         self.merge_runs();
     }
@@ -322,18 +335,8 @@ impl Encoding {
         let first = r.start as u32;
         self.texts.overrides.retain(|(p, _)| r.contains(&(*p as usize)));
         self.texts.overrides.iter_mut().for_each(|(p, _)| *p -= first);
-        if r.start == 0 {
-            self.ids.truncate(r.end);
-            self.offsets.truncate(r.end);
-            self.words.truncate(r.end);
-        } else {
-            fn keep<T: Clone>(v: &mut Vec<T>, r: std::ops::Range<usize>) {
-                *v = v[r].to_vec();
-            }
-            keep(&mut self.ids, r.clone());
-            keep(&mut self.offsets, r.clone());
-            keep(&mut self.words, r.clone());
-        }
+        self.toks.truncate(r.end);
+        self.toks.drain(..r.start);
         let runs = std::mem::take(&mut self.runs);
         let mut at = 0usize;
         for (n, a) in runs {
@@ -375,14 +378,6 @@ impl Encoding {
             return;
         }
         let n = target - len;
-        fn fill<T: Clone>(v: &mut Vec<T>, x: T, n: usize, d: Direction) {
-            match d {
-                Direction::Right => v.extend(std::iter::repeat_n(x, n)),
-                Direction::Left => {
-                    v.splice(0..0, std::iter::repeat_n(x, n));
-                }
-            }
-        }
         let d = p.direction;
         let named = self.texts.vocab.as_ref().and_then(|v| v.get(p.pad_id as usize)).is_some_and(|v| **v == *p.pad_token);
         let new_positions = match d {
@@ -401,13 +396,15 @@ impl Encoding {
                 }
             }
         }
-        fill(&mut self.ids, p.pad_id, n, d);
-        fill(&mut self.offsets, (0, 0), n, d);
-        fill(&mut self.words, NO_WORD, n, d);
+        let pad = std::iter::repeat_n(Tok { id: p.pad_id, start: 0, end: 0, word: NO_WORD }, n);
         let a = Attr { type_id: p.pad_type_id, seq: None, special: true, attention: false };
         match d {
-            Direction::Right => self.push_run(n, a),
+            Direction::Right => {
+                self.toks.extend(pad);
+                self.push_run(n, a);
+            }
             Direction::Left => {
+                self.toks.splice(0..0, pad);
                 self.runs.insert(0, (n as u32, a));
                 self.merge_runs();
             }
@@ -791,9 +788,7 @@ impl Tokenizer {
         // About one token per four bytes of typical text: one allocation, not a series.
         let guess = text.len() / 4 + 4;
         enc.texts.vocab = Some(self.model.vocab_r.clone());
-        enc.ids.reserve(guess);
-        enc.offsets.reserve(guess);
-        enc.words.reserve(guess);
+        enc.toks.reserve(guess);
         let mut word_idx = 0u32;
         let mut scratch = crate::model::wordpiece::Scratch::default();
         let (mut scratch_word, mut subs) = take_scratch();
@@ -927,8 +922,7 @@ impl Tokenizer {
         subs.clear();
         let unk = if self.model.ids_name_tokens {
             if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
-                let off = (wd.orig.at(0), wd.orig.at(wd.n_chars - 1) + 1);
-                enc.push_token(id, None, off, word_idx);
+                enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx);
                 return;
             }
             self.model.tokenize_cached_not_whole(wc, wd.padded, wd.len, wd.n_chars, subs)
@@ -936,7 +930,7 @@ impl Tokenizer {
             self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs)
         };
         for s in subs.iter() {
-            let off = (wd.orig.at(s.char_start), wd.orig.at(s.char_end - 1) + 1);
+            let off = span(wd.orig, s.char_start, s.char_end);
             if unk {
                 enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
             } else if self.model.ids_name_tokens {
@@ -1135,7 +1129,7 @@ impl Tokenizer {
     pub fn encode_ids_into(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
         ids.clear();
         if self.truncation.is_some() || self.padding.is_some() || !self.fused_ok() {
-            ids.extend(self.encode(text, None, add_special_tokens)?.ids);
+            ids.extend(self.encode(text, None, add_special_tokens)?.ids());
             return Ok(());
         }
         ids.reserve(text.len() / 4 + 4);
@@ -1177,7 +1171,7 @@ impl Tokenizer {
         if r.is_err() {
             ids.truncate(mark);
             let mut t = (0.0, 0.0);
-            ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids);
+            ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids());
         }
     }
 
@@ -1293,8 +1287,8 @@ impl Tokenizer {
             pre_tokenize_micros: timings.0,
             model_micros: timings.1,
             tokens: enc.tokens().into_iter().map(str::to_owned).collect(),
-            ids: enc.ids,
-            offsets: enc.offsets,
+            ids: enc.ids().collect(),
+            offsets: enc.offsets().collect(),
             special_tokens_mask,
             micros: now_micros() - start,
             fast: self.fast_trace(text),
@@ -1449,6 +1443,19 @@ fn put_scratch(w: crate::fast::words::Word, subs: Vec<SubToken>) {
                 *s = (w, subs);
             }
         });
+    }
+}
+
+/// The input chars `(first, last + 1)` that chars `a..b` of a word came from (`a < b`): what
+/// `(orig.at(a), orig.at(b - 1) + 1)` gives, without a search in the common cases (a word
+/// whose chars map to consecutive input chars).
+#[inline(always)]
+fn span(orig: crate::fast::words::Orig, a: usize, b: usize) -> (u32, u32) {
+    use crate::fast::words::Orig;
+    match orig {
+        Orig::Linear(first) => (first + a as u32, first + b as u32),
+        Orig::Runs(&[(s, o)]) => (o + (a as u32 - s), o + (b as u32 - s)),
+        _ => (orig.at(a), orig.at(b - 1) + 1),
     }
 }
 
