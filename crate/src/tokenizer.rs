@@ -819,9 +819,15 @@ impl Tokenizer {
                 let mut w = std::mem::take(&mut scratch_word);
                 let start_len = enc.len();
                 let start_word = word_idx;
+                let whole = self.model.ids_name_tokens;
                 let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
                     crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
-                        self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx);
+                        // Most words are one vocabulary entry: that case is kept here, small
+                        // (as in the ids-only pass), and the rest is a call.
+                        match self.model.whole_word(wd.padded, wd.len) {
+                            Some(id) if whole => enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx),
+                            _ => self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx),
+                        }
                         word_idx += 1;
                     })
                 });
@@ -909,8 +915,9 @@ impl Tokenizer {
         }
     }
 
-    /// [`Tokenizer::model_word`] for a word of the fused path.
-    #[inline]
+    /// [`Tokenizer::model_word`] for a word of the fused path that is not one vocabulary
+    /// entry (or whose token texts are not the vocabulary's).
+    #[inline(never)]
     fn model_view(
         &self,
         wd: crate::fast::words::WordView,
@@ -921,14 +928,21 @@ impl Tokenizer {
     ) {
         subs.clear();
         let unk = if self.model.ids_name_tokens {
-            if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
-                enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx);
-                return;
-            }
+            // The caller asked whole_word already.
             self.model.tokenize_cached_not_whole(wc, wd.padded, wd.len, wd.n_chars, subs)
         } else {
             self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs)
         };
+        if let (false, true, Some(base)) = (unk, self.model.ids_name_tokens, linear_base(wd.orig)) {
+            // The common case, as a plain copy: texts from the vocabulary, chars consecutive.
+            enc.toks.extend(subs.iter().map(|s| Tok {
+                id: s.id,
+                start: base.wrapping_add(s.char_start as u32),
+                end: base.wrapping_add(s.char_end as u32),
+                word: word_idx,
+            }));
+            return;
+        }
         for s in subs.iter() {
             let off = span(wd.orig, s.char_start, s.char_end);
             if unk {
@@ -1456,6 +1470,19 @@ fn span(orig: crate::fast::words::Orig, a: usize, b: usize) -> (u32, u32) {
         Orig::Linear(first) => (first + a as u32, first + b as u32),
         Orig::Runs(&[(s, o)]) => (o + (a as u32 - s), o + (b as u32 - s)),
         _ => (orig.at(a), orig.at(b - 1) + 1),
+    }
+}
+
+/// `b` such that char `k` of the word came from input char `b + k` (wrapping), when the
+/// word's chars map to consecutive input chars.
+#[inline(always)]
+fn linear_base(orig: crate::fast::words::Orig) -> Option<u32> {
+    use crate::fast::words::Orig;
+    match orig {
+        Orig::Linear(first) => Some(first),
+        // A word's first run starts at its char 0 (`Orig::at` relies on it too).
+        Orig::Runs(&[(s, o)]) => Some(o.wrapping_sub(s)),
+        _ => None,
     }
 }
 
