@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(t) = Tokenizer::from_json_str(json) {
         for p in PROBES {
             if let Ok(e) = t.encode(p, Some(p), true) {
-                let _ = t.decode(&e.ids, true);
+                let _ = t.decode(&e.ids().collect::<Vec<_>>(), true);
                 let _ = e.tokens();
             }
             let _ = t.encode_ids(p, false);
