@@ -792,7 +792,9 @@ impl Tokenizer {
         let mut word_idx = 0u32;
         let mut scratch = crate::model::wordpiece::Scratch::default();
         let (mut scratch_word, mut subs) = take_scratch();
-        for seg in self.split_added(self.raw_matcher.as_ref(), text) {
+        // A text that certainly holds no added token is one segment (no matcher pass).
+        let matcher = self.raw_matcher.as_ref().filter(|m| m.may_match(text));
+        for seg in self.split_added(matcher, text) {
             let raw = &text[seg.byte_start..seg.byte_end];
             if let Some(i) = seg.added {
                 let n = raw.chars().count() as u32;

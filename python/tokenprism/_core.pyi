@@ -14,7 +14,8 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int: ...
 
 class Encoding:
-    """The result of an encode: one entry per token in every list."""
+    """The result of an encode: one entry per token in every list (each list is built
+    from the compact result when read, a new list each time)."""
 
     @property
     def ids(self) -> list[int]: ...
