@@ -270,6 +270,18 @@ impl Encoding {
         self.toks.push(Tok { id, start: offsets.0, end: offsets.1, word });
     }
 
+    /// Pushes the pieces of word `word` whose char `k` came from input char `base + k`
+    /// (wrapping) and whose texts are the vocabulary's: the common case, as a plain copy.
+    #[inline]
+    fn push_pieces(&mut self, subs: &[SubToken], base: u32, word: u32) {
+        self.toks.extend(subs.iter().map(|s| Tok {
+            id: s.id,
+            start: base.wrapping_add(s.char_start as u32),
+            end: base.wrapping_add(s.char_end as u32),
+            word,
+        }));
+    }
+
     /// Gives the tokens pushed since the runs last covered them the type id, sequence and
     /// masks of an input's tokens: all tokens of one input share them.
     fn fill_sequence(&mut self, type_id: u32, seq: u32) {
@@ -928,6 +940,18 @@ impl Tokenizer {
         enc: &mut Encoding,
         word_idx: u32,
     ) {
+        let base = linear_base(wd.orig);
+        if let (true, Some(base), Some(c)) = (self.model.ids_name_tokens, base, wc.as_deref()) {
+            // A word seen before: its pieces straight from the cache to the Encoding (what
+            // tokenize_cached_not_whole would copy out of the same entry).
+            if wd.len <= crate::model::word_cache::MAX_KEY {
+                let h = crate::model::word_cache::hash(wd.padded, wd.len);
+                if let Some((hit, false)) = c.get(h, &wd.padded[..wd.len]) {
+                    enc.push_pieces(hit, base, word_idx);
+                    return;
+                }
+            }
+        }
         subs.clear();
         let unk = if self.model.ids_name_tokens {
             // The caller asked whole_word already.
@@ -935,14 +959,8 @@ impl Tokenizer {
         } else {
             self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs)
         };
-        if let (false, true, Some(base)) = (unk, self.model.ids_name_tokens, linear_base(wd.orig)) {
-            // The common case, as a plain copy: texts from the vocabulary, chars consecutive.
-            enc.toks.extend(subs.iter().map(|s| Tok {
-                id: s.id,
-                start: base.wrapping_add(s.char_start as u32),
-                end: base.wrapping_add(s.char_end as u32),
-                word: word_idx,
-            }));
+        if let (false, true, Some(base)) = (unk, self.model.ids_name_tokens, base) {
+            enc.push_pieces(subs, base, word_idx);
             return;
         }
         for s in subs.iter() {
