@@ -270,16 +270,23 @@ impl Encoding {
         self.toks.push(Tok { id, start: offsets.0, end: offsets.1, word });
     }
 
-    /// Pushes the pieces of word `word` whose char `k` came from input char `base + k`
-    /// (wrapping) and whose texts are the vocabulary's: the common case, as a plain copy.
-    #[inline]
-    fn push_pieces(&mut self, subs: &[SubToken], base: u32, word: u32) {
-        self.toks.extend(subs.iter().map(|s| Tok {
-            id: s.id,
-            start: base.wrapping_add(s.char_start as u32),
-            end: base.wrapping_add(s.char_end as u32),
-            word,
-        }));
+    /// Pushes the pieces `subs` of word `word` whose chars came from `orig`, when their
+    /// texts are the vocabulary's. Chars from consecutive input chars (the common case) make
+    /// a plain copy.
+    #[inline(always)]
+    fn push_pieces(&mut self, subs: &[SubToken], orig: crate::fast::words::Orig, word: u32) {
+        match linear_base(orig) {
+            Some(base) => self.toks.extend(subs.iter().map(|s| Tok {
+                id: s.id,
+                start: base.wrapping_add(s.char_start as u32),
+                end: base.wrapping_add(s.char_end as u32),
+                word,
+            })),
+            None => {
+                let mut at = OrigCursor::new(orig);
+                self.toks.extend(subs.iter().map(|s| Tok { id: s.id, start: at.at(s.char_start), end: at.at(s.char_end - 1) + 1, word }));
+            }
+        }
     }
 
     /// Gives the tokens pushed since the runs last covered them the type id, sequence and
@@ -940,14 +947,13 @@ impl Tokenizer {
         enc: &mut Encoding,
         word_idx: u32,
     ) {
-        let base = linear_base(wd.orig);
-        if let (true, Some(base), Some(c)) = (self.model.ids_name_tokens, base, wc.as_deref()) {
+        if let (true, Some(c)) = (self.model.ids_name_tokens, wc.as_deref()) {
             // A word seen before: its pieces straight from the cache to the Encoding (what
             // tokenize_cached_not_whole would copy out of the same entry).
             if wd.len <= crate::model::word_cache::MAX_KEY {
                 let h = crate::model::word_cache::hash(wd.padded, wd.len);
                 if let Some((hit, false)) = c.get(h, &wd.padded[..wd.len]) {
-                    enc.push_pieces(hit, base, word_idx);
+                    enc.push_pieces(hit, wd.orig, word_idx);
                     return;
                 }
             }
@@ -959,12 +965,13 @@ impl Tokenizer {
         } else {
             self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs)
         };
-        if let (false, true, Some(base)) = (unk, self.model.ids_name_tokens, base) {
-            enc.push_pieces(subs, base, word_idx);
+        if !unk && self.model.ids_name_tokens {
+            enc.push_pieces(subs, wd.orig, word_idx);
             return;
         }
+        let mut at = OrigCursor::new(wd.orig);
         for s in subs.iter() {
-            let off = span(wd.orig, s.char_start, s.char_end);
+            let off = (at.at(s.char_start), at.at(s.char_end - 1) + 1);
             if unk {
                 enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
             } else if self.model.ids_name_tokens {
@@ -1503,6 +1510,40 @@ fn linear_base(orig: crate::fast::words::Orig) -> Option<u32> {
         // A word's first run starts at its char 0 (`Orig::at` relies on it too).
         Orig::Runs(&[(s, o)]) => Some(o.wrapping_sub(s)),
         _ => None,
+    }
+}
+
+/// [`crate::fast::words::Orig::at`] for chars asked in ascending order (a word's pieces):
+/// the run of each char is found by walking forward from the last one, not by a search, so
+/// a word whose chars came from many runs (accents stripped between letters) costs
+/// O(runs + pieces), not O(runs x pieces).
+struct OrigCursor<'a> {
+    orig: crate::fast::words::Orig<'a>,
+    run: usize,
+}
+
+impl<'a> OrigCursor<'a> {
+    fn new(orig: crate::fast::words::Orig<'a>) -> Self {
+        OrigCursor { orig, run: 0 }
+    }
+
+    /// The input char of the word's char `k`; `k` must not be less than the last one asked.
+    #[inline]
+    fn at(&mut self, k: usize) -> u32 {
+        use crate::fast::words::Orig;
+        match self.orig {
+            Orig::Linear(first) => first + k as u32,
+            Orig::Runs(runs) => {
+                let k = k as u32;
+                // Runs start at ascending chars, the first at char 0 (as Orig::at assumes).
+                while self.run + 1 < runs.len() && runs[self.run + 1].0 <= k {
+                    self.run += 1;
+                }
+                let (s, o) = runs[self.run];
+                debug_assert!(s <= k);
+                o + (k - s)
+            }
+        }
     }
 }
 
