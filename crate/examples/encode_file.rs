@@ -1,5 +1,7 @@
 //! Encodes a text file with a tokenizer.json, for profiling (callgrind) and quick timing:
-//! `cargo run --release --example encode_file -- tokenizer.json corpus.txt [rounds] [normalize]`
+//! `cargo run --release --example encode_file -- tokenizer.json corpus.txt [rounds] [mode]`
+//! Modes: `encode` (default: the full Encoding, then its ids as a vector: what
+//! `tok.encode(doc).ids` costs short of the Python ints), `ids` (`encode_ids`), `normalize`.
 use std::time::Instant;
 
 fn main() {
