@@ -528,7 +528,13 @@ fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
         usize::MAX
     };
     if word != usize::MAX {
-        let e = ascii_run(s, ascii_run(s, word, AsciiClass::Upper), AsciiClass::Lower);
+        // The uppercase run is short in text (a capital, an acronym): byte by byte.
+        let mut e = word;
+        while e < n && s[e].is_ascii_uppercase() {
+            super::cost::add(1);
+            e += 1;
+        }
+        let e = ascii_run(s, e, AsciiClass::Lower);
         if e < n && s[e] >= 0x80 {
             return None;
         }
@@ -564,6 +570,12 @@ fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
         let mut e = i;
         let mut newline_end = 0;
         while e < n {
+            // Spaces 8 at a time (indentation).
+            if e + 8 <= n && u64::from_le_bytes(s[e..e + 8].try_into().expect("8 bytes")) == LANES * 0x20 {
+                super::cost::add(8);
+                e += 8;
+                continue;
+            }
             let b = s[e];
             if b >= 0x80 {
                 return None;
@@ -705,7 +717,7 @@ mod tests {
     fn o200k_ascii_path_matches_general() {
         let alphabet = [
             "a", "z", "A", "Z", "q", "0", "9", " ", " ", "\t", "\n", "\r", "\x0b", "'", "/", "!", "(", "_", "-", "\x00", "\x7f",
-            "'s", "'T", "'re", "'LL", "'d", "é", "É", "\u{a0}", "\u{2028}", "٣", "\u{301}", "ʰ", "中", "—", "😀", "\u{17f}",
+            "'s", "'T", "'re", "'LL", "'d", "        ", "   \n     ", "é", "É", "\u{a0}", "\u{2028}", "٣", "\u{301}", "ʰ", "中", "—", "😀", "\u{17f}",
         ];
         let mut x: u64 = 11;
         let mut answered = 0;
@@ -716,7 +728,7 @@ mod tests {
             for k in 0..n {
                 let r = x.rotate_left(7 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 // Mostly ASCII, so that ASCII matches meet non-ASCII chars only now and then.
-                let a = if r % 4 == 0 { alphabet.len() } else { 26 };
+                let a = if r % 4 == 0 { alphabet.len() } else { 28 };
                 text.push_str(alphabet[(r >> 13) as usize % a]);
             }
             let s = text.as_bytes();
