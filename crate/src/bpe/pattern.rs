@@ -570,13 +570,13 @@ fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
         let mut e = i;
         let mut newline_end = 0;
         while e < n {
+            let b = s[e];
             // Spaces 8 at a time (indentation).
-            if e + 8 <= n && u64::from_le_bytes(s[e..e + 8].try_into().expect("8 bytes")) == LANES * 0x20 {
+            if b == b' ' && e + 8 <= n && u64::from_le_bytes(s[e..e + 8].try_into().expect("8 bytes")) == LANES * 0x20 {
                 super::cost::add(8);
                 e += 8;
                 continue;
             }
-            let b = s[e];
             if b >= 0x80 {
                 return None;
             }
