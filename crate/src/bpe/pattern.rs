@@ -488,6 +488,119 @@ fn o200k_upper(s: &[u8], start: usize) -> Option<usize> {
 /// `|[^\r\n\p{L}\p{N}]?[UP]+[LOW]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`
 /// `|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 pub fn o200k(s: &[u8], i: usize) -> usize {
+    if s[i] < 0x80 {
+        if let Some(e) = o200k_ascii(s, i) {
+            return e;
+        }
+    }
+    o200k_general(s, i)
+}
+
+/// [`o200k`] at an ASCII byte `i` when the bytes the match depends on are ASCII, else None
+/// (the general matcher then decides: a non-ASCII char next to the match could extend it, as
+/// a letter after a word or a no-break space after spaces do). English and code are nearly
+/// all ASCII: this skips the general matcher's order of branches for them.
+///
+/// On ASCII the pattern's sets are disjoint byte classes (UP and LOW share only non-ASCII
+/// chars: Lm, Lo, M), so each branch is a plain scan:
+/// - a word: an optional prefix byte (`[^\r\n\p{L}\p{N}]`) then `[A-Z]*[a-z]*` with at least
+///   one letter, on which both word branches agree (the first takes the uppercase run and
+///   needs a lowercase letter after it; without one the second takes the uppercase run
+///   alone), then the optional contraction;
+/// - `\p{N}{1,3}`;
+/// - ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, reached when no letter follows the first byte (else that
+///   byte would be a word's prefix);
+/// - whitespace, with no letter after its first char (no word prefix) and no punctuation
+///   after a first space: `\s*[\r\n]+|\s+(?!\S)|\s+` on the run ([`ws_newline_first`]).
+#[inline(always)]
+fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
+    let n = s.len();
+    if i + 1 < n && s[i + 1] >= 0x80 {
+        return None;
+    }
+    let f = at(s, i).0;
+    let g = if i + 1 < n { at(s, i + 1).0 } else { 0 };
+    let word = if f & L != 0 {
+        i
+    } else if f & P != 0 && g & L != 0 {
+        i + 1
+    } else {
+        usize::MAX
+    };
+    if word != usize::MAX {
+        // The uppercase run is short in text (a capital, an acronym): byte by byte.
+        let mut e = word;
+        while e < n && s[e].is_ascii_uppercase() {
+            super::cost::add(1);
+            e += 1;
+        }
+        let e = ascii_run(s, e, AsciiClass::Lower);
+        if e < n && s[e] >= 0x80 {
+            return None;
+        }
+        return Some(opt_contraction(s, e));
+    }
+    if f & N != 0 {
+        let mut e = i + 1;
+        while e < n && e < i + 3 && s[e].is_ascii_digit() {
+            e += 1;
+        }
+        if e < n && e < i + 3 && s[e] >= 0x80 {
+            return None;
+        }
+        super::cost::add(e - i);
+        return Some(e);
+    }
+    let (j, h) = if s[i] == b' ' && g & O != 0 { (i + 1, g) } else { (i, f) };
+    if h & O != 0 {
+        let mut e = j + 1;
+        while e < n && s[e] < 0x80 && at(s, e).0 & O != 0 {
+            e += 1;
+        }
+        if e < n && s[e] >= 0x80 {
+            return None;
+        }
+        while e < n && matches!(s[e], b'\r' | b'\n' | b'/') {
+            e += 1;
+        }
+        super::cost::add(e - i);
+        return Some(e);
+    }
+    if f & WS != 0 {
+        let mut e = i;
+        let mut newline_end = 0;
+        while e < n {
+            let b = s[e];
+            // Spaces 8 at a time (indentation).
+            if b == b' ' && e + 8 <= n && u64::from_le_bytes(s[e..e + 8].try_into().expect("8 bytes")) == LANES * 0x20 {
+                super::cost::add(8);
+                e += 8;
+                continue;
+            }
+            if b >= 0x80 {
+                return None;
+            }
+            if at(s, e).0 & WS == 0 {
+                break;
+            }
+            if b == b'\r' || b == b'\n' {
+                newline_end = e + 1;
+            }
+            e += 1;
+        }
+        return Some(if newline_end != 0 {
+            newline_end
+        } else if e == n || e == i + 1 {
+            e
+        } else {
+            e - 1
+        });
+    }
+    None
+}
+
+/// [`o200k`] at any char, ASCII or not.
+fn o200k_general(s: &[u8], i: usize) -> usize {
     let (f, len) = at(s, i);
     // The two word branches, in the order backtracking tries them: first branch with the
     // prefix char taken, then without it, then the second branch with and without. "Without"
@@ -595,6 +708,38 @@ mod tests {
         assert_eq!(pieces(p, "\u{301}"), ["\u{301}"]);
         assert_eq!(pieces(p, "a\u{301}B"), ["a\u{301}", "B"]);
         assert_eq!(pieces(p, "'s"), ["'s"]);
+    }
+
+    /// The ASCII path of o200k gives the general matcher's match wherever it answers, at every
+    /// char of random texts that mix ASCII classes (contractions, slashes, newlines, runs of
+    /// every kind) with non-ASCII chars next to them.
+    #[test]
+    fn o200k_ascii_path_matches_general() {
+        let alphabet = [
+            "a", "z", "A", "Z", "q", "0", "9", " ", " ", "\t", "\n", "\r", "\x0b", "'", "/", "!", "(", "_", "-", "\x00", "\x7f",
+            "'s", "'T", "'re", "'LL", "'d", "        ", "   \n     ", "é", "É", "\u{a0}", "\u{2028}", "٣", "\u{301}", "ʰ", "中", "—", "😀", "\u{17f}",
+        ];
+        let mut x: u64 = 11;
+        let mut answered = 0;
+        for _ in 0..30000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (x >> 40) as usize % 16;
+            let mut text = String::new();
+            for k in 0..n {
+                let r = x.rotate_left(7 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                // Mostly ASCII, so that ASCII matches meet non-ASCII chars only now and then.
+                let a = if r % 4 == 0 { alphabet.len() } else { 28 };
+                text.push_str(alphabet[(r >> 13) as usize % a]);
+            }
+            let s = text.as_bytes();
+            for i in (0..s.len()).filter(|&i| text.is_char_boundary(i) && s[i] < 0x80) {
+                if let Some(e) = o200k_ascii(s, i) {
+                    answered += 1;
+                    assert_eq!(e, o200k_general(s, i), "{text:?} at {i}");
+                }
+            }
+        }
+        assert!(answered > 100_000, "{answered}");
     }
 
     #[test]
