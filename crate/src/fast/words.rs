@@ -390,6 +390,20 @@ pub fn for_each_word(
                 }
                 i += n;
                 ci += 1;
+                if stats.is_none() {
+                    // The common case in Cyrillic, Greek, Arabic, Hebrew...: a run of 2-byte
+                    // word chars on the current page, each one decode and one page read
+                    // (the general step above also checks the page, the char's length and
+                    // the end of the run separately).
+                    while i < bytes.len() && bytes[i].wrapping_sub(0xC2) < 0x1E {
+                        let cp = (bytes[i] as u32 & 0x1F) << 6 | (bytes[i + 1] as u32 & 0x3F);
+                        if cp >> 8 != page_no || page.get_cp(cp).kind() != charmap::WORD {
+                            break;
+                        }
+                        i += 2;
+                        ci += 1;
+                    }
+                }
                 if i >= bytes.len() || bytes[i] < 0x80 {
                     flush_run!();
                     break;

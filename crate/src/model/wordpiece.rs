@@ -8,6 +8,12 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A `one_char` entry that is not a vocabulary entry.
+const NO_ID: u32 = u32::MAX;
+/// The first code point of `one_char`'s 3-byte part, and how many code points it holds.
+const ONE_CHAR_CJK: u32 = 0x4000;
+const ONE_CHAR_CJK_LEN: usize = 0x6000;
+
 static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 #[derive(Clone, Debug)]
@@ -28,6 +34,11 @@ pub struct WordPiece {
     initial_trie: Trie,
     /// Continuation pieces, keyed without their prefix.
     continuation_trie: Trie,
+    /// The id of each one-char word that is a vocabulary entry, by char, for the words
+    /// that are most often one char: ASCII (punctuation, digits; index = the byte) and the
+    /// 3-byte chars with lead bytes E4..E9, U+4000..U+9FFF, which hold the CJK ideographs
+    /// (index = 128 + code point - 0x4000). [`NO_ID`] where the char is not an entry.
+    one_char: Box<[u32]>,
     /// Identifies this model's entries in the per-thread word cache (clones share it: they
     /// tokenize alike).
     pub cache_id: u64,
@@ -84,6 +95,20 @@ impl WordPiece {
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
         let initial = ShortIndex::new(initial_entries.iter().copied());
+        let mut one_char = vec![NO_ID; 128 + ONE_CHAR_CJK_LEN].into_boxed_slice();
+        // Only words whole_word would look up (no longer in bytes than the char limit),
+        // and only ids the table can tell apart from NO_ID.
+        for (k, &id) in &vocab {
+            if id == NO_ID || k.len() > max_input_chars_per_word {
+                continue;
+            }
+            let mut cs = k.chars();
+            let (Some(c), None) = (cs.next(), cs.next()) else { continue };
+            if let Some(at) = one_char_index(k.as_bytes(), k.len()) {
+                debug_assert_eq!(at, if c.is_ascii() { c as usize } else { 128 + (c as u32 - ONE_CHAR_CJK) as usize });
+                one_char[at] = id;
+            }
+        }
         let initial_trie = Trie::new(initial_entries.iter().copied());
         let continuation_trie = Trie::new(continuation_entries.iter().copied());
         Ok(WordPiece {
@@ -97,6 +122,7 @@ impl WordPiece {
             initial,
             initial_trie,
             continuation_trie,
+            one_char,
             cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
@@ -127,6 +153,13 @@ impl WordPiece {
     /// bytes and not too long to tokenize: most words of most text, for one probe.
     #[inline(always)]
     pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
+        if len <= 3 {
+            // One ASCII char or one CJK char: a direct table read instead of a hash probe.
+            if let Some(at) = one_char_index(padded, len) {
+                let id = self.one_char[at];
+                return (id != NO_ID).then_some(id);
+            }
+        }
         if len > SHORT || len > self.max_input_chars_per_word || len > self.initial.max_len_at(padded, 0) {
             return None;
         }
@@ -284,6 +317,23 @@ impl WordPiece {
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         self.vocab_r.get(id as usize).map(|s| &**s)
+    }
+}
+
+/// Where the word `padded[..len]` (whole UTF-8 chars) sits in `one_char`, when it is one
+/// char that the table covers.
+#[inline(always)]
+fn one_char_index(padded: &[u8], len: usize) -> Option<usize> {
+    let b0 = padded[0];
+    if len == 1 {
+        // A one-byte word of whole chars is one ASCII char.
+        Some(b0 as usize)
+    } else if len == 3 && b0.wrapping_sub(0xE4) < 6 {
+        // A 3-byte lead byte starts a char of 3 bytes: the word is that one char.
+        let cp = (b0 as u32 & 0x0F) << 12 | (padded[1] as u32 & 0x3F) << 6 | (padded[2] as u32 & 0x3F);
+        Some(128 + (cp - ONE_CHAR_CJK) as usize)
+    } else {
+        None
     }
 }
 
