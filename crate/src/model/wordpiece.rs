@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 /// A `one_char` entry that is not a vocabulary entry.
 const NO_ID: u32 = u32::MAX;
-/// The first code point of `one_char`'s 3-byte part, and how many code points it holds.
+/// The first code point of `one_char`'s 3-byte part, and how many code points it holds
+/// (after the 0x800 entries of the 1- and 2-byte chars).
 const ONE_CHAR_CJK: u32 = 0x4000;
 const ONE_CHAR_CJK_LEN: usize = 0x6000;
 
@@ -35,9 +36,11 @@ pub struct WordPiece {
     /// Continuation pieces, keyed without their prefix.
     continuation_trie: Trie,
     /// The id of each one-char word that is a vocabulary entry, by char, for the words
-    /// that are most often one char: ASCII (punctuation, digits; index = the byte) and the
-    /// 3-byte chars with lead bytes E4..E9, U+4000..U+9FFF, which hold the CJK ideographs
-    /// (index = 128 + code point - 0x4000). [`NO_ID`] where the char is not an entry.
+    /// that are most often one char: ASCII (punctuation, digits; index = the byte), the
+    /// 2-byte chars U+0080..U+07FF (one-letter words of Cyrillic, Greek, Arabic...; index =
+    /// the code point), and the 3-byte chars with lead bytes E4..E9, U+4000..U+9FFF, which
+    /// hold the CJK ideographs (index = 0x800 + code point - 0x4000). [`NO_ID`] where the
+    /// char is not an entry.
     one_char: Box<[u32]>,
     /// Identifies this model's entries in the per-thread word cache (clones share it: they
     /// tokenize alike).
@@ -95,7 +98,7 @@ impl WordPiece {
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
         let initial = ShortIndex::new(initial_entries.iter().copied());
-        let mut one_char = vec![NO_ID; 128 + ONE_CHAR_CJK_LEN].into_boxed_slice();
+        let mut one_char = vec![NO_ID; 0x800 + ONE_CHAR_CJK_LEN].into_boxed_slice();
         // Only words whole_word would look up (no longer in bytes than the char limit),
         // and only ids the table can tell apart from NO_ID.
         for (k, &id) in &vocab {
@@ -105,7 +108,7 @@ impl WordPiece {
             let mut cs = k.chars();
             let (Some(c), None) = (cs.next(), cs.next()) else { continue };
             if let Some(at) = one_char_index(k.as_bytes(), k.len()) {
-                debug_assert_eq!(at, if c.is_ascii() { c as usize } else { 128 + (c as u32 - ONE_CHAR_CJK) as usize });
+                debug_assert_eq!(at, if (c as u32) < 0x800 { c as usize } else { 0x800 + (c as u32 - ONE_CHAR_CJK) as usize });
                 one_char[at] = id;
             }
         }
@@ -154,7 +157,7 @@ impl WordPiece {
     #[inline(always)]
     pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
         if len <= 3 {
-            // One ASCII char or one CJK char: a direct table read instead of a hash probe.
+            // One char of the table: a direct read instead of a hash probe.
             if let Some(at) = one_char_index(padded, len) {
                 let id = self.one_char[at];
                 return (id != NO_ID).then_some(id);
@@ -328,10 +331,13 @@ fn one_char_index(padded: &[u8], len: usize) -> Option<usize> {
     if len == 1 {
         // A one-byte word of whole chars is one ASCII char.
         Some(b0 as usize)
+    } else if len == 2 && b0.wrapping_sub(0xC2) < 0x1E {
+        // A 2-byte lead byte: the word is that one char (else it is two ASCII chars).
+        Some(((b0 as usize & 0x1F) << 6) | (padded[1] as usize & 0x3F))
     } else if len == 3 && b0.wrapping_sub(0xE4) < 6 {
         // A 3-byte lead byte starts a char of 3 bytes: the word is that one char.
         let cp = (b0 as u32 & 0x0F) << 12 | (padded[1] as u32 & 0x3F) << 6 | (padded[2] as u32 & 0x3F);
-        Some(128 + (cp - ONE_CHAR_CJK) as usize)
+        Some(0x800 + (cp - ONE_CHAR_CJK) as usize)
     } else {
         None
     }
