@@ -163,7 +163,13 @@ impl WordPiece {
                 return (id != NO_ID).then_some(id);
             }
         }
-        if len > SHORT || len > self.max_input_chars_per_word || len > self.initial.max_len_at(padded, 0) {
+        // The longest-key bound by the first two bytes only pays off where the vocabulary is
+        // thin (most such words miss); for ASCII words, mostly entries, it costs more than
+        // the probe it saves.
+        if len > SHORT
+            || len > self.max_input_chars_per_word
+            || (padded[0] >= 0x80 && len > self.initial.max_len_at(padded, 0))
+        {
             return None;
         }
         let (k0, k1) = load_short(padded, 0, len);
