@@ -392,14 +392,15 @@ pub fn for_each_word(
                 ci += 1;
                 if stats.is_none() {
                     // The common case in Cyrillic, Greek, Arabic, Hebrew...: a run of 2-byte
-                    // word chars on the current page, each one decode and one page read
-                    // (the general step above also checks the page, the char's length and
-                    // the end of the run separately).
-                    while i < bytes.len() && bytes[i].wrapping_sub(0xC2) < 0x1E {
-                        let cp = (bytes[i] as u32 & 0x1F) << 6 | (bytes[i + 1] as u32 & 0x3F);
-                        if cp >> 8 != page_no || page.get_cp(cp).kind() != charmap::WORD {
-                            break;
-                        }
+                    // word chars on the current page, each one decode and one page read (the
+                    // general step above also checks the page, the char's length and the end
+                    // of the run separately).
+                    // The 2-byte chars of page p (< 8) are those with lead bytes 0xC0 | p << 2
+                    // ..= +3: one mask and compare checks both the length and the page (0xFF
+                    // matches no masked byte: the page holds no 2-byte chars).
+                    let lead = if page_no < 8 { 0xC0 | (page_no as u8) << 2 } else { 0xFF };
+                    let two = |i: usize| (bytes[i] as u32 & 3) << 6 | (bytes[i + 1] as u32 & 0x3F);
+                    while i < bytes.len() && bytes[i] & 0xFC == lead && page.get_cp(two(i)).kind() == charmap::WORD {
                         i += 2;
                         ci += 1;
                     }
