@@ -383,6 +383,31 @@ mod tests {
     }
 
     #[test]
+    fn one_char_words_read_from_the_table_equal_the_vocabulary() {
+        // Every other char of the table's ranges and of their edges (U+3FFF and U+A000 are
+        // 3-byte chars outside it) is an entry.
+        let edges = (0x00u32..0x800).chain(0x3F00..0x4100).chain(0x9F00..0xA100).chain([0x1F600, 0x10FFFF]);
+        let chars: Vec<char> = edges.filter_map(char::from_u32).collect();
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        vocab.insert("[UNK]".into(), 0);
+        for (k, c) in chars.iter().enumerate() {
+            if k % 2 == 0 {
+                vocab.insert(c.to_string(), 1000 + k as u32);
+            }
+        }
+        vocab.insert("ab".into(), 1);
+        for max_chars in [100, 2, 1] {
+            let wp = WordPiece::new(vocab.clone(), "[UNK]", "##", max_chars).unwrap();
+            for word in chars.iter().map(|c| c.to_string()).chain(["ab".into(), "a".into(), "ac".into()]) {
+                let mut padded = word.as_bytes().to_vec();
+                padded.extend_from_slice(&[0xFF; SHORT]);
+                let want = vocab.get(&word).copied().filter(|_| word.len() <= max_chars);
+                assert_eq!(wp.whole_word(&padded, word.len()), want, "{word:?} (max {max_chars})");
+            }
+        }
+    }
+
+    #[test]
     fn matches_the_plain_greedy_algorithm() {
         let alphabet: Vec<char> = "abcdeéß東😀".chars().collect();
         let mut rng = 0x1234_5678_9ABC_DEF0u64;
