@@ -373,9 +373,14 @@ pub fn for_each_word(
                             // A word of one char (each CJK char is one): straight to the
                             // model from a padded copy, without the word buffer.
                             flush!();
-                            let mut one = [0u8; 4 + PAD];
-                            one[..n].copy_from_slice(&bytes[i..i + n]);
-                            emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                            if i + n + PAD <= bytes.len() {
+                                // The input itself holds the padding (any bytes will do).
+                                emit(WordView { padded: &bytes[i..], len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                            } else {
+                                let mut one = [0u8; 4 + PAD];
+                                one[..n].copy_from_slice(&bytes[i..i + n]);
+                                emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                            }
                         }
                         charmap::SPACE => flush!(),
                         charmap::DELETED => {}
