@@ -373,9 +373,14 @@ pub fn for_each_word(
                             // A word of one char (each CJK char is one): straight to the
                             // model from a padded copy, without the word buffer.
                             flush!();
-                            let mut one = [0u8; 4 + PAD];
-                            one[..n].copy_from_slice(&bytes[i..i + n]);
-                            emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                            if i + n + PAD <= bytes.len() {
+                                // The input itself holds the padding (any bytes will do).
+                                emit(WordView { padded: &bytes[i..], len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                            } else {
+                                let mut one = [0u8; 4 + PAD];
+                                one[..n].copy_from_slice(&bytes[i..i + n]);
+                                emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                            }
                         }
                         charmap::SPACE => flush!(),
                         charmap::DELETED => {}
@@ -390,6 +395,21 @@ pub fn for_each_word(
                 }
                 i += n;
                 ci += 1;
+                if stats.is_none() {
+                    // The common case in Cyrillic, Greek, Arabic, Hebrew...: a run of 2-byte
+                    // word chars on the current page, each one decode and one page read (the
+                    // general step above also checks the page, the char's length and the end
+                    // of the run separately).
+                    // The 2-byte chars of page p (< 8) are those with lead bytes 0xC0 | p << 2
+                    // ..= +3: one mask and compare checks both the length and the page (0xFF
+                    // matches no masked byte: the page holds no 2-byte chars).
+                    let lead = if page_no < 8 { 0xC0 | (page_no as u8) << 2 } else { 0xFF };
+                    let two = |i: usize| (bytes[i] as u32 & 3) << 6 | (bytes[i + 1] as u32 & 0x3F);
+                    while i < bytes.len() && bytes[i] & 0xFC == lead && page.get_cp(two(i)).kind() == charmap::WORD {
+                        i += 2;
+                        ci += 1;
+                    }
+                }
                 if i >= bytes.len() || bytes[i] < 0x80 {
                     flush_run!();
                     break;

@@ -8,6 +8,13 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A `one_char` entry that is not a vocabulary entry.
+const NO_ID: u32 = u32::MAX;
+/// The first code point of `one_char`'s 3-byte part, and how many code points it holds
+/// (after the 0x800 entries of the 1- and 2-byte chars).
+const ONE_CHAR_CJK: u32 = 0x4000;
+const ONE_CHAR_CJK_LEN: usize = 0x6000;
+
 static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 #[derive(Clone, Debug)]
@@ -28,6 +35,13 @@ pub struct WordPiece {
     initial_trie: Trie,
     /// Continuation pieces, keyed without their prefix.
     continuation_trie: Trie,
+    /// The id of each one-char word that is a vocabulary entry, by char, for the words
+    /// that are most often one char: ASCII (punctuation, digits; index = the byte), the
+    /// 2-byte chars U+0080..U+07FF (one-letter words of Cyrillic, Greek, Arabic...; index =
+    /// the code point), and the 3-byte chars with lead bytes E4..E9, U+4000..U+9FFF, which
+    /// hold the CJK ideographs (index = 0x800 + code point - 0x4000). [`NO_ID`] where the
+    /// char is not an entry.
+    one_char: Box<[u32]>,
     /// Identifies this model's entries in the per-thread word cache (clones share it: they
     /// tokenize alike).
     pub cache_id: u64,
@@ -84,6 +98,20 @@ impl WordPiece {
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
         let initial = ShortIndex::new(initial_entries.iter().copied());
+        let mut one_char = vec![NO_ID; 0x800 + ONE_CHAR_CJK_LEN].into_boxed_slice();
+        // Only words whole_word would look up (no longer in bytes than the char limit),
+        // and only ids the table can tell apart from NO_ID.
+        for (k, &id) in &vocab {
+            if id == NO_ID || k.len() > max_input_chars_per_word {
+                continue;
+            }
+            let mut cs = k.chars();
+            let (Some(c), None) = (cs.next(), cs.next()) else { continue };
+            if let Some(at) = one_char_index(k.as_bytes(), k.len()) {
+                debug_assert_eq!(at, if (c as u32) < 0x800 { c as usize } else { 0x800 + (c as u32 - ONE_CHAR_CJK) as usize });
+                one_char[at] = id;
+            }
+        }
         let initial_trie = Trie::new(initial_entries.iter().copied());
         let continuation_trie = Trie::new(continuation_entries.iter().copied());
         Ok(WordPiece {
@@ -97,6 +125,7 @@ impl WordPiece {
             initial,
             initial_trie,
             continuation_trie,
+            one_char,
             cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
@@ -127,7 +156,20 @@ impl WordPiece {
     /// bytes and not too long to tokenize: most words of most text, for one probe.
     #[inline(always)]
     pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
-        if len > SHORT || len > self.max_input_chars_per_word || len > self.initial.max_len_at(padded, 0) {
+        if len <= 3 {
+            // One char of the table: a direct read instead of a hash probe.
+            if let Some(at) = one_char_index(padded, len) {
+                let id = self.one_char[at];
+                return (id != NO_ID).then_some(id);
+            }
+        }
+        // The longest-key bound by the first two bytes only pays off where the vocabulary is
+        // thin (most such words miss); for ASCII words, mostly entries, it costs more than
+        // the probe it saves.
+        if len > SHORT
+            || len > self.max_input_chars_per_word
+            || (padded[0] >= 0x80 && len > self.initial.max_len_at(padded, 0))
+        {
             return None;
         }
         let (k0, k1) = load_short(padded, 0, len);
@@ -287,6 +329,26 @@ impl WordPiece {
     }
 }
 
+/// Where the word `padded[..len]` (whole UTF-8 chars) sits in `one_char`, when it is one
+/// char that the table covers.
+#[inline(always)]
+fn one_char_index(padded: &[u8], len: usize) -> Option<usize> {
+    let b0 = padded[0];
+    if len == 1 {
+        // A one-byte word of whole chars is one ASCII char.
+        Some(b0 as usize)
+    } else if len == 2 && b0.wrapping_sub(0xC2) < 0x1E {
+        // A 2-byte lead byte: the word is that one char (else it is two ASCII chars).
+        Some(((b0 as usize & 0x1F) << 6) | (padded[1] as usize & 0x3F))
+    } else if len == 3 && b0.wrapping_sub(0xE4) < 6 {
+        // A 3-byte lead byte starts a char of 3 bytes: the word is that one char.
+        let cp = (b0 as u32 & 0x0F) << 12 | (padded[1] as u32 & 0x3F) << 6 | (padded[2] as u32 & 0x3F);
+        Some(0x800 + (cp - ONE_CHAR_CJK) as usize)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,6 +380,31 @@ mod tests {
             start = end;
         }
         out
+    }
+
+    #[test]
+    fn one_char_words_read_from_the_table_equal_the_vocabulary() {
+        // Every other char of the table's ranges and of their edges (U+3FFF and U+A000 are
+        // 3-byte chars outside it) is an entry.
+        let edges = (0x00u32..0x800).chain(0x3F00..0x4100).chain(0x9F00..0xA100).chain([0x1F600, 0x10FFFF]);
+        let chars: Vec<char> = edges.filter_map(char::from_u32).collect();
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        vocab.insert("[UNK]".into(), 0);
+        for (k, c) in chars.iter().enumerate() {
+            if k % 2 == 0 {
+                vocab.insert(c.to_string(), 1000 + k as u32);
+            }
+        }
+        vocab.insert("ab".into(), 1);
+        for max_chars in [100, 2, 1] {
+            let wp = WordPiece::new(vocab.clone(), "[UNK]", "##", max_chars).unwrap();
+            for word in chars.iter().map(|c| c.to_string()).chain(["ab".into(), "a".into(), "ac".into()]) {
+                let mut padded = word.as_bytes().to_vec();
+                padded.extend_from_slice(&[0xFF; SHORT]);
+                let want = vocab.get(&word).copied().filter(|_| word.len() <= max_chars);
+                assert_eq!(wp.whole_word(&padded, word.len()), want, "{word:?} (max {max_chars})");
+            }
+        }
     }
 
     #[test]
