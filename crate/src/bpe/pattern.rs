@@ -158,14 +158,20 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
     let swar = swar_class(mask);
+    if i >= s.len() {
+        return i;
+    }
     loop {
-        // An ASCII stretch.
+        // An ASCII stretch (a run that starts at a non-ASCII char goes straight to the
+        // char loop: a word scan there would stop at its first byte).
         if let Some(class) = swar {
-            i = ascii_run(s, i, class);
-            // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that is
-            // a char outside `mask` (the class is exactly the ASCII part of `mask`).
-            if i >= s.len() || s[i] < 0x80 {
-                return i;
+            if s[i] < 0x80 {
+                i = ascii_run(s, i, class);
+                // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that
+                // is a char outside `mask` (the class is exactly the ASCII part of `mask`).
+                if i >= s.len() || s[i] < 0x80 {
+                    return i;
+                }
             }
         }
         // Chars one by one, until the next ASCII byte when a word scan can take over.
