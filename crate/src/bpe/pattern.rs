@@ -328,16 +328,17 @@ fn opt_contraction(s: &[u8], e: usize) -> usize {
 }
 
 /// The ` ?X+` prefix rule: a U+0020 joins the following char's run when that char is in
-/// `mask`. Returns where the run of `mask` starts, and that char's flags.
+/// `mask`. Returns where the run of `mask` starts, and that char's flags and length (`f` and
+/// `len` are char `i`'s).
 #[inline(always)]
-fn space_prefix(s: &[u8], i: usize, f: u8, mask: u8) -> (usize, u8) {
+fn space_prefix(s: &[u8], i: usize, f: u8, len: usize, mask: u8) -> (usize, u8, usize) {
     if s[i] == b' ' && i + 1 < s.len() {
-        let (g, _) = at(s, i + 1);
+        let (g, glen) = at(s, i + 1);
         if g & mask != 0 {
-            return (i + 1, g);
+            return (i + 1, g, glen);
         }
     }
-    (i, f)
+    (i, f, len)
 }
 
 /// GPT-2: `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`.
@@ -351,16 +352,17 @@ pub fn gpt2(s: &[u8], i: usize) -> usize {
             return e;
         }
     }
-    let (f, _) = at(s, i);
-    let (j, g) = space_prefix(s, i, f, L | N | O);
+    let (f, len) = at(s, i);
+    let (j, g, glen) = space_prefix(s, i, f, len, L | N | O);
+    // Char `j` is in the run: it starts after it.
     if g & L != 0 {
-        return run(s, j, L);
+        return run(s, j + glen, L);
     }
     if g & N != 0 {
-        return run(s, j, N);
+        return run(s, j + glen, N);
     }
     if g & O != 0 {
-        return run(s, j, O);
+        return run(s, j + glen, O);
     }
     let w = ws_run(s, i);
     if w.end == s.len() || w.last == i {
@@ -404,28 +406,34 @@ fn cl100k_like(s: &[u8], i: usize, digits: usize, ws: fn(&[u8], usize) -> usize)
     // A letter run, or one prefix char (not \r \n, letter or number) and a letter run. When
     // the prefix is taken and no letter follows, the possessive `?+` cannot give it back, but
     // giving it back would not help: it is not a letter either.
-    if f & L != 0 || (f & P != 0 && i + len < s.len() && at(s, i + len).0 & L != 0) {
+    if f & L != 0 {
         return run(s, i + len, L);
+    }
+    if f & P != 0 && i + len < s.len() {
+        let (g, glen) = at(s, i + len);
+        if g & L != 0 {
+            return run(s, i + len + glen, L);
+        }
     }
     if f & N != 0 {
         return numbers(s, i, digits);
     }
-    if let Some(e) = punct(s, i, f, false) {
+    if let Some(e) = punct(s, i, f, len, false) {
         return e;
     }
     ws(s, i)
 }
 
 /// ` ?[^\s\p{L}\p{N}]+` then `[\r\n]*` (cl100k, Qwen) or `[\r\n/]*` (o200k, `slash`), if char
-/// `i` (flags `f`) starts it.
+/// `i` (flags `f`, length `len`) starts it.
 #[inline(always)]
-fn punct(s: &[u8], i: usize, f: u8, slash: bool) -> Option<usize> {
-    let (j, g) = space_prefix(s, i, f, O);
+fn punct(s: &[u8], i: usize, f: u8, len: usize, slash: bool) -> Option<usize> {
+    let (j, g, glen) = space_prefix(s, i, f, len, O);
     if g & O == 0 {
         return None;
     }
     // With `slash`, a '/' cannot follow the run (it is "other" itself) until a newline ends it.
-    let mut e = run(s, j, O);
+    let mut e = run(s, j + glen, O);
     while e < s.len() && (matches!(s[e], b'\r' | b'\n') || (slash && s[e] == b'/')) {
         e += 1;
     }
@@ -523,7 +531,7 @@ pub fn o200k(s: &[u8], i: usize) -> usize {
     if f & N != 0 {
         return numbers(s, i, 3);
     }
-    if let Some(e) = punct(s, i, f, true) {
+    if let Some(e) = punct(s, i, f, len, true) {
         return e;
     }
     ws_newline_first(s, i)
