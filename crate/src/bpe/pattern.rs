@@ -677,6 +677,40 @@ mod tests {
         }
     }
 
+    /// The same on text of mostly 2-byte chars of every kind (letters of each case, marks,
+    /// digits, spaces, punctuation), the chars `at` reads through its direct 2-byte table.
+    #[test]
+    fn run_matches_char_by_char_two_byte() {
+        let alphabet = ["а", "б", "Ж", "α", "Ω", "ب", "ش", "\u{64E}", "\u{301}", "٣", "ʰ", "\u{a0}", "«", "é", "a", " ", "中", "😀", "\n", "7"];
+        let mut x: u64 = 11;
+        for _ in 0..20000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (x >> 40) as usize % 40;
+            let mut text = String::new();
+            for k in 0..n {
+                let r = x.rotate_left(7 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                // Mostly two letters of one script, so that long runs of one class occur.
+                let pick = if r % 4 == 0 { (r >> 8) as usize % alphabet.len() } else { (r >> 8) as usize % 2 + ((x >> 20) as usize % 3) * 3 };
+                text.push_str(alphabet[pick]);
+            }
+            let s = text.as_bytes();
+            for mask in [L, LOW, UP, N, O, WS] {
+                let mut i = 0;
+                loop {
+                    let mut want = i;
+                    while want < s.len() && at(s, want).0 & mask != 0 {
+                        want += at(s, want).1;
+                    }
+                    assert_eq!(run(s, i, mask), want, "{text:?} from {i} mask {mask:#x}");
+                    if i == s.len() {
+                        break;
+                    }
+                    i += at(s, i).1;
+                }
+            }
+        }
+    }
+
     #[test]
     fn regex_spellings() {
         for p in Pattern::ALL {
