@@ -185,6 +185,11 @@ fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
                 return i;
             }
             if swar.is_some() && s[i] < 0x80 {
+                // An ASCII char ends most non-ASCII words (a space, a full stop): one flag
+                // test stops the run there, where the word scan would read a word first.
+                if at(s, i).0 & mask == 0 {
+                    return i;
+                }
                 break;
             }
         }
