@@ -652,33 +652,45 @@ mod tests {
         }
     }
 
+    /// 20,000 pseudo-random texts of up to `max_chars` chars: `pick(r, x)` chooses each char
+    /// from `r` (varies per char) and `x` (per text).
+    fn random_texts(seed: u64, max_chars: usize, pick: impl Fn(u64, u64) -> &'static str) -> impl Iterator<Item = String> {
+        let mut x = seed;
+        (0..20000).map(move |_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (x >> 40) as usize % max_chars;
+            (0..n).map(|k| pick(x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), x)).collect()
+        })
+    }
+
+    /// `run` from every char of `text` (and its end), for every flag, equals a char-by-char run.
+    fn assert_runs_match(text: &str) {
+        let s = text.as_bytes();
+        for mask in [L, LOW, UP, N, O, WS] {
+            let mut i = 0;
+            loop {
+                let mut want = i;
+                while want < s.len() && at(s, want).0 & mask != 0 {
+                    want += at(s, want).1;
+                }
+                assert_eq!(run(s, i, mask), want, "{text:?} from {i} mask {mask:#x}");
+                if i == s.len() {
+                    break;
+                }
+                i += at(s, i).1;
+            }
+        }
+    }
+
     /// `run` equals a char-by-char run, on mixes of ASCII and non-ASCII chars and lengths
     /// around the word size.
     #[test]
     fn run_matches_char_by_char() {
         let alphabet = ["a", "Z", "q", "0", "7", " ", "'", "é", "É", "ß", "中", "\u{301}", "٣", "😀", "ʰ", "\n"];
-        let mut x: u64 = 7;
-        for _ in 0..20000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let n = (x >> 40) as usize % 24;
-            let mut text = String::new();
-            for k in 0..n {
-                let r = x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9);
-                // Mostly ASCII letters, so that long ASCII stretches occur.
-                text.push_str(if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { ["a", "b", "X"][(r >> 8) as usize % 3] });
-            }
-            let s = text.as_bytes();
-            for mask in [L, LOW, UP, N, O, WS] {
-                let mut i = 0;
-                while i < s.len() {
-                    let mut want = i;
-                    while want < s.len() && at(s, want).0 & mask != 0 {
-                        want += at(s, want).1;
-                    }
-                    assert_eq!(run(s, i, mask), want, "{text:?} from {i} mask {mask:#x}");
-                    i += at(s, i).1;
-                }
-            }
+        // Mostly ASCII letters, so that long ASCII stretches occur.
+        let pick = |r: u64, _| if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { ["a", "b", "X"][(r >> 8) as usize % 3] };
+        for text in random_texts(7, 24, pick) {
+            assert_runs_match(&text);
         }
     }
 
@@ -687,32 +699,12 @@ mod tests {
     #[test]
     fn run_matches_char_by_char_two_byte() {
         let alphabet = ["а", "б", "Ж", "α", "Ω", "ب", "ش", "\u{64E}", "\u{301}", "٣", "ʰ", "\u{a0}", "«", "é", "a", " ", "中", "😀", "\n", "7"];
-        let mut x: u64 = 11;
-        for _ in 0..20000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let n = (x >> 40) as usize % 40;
-            let mut text = String::new();
-            for k in 0..n {
-                let r = x.rotate_left(7 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                // Mostly two letters of one script, so that long runs of one class occur.
-                let pick = if r % 4 == 0 { (r >> 8) as usize % alphabet.len() } else { (r >> 8) as usize % 2 + ((x >> 20) as usize % 3) * 3 };
-                text.push_str(alphabet[pick]);
-            }
-            let s = text.as_bytes();
-            for mask in [L, LOW, UP, N, O, WS] {
-                let mut i = 0;
-                loop {
-                    let mut want = i;
-                    while want < s.len() && at(s, want).0 & mask != 0 {
-                        want += at(s, want).1;
-                    }
-                    assert_eq!(run(s, i, mask), want, "{text:?} from {i} mask {mask:#x}");
-                    if i == s.len() {
-                        break;
-                    }
-                    i += at(s, i).1;
-                }
-            }
+        // Mostly two letters of one script (chosen per text), so that long runs occur.
+        let pick = |r: u64, x: u64| {
+            if r % 4 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 3) * 3] }
+        };
+        for text in random_texts(11, 40, pick) {
+            assert_runs_match(&text);
         }
     }
 
