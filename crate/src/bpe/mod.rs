@@ -142,17 +142,7 @@ pub struct BpeTokenizer {
     add_prefix_space: bool,
     whole: WholeToken,
     added: AddedTokens,
-    /// The ids of each 2-byte char as a pre-token by itself, indexed by code point
-    /// (U+0080..U+07FF): the first id, and the second (or [`NO_ID`]) in the high half. Worked
-    /// out at load time by the same steps as any other piece ([`BpeTokenizer::encode_piece_uncached`]),
-    /// so a lone Arabic, Hebrew, Cyrillic, ... letter or mark (cl100k splits Arabic at every
-    /// vowel mark) costs one load instead of a hash and a piece-cache probe. Empty until
-    /// [`BpeTokenizer::with_char_table`] fills it.
-    two_byte_chars: Box<[u64]>,
 }
-
-/// No second id in a [`BpeTokenizer::two_byte_chars`] entry.
-const NO_ID: u32 = u32::MAX;
 
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 
@@ -225,9 +215,7 @@ impl BpeTokenizer {
             add_prefix_space: false,
             whole: WholeToken::Always,
             added: AddedTokens::new(added)?,
-            two_byte_chars: Box::new([]),
-        }
-        .with_char_table())
+        })
     }
 
     /// A known tiktoken encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
@@ -259,29 +247,7 @@ impl BpeTokenizer {
             add_prefix_space: hf.add_prefix_space,
             whole,
             added: AddedTokens::new(hf.added)?,
-            two_byte_chars: Box::new([]),
-        }
-        .with_char_table())
-    }
-
-    /// Fills [`BpeTokenizer::two_byte_chars`]: each 2-byte char encoded as a piece.
-    fn with_char_table(mut self) -> BpeTokenizer {
-        let mut w = Work::default();
-        let mut table = vec![0u64; 0x800];
-        let mut buf = [0u8; 4];
-        for cp in 0x80..0x800u32 {
-            let piece = char::from_u32(cp).expect("U+0080..U+07FF are chars").encode_utf8(&mut buf).as_bytes();
-            let mut ids = Vec::new();
-            self.encode_piece_uncached(piece, PieceKey::of(piece), &mut ids, &mut w);
-            // Two bytes are at most two tokens.
-            table[cp as usize] = match ids[..] {
-                [a] => a as u64 | (NO_ID as u64) << 32,
-                [a, b] => a as u64 | (b as u64) << 32,
-                _ => unreachable!("a 2-byte piece encodes to one or two ids"),
-            };
-        }
-        self.two_byte_chars = table.into_boxed_slice();
-        self
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -423,10 +389,9 @@ impl BpeTokenizer {
         let mut n = 0;
         self.pattern.for_each(&text, #[inline(always)] |a, b| {
             let piece = &bytes[a..b];
-            // A single byte or a single 2-byte char needs no hash: it is looked up by value.
-            let by_value = piece.len() == 1 || (piece.len() == 2 && piece[0] >= 0xC0);
-            let key = if by_value { PieceKey { hash: 0, short: 0 } } else { PieceKey::of(piece) };
-            if !by_value {
+            // A single byte needs no hash: it is looked up by value.
+            let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
+            if piece.len() > 1 {
                 w.cache.prefetch(key.hash);
             }
             batch[n] = (a as u32, b as u32, key);
@@ -466,17 +431,6 @@ impl BpeTokenizer {
         if piece.len() == 1 {
             out.push(self.model.byte_ids[piece[0] as usize]);
             return;
-        }
-        if piece.len() == 2 && piece[0] >= 0xC0 {
-            // One 2-byte char (pieces are whole chars, and this lead byte starts a 2-byte one).
-            let cp = ((piece[0] as usize & 0x1F) << 6) | (piece[1] as usize & 0x3F);
-            if let Some(&e) = self.two_byte_chars.get(cp) {
-                out.push(e as u32);
-                if (e >> 32) as u32 != NO_ID {
-                    out.push((e >> 32) as u32);
-                }
-                return;
-            }
         }
         if w.cache.get_into(piece, key.hash, key.short, out) {
             return;

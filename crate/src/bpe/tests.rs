@@ -198,37 +198,3 @@ fn huge_ids_are_refused() {
     assert!(BpeTokenizer::from_hf_json(&json((1 << 32) + 5)).unwrap_err().to_string().contains("32 bits"));
     assert!(BpeTokenizer::from_hf_json(&json(u32::MAX as u64)).is_err());
 }
-
-/// A lone 2-byte char takes the `two_byte_chars` table's ids: they equal the reference's
-/// (tiktoken's rule: the piece's own token if it is one, else the merges of its two bytes, by
-/// the step-by-step merge of `merge_steps`), for every 2-byte char, on the toy and on the real
-/// tiktoken encodings when present.
-#[test]
-fn lone_two_byte_chars_match_the_reference() {
-    let mut all = vec![("toy", toy())];
-    let dir = data_dir();
-    if dir.join("o200k_base.tiktoken").exists() {
-        for name in ["o200k_base", "cl100k_base", "r50k_base"] {
-            let data = std::fs::read(dir.join(format!("{name}.tiktoken"))).unwrap();
-            all.push((name, BpeTokenizer::from_tiktoken_named(name, &data).unwrap()));
-        }
-    } else {
-        eprintln!("only the toy: {} has no o200k_base.tiktoken (run scripts/bpe_data.sh)", dir.display());
-    }
-    for (name, t) in &all {
-        let mut both = 0;
-        for c in (0x80..0x800u32).filter_map(char::from_u32) {
-            let bytes = c.to_string().into_bytes();
-            let initial: Vec<u32> = bytes.iter().map(|&b| t.model.byte_ids[b as usize]).collect();
-            let want = match t.model.vocab.get_id(&bytes) {
-                Some(id) => vec![id],
-                None => merge::merge_steps(&t.model.pairs, &initial).last().map_or(initial.clone(), |s| s.parts.clone()),
-            };
-            both += (want.len() == 2) as usize;
-            // Alone, it is a pre-token of its own in every pattern.
-            assert_eq!(t.encode_ordinary(&c.to_string()), want, "{name} U+{:04X}", c as u32);
-        }
-        // Chars of two tokens occur (the toy has no 2-byte char token at all).
-        assert!(both > 0, "{name}");
-    }
-}
