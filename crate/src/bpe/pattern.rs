@@ -158,20 +158,18 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
     let swar = swar_class(mask);
-    if i >= s.len() {
+    // The word scan checks the end itself; the char loop needs a char.
+    if swar.is_none() && i >= s.len() {
         return i;
     }
     loop {
-        // An ASCII stretch (a run that starts at a non-ASCII char goes straight to the
-        // char loop: a word scan there would stop at its first byte).
+        // An ASCII stretch.
         if let Some(class) = swar {
-            if s[i] < 0x80 {
-                i = ascii_run(s, i, class);
-                // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that
-                // is a char outside `mask` (the class is exactly the ASCII part of `mask`).
-                if i >= s.len() || s[i] < 0x80 {
-                    return i;
-                }
+            i = ascii_run(s, i, class);
+            // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that
+            // is a char outside `mask` (the class is exactly the ASCII part of `mask`).
+            if i >= s.len() || s[i] < 0x80 {
+                return i;
             }
         }
         // Chars one by one, until the next ASCII byte when a word scan can take over.
