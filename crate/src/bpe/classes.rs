@@ -75,6 +75,20 @@ static BLOCK_FLAGS: [u8; BLOCKS.len()] = {
     t
 };
 
+/// Flags of the 2-byte chars, indexed by code point (U+0080..U+07FF; the first 128 entries,
+/// ASCII, are never read through it): one load per char where the two-level tables take two.
+/// 2 KB, from the same tables at compile time.
+static TWO_BYTE_FLAGS: [u8; 0x800] = {
+    let mut t = [0u8; 0x800];
+    let mut cp = 0x80;
+    while cp < 0x800 {
+        let block = INDEX[cp >> SHIFT] as usize;
+        t[cp] = BLOCK_FLAGS[(block << SHIFT) | (cp & ((1 << SHIFT) - 1))];
+        cp += 1;
+    }
+    t
+};
+
 /// Flags and UTF-8 length of the char starting at `s[i]`.
 ///
 /// `s` must be valid UTF-8 and `i` a char boundary below `s.len()` (callers slice a `&str`).
@@ -84,6 +98,12 @@ pub fn at(s: &[u8], i: usize) -> (u8, usize) {
     let b0 = s[i];
     if b0 < 0x80 {
         return (ASCII_FLAGS[b0 as usize], 1);
+    }
+    if b0 < 0xE0 {
+        // A 2-byte char (Latin, Greek, Cyrillic, Arabic, Hebrew, ...): its 11 bits index
+        // TWO_BYTE_FLAGS directly.
+        let cp = ((b0 as usize & 0x1F) << 6) | (s[i + 1] as usize & 0x3F);
+        return (TWO_BYTE_FLAGS[cp], 2);
     }
     let (cp, len) = decode(s, i);
     let block = INDEX[(cp >> SHIFT) as usize] as usize;

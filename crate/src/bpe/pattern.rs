@@ -158,12 +158,16 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
     let swar = swar_class(mask);
+    // The word scan checks the end itself; the char loop needs a char.
+    if swar.is_none() && i >= s.len() {
+        return i;
+    }
     loop {
         // An ASCII stretch.
         if let Some(class) = swar {
             i = ascii_run(s, i, class);
-            // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that is
-            // a char outside `mask` (the class is exactly the ASCII part of `mask`).
+            // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that
+            // is a char outside `mask` (the class is exactly the ASCII part of `mask`).
             if i >= s.len() || s[i] < 0x80 {
                 return i;
             }
@@ -179,6 +183,11 @@ fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
                 return i;
             }
             if swar.is_some() && s[i] < 0x80 {
+                // An ASCII char ends most non-ASCII words (a space, a full stop): one flag
+                // test stops the run there, where the word scan would read a word first.
+                if at(s, i).0 & mask == 0 {
+                    return i;
+                }
                 break;
             }
         }
@@ -322,16 +331,17 @@ fn opt_contraction(s: &[u8], e: usize) -> usize {
 }
 
 /// The ` ?X+` prefix rule: a U+0020 joins the following char's run when that char is in
-/// `mask`. Returns where the run of `mask` starts, and that char's flags.
+/// `mask`. Returns where the run of `mask` starts, and that char's flags and length (`f` and
+/// `len` are char `i`'s).
 #[inline(always)]
-fn space_prefix(s: &[u8], i: usize, f: u8, mask: u8) -> (usize, u8) {
+fn space_prefix(s: &[u8], i: usize, f: u8, len: usize, mask: u8) -> (usize, u8, usize) {
     if s[i] == b' ' && i + 1 < s.len() {
-        let (g, _) = at(s, i + 1);
+        let (g, glen) = at(s, i + 1);
         if g & mask != 0 {
-            return (i + 1, g);
+            return (i + 1, g, glen);
         }
     }
-    (i, f)
+    (i, f, len)
 }
 
 /// GPT-2: `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`.
@@ -345,16 +355,17 @@ pub fn gpt2(s: &[u8], i: usize) -> usize {
             return e;
         }
     }
-    let (f, _) = at(s, i);
-    let (j, g) = space_prefix(s, i, f, L | N | O);
+    let (f, len) = at(s, i);
+    let (j, g, glen) = space_prefix(s, i, f, len, L | N | O);
+    // Char `j` is in the run: it starts after it.
     if g & L != 0 {
-        return run(s, j, L);
+        return run(s, j + glen, L);
     }
     if g & N != 0 {
-        return run(s, j, N);
+        return run(s, j + glen, N);
     }
     if g & O != 0 {
-        return run(s, j, O);
+        return run(s, j + glen, O);
     }
     let w = ws_run(s, i);
     if w.end == s.len() || w.last == i {
@@ -398,28 +409,34 @@ fn cl100k_like(s: &[u8], i: usize, digits: usize, ws: fn(&[u8], usize) -> usize)
     // A letter run, or one prefix char (not \r \n, letter or number) and a letter run. When
     // the prefix is taken and no letter follows, the possessive `?+` cannot give it back, but
     // giving it back would not help: it is not a letter either.
-    if f & L != 0 || (f & P != 0 && i + len < s.len() && at(s, i + len).0 & L != 0) {
+    if f & L != 0 {
         return run(s, i + len, L);
+    }
+    if f & P != 0 && i + len < s.len() {
+        let (g, glen) = at(s, i + len);
+        if g & L != 0 {
+            return run(s, i + len + glen, L);
+        }
     }
     if f & N != 0 {
         return numbers(s, i, digits);
     }
-    if let Some(e) = punct(s, i, f, false) {
+    if let Some(e) = punct(s, i, f, len, false) {
         return e;
     }
     ws(s, i)
 }
 
 /// ` ?[^\s\p{L}\p{N}]+` then `[\r\n]*` (cl100k, Qwen) or `[\r\n/]*` (o200k, `slash`), if char
-/// `i` (flags `f`) starts it.
+/// `i` (flags `f`, length `len`) starts it.
 #[inline(always)]
-fn punct(s: &[u8], i: usize, f: u8, slash: bool) -> Option<usize> {
-    let (j, g) = space_prefix(s, i, f, O);
+fn punct(s: &[u8], i: usize, f: u8, len: usize, slash: bool) -> Option<usize> {
+    let (j, g, glen) = space_prefix(s, i, f, len, O);
     if g & O == 0 {
         return None;
     }
     // With `slash`, a '/' cannot follow the run (it is "other" itself) until a newline ends it.
-    let mut e = run(s, j, O);
+    let mut e = run(s, j + glen, O);
     while e < s.len() && (matches!(s[e], b'\r' | b'\n') || (slash && s[e] == b'/')) {
         e += 1;
     }
@@ -630,7 +647,7 @@ fn o200k_general(s: &[u8], i: usize) -> usize {
     if f & N != 0 {
         return numbers(s, i, 3);
     }
-    if let Some(e) = punct(s, i, f, true) {
+    if let Some(e) = punct(s, i, f, len, true) {
         return e;
     }
     ws_newline_first(s, i)
@@ -778,33 +795,59 @@ mod tests {
         }
     }
 
+    /// 20,000 pseudo-random texts of up to `max_chars` chars: `pick(r, x)` chooses each char
+    /// from `r` (varies per char) and `x` (per text).
+    fn random_texts(seed: u64, max_chars: usize, pick: impl Fn(u64, u64) -> &'static str) -> impl Iterator<Item = String> {
+        let mut x = seed;
+        (0..20000).map(move |_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (x >> 40) as usize % max_chars;
+            (0..n).map(|k| pick(x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), x)).collect()
+        })
+    }
+
+    /// `run` from every char of `text` (and its end), for every flag, equals a char-by-char run.
+    fn assert_runs_match(text: &str) {
+        let s = text.as_bytes();
+        for mask in [L, LOW, UP, N, O, WS] {
+            let mut i = 0;
+            loop {
+                let mut want = i;
+                while want < s.len() && at(s, want).0 & mask != 0 {
+                    want += at(s, want).1;
+                }
+                assert_eq!(run(s, i, mask), want, "{text:?} from {i} mask {mask:#x}");
+                if i == s.len() {
+                    break;
+                }
+                i += at(s, i).1;
+            }
+        }
+    }
+
     /// `run` equals a char-by-char run, on mixes of ASCII and non-ASCII chars and lengths
     /// around the word size.
     #[test]
     fn run_matches_char_by_char() {
         let alphabet = ["a", "Z", "q", "0", "7", " ", "'", "é", "É", "ß", "中", "\u{301}", "٣", "😀", "ʰ", "\n"];
-        let mut x: u64 = 7;
-        for _ in 0..20000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let n = (x >> 40) as usize % 24;
-            let mut text = String::new();
-            for k in 0..n {
-                let r = x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9);
-                // Mostly ASCII letters, so that long ASCII stretches occur.
-                text.push_str(if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { ["a", "b", "X"][(r >> 8) as usize % 3] });
-            }
-            let s = text.as_bytes();
-            for mask in [L, LOW, UP, N, O, WS] {
-                let mut i = 0;
-                while i < s.len() {
-                    let mut want = i;
-                    while want < s.len() && at(s, want).0 & mask != 0 {
-                        want += at(s, want).1;
-                    }
-                    assert_eq!(run(s, i, mask), want, "{text:?} from {i} mask {mask:#x}");
-                    i += at(s, i).1;
-                }
-            }
+        // Mostly ASCII letters, so that long ASCII stretches occur.
+        let pick = |r: u64, _| if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { ["a", "b", "X"][(r >> 8) as usize % 3] };
+        for text in random_texts(7, 24, pick) {
+            assert_runs_match(&text);
+        }
+    }
+
+    /// The same on text of mostly 2-byte chars of every kind (letters of each case, marks,
+    /// digits, spaces, punctuation), the chars `at` reads through its direct 2-byte table.
+    #[test]
+    fn run_matches_char_by_char_two_byte() {
+        let alphabet = ["а", "б", "Ж", "α", "Ω", "ب", "ش", "\u{64E}", "\u{301}", "٣", "ʰ", "\u{a0}", "«", "é", "a", " ", "中", "😀", "\n", "7"];
+        // Mostly two letters of one script (chosen per text), so that long runs occur.
+        let pick = |r: u64, x: u64| {
+            if r % 4 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 3) * 3] }
+        };
+        for text in random_texts(11, 40, pick) {
+            assert_runs_match(&text);
         }
     }
 
