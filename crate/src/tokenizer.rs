@@ -804,8 +804,9 @@ impl Tokenizer {
         timings: &mut (f64, f64),
     ) -> Encoding {
         let mut enc = Encoding::default();
-        // About one token per four bytes of typical text: one allocation, not a series.
-        let guess = text.len() / 4 + 4;
+        // At most about one token per three bytes (CJK: one per 3-byte char; English ~4.5):
+        // one allocation, not a series.
+        let guess = text.len() / 3 + 4;
         enc.texts.vocab = Some(self.model.vocab_r.clone());
         enc.toks.reserve(guess);
         let mut word_idx = 0u32;
@@ -1173,7 +1174,7 @@ impl Tokenizer {
             ids.extend(self.encode(text, None, add_special_tokens)?.ids());
             return Ok(());
         }
-        ids.reserve(text.len() / 4 + 4);
+        ids.reserve(text.len() / 3 + 4); // as encode_single's guess
         if add_special_tokens {
             ids.extend_from_slice(&self.template_ids.0);
         }
