@@ -843,7 +843,7 @@ impl Tokenizer {
                 let start_word = word_idx;
                 let whole = self.model.ids_name_tokens;
                 let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
-                    crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, |wd| {
+                    crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, #[inline(always)] |wd| {
                         // Most words are one vocabulary entry: that case is kept here, small
                         // (as in the ids-only pass), and the rest is a call.
                         match self.model.whole_word(wd.padded, wd.len) {
@@ -950,10 +950,11 @@ impl Tokenizer {
     ) {
         if let (true, Some(c)) = (self.model.ids_name_tokens, wc.as_deref()) {
             // A word seen before: its pieces straight from the cache to the Encoding (what
-            // tokenize_cached_not_whole would copy out of the same entry).
+            // tokenize_cached_not_whole would copy out of the same entry). The unk token is
+            // named by its id too (ids name tokens), so an unknown word takes this way as well.
             if wd.len <= crate::model::word_cache::MAX_KEY {
                 let h = crate::model::word_cache::hash(wd.padded, wd.len);
-                if let Some((hit, false)) = c.get(h, &wd.padded[..wd.len]) {
+                if let Some((hit, _)) = c.get(h, &wd.padded[..wd.len]) {
                     enc.push_pieces(hit, wd.orig, word_idx);
                     return;
                 }
@@ -966,7 +967,8 @@ impl Tokenizer {
         } else {
             self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs)
         };
-        if !unk && self.model.ids_name_tokens {
+        if self.model.ids_name_tokens {
+            // The unk token's text is its id's (set_text would record nothing).
             enc.push_pieces(subs, wd.orig, word_idx);
             return;
         }
@@ -975,8 +977,6 @@ impl Tokenizer {
             let off = (at.at(s.char_start), at.at(s.char_end - 1) + 1);
             if unk {
                 enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
-            } else if self.model.ids_name_tokens {
-                enc.push_token(s.id, None, off, word_idx);
             } else {
                 enc.push_token(s.id, Some(&self.model.token_text(wd.text(), s)), off, word_idx);
             }
@@ -1202,7 +1202,7 @@ impl Tokenizer {
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
         let mark = ids.len();
         let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
-            crate::fast::words::for_each_word(cache, self.fast, raw, 0, w, None, |wd| {
+            crate::fast::words::for_each_word(cache, self.fast, raw, 0, w, None, #[inline(always)] |wd| {
                 if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
                     ids.push(id);
                     return;
