@@ -6,6 +6,7 @@ Expected token ids come from `tokenizers` 0.23.3. Needs `./build.sh build` first
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -15,6 +16,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 import urllib.error
@@ -23,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tokenizers import Tokenizer
 
 import web_env
@@ -325,10 +328,24 @@ def visit(browser, url, **context_args):
 
 
 def wait_offline_copy(page) -> None:
-    """Until the service worker has cached the folder and controls the page."""
-    page.wait_for_function(
-        "() => navigator.serviceWorker.controller !== null", timeout=OFFLINE_COPY_TIMEOUT_MS
-    )
+    """Until the service worker has cached the folder and controls the page; on a timeout the
+    failure says where the worker got to (none registered, installing, waiting, active)."""
+    try:
+        page.wait_for_function(
+            "() => navigator.serviceWorker.controller !== null", timeout=OFFLINE_COPY_TIMEOUT_MS
+        )
+    except PlaywrightTimeoutError:
+        state = page.evaluate(
+            """async () => {
+                const r = await navigator.serviceWorker.getRegistration();
+                if (!r) return "no registration";
+                const s = (w) => (w ? w.state : null);
+                return JSON.stringify({installing: s(r.installing), waiting: s(r.waiting),
+                                       active: s(r.active), caches: await caches.keys()});
+            }"""
+        )
+        seconds = OFFLINE_COPY_TIMEOUT_MS // 1000
+        raise AssertionError(f"no service worker controls the page after {seconds} s: {state}") from None
 
 
 def cache_names(page) -> list[str]:
@@ -419,6 +436,43 @@ def test_offline_copy_keeps_cross_origin_isolation(browser):
             assert page.evaluate("crossOriginIsolated") is True
             check_tokenizes(page)
         assert watch.problems == []
+
+
+def test_offline_copy_survives_a_failed_download(browser):
+    # The host answers the service worker's download of one file with a 503 once: the worker
+    # tries it again, and the offline copy is made on this visit, not lost until the next one.
+    server = serve.make_server(DIST, quiet=True, prefix=PREFIX, plain=True)
+    base_handler = server.RequestHandlerClass
+    requests = []
+
+    class OneFailure(base_handler.func):
+        def do_GET(self):
+            if self.path.endswith("/style.css"):
+                requests.append(self.path)
+                if len(requests) == 2:  # the first is the page's own; the second the worker's
+                    self.send_error(503, "busy")
+                    return
+            super().do_GET()
+
+    server.RequestHandlerClass = functools.partial(
+        OneFailure, *base_handler.args, **base_handler.keywords
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        with visit(browser, f"http://{host}:{port}{PREFIX}") as (page, watch):
+            check_tokenizes(page)
+            wait_offline_copy(page)
+            assert len(requests) >= 3, requests
+            assert page.evaluate("caches.match('style.css').then((r) => r !== undefined)")
+            page.context.set_offline(True)
+            page.reload()
+            wait_ready(page)
+            check_tokenizes(page, "offline after a retried download")
+        assert watch.problems == []
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):

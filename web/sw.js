@@ -29,11 +29,26 @@ function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// A dropped connection or a server error (5xx) is tried again, up to three times, before the
+// whole offline copy is given up: one hiccup among the ~20 parallel downloads of the first
+// visit must not cost the visitor the offline copy until their next visit.
+async function fetchRetrying(path) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(resolve(path), { cache: "no-cache" });
+      if (response.status < 500 || attempt === 3) return response;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+    await new Promise((done) => setTimeout(done, 400 * attempt));
+  }
+}
+
 // "no-cache" revalidates with the server (usually a cheap 304), so an HTTP cache still holding
 // the previous build's copy cannot end up in this build's cache; the sha256 check catches a
 // host that is halfway through an upload.
 async function fetchChecked(path, entry) {
-  const response = await fetch(resolve(path), { cache: "no-cache" });
+  const response = await fetchRetrying(path);
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   const body = await response.arrayBuffer();
   const digest = hex(await crypto.subtle.digest("SHA-256", body));
