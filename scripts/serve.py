@@ -126,6 +126,14 @@ def background(directory: str | Path, prefix: str = "/", plain: bool = False):
     """Serves `directory` under `prefix` on a free port from a daemon thread (quiet); yields
     the site's URL and shuts the server down after."""
     server = make_server(directory, port=0, quiet=True, prefix=prefix, plain=plain)
+    with serving(server, prefix) as url:
+        yield url
+
+
+@contextmanager
+def serving(server: http.server.ThreadingHTTPServer, prefix: str = "/"):
+    """Runs a server from make_server (its handler possibly changed) on a daemon thread;
+    yields the site's URL and shuts the server down after."""
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host, port = server.server_address[:2]
     try:

@@ -16,7 +16,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import threading
 import time
 import tomllib
 import urllib.error
@@ -457,22 +456,16 @@ def test_offline_copy_survives_a_failed_download(browser):
     server.RequestHandlerClass = functools.partial(
         OneFailure, *base_handler.args, **base_handler.keywords
     )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    try:
-        with visit(browser, f"http://{host}:{port}{PREFIX}") as (page, watch):
-            check_tokenizes(page)
-            wait_offline_copy(page)
-            assert len(requests) >= 3, requests
-            assert page.evaluate("caches.match('style.css').then((r) => r !== undefined)")
-            page.context.set_offline(True)
-            page.reload()
-            wait_ready(page)
-            check_tokenizes(page, "offline after a retried download")
-        assert watch.problems == []
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve.serving(server, PREFIX) as base, visit(browser, base) as (page, watch):
+        check_tokenizes(page)
+        wait_offline_copy(page)
+        assert len(requests) >= 3, requests
+        assert page.evaluate("caches.match('style.css').then((r) => r !== undefined)")
+        page.context.set_offline(True)
+        page.reload()
+        wait_ready(page)
+        check_tokenizes(page, "offline after a retried download")
+    assert watch.problems == []
 
 
 def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
