@@ -126,7 +126,8 @@ pub struct TokenTexts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Attr {
     type_id: u32,
-    seq: Option<u32>,
+    /// Which input (0 or 1): one byte keeps a run at 12 bytes.
+    seq: Option<u8>,
     special: bool,
     attention: bool,
 }
@@ -157,7 +158,93 @@ pub struct Encoding {
     texts: TokenTexts,
     /// (token count, what those tokens share), in token order; the counts add up to the
     /// token count (once [`Encoding::fill_sequence`] has run).
-    runs: Vec<(u32, Attr)>,
+    runs: Runs,
+}
+
+/// A run of [`Encoding::runs`]: a token count and what those tokens share.
+type Run = (u32, Attr);
+
+/// Runs an Encoding keeps in place; more go to the heap. One input with its template's
+/// special tokens takes 3 ([CLS], text, [SEP]): short calls allocate nothing here. (A pair
+/// takes 5; more in place would make every Encoding bigger, and it is moved several times.)
+const RUNS_INLINE: usize = 3;
+
+/// The runs of an [`Encoding`]: a vector that keeps up to [`RUNS_INLINE`] runs in place.
+#[derive(Clone, Debug)]
+enum Runs {
+    Inline(u8, [Run; RUNS_INLINE]),
+    Heap(Vec<Run>),
+}
+
+const NO_RUN: Run = (0, Attr { type_id: 0, seq: None, special: false, attention: false });
+
+impl Default for Runs {
+    fn default() -> Self {
+        Runs::Inline(0, [NO_RUN; RUNS_INLINE])
+    }
+}
+
+impl PartialEq for Runs {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Runs {}
+
+impl std::ops::Deref for Runs {
+    type Target = [Run];
+    #[inline]
+    fn deref(&self) -> &[Run] {
+        match self {
+            Runs::Inline(n, a) => &a[..*n as usize],
+            Runs::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Runs {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [Run] {
+        match self {
+            Runs::Inline(n, a) => &mut a[..*n as usize],
+            Runs::Heap(v) => v,
+        }
+    }
+}
+
+impl Runs {
+    #[inline]
+    fn push(&mut self, r: Run) {
+        match self {
+            Runs::Inline(n, a) if (*n as usize) < RUNS_INLINE => {
+                a[*n as usize] = r;
+                *n += 1;
+            }
+            Runs::Inline(_, a) => {
+                let mut v = Vec::with_capacity(2 * RUNS_INLINE);
+                v.extend_from_slice(a);
+                v.push(r);
+                *self = Runs::Heap(v);
+            }
+            Runs::Heap(v) => v.push(r),
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Runs::Inline(n, _) => *n = (*n).min(len as u8),
+            Runs::Heap(v) => v.truncate(len),
+        }
+    }
+
+    /// Puts `front` before the runs there are.
+    fn insert_front(&mut self, front: &[Run]) {
+        let old = std::mem::take(self);
+        for r in front.iter().chain(old.iter()) {
+            self.push(*r);
+        }
+    }
 }
 
 impl Encoding {
@@ -193,7 +280,7 @@ impl Encoding {
 
     /// Which input each token came from (0 or 1); None for special tokens.
     pub fn sequence_ids(&self) -> impl ExactSizeIterator<Item = Option<u32>> + '_ {
-        self.per_token(|a| a.seq)
+        self.per_token(|a| a.seq.map(u32::from))
     }
 
     /// 1 for special tokens (template tokens, padding), else 0.
@@ -233,11 +320,16 @@ impl Encoding {
     #[inline]
     fn set_text(&mut self, id: u32, text: Option<&Arc<str>>) {
         if let Some(t) = text {
-            let named = self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).is_some_and(|v| **v == **t);
-            if !named {
+            if !self.names(id, t) {
                 self.texts.overrides.push((self.len() as u32, t.clone()));
             }
         }
+    }
+
+    /// Whether the vocabulary's text for `id` is `text`.
+    #[inline]
+    fn names(&self, id: u32, text: &str) -> bool {
+        self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).is_some_and(|v| **v == *text)
     }
 
     /// Adds `n` tokens sharing `a` to the runs (merged into the last run when equal).
@@ -293,14 +385,14 @@ impl Encoding {
     /// masks of an input's tokens: all tokens of one input share them.
     fn fill_sequence(&mut self, type_id: u32, seq: u32) {
         let n = self.len() - self.covered();
-        self.push_run(n, Attr { type_id, seq: Some(seq), special: false, attention: true });
+        self.push_run(n, Attr { type_id, seq: Some(seq as u8), special: false, attention: true });
     }
 
     /// Gives every token the type id `t` (the template's, for a sequence).
     fn set_type_ids(&mut self, t: u32) {
-        let runs = std::mem::take(&mut self.runs);
-        for (n, a) in runs {
-            self.push_run(n as usize, Attr { type_id: t, ..a });
+        if self.runs.iter().any(|r| r.1.type_id != t) {
+            self.runs.iter_mut().for_each(|r| r.1.type_id = t);
+            self.merge_runs();
         }
     }
 
@@ -320,33 +412,39 @@ impl Encoding {
         }
         self.texts.overrides.extend(other.texts.overrides.into_iter().map(|(p, t)| (p + shift, t)));
         self.toks.extend(other.toks);
-        for (n, a) in other.runs {
-            self.push_run(n as usize, a);
+        for (n, a) in other.runs.iter() {
+            self.push_run(*n as usize, *a);
         }
     }
 
     /// Puts the special token `id` (text `text`, type id `type_id`) before every token: for
     /// a template's leading token, so that an input's tokens are moved once, not copied.
     fn prepend_special(&mut self, id: u32, text: &Arc<str>, type_id: u32) {
-        let mut head = Encoding { texts: TokenTexts { vocab: self.texts.vocab.clone(), overrides: Vec::new() }, ..Default::default() };
-        head.push_special(id, text, type_id);
         self.texts.overrides.iter_mut().for_each(|(p, _)| *p += 1);
-        self.texts.overrides.splice(0..0, head.texts.overrides);
-        self.toks.insert(0, head.toks[0]);
-        self.runs.splice(0..0, head.runs);
+        if !self.names(id, text) {
+            self.texts.overrides.insert(0, (0, text.clone()));
+        }
+        self.toks.insert(0, Tok { id, start: 0, end: 0, word: NO_WORD });
+        self.runs.insert_front(&[(1, Attr { type_id, seq: None, special: true, attention: true })]);
         self.merge_runs();
     }
 
     /// Merges neighbouring runs that share their attributes.
     fn merge_runs(&mut self) {
-        self.runs.dedup_by(|b, a| {
-            if a.1 == b.1 {
-                a.0 += b.0;
-                true
+        let r = &mut *self.runs;
+        let mut w = 0;
+        for i in 0..r.len() {
+            if i > 0 && r[w].1 == r[i].1 {
+                r[w].0 += r[i].0;
             } else {
-                false
+                if i > 0 {
+                    w += 1;
+                }
+                r[w] = r[i];
             }
-        });
+        }
+        let kept = if r.is_empty() { 0 } else { w + 1 };
+        self.runs.truncate(kept);
     }
 
     /// Keeps the tokens in `r` (every field).
@@ -358,7 +456,7 @@ impl Encoding {
         self.toks.drain(..r.start);
         let runs = std::mem::take(&mut self.runs);
         let mut at = 0usize;
-        for (n, a) in runs {
+        for &(n, a) in runs.iter() {
             let (s, e) = (at.max(r.start), (at + n as usize).min(r.end));
             if s < e {
                 self.push_run(e - s, a);
@@ -398,7 +496,7 @@ impl Encoding {
         }
         let n = target - len;
         let d = p.direction;
-        let named = self.texts.vocab.as_ref().and_then(|v| v.get(p.pad_id as usize)).is_some_and(|v| **v == *p.pad_token);
+        let named = self.names(p.pad_id, &p.pad_token);
         let new_positions = match d {
             Direction::Right => len..target,
             Direction::Left => {
@@ -424,7 +522,7 @@ impl Encoding {
             }
             Direction::Left => {
                 self.toks.splice(0..0, pad);
-                self.runs.insert(0, (n as u32, a));
+                self.runs.insert_front(&[(n as u32, a)]);
                 self.merge_runs();
             }
         }
@@ -814,7 +912,12 @@ impl Tokenizer {
         let (mut scratch_word, mut subs) = take_scratch();
         // A text that certainly holds no added token is one segment (no matcher pass).
         let matcher = self.raw_matcher.as_ref().filter(|m| m.may_match(text));
-        for seg in self.split_added(matcher, text) {
+        // Without a matcher the text is one segment: no segment list is allocated.
+        let (whole, listed) = match matcher {
+            None => (Some(Segment { byte_start: 0, byte_end: text.len(), char_start: 0, added: None }), Vec::new()),
+            Some(m) => (None, self.split_added(Some(m), text)),
+        };
+        for seg in whole.into_iter().chain(listed) {
             let raw = &text[seg.byte_start..seg.byte_end];
             if let Some(i) = seg.added {
                 let n = raw.chars().count() as u32;
@@ -1080,17 +1183,21 @@ impl Tokenizer {
     }
 
     fn post_process(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
-        let special = |ids: &[u32], toks: &[Arc<str>], type_id: u32| {
-            let mut e = Encoding::default();
-            e.texts.vocab = Some(self.model.vocab_r.clone());
-            for (id, t) in ids.iter().zip(toks) {
-                e.push_special(*id, t, type_id);
-            }
-            e
-        };
         match &self.post_processor {
             Some(PostProcessor::Template { single, pair, specials }) => {
                 let template = if b.is_some() { pair } else { single };
+                if b.is_none() && !add_special_tokens {
+                    // One input, no special tokens: only its type id to set.
+                    let mut type_ids = template.iter().filter_map(|p| match p {
+                        TemplatePiece::Sequence { seq: 0, type_id } => Some(*type_id),
+                        _ => None,
+                    });
+                    if let (Some(t), None) = (type_ids.next(), type_ids.next()) {
+                        let mut a = a;
+                        a.set_type_ids(t);
+                        return a;
+                    }
+                }
                 let mut seqs = [Some(a), b];
                 // A sequence used once by the template is moved, not copied.
                 let mut uses = [0usize; 2];
@@ -1099,21 +1206,53 @@ impl Tokenizer {
                         uses[*seq] += 1;
                     }
                 }
-                let mut out = Encoding::default();
-                for p in template {
+                let mut take = |seq: usize, uses: &mut [usize; 2], type_id: u32| {
+                    uses[seq] -= 1;
+                    let s = if uses[seq] == 0 { seqs[seq].take() } else { seqs[seq].clone() };
+                    s.map(|mut s| {
+                        s.set_type_ids(type_id);
+                        s
+                    })
+                };
+                // The first sequence becomes the output and the special tokens before it are
+                // put in front in place: its tokens move once, within their own buffer, and
+                // no Encoding is made per special token.
+                let first = template.iter().position(|p| matches!(p, TemplatePiece::Sequence { .. }));
+                let (mut out, rest) = match first.map(|i| (i, &template[i])) {
+                    Some((i, TemplatePiece::Sequence { seq, type_id })) => match take(*seq, &mut uses, *type_id) {
+                        Some(mut s) => {
+                            if add_special_tokens {
+                                for p in template[..i].iter().rev() {
+                                    if let TemplatePiece::Special { id, type_id } = p {
+                                        let d = &specials[id];
+                                        for (id, t) in d.ids.iter().zip(&d.tokens).rev() {
+                                            s.prepend_special(*id, t, *type_id);
+                                        }
+                                    }
+                                }
+                            }
+                            (s, &template[i + 1..])
+                        }
+                        None => (Encoding::default(), &template[i + 1..]),
+                    },
+                    _ => (Encoding::default(), &template[..]),
+                };
+                if out.texts.vocab.is_none() {
+                    out.texts.vocab = Some(self.model.vocab_r.clone());
+                }
+                for p in rest {
                     match p {
                         TemplatePiece::Sequence { seq, type_id } => {
-                            uses[*seq] -= 1;
-                            let s = if uses[*seq] == 0 { seqs[*seq].take() } else { seqs[*seq].clone() };
-                            if let Some(mut s) = s {
-                                s.set_type_ids(*type_id);
+                            if let Some(s) = take(*seq, &mut uses, *type_id) {
                                 out.append(s);
                             }
                         }
                         TemplatePiece::Special { id, type_id } => {
                             if add_special_tokens {
                                 let d = &specials[id];
-                                out.append(special(&d.ids, &d.tokens, *type_id));
+                                for (id, t) in d.ids.iter().zip(&d.tokens) {
+                                    out.push_special(*id, t, *type_id);
+                                }
                             }
                         }
                     }
