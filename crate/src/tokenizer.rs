@@ -159,6 +159,8 @@ pub struct Encoding {
     /// (token count, what those tokens share), in token order; the counts add up to the
     /// token count (once [`Encoding::fill_sequence`] has run).
     runs: Runs,
+    /// Inputs encoded (1, or 2 for a pair; 0 before post-processing, counted as 1).
+    n_seq: u8,
 }
 
 /// A run of [`Encoding::runs`]: a token count and what those tokens share.
@@ -296,6 +298,126 @@ impl Encoding {
     /// Index of the word (pre-token) each token came from; None for special tokens.
     pub fn word_ids(&self) -> impl ExactSizeIterator<Item = Option<u32>> + '_ {
         self.toks.iter().map(|t| (t.word != NO_WORD).then_some(t.word))
+    }
+
+    /// How many inputs were encoded: 2 for a pair (even an empty one), else 1.
+    pub fn n_sequences(&self) -> usize {
+        (self.n_seq as usize).max(1)
+    }
+
+    /// The tokens of input `seq` (a range, empty when it has none); every token when there
+    /// is no input `seq`, as the reference does.
+    pub fn sequence_range(&self, seq: usize) -> std::ops::Range<usize> {
+        if seq >= self.n_sequences() {
+            return 0..self.len();
+        }
+        let (mut at, mut range) = (0usize, None::<std::ops::Range<usize>>);
+        for &(n, a) in self.runs.iter() {
+            let end = at + n as usize;
+            if a.seq.map(usize::from) == Some(seq) {
+                range = Some(range.map_or(at..end, |r| r.start..end));
+            }
+            at = end;
+        }
+        range.unwrap_or(0..0)
+    }
+
+    /// The input (0 or 1) token `t` came from; None for special tokens, padding and past the end.
+    pub fn token_to_sequence(&self, t: usize) -> Option<usize> {
+        let mut at = 0usize;
+        for &(n, a) in self.runs.iter() {
+            at += n as usize;
+            if t < at {
+                return a.seq.map(usize::from);
+            }
+        }
+        None
+    }
+
+    /// (start, end) in chars of its input of token `t`, when it belongs to an input.
+    pub fn token_to_chars(&self, t: usize) -> Option<(u32, u32)> {
+        self.token_to_sequence(t)?;
+        self.toks.get(t).map(|k| (k.start, k.end))
+    }
+
+    /// The word of its input token `t` came from, when it belongs to an input.
+    pub fn token_to_word(&self, t: usize) -> Option<u32> {
+        self.token_to_sequence(t)?;
+        self.toks.get(t).map(|k| k.word).filter(|&w| w != NO_WORD)
+    }
+
+    /// The token of input `seq` whose chars hold char `pos` of that input.
+    pub fn char_to_token(&self, pos: usize, seq: usize) -> Option<usize> {
+        let r = self.sequence_range(seq);
+        let p = pos as u64;
+        self.toks.get(r.clone())?.iter().position(|k| u64::from(k.start) <= p && p < u64::from(k.end)).map(|i| r.start + i)
+    }
+
+    /// The word of input `seq` that holds char `pos` of that input.
+    pub fn char_to_word(&self, pos: usize, seq: usize) -> Option<u32> {
+        self.token_to_word(self.char_to_token(pos, seq)?)
+    }
+
+    /// The tokens `(first, last + 1)` of word `word` of input `seq`. As the reference, the
+    /// search stops at the first token of a later word.
+    pub fn word_to_tokens(&self, word: u32, seq: usize) -> Option<(usize, usize)> {
+        let r = self.sequence_range(seq);
+        let (mut first, mut end) = (None, None);
+        for (i, k) in self.toks.get(r.clone())?.iter().enumerate() {
+            // A token of no word (NO_WORD) sorts before every word, as None does in the reference.
+            let w = (k.word != NO_WORD).then_some(k.word);
+            if w > Some(word) {
+                break;
+            }
+            if w == Some(word) {
+                first.get_or_insert(i);
+                end = Some(i + 1);
+            }
+        }
+        Some((r.start + first?, r.start + end?))
+    }
+
+    /// (start, end) in chars of its input of word `word` of input `seq`.
+    pub fn word_to_chars(&self, word: u32, seq: usize) -> Option<(u32, u32)> {
+        let (a, b) = self.word_to_tokens(word, seq)?;
+        Some((self.toks[a].start, self.toks[b - 1].end))
+    }
+
+    /// An Encoding from its fields, one entry per token each (as the getters give them):
+    /// what unpickling builds. Token texts are all kept by position.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_fields(
+        ids: &[u32],
+        type_ids: &[u32],
+        tokens: &[String],
+        offsets: &[(u32, u32)],
+        words: &[Option<u32>],
+        sequence_ids: &[Option<u32>],
+        special_tokens_mask: &[u32],
+        attention_mask: &[u32],
+        n_sequences: usize,
+    ) -> Result<Encoding> {
+        let n = ids.len();
+        let lens = [type_ids.len(), tokens.len(), offsets.len(), words.len(), sequence_ids.len(), special_tokens_mask.len(), attention_mask.len()];
+        if lens.iter().any(|&l| l != n) {
+            return Err(Error::Input(format!("an Encoding's fields must have one entry per token ({n} ids, then {lens:?})")));
+        }
+        if n_sequences > 2 || sequence_ids.iter().flatten().any(|&s| s > 1) {
+            return Err(Error::Input("an Encoding has at most 2 sequences".into()));
+        }
+        let mut e = Encoding { n_seq: n_sequences as u8, ..Default::default() };
+        for i in 0..n {
+            e.toks.push(Tok { id: ids[i], start: offsets[i].0, end: offsets[i].1, word: words[i].unwrap_or(NO_WORD) });
+            e.texts.overrides.push((i as u32, Arc::from(tokens[i].as_str())));
+            let a = Attr {
+                type_id: type_ids[i],
+                seq: sequence_ids[i].map(|s| s as u8),
+                special: special_tokens_mask[i] != 0,
+                attention: attention_mask[i] != 0,
+            };
+            e.push_run(1, a);
+        }
+        Ok(e)
     }
 
     /// The text of every token.
@@ -1183,6 +1305,13 @@ impl Tokenizer {
     }
 
     fn post_process(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
+        let n_seq = 1 + b.is_some() as u8;
+        let mut out = self.post_process_inner(a, b, add_special_tokens);
+        out.n_seq = n_seq;
+        out
+    }
+
+    fn post_process_inner(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
         match &self.post_processor {
             Some(PostProcessor::Template { single, pair, specials }) => {
                 let template = if b.is_some() { pair } else { single };
