@@ -1,8 +1,10 @@
-"""The Encoding's query methods, `n_sequences`, `words`, pickling and repr, against
+"""The Encoding's query methods, `overflowing`, `n_sequences`, `words`, pickling and repr, against
 tokenizers 0.23.3 run in the test: char_to_token, char_to_word, token_to_chars,
 token_to_word, token_to_sequence, word_to_tokens and word_to_chars are asked about every
 token, char and word (and a few past the end, and sequence indices 0, 1 and 2) of generated
-inputs, single and pair, with and without special tokens, truncated and padded."""
+inputs, single and pair, with and without special tokens, truncated (with stride, both
+directions, every strategy: the overflowing parts, nested as the reference nests a pair's) and
+padded."""
 
 from __future__ import annotations
 
@@ -26,6 +28,11 @@ CONFIGS = [
     (None, dict(max_length=10)),
     (None, dict(max_length=9, direction="left", strategy="only_first")),
     (dict(direction="left", length=12), dict(max_length=12, strategy="longest_first")),
+    (None, dict(max_length=8, stride=2)),
+    (None, dict(max_length=7, stride=3, direction="left")),
+    (dict(direction="right"), dict(max_length=10, stride=1, strategy="only_second")),
+    (dict(direction="left", length=14), dict(max_length=11, stride=2, strategy="only_first", direction="left")),
+    (None, dict(max_length=4, stride=1)),
 ]
 
 _TOKS: dict = {}
@@ -86,17 +93,24 @@ def check(ours_tok, ref_tok, text, pair, special, where):
     if isinstance(x, BaseException) or isinstance(y, BaseException):
         assert isinstance(x, BaseException) and isinstance(y, BaseException), f"{where}: {x!r} vs {y!r}"
         return
+    same(x, y, text, pair, where)
+    back = pickle.loads(pickle.dumps(x))
+    same(back, y, text, pair, f"pickled: {where}")
+    assert len(back) == len(x)
+
+
+def same(x, y, text, pair, where, path="encoding"):
+    """x and y agree in every field and query, and so do their overflowing parts (nested)."""
     d = encoding_diff(x, y, FIELDS_ALL)
-    assert d is None, f"{where}\n{d}"
+    assert d is None, f"{where}\n{path}:\n{d}"
     qa, qb = queries(x, text, pair), queries(y, text, pair)
     bad = {k: (qa[k], qb[k]) for k in qb if qa[k] != qb[k]}
-    assert not bad, f"{where}\n(ours, reference): {bad}"
+    assert not bad, f"{where}\n{path} (ours, reference): {bad}"
     assert repr(x) == repr(y)
-    back = pickle.loads(pickle.dumps(x))
-    d = encoding_diff(back, x, FIELDS_ALL)
-    assert d is None, f"pickled: {where}\n{d}"
-    assert queries(back, text, pair) == qa, where
-    assert len(back) == len(x)
+    xo, yo = x.overflowing, y.overflowing
+    assert len(xo) == len(yo), f"{where}\n{path}: {len(xo)} overflowing parts, reference {len(yo)}"
+    for i, (a, b) in enumerate(zip(xo, yo)):
+        same(a, b, text, pair, where, f"{path}.overflowing[{i}]")
 
 
 @pytest.mark.parametrize("padding,truncation", CONFIGS, ids=[f"{p}-{t}" for p, t in CONFIGS])

@@ -157,6 +157,13 @@ impl PyEncoding {
     fn word_to_chars(&self, word_index: u32, sequence_index: usize) -> Option<(u32, u32)> {
         self.inner.word_to_chars(word_index, sequence_index)
     }
+    /// What truncation cut off: windows of the input (`stride` tokens repeated), each an
+    /// Encoding post-processed and padded as this one (a pair's are combined as the
+    /// reference combines them).
+    #[getter]
+    fn overflowing(&self) -> Vec<PyEncoding> {
+        self.inner.overflowing().iter().map(|e| PyEncoding { inner: e.clone(), ints: self.ints.clone() }).collect()
+    }
     fn __len__(&self) -> usize {
         self.inner.len()
     }
@@ -181,9 +188,11 @@ impl PyEncoding {
         special_tokens_mask: Vec<u32>,
         attention_mask: Vec<u32>,
         n_sequences: usize,
+        overflowing: Vec<PyRef<'_, PyEncoding>>,
     ) -> PyResult<Self> {
+        let overflowing = overflowing.iter().map(|e| e.inner.clone()).collect();
         let inner = tokenizer::Encoding::from_fields(
-            &ids, &type_ids, &tokens, &offsets, &word_ids, &sequence_ids, &special_tokens_mask, &attention_mask, n_sequences,
+            &ids, &type_ids, &tokens, &offsets, &word_ids, &sequence_ids, &special_tokens_mask, &attention_mask, n_sequences, overflowing,
         )
         .map_err(to_py_err)?;
         Ok(PyEncoding { inner, ints: std::sync::Arc::new(IntCache(Vec::new())) })
@@ -203,6 +212,7 @@ impl PyEncoding {
             me.special_tokens_mask(py)?,
             me.attention_mask(py)?,
             e.n_sequences(),
+            me.overflowing(),
         )
             .into_pyobject(py)?;
         Ok((slf.get_type().getattr("_from_fields")?, fields))

@@ -161,6 +161,9 @@ pub struct Encoding {
     runs: Runs,
     /// Inputs encoded (1, or 2 for a pair; 0 before post-processing, counted as 1).
     n_seq: u8,
+    /// What truncation cut off, as the reference gives it: windows of the input (with
+    /// `stride` tokens repeated), post-processed and padded like the main part.
+    overflowing: Vec<Encoding>,
 }
 
 /// A run of [`Encoding::runs`]: a token count and what those tokens share.
@@ -396,6 +399,7 @@ impl Encoding {
         special_tokens_mask: &[u32],
         attention_mask: &[u32],
         n_sequences: usize,
+        overflowing: Vec<Encoding>,
     ) -> Result<Encoding> {
         let n = ids.len();
         let lens = [type_ids.len(), tokens.len(), offsets.len(), words.len(), sequence_ids.len(), special_tokens_mask.len(), attention_mask.len()];
@@ -405,7 +409,7 @@ impl Encoding {
         if n_sequences > 2 || sequence_ids.iter().flatten().any(|&s| s > 1) {
             return Err(Error::Input("an Encoding has at most 2 sequences".into()));
         }
-        let mut e = Encoding { n_seq: n_sequences as u8, ..Default::default() };
+        let mut e = Encoding { n_seq: n_sequences as u8, overflowing, ..Default::default() };
         for i in 0..n {
             e.toks.push(Tok { id: ids[i], start: offsets[i].0, end: offsets[i].1, word: words[i].unwrap_or(NO_WORD) });
             e.texts.overrides.push((i as u32, Arc::from(tokens[i].as_str())));
@@ -510,6 +514,48 @@ impl Encoding {
         self.push_run(n, Attr { type_id, seq: Some(seq as u8), special: false, attention: true });
     }
 
+    /// Sets the input count here and in every overflowing part.
+    fn set_n_seq(&mut self, n: u8) {
+        self.n_seq = n;
+        self.overflowing.iter_mut().for_each(|o| o.set_n_seq(n));
+    }
+
+    /// [`Encoding::set_type_ids`] here and in every overflowing part.
+    fn set_type_ids_all(&mut self, t: u32) {
+        self.set_type_ids(t);
+        self.overflowing.iter_mut().for_each(|o| o.set_type_ids_all(t));
+    }
+
+    /// The overflowing parts, each an Encoding of its own.
+    pub fn overflowing(&self) -> &[Encoding] {
+        &self.overflowing
+    }
+
+    /// This Encoding without its overflowing parts.
+    fn shallow(&self) -> Encoding {
+        Encoding { toks: self.toks.clone(), texts: self.texts.clone(), runs: self.runs.clone(), n_seq: self.n_seq, overflowing: Vec::new() }
+    }
+
+    /// `self` followed by `p`, with the overflowing parts the reference's merge gives: each
+    /// part of `self` merged with `p` (nesting `p`'s parts), then with each part of `p`, then
+    /// `self` (with its parts) merged with each part of `p`.
+    fn merged(&self, p: &Encoding) -> Encoding {
+        let mut over = Vec::new();
+        for so in &self.overflowing {
+            over.push(so.merged(p));
+            for po in &p.overflowing {
+                over.push(so.merged(po));
+            }
+        }
+        for po in &p.overflowing {
+            over.push(self.merged(po));
+        }
+        let mut out = self.shallow();
+        out.append(p.shallow());
+        out.overflowing = over;
+        out
+    }
+
     /// Gives every token the type id `t` (the template's, for a sequence).
     fn set_type_ids(&mut self, t: u32) {
         if self.runs.iter().any(|r| r.1.type_id != t) {
@@ -598,20 +644,66 @@ impl Encoding {
         if n >= len {
             return Ok(());
         }
-        if n > 0 && stride >= n {
+        if n == 0 {
+            // The reference keeps the whole input as the one overflowing part.
+            let whole = std::mem::replace(self, Encoding { texts: TokenTexts { vocab: self.texts.vocab.clone(), overrides: Vec::new() }, ..Default::default() });
+            self.overflowing.push(whole);
+            return Ok(());
+        }
+        if stride >= n {
             return Err(Error::Input(format!(
                 "truncation stride ({stride}) must be strictly less than the length a sequence is truncated to ({n}): \
                  the overflowing windows would not advance"
             )));
         }
-        self.keep_range(match direction {
-            Direction::Right => 0..n,
-            Direction::Left => len - n..len,
-        });
+        // Windows of n tokens, each starting n - stride after the last (Right) or ending
+        // n - stride before it (Left), until one reaches the end; the first is kept, the
+        // others overflow.
+        let step = n - stride;
+        let mut windows = Vec::new();
+        match direction {
+            Direction::Right => {
+                let mut start = 0;
+                loop {
+                    let stop = (start + n).min(len);
+                    windows.push(start..stop);
+                    if stop == len {
+                        break;
+                    }
+                    start += step;
+                }
+            }
+            Direction::Left => {
+                let mut stop = len;
+                loop {
+                    let start = stop.saturating_sub(n);
+                    windows.push(start..stop);
+                    if start == 0 || stop <= step {
+                        break;
+                    }
+                    stop -= step;
+                }
+            }
+        }
+        let mut over: Vec<Encoding> = windows[1..]
+            .iter()
+            .map(|r| {
+                let mut part = Encoding { toks: Vec::new(), texts: self.texts.clone(), runs: self.runs.clone(), n_seq: self.n_seq, overflowing: Vec::new() };
+                part.toks.extend_from_slice(&self.toks[..r.end]);
+                part.keep_range(r.clone());
+                part
+            })
+            .collect();
+        self.keep_range(windows[0].clone());
+        self.overflowing.clear();
+        self.overflowing.append(&mut over);
         Ok(())
     }
 
     fn pad(&mut self, target: usize, p: &Padding) {
+        for o in &mut self.overflowing {
+            o.pad(target, p);
+        }
         let len = self.len();
         if len >= target {
             return;
@@ -1306,9 +1398,61 @@ impl Tokenizer {
 
     fn post_process(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
         let n_seq = 1 + b.is_some() as u8;
-        let mut out = self.post_process_inner(a, b, add_special_tokens);
-        out.n_seq = n_seq;
+        let overflows = !a.overflowing.is_empty() || b.as_ref().is_some_and(|b| !b.overflowing.is_empty());
+        let mut out = if overflows {
+            self.post_process_overflowing(a, b, add_special_tokens)
+        } else {
+            self.post_process_inner(a, b, add_special_tokens)
+        };
+        out.set_n_seq(n_seq);
         out
+    }
+
+    /// Post-processing when truncation left overflowing parts, as the reference does it: the
+    /// template's pieces are merged left to right, and each merge pairs every overflowing
+    /// part of the left side with the right side and each of its parts, and the left side
+    /// with each part of the right (see [`Encoding::merged`]).
+    fn post_process_overflowing(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
+        let vocab = Some(self.model.vocab_r.clone());
+        let bare = || Encoding { texts: TokenTexts { vocab: vocab.clone(), overrides: Vec::new() }, ..Default::default() };
+        let special = |ids: &[u32], toks: &[Arc<str>], type_id: u32| {
+            let mut e = bare();
+            for (id, t) in ids.iter().zip(toks) {
+                e.push_special(*id, t, type_id);
+            }
+            e
+        };
+        let pieces: Vec<Encoding> = match &self.post_processor {
+            Some(PostProcessor::Template { single, pair, specials }) => {
+                let template = if b.is_some() { pair } else { single };
+                template
+                    .iter()
+                    .filter_map(|p| match p {
+                        TemplatePiece::Sequence { seq, type_id } => {
+                            let s = if *seq == 0 { Some(&a) } else { b.as_ref() };
+                            s.map(|s| {
+                                let mut s = s.clone();
+                                s.set_type_ids_all(*type_id);
+                                s
+                            })
+                        }
+                        TemplatePiece::Special { id, type_id } => {
+                            add_special_tokens.then(|| special(&specials[id].ids, &specials[id].tokens, *type_id))
+                        }
+                    })
+                    .collect()
+            }
+            Some(PostProcessor::Bert { sep, cls }) if add_special_tokens => {
+                let mut v = vec![special(&[cls.1], std::slice::from_ref(&cls.0), 0), a, special(&[sep.1], std::slice::from_ref(&sep.0), 0)];
+                if let Some(b) = b {
+                    v.push(b);
+                    v.push(special(&[sep.1], std::slice::from_ref(&sep.0), 1));
+                }
+                v
+            }
+            _ => std::iter::once(a).chain(b).collect(),
+        };
+        pieces.iter().fold(bare(), |acc, p| acc.merged(p))
     }
 
     fn post_process_inner(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {

@@ -38,6 +38,10 @@ class Encoding:
     def words(self) -> list[int | None]:
         """Deprecated alias of word_ids (a DeprecationWarning, as in tokenizers)."""
     @property
+    def overflowing(self) -> list[Encoding]:
+        """What truncation cut off: windows of the input (stride tokens repeated), each
+        post-processed and padded as this Encoding; a pair's combined as tokenizers does."""
+    @property
     def n_sequences(self) -> int:
         """2 for a pair (even an empty one), else 1."""
     def token_to_sequence(self, token_index: int) -> int | None: ...
