@@ -302,7 +302,12 @@ pub fn for_each_word(
                 }
                 p = b + 1;
             }
-            if valid > p {
+            // A word that runs on past a full block that ended an earlier word: the next block
+            // starts at it (re-reading its bytes), so that it too goes to the model straight
+            // from a block, not through the word buffer. (Every boundary flushed the buffer,
+            // and p > 0 means there was one.)
+            let rescan = p > 0 && valid == lanes && left > lanes;
+            if valid > p && !rescan {
                 w.push_ascii(&block[p..valid], ci + p as u32);
             }
             if let Some(s) = stats.as_mut() {
@@ -312,8 +317,9 @@ pub fn for_each_word(
                     s.blocks_stopped += 1;
                 }
             }
-            i += valid;
-            ci += valid as u32;
+            let advance = if rescan { p } else { valid };
+            i += advance;
+            ci += advance as u32;
             if valid == lanes || i == bytes.len() {
                 continue;
             }
