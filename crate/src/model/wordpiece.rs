@@ -2,7 +2,7 @@
 //! unmatched position, or longer than `max_input_chars_per_word`, becomes one unk token.
 
 use super::trie::Trie;
-use super::vocab_index::{load_short, ShortIndex, SHORT};
+use super::vocab_index::{load_short, small_key, ShortIndex, SmallIndex, SHORT, SMALL};
 use super::word_cache::{self, WordCache};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -29,6 +29,9 @@ pub struct WordPiece {
     pub unk_id: u32,
     pub continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
+    /// Word-initial pieces of up to 8 bytes (and no longer than the char limit), for the
+    /// whole words of ASCII text in one cheap probe.
+    small: SmallIndex,
     /// Word-initial pieces of up to 16 bytes, for whole words in one probe.
     initial: ShortIndex,
     /// Every word-initial piece, for the longest match in one walk.
@@ -98,6 +101,8 @@ impl WordPiece {
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
         let initial = ShortIndex::new(initial_entries.iter().copied());
+        // Only keys whole_word may answer (no longer in bytes than the char limit).
+        let small = SmallIndex::new(vocab.iter().filter(|(k, _)| k.len() <= max_input_chars_per_word).map(|(k, &v)| (k.as_str(), v)));
         let mut one_char = vec![NO_ID; 0x800 + ONE_CHAR_CJK_LEN].into_boxed_slice();
         // Only words whole_word would look up (no longer in bytes than the char limit),
         // and only ids the table can tell apart from NO_ID.
@@ -122,6 +127,7 @@ impl WordPiece {
             unk_id,
             continuing_subword_prefix: continuing_subword_prefix.to_owned(),
             max_input_chars_per_word,
+            small,
             initial,
             initial_trie,
             continuation_trie,
@@ -170,6 +176,26 @@ impl WordPiece {
             || len > self.max_input_chars_per_word
             || (padded[0] >= 0x80 && len > self.initial.max_len_at(padded, 0))
         {
+            return None;
+        }
+        let (k0, k1) = load_short(padded, 0, len);
+        self.initial.get(k0, k1, len)
+    }
+
+    /// [`WordPiece::whole_word`] for a word known to be all ASCII (English, code): a word of
+    /// one byte (punctuation, mostly) from the one-char table, one of up to 8 bytes from one
+    /// probe of the small index.
+    #[inline(always)]
+    pub fn whole_ascii_word(&self, padded: &[u8], len: usize) -> Option<u32> {
+        debug_assert!(padded[..len].is_ascii());
+        if len == 1 {
+            let id = self.one_char[padded[0] as usize];
+            return (id != NO_ID).then_some(id);
+        }
+        if len <= SMALL {
+            return self.small.get(small_key(padded, len));
+        }
+        if len > SHORT || len > self.max_input_chars_per_word {
             return None;
         }
         let (k0, k1) = load_short(padded, 0, len);
