@@ -121,7 +121,7 @@ impl PieceCache {
 
     /// The ids stored for `piece` in the table of other pieces (whose
     /// [`super::table::hash_bytes`] is `hash`).
-    #[inline]
+    #[inline(always)]
     fn get_long(&self, piece: &[u8], hash: u64) -> Option<&[u32]> {
         if self.len == 0 || piece.is_empty() {
             return None;
@@ -221,7 +221,7 @@ impl PieceCache {
     }
 
     /// [`PieceCache::get_into`] through [`PieceCache::get_long`].
-    #[inline(never)]
+    #[inline(always)]
     fn get_long_into(&self, piece: &[u8], hash: u64, out: &mut Vec<u32>) -> bool {
         match self.get_long(piece, hash) {
             Some(ids) => {
