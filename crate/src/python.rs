@@ -67,28 +67,16 @@ impl IntCache {
     }
 
     /// `ids` as a Python list.
-    ///
-    /// The int of the id [`INT_PREFETCH`] places ahead is prefetched: each int's reference
-    /// count is written, and on a long text most of them are not in the L1 cache.
-    pub(crate) fn list<'py>(&self, py: Python<'py>, ids: impl ExactSizeIterator<Item = u32> + Clone) -> PyResult<Bound<'py, PyList>> {
-        let mut ahead = ids.clone().skip(INT_PREFETCH);
+    pub(crate) fn list<'py>(&self, py: Python<'py>, ids: impl ExactSizeIterator<Item = u32>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(
             py,
-            ids.map(|id| {
-                if let Some(int) = ahead.next().and_then(|a| self.0.get(a as usize)) {
-                    crate::bpe::table::prefetch_ptr(int.as_ptr() as *const u8);
-                }
-                match self.0.get(id as usize) {
-                    Some(int) => int.bind(py).clone(),
-                    None => id.into_pyobject(py).expect("an int").into_any(),
-                }
+            ids.map(|id| match self.0.get(id as usize) {
+                Some(int) => int.bind(py).clone(),
+                None => id.into_pyobject(py).expect("an int").into_any(),
             }),
         )
     }
 }
-
-/// How many ids ahead [`IntCache::list`] prefetches an int.
-const INT_PREFETCH: usize = 8;
 
 /// The result of an encode: ids, tokens, offsets and masks, one entry per token. Each
 /// field's list is built from the compact core result when it is asked for.
@@ -278,7 +266,7 @@ impl PyTokenizer {
         let t = &self.inner;
         if a.len() >= 2048 {
             let ids = maybe_detach(py, a.len(), || t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)?;
-            return self.ints.list(py, ids.iter().copied());
+            return self.ints.list(py, ids.into_iter());
         }
         // Short inputs: the ids go to a per-thread buffer and straight into the list, so a
         // call allocates nothing but the Python objects.

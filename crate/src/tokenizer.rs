@@ -170,7 +170,7 @@ impl Encoding {
     }
 
     /// The id of every token.
-    pub fn ids(&self) -> impl ExactSizeIterator<Item = u32> + Clone + '_ {
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.toks.iter().map(|t| t.id)
     }
 
