@@ -392,7 +392,7 @@ impl BpeTokenizer {
             // A single byte needs no hash: it is looked up by value.
             let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
             if piece.len() > 1 {
-                w.cache.prefetch(key.hash);
+                w.cache.prefetch(key.hash, piece.len());
             }
             batch[n] = (a as u32, b as u32, key);
             n += 1;

@@ -4,7 +4,6 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -12,6 +11,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::chat::{ChatTemplate, Message};
 use super::{Allowed, BpeTokenizer, Pattern};
+use crate::python::IntCache;
 use crate::Error;
 
 fn to_py_err(e: Error) -> PyErr {
@@ -51,30 +51,20 @@ fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
 #[pyclass(module = "tokenprism", name = "BpeTokenizer", frozen)]
 pub struct PyBpeTokenizer {
     inner: BpeTokenizer,
-    /// The Python int of each id, made the first time the id is returned and reused after.
-    ///
-    /// Building the result list is a large share of an encode call from Python: a fresh int
-    /// per id is an allocation (and a free when the list goes), where a made one is a
-    /// reference count increment. One entry per id of the vocabulary (16 bytes each).
-    ints: Vec<OnceLock<Py<PyAny>>>,
+    /// The Python int of each id (see `IntCache`).
+    ints: IntCache,
 }
 
 impl PyBpeTokenizer {
     /// Wraps a tokenizer built elsewhere in the crate (the trainer's result).
     pub(crate) fn from_inner(inner: BpeTokenizer) -> Self {
-        let ints = (0..inner.n_vocab()).map(|_| OnceLock::new()).collect();
+        let ints = IntCache::new(inner.n_vocab() as usize);
         PyBpeTokenizer { inner, ints }
     }
 
     /// `ids` as a Python list of ints, the ints shared across calls (see `ints`).
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(
-            py,
-            ids.iter().map(|&id| match self.ints.get(id as usize) {
-                Some(cell) => cell.get_or_init(|| id.into_pyobject(py).expect("an int").into_any().unbind()).bind(py).clone(),
-                None => id.into_pyobject(py).expect("an int").into_any(),
-            }),
-        )
+        self.ints.list(py, ids.iter().copied())
     }
 }
 
