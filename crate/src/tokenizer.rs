@@ -848,7 +848,8 @@ impl Tokenizer {
                     crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, #[inline(always)] |wd| {
                         // Most words are one vocabulary entry: that case is kept here, small
                         // (as in the ids-only pass), and the rest is a call.
-                        match self.model.whole_word(wd.padded, wd.len) {
+                        // (With ids naming tokens, the unk token is named by its id too.)
+                        match self.model.whole_word_or_unk(wd.padded, wd.len) {
                             Some(id) if whole => enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx),
                             _ => self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx),
                         }
@@ -1206,7 +1207,7 @@ impl Tokenizer {
         // Inlined into for_each_word, as in encode_single.
         let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
             crate::fast::words::for_each_word(cache, self.fast, raw, 0, w, None, #[inline(always)] |wd| {
-                if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
+                if let Some(id) = self.model.whole_word_or_unk(wd.padded, wd.len) {
                     ids.push(id);
                     return;
                 }

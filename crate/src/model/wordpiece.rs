@@ -8,8 +8,13 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A `one_char` entry that is not a vocabulary entry.
+/// A `one_char` entry whose word the table does not answer (the char is an entry too long
+/// for `max_input_chars_per_word` by bytes, or the limit is 0).
 const NO_ID: u32 = u32::MAX;
+/// A `one_char` entry whose char is not a vocabulary entry: the word is one unk token (a
+/// one-char word has no other piece). Chinese text has many such words (in 1 MB of the
+/// Chinese corpus, 52,000 ideographs that bert-base-uncased lacks).
+const UNK_CHAR: u32 = u32::MAX - 1;
 /// The first code point of `one_char`'s 3-byte part, and how many code points it holds
 /// (after the 0x800 entries of the 1- and 2-byte chars).
 const ONE_CHAR_CJK: u32 = 0x4000;
@@ -40,7 +45,7 @@ pub struct WordPiece {
     /// 2-byte chars U+0080..U+07FF (one-letter words of Cyrillic, Greek, Arabic...; index =
     /// the code point), and the 3-byte chars with lead bytes E4..E9, U+4000..U+9FFF, which
     /// hold the CJK ideographs (index = 0x800 + code point - 0x4000). [`NO_ID`] where the
-    /// char is not an entry.
+    /// char is not an entry ([`UNK_CHAR`] where that makes the word the unk token).
     one_char: Box<[u32]>,
     /// Identifies this model's entries in the per-thread word cache (clones share it: they
     /// tokenize alike).
@@ -98,11 +103,21 @@ impl WordPiece {
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
         let initial = ShortIndex::new(initial_entries.iter().copied());
-        let mut one_char = vec![NO_ID; 0x800 + ONE_CHAR_CJK_LEN].into_boxed_slice();
+        // A char absent from the vocabulary is a word of one unk token (when one char is
+        // not too long a word); an entry's char gets its id below, or NO_ID.
+        let absent = if max_input_chars_per_word >= 1 { UNK_CHAR } else { NO_ID };
+        let mut one_char = vec![absent; 0x800 + ONE_CHAR_CJK_LEN].into_boxed_slice();
+        for k in vocab.keys() {
+            let mut cs = k.chars();
+            let (Some(_), None) = (cs.next(), cs.next()) else { continue };
+            if let Some(at) = one_char_index(k.as_bytes(), k.len()) {
+                one_char[at] = NO_ID;
+            }
+        }
         // Only words whole_word would look up (no longer in bytes than the char limit),
-        // and only ids the table can tell apart from NO_ID.
+        // and only ids the table can tell apart from NO_ID and UNK_CHAR.
         for (k, &id) in &vocab {
-            if id == NO_ID || k.len() > max_input_chars_per_word {
+            if id >= UNK_CHAR || k.len() > max_input_chars_per_word {
                 continue;
             }
             let mut cs = k.chars();
@@ -156,11 +171,30 @@ impl WordPiece {
     /// bytes and not too long to tokenize: most words of most text, for one probe.
     #[inline(always)]
     pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
+        self.whole_word_in(padded, len, false)
+    }
+
+    /// [`WordPiece::whole_word`], or the unk id when the word is one char absent from the
+    /// vocabulary (one unk token): for callers that need the ids only, or that name every
+    /// token by its id (the unk token then reads as its id's text).
+    #[inline(always)]
+    pub fn whole_word_or_unk(&self, padded: &[u8], len: usize) -> Option<u32> {
+        self.whole_word_in(padded, len, true)
+    }
+
+    #[inline(always)]
+    fn whole_word_in(&self, padded: &[u8], len: usize, unk: bool) -> Option<u32> {
         if len <= 3 {
             // One char of the table: a direct read instead of a hash probe.
             if let Some(at) = one_char_index(padded, len) {
                 let id = self.one_char[at];
-                return (id != NO_ID).then_some(id);
+                return if id < UNK_CHAR {
+                    Some(id)
+                } else if unk && id == UNK_CHAR {
+                    Some(self.unk_id)
+                } else {
+                    None
+                };
             }
         }
         // The longest-key bound by the first two bytes only pays off where the vocabulary is
@@ -403,6 +437,18 @@ mod tests {
                 padded.extend_from_slice(&[0xFF; SHORT]);
                 let want = vocab.get(&word).copied().filter(|_| word.len() <= max_chars);
                 assert_eq!(wp.whole_word(&padded, word.len()), want, "{word:?} (max {max_chars})");
+                // A char the table says is absent is one unk token, as the plain algorithm
+                // makes it; every other word is left to the piece-by-piece match.
+                let n = word.chars().count();
+                let plain = naive(&vocab, &word, max_chars, 0);
+                let or_unk = wp.whole_word_or_unk(&padded, word.len());
+                if or_unk != want {
+                    assert!(want.is_none() && or_unk == Some(0), "{word:?}");
+                    assert_eq!(plain, vec![(0, 0, 1)], "{word:?} (max {max_chars})");
+                } else if n == 1 && want.is_none() && !vocab.contains_key(&word) && max_chars >= 1 {
+                    // Only chars outside the table's ranges are not answered.
+                    assert!(one_char_index(&padded, word.len()).is_none(), "{word:?}");
+                }
             }
         }
     }
