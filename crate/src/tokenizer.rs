@@ -1207,7 +1207,7 @@ impl Tokenizer {
         // Inlined into for_each_word, as in encode_single.
         let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
             crate::fast::words::for_each_word(cache, self.fast, raw, 0, w, None, #[inline(always)] |wd| {
-                if let Some(id) = self.model.whole_word_or_unk(wd.padded, wd.len) {
+                if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
                     ids.push(id);
                     return;
                 }

@@ -171,7 +171,14 @@ impl WordPiece {
     /// bytes and not too long to tokenize: most words of most text, for one probe.
     #[inline(always)]
     pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
-        self.whole_word_in(padded, len, false)
+        if len <= 3 {
+            // One char of the table: a direct read instead of a hash probe.
+            if let Some(at) = one_char_index(padded, len) {
+                let id = self.one_char[at];
+                return (id < UNK_CHAR).then_some(id);
+            }
+        }
+        self.whole_word_probe(padded, len)
     }
 
     /// [`WordPiece::whole_word`], or the unk id when the word is one char absent from the
@@ -179,24 +186,24 @@ impl WordPiece {
     /// token by its id (the unk token then reads as its id's text).
     #[inline(always)]
     pub fn whole_word_or_unk(&self, padded: &[u8], len: usize) -> Option<u32> {
-        self.whole_word_in(padded, len, true)
-    }
-
-    #[inline(always)]
-    fn whole_word_in(&self, padded: &[u8], len: usize, unk: bool) -> Option<u32> {
         if len <= 3 {
-            // One char of the table: a direct read instead of a hash probe.
             if let Some(at) = one_char_index(padded, len) {
                 let id = self.one_char[at];
                 return if id < UNK_CHAR {
                     Some(id)
-                } else if unk && id == UNK_CHAR {
+                } else if id == UNK_CHAR {
                     Some(self.unk_id)
                 } else {
                     None
                 };
             }
         }
+        self.whole_word_probe(padded, len)
+    }
+
+    /// [`WordPiece::whole_word`] for a word the one-char table does not answer.
+    #[inline(always)]
+    fn whole_word_probe(&self, padded: &[u8], len: usize) -> Option<u32> {
         // The longest-key bound by the first two bytes only pays off where the vocabulary is
         // thin (most such words miss); for ASCII words, mostly entries, it costs more than
         // the probe it saves.
@@ -283,6 +290,12 @@ impl WordPiece {
         subs: &mut Vec<SubToken>,
         ids: &mut Vec<u32>,
     ) {
+        // (Asked here rather than with whole_word: in the caller's loop, the extra branch
+        // cost English more than it saved.)
+        if len <= 3 && one_char_index(padded, len).is_some_and(|at| self.one_char[at] == UNK_CHAR) {
+            ids.push(self.unk_id);
+            return;
+        }
         subs.clear();
         match cache {
             Some(c) if self.cacheable(len, n_chars) => {
