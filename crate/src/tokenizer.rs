@@ -956,8 +956,8 @@ impl Tokenizer {
             // tokenize_cached_not_whole would copy out of the same entry). The unk token is
             // named by its id too (ids name tokens), so an unknown word takes this way as well.
             if wd.len <= crate::model::word_cache::MAX_KEY {
-                let h = crate::model::word_cache::hash(wd.padded, wd.len);
-                if let Some((hit, _)) = c.get(h, &wd.padded[..wd.len]) {
+                let key = crate::model::word_cache::Key::new(wd.padded, wd.len);
+                if let Some((hit, _)) = c.get(&key, wd.padded) {
                     enc.push_pieces(hit, wd.orig, word_idx);
                     return;
                 }

@@ -299,13 +299,12 @@ impl WordPiece {
         subs.clear();
         match cache {
             Some(c) if self.cacheable(len, n_chars) => {
-                let h = word_cache::hash(padded, len);
-                if let Some(got) = c.get_ids(h, &padded[..len]) {
-                    ids.extend_from_slice(got);
+                let key = word_cache::Key::new(padded, len);
+                if c.push_ids(&key, padded, ids) {
                     return;
                 }
                 let unk = self.tokenize_pieces(padded, len, n_chars, subs);
-                c.insert(h, &padded[..len], subs, unk);
+                c.insert(&key, padded, subs, unk);
             }
             _ => {
                 self.tokenize_padded(padded, len, n_chars, subs);
@@ -317,14 +316,14 @@ impl WordPiece {
     /// The cache lookup, and on a miss the piece-by-piece match recorded in the cache.
     #[inline(always)]
     fn cached_pieces(&self, cache: &mut WordCache, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
-        let h = word_cache::hash(padded, len);
-        if let Some((subs, unk)) = cache.get(h, &padded[..len]) {
+        let key = word_cache::Key::new(padded, len);
+        if let Some((subs, unk)) = cache.get(&key, padded) {
             out.extend_from_slice(subs);
             return unk;
         }
         let mark = out.len();
         let unk = self.tokenize_pieces(padded, len, n_chars, out);
-        cache.insert(h, &padded[..len], &out[mark..], unk);
+        cache.insert(&key, padded, &out[mark..], unk);
         unk
     }
 
