@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import tokenprism
 from paths import corpus, reference
@@ -74,9 +75,14 @@ def status(page) -> dict:
 
 
 def wait_state(page, states, timeout=120_000):
-    page.wait_for_function(
-        "states => states.includes(document.querySelector('[data-testid=train-status]').dataset.state)",
-        arg=states, timeout=timeout)
+    try:
+        page.wait_for_function(
+            "states => states.includes(document.querySelector('[data-testid=train-status]').dataset.state)",
+            arg=states, timeout=timeout)
+    except PlaywrightTimeout:
+        # Say where it stopped: the status (state, merge count, time), any error shown.
+        raise AssertionError(f"state never became one of {states} in {timeout / 1000:.0f} s: {status(page)}, "
+                             f"error box: {page.get_by_test_id('error').text_content()!r}") from None
     return status(page)
 
 

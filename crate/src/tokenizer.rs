@@ -126,7 +126,8 @@ pub struct TokenTexts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Attr {
     type_id: u32,
-    seq: Option<u32>,
+    /// Which input (0 or 1): one byte keeps a run at 12 bytes.
+    seq: Option<u8>,
     special: bool,
     attention: bool,
 }
@@ -157,7 +158,98 @@ pub struct Encoding {
     texts: TokenTexts,
     /// (token count, what those tokens share), in token order; the counts add up to the
     /// token count (once [`Encoding::fill_sequence`] has run).
-    runs: Vec<(u32, Attr)>,
+    runs: Runs,
+    /// Inputs encoded (1, or 2 for a pair; 0 before post-processing, counted as 1).
+    n_seq: u8,
+    /// What truncation cut off, as the reference gives it: windows of the input (with
+    /// `stride` tokens repeated), post-processed and padded like the main part.
+    overflowing: Vec<Encoding>,
+}
+
+/// A run of [`Encoding::runs`]: a token count and what those tokens share.
+type Run = (u32, Attr);
+
+/// Runs an Encoding keeps in place; more go to the heap. One input with its template's
+/// special tokens takes 3 ([CLS], text, [SEP]): short calls allocate nothing here. (A pair
+/// takes 5; more in place would make every Encoding bigger, and it is moved several times.)
+const RUNS_INLINE: usize = 3;
+
+/// The runs of an [`Encoding`]: a vector that keeps up to [`RUNS_INLINE`] runs in place.
+#[derive(Clone, Debug)]
+enum Runs {
+    Inline(u8, [Run; RUNS_INLINE]),
+    Heap(Vec<Run>),
+}
+
+const NO_RUN: Run = (0, Attr { type_id: 0, seq: None, special: false, attention: false });
+
+impl Default for Runs {
+    fn default() -> Self {
+        Runs::Inline(0, [NO_RUN; RUNS_INLINE])
+    }
+}
+
+impl PartialEq for Runs {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Runs {}
+
+impl std::ops::Deref for Runs {
+    type Target = [Run];
+    #[inline]
+    fn deref(&self) -> &[Run] {
+        match self {
+            Runs::Inline(n, a) => &a[..*n as usize],
+            Runs::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Runs {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [Run] {
+        match self {
+            Runs::Inline(n, a) => &mut a[..*n as usize],
+            Runs::Heap(v) => v,
+        }
+    }
+}
+
+impl Runs {
+    #[inline]
+    fn push(&mut self, r: Run) {
+        match self {
+            Runs::Inline(n, a) if (*n as usize) < RUNS_INLINE => {
+                a[*n as usize] = r;
+                *n += 1;
+            }
+            Runs::Inline(_, a) => {
+                let mut v = Vec::with_capacity(2 * RUNS_INLINE);
+                v.extend_from_slice(a);
+                v.push(r);
+                *self = Runs::Heap(v);
+            }
+            Runs::Heap(v) => v.push(r),
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Runs::Inline(n, _) => *n = (*n).min(len as u8),
+            Runs::Heap(v) => v.truncate(len),
+        }
+    }
+
+    /// Puts `front` before the runs there are.
+    fn insert_front(&mut self, front: &[Run]) {
+        let old = std::mem::take(self);
+        for r in front.iter().chain(old.iter()) {
+            self.push(*r);
+        }
+    }
 }
 
 impl Encoding {
@@ -193,7 +285,7 @@ impl Encoding {
 
     /// Which input each token came from (0 or 1); None for special tokens.
     pub fn sequence_ids(&self) -> impl ExactSizeIterator<Item = Option<u32>> + '_ {
-        self.per_token(|a| a.seq)
+        self.per_token(|a| a.seq.map(u32::from))
     }
 
     /// 1 for special tokens (template tokens, padding), else 0.
@@ -209,6 +301,127 @@ impl Encoding {
     /// Index of the word (pre-token) each token came from; None for special tokens.
     pub fn word_ids(&self) -> impl ExactSizeIterator<Item = Option<u32>> + '_ {
         self.toks.iter().map(|t| (t.word != NO_WORD).then_some(t.word))
+    }
+
+    /// How many inputs were encoded: 2 for a pair (even an empty one), else 1.
+    pub fn n_sequences(&self) -> usize {
+        (self.n_seq as usize).max(1)
+    }
+
+    /// The tokens of input `seq` (a range, empty when it has none); every token when there
+    /// is no input `seq`, as the reference does.
+    pub fn sequence_range(&self, seq: usize) -> std::ops::Range<usize> {
+        if seq >= self.n_sequences() {
+            return 0..self.len();
+        }
+        let (mut at, mut range) = (0usize, None::<std::ops::Range<usize>>);
+        for &(n, a) in self.runs.iter() {
+            let end = at + n as usize;
+            if a.seq.map(usize::from) == Some(seq) {
+                range = Some(range.map_or(at..end, |r| r.start..end));
+            }
+            at = end;
+        }
+        range.unwrap_or(0..0)
+    }
+
+    /// The input (0 or 1) token `t` came from; None for special tokens, padding and past the end.
+    pub fn token_to_sequence(&self, t: usize) -> Option<usize> {
+        let mut at = 0usize;
+        for &(n, a) in self.runs.iter() {
+            at += n as usize;
+            if t < at {
+                return a.seq.map(usize::from);
+            }
+        }
+        None
+    }
+
+    /// (start, end) in chars of its input of token `t`, when it belongs to an input.
+    pub fn token_to_chars(&self, t: usize) -> Option<(u32, u32)> {
+        self.token_to_sequence(t)?;
+        self.toks.get(t).map(|k| (k.start, k.end))
+    }
+
+    /// The word of its input token `t` came from, when it belongs to an input.
+    pub fn token_to_word(&self, t: usize) -> Option<u32> {
+        self.token_to_sequence(t)?;
+        self.toks.get(t).map(|k| k.word).filter(|&w| w != NO_WORD)
+    }
+
+    /// The token of input `seq` whose chars hold char `pos` of that input.
+    pub fn char_to_token(&self, pos: usize, seq: usize) -> Option<usize> {
+        let r = self.sequence_range(seq);
+        let p = pos as u64;
+        self.toks.get(r.clone())?.iter().position(|k| u64::from(k.start) <= p && p < u64::from(k.end)).map(|i| r.start + i)
+    }
+
+    /// The word of input `seq` that holds char `pos` of that input.
+    pub fn char_to_word(&self, pos: usize, seq: usize) -> Option<u32> {
+        self.token_to_word(self.char_to_token(pos, seq)?)
+    }
+
+    /// The tokens `(first, last + 1)` of word `word` of input `seq`. As the reference, the
+    /// search stops at the first token of a later word.
+    pub fn word_to_tokens(&self, word: u32, seq: usize) -> Option<(usize, usize)> {
+        let r = self.sequence_range(seq);
+        let (mut first, mut end) = (None, None);
+        for (i, k) in self.toks.get(r.clone())?.iter().enumerate() {
+            // A token of no word (NO_WORD) sorts before every word, as None does in the reference.
+            let w = (k.word != NO_WORD).then_some(k.word);
+            if w > Some(word) {
+                break;
+            }
+            if w == Some(word) {
+                first.get_or_insert(i);
+                end = Some(i + 1);
+            }
+        }
+        Some((r.start + first?, r.start + end?))
+    }
+
+    /// (start, end) in chars of its input of word `word` of input `seq`.
+    pub fn word_to_chars(&self, word: u32, seq: usize) -> Option<(u32, u32)> {
+        let (a, b) = self.word_to_tokens(word, seq)?;
+        Some((self.toks[a].start, self.toks[b - 1].end))
+    }
+
+    /// An Encoding from its fields, one entry per token each (as the getters give them):
+    /// what unpickling builds. Token texts are all kept by position.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_fields(
+        ids: &[u32],
+        type_ids: &[u32],
+        tokens: &[String],
+        offsets: &[(u32, u32)],
+        words: &[Option<u32>],
+        sequence_ids: &[Option<u32>],
+        special_tokens_mask: &[u32],
+        attention_mask: &[u32],
+        n_sequences: usize,
+        overflowing: Vec<Encoding>,
+    ) -> Result<Encoding> {
+        let n = ids.len();
+        let lens = [type_ids.len(), tokens.len(), offsets.len(), words.len(), sequence_ids.len(), special_tokens_mask.len(), attention_mask.len()];
+        if lens.iter().any(|&l| l != n) {
+            return Err(Error::Input(format!("an Encoding's fields must have one entry per token ({n} ids, then {lens:?})")));
+        }
+        if n_sequences > 2 || sequence_ids.iter().flatten().any(|&s| s > 1) {
+            return Err(Error::Input("an Encoding has at most 2 sequences".into()));
+        }
+        let mut e = Encoding { n_seq: n_sequences as u8, overflowing, ..Default::default() };
+        for i in 0..n {
+            e.toks.push(Tok { id: ids[i], start: offsets[i].0, end: offsets[i].1, word: words[i].unwrap_or(NO_WORD) });
+            e.texts.overrides.push((i as u32, Arc::from(tokens[i].as_str())));
+            let a = Attr {
+                type_id: type_ids[i],
+                seq: sequence_ids[i].map(|s| s as u8),
+                special: special_tokens_mask[i] != 0,
+                attention: attention_mask[i] != 0,
+            };
+            e.push_run(1, a);
+        }
+        Ok(e)
     }
 
     /// The text of every token.
@@ -233,11 +446,16 @@ impl Encoding {
     #[inline]
     fn set_text(&mut self, id: u32, text: Option<&Arc<str>>) {
         if let Some(t) = text {
-            let named = self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).is_some_and(|v| **v == **t);
-            if !named {
+            if !self.names(id, t) {
                 self.texts.overrides.push((self.len() as u32, t.clone()));
             }
         }
+    }
+
+    /// Whether the vocabulary's text for `id` is `text`.
+    #[inline]
+    fn names(&self, id: u32, text: &str) -> bool {
+        self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).is_some_and(|v| **v == *text)
     }
 
     /// Adds `n` tokens sharing `a` to the runs (merged into the last run when equal).
@@ -293,14 +511,56 @@ impl Encoding {
     /// masks of an input's tokens: all tokens of one input share them.
     fn fill_sequence(&mut self, type_id: u32, seq: u32) {
         let n = self.len() - self.covered();
-        self.push_run(n, Attr { type_id, seq: Some(seq), special: false, attention: true });
+        self.push_run(n, Attr { type_id, seq: Some(seq as u8), special: false, attention: true });
+    }
+
+    /// Sets the input count here and in every overflowing part.
+    fn set_n_seq(&mut self, n: u8) {
+        self.n_seq = n;
+        self.overflowing.iter_mut().for_each(|o| o.set_n_seq(n));
+    }
+
+    /// [`Encoding::set_type_ids`] here and in every overflowing part.
+    fn set_type_ids_all(&mut self, t: u32) {
+        self.set_type_ids(t);
+        self.overflowing.iter_mut().for_each(|o| o.set_type_ids_all(t));
+    }
+
+    /// The overflowing parts, each an Encoding of its own.
+    pub fn overflowing(&self) -> &[Encoding] {
+        &self.overflowing
+    }
+
+    /// This Encoding without its overflowing parts.
+    fn shallow(&self) -> Encoding {
+        Encoding { toks: self.toks.clone(), texts: self.texts.clone(), runs: self.runs.clone(), n_seq: self.n_seq, overflowing: Vec::new() }
+    }
+
+    /// `self` followed by `p`, with the overflowing parts the reference's merge gives: each
+    /// part of `self` merged with `p` (nesting `p`'s parts), then with each part of `p`, then
+    /// `self` (with its parts) merged with each part of `p`.
+    fn merged(&self, p: &Encoding) -> Encoding {
+        let mut over = Vec::new();
+        for so in &self.overflowing {
+            over.push(so.merged(p));
+            for po in &p.overflowing {
+                over.push(so.merged(po));
+            }
+        }
+        for po in &p.overflowing {
+            over.push(self.merged(po));
+        }
+        let mut out = self.shallow();
+        out.append(p.shallow());
+        out.overflowing = over;
+        out
     }
 
     /// Gives every token the type id `t` (the template's, for a sequence).
     fn set_type_ids(&mut self, t: u32) {
-        let runs = std::mem::take(&mut self.runs);
-        for (n, a) in runs {
-            self.push_run(n as usize, Attr { type_id: t, ..a });
+        if self.runs.iter().any(|r| r.1.type_id != t) {
+            self.runs.iter_mut().for_each(|r| r.1.type_id = t);
+            self.merge_runs();
         }
     }
 
@@ -320,33 +580,39 @@ impl Encoding {
         }
         self.texts.overrides.extend(other.texts.overrides.into_iter().map(|(p, t)| (p + shift, t)));
         self.toks.extend(other.toks);
-        for (n, a) in other.runs {
-            self.push_run(n as usize, a);
+        for (n, a) in other.runs.iter() {
+            self.push_run(*n as usize, *a);
         }
     }
 
     /// Puts the special token `id` (text `text`, type id `type_id`) before every token: for
     /// a template's leading token, so that an input's tokens are moved once, not copied.
     fn prepend_special(&mut self, id: u32, text: &Arc<str>, type_id: u32) {
-        let mut head = Encoding { texts: TokenTexts { vocab: self.texts.vocab.clone(), overrides: Vec::new() }, ..Default::default() };
-        head.push_special(id, text, type_id);
         self.texts.overrides.iter_mut().for_each(|(p, _)| *p += 1);
-        self.texts.overrides.splice(0..0, head.texts.overrides);
-        self.toks.insert(0, head.toks[0]);
-        self.runs.splice(0..0, head.runs);
+        if !self.names(id, text) {
+            self.texts.overrides.insert(0, (0, text.clone()));
+        }
+        self.toks.insert(0, Tok { id, start: 0, end: 0, word: NO_WORD });
+        self.runs.insert_front(&[(1, Attr { type_id, seq: None, special: true, attention: true })]);
         self.merge_runs();
     }
 
     /// Merges neighbouring runs that share their attributes.
     fn merge_runs(&mut self) {
-        self.runs.dedup_by(|b, a| {
-            if a.1 == b.1 {
-                a.0 += b.0;
-                true
+        let r = &mut *self.runs;
+        let mut w = 0;
+        for i in 0..r.len() {
+            if i > 0 && r[w].1 == r[i].1 {
+                r[w].0 += r[i].0;
             } else {
-                false
+                if i > 0 {
+                    w += 1;
+                }
+                r[w] = r[i];
             }
-        });
+        }
+        let kept = if r.is_empty() { 0 } else { w + 1 };
+        self.runs.truncate(kept);
     }
 
     /// Keeps the tokens in `r` (every field).
@@ -358,7 +624,7 @@ impl Encoding {
         self.toks.drain(..r.start);
         let runs = std::mem::take(&mut self.runs);
         let mut at = 0usize;
-        for (n, a) in runs {
+        for &(n, a) in runs.iter() {
             let (s, e) = (at.max(r.start), (at + n as usize).min(r.end));
             if s < e {
                 self.push_run(e - s, a);
@@ -378,27 +644,73 @@ impl Encoding {
         if n >= len {
             return Ok(());
         }
-        if n > 0 && stride >= n {
+        if n == 0 {
+            // The reference keeps the whole input as the one overflowing part.
+            let whole = std::mem::replace(self, Encoding { texts: TokenTexts { vocab: self.texts.vocab.clone(), overrides: Vec::new() }, ..Default::default() });
+            self.overflowing.push(whole);
+            return Ok(());
+        }
+        if stride >= n {
             return Err(Error::Input(format!(
                 "truncation stride ({stride}) must be strictly less than the length a sequence is truncated to ({n}): \
                  the overflowing windows would not advance"
             )));
         }
-        self.keep_range(match direction {
-            Direction::Right => 0..n,
-            Direction::Left => len - n..len,
-        });
+        // Windows of n tokens, each starting n - stride after the last (Right) or ending
+        // n - stride before it (Left), until one reaches the end; the first is kept, the
+        // others overflow.
+        let step = n - stride;
+        let mut windows = Vec::new();
+        match direction {
+            Direction::Right => {
+                let mut start = 0;
+                loop {
+                    let stop = (start + n).min(len);
+                    windows.push(start..stop);
+                    if stop == len {
+                        break;
+                    }
+                    start += step;
+                }
+            }
+            Direction::Left => {
+                let mut stop = len;
+                loop {
+                    let start = stop.saturating_sub(n);
+                    windows.push(start..stop);
+                    if start == 0 || stop <= step {
+                        break;
+                    }
+                    stop -= step;
+                }
+            }
+        }
+        let mut over: Vec<Encoding> = windows[1..]
+            .iter()
+            .map(|r| {
+                let mut part = Encoding { toks: Vec::new(), texts: self.texts.clone(), runs: self.runs.clone(), n_seq: self.n_seq, overflowing: Vec::new() };
+                part.toks.extend_from_slice(&self.toks[..r.end]);
+                part.keep_range(r.clone());
+                part
+            })
+            .collect();
+        self.keep_range(windows[0].clone());
+        self.overflowing.clear();
+        self.overflowing.append(&mut over);
         Ok(())
     }
 
     fn pad(&mut self, target: usize, p: &Padding) {
+        for o in &mut self.overflowing {
+            o.pad(target, p);
+        }
         let len = self.len();
         if len >= target {
             return;
         }
         let n = target - len;
         let d = p.direction;
-        let named = self.texts.vocab.as_ref().and_then(|v| v.get(p.pad_id as usize)).is_some_and(|v| **v == *p.pad_token);
+        let named = self.names(p.pad_id, &p.pad_token);
         let new_positions = match d {
             Direction::Right => len..target,
             Direction::Left => {
@@ -424,7 +736,7 @@ impl Encoding {
             }
             Direction::Left => {
                 self.toks.splice(0..0, pad);
-                self.runs.insert(0, (n as u32, a));
+                self.runs.insert_front(&[(n as u32, a)]);
                 self.merge_runs();
             }
         }
@@ -814,7 +1126,12 @@ impl Tokenizer {
         let (mut scratch_word, mut subs) = take_scratch();
         // A text that certainly holds no added token is one segment (no matcher pass).
         let matcher = self.raw_matcher.as_ref().filter(|m| m.may_match(text));
-        for seg in self.split_added(matcher, text) {
+        // Without a matcher the text is one segment: no segment list is allocated.
+        let (whole, listed) = match matcher {
+            None => (Some(Segment { byte_start: 0, byte_end: text.len(), char_start: 0, added: None }), Vec::new()),
+            Some(m) => (None, self.split_added(Some(m), text)),
+        };
+        for seg in whole.into_iter().chain(listed) {
             let raw = &text[seg.byte_start..seg.byte_end];
             if let Some(i) = seg.added {
                 let n = raw.chars().count() as u32;
@@ -849,7 +1166,8 @@ impl Tokenizer {
                         // Most words are one vocabulary entry: that case is kept here, small
                         // (as in the ids-only pass), and the rest is a call.
                         // (With ids naming tokens, the unk token is named by its id too.)
-                        match self.model.whole_word_or_unk(wd.padded, wd.len) {
+                        let id = if wd.ascii { self.model.whole_ascii_word(wd.padded, wd.len) } else { self.model.whole_word_or_unk(wd.padded, wd.len) };
+                        match id {
                             Some(id) if whole => enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx),
                             _ => self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx),
                         }
@@ -1081,17 +1399,80 @@ impl Tokenizer {
     }
 
     fn post_process(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
+        let n_seq = 1 + b.is_some() as u8;
+        let overflows = !a.overflowing.is_empty() || b.as_ref().is_some_and(|b| !b.overflowing.is_empty());
+        let mut out = if overflows {
+            self.post_process_overflowing(a, b, add_special_tokens)
+        } else {
+            self.post_process_inner(a, b, add_special_tokens)
+        };
+        out.set_n_seq(n_seq);
+        out
+    }
+
+    /// Post-processing when truncation left overflowing parts, as the reference does it: the
+    /// template's pieces are merged left to right, and each merge pairs every overflowing
+    /// part of the left side with the right side and each of its parts, and the left side
+    /// with each part of the right (see [`Encoding::merged`]).
+    fn post_process_overflowing(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
+        let vocab = Some(self.model.vocab_r.clone());
+        let bare = || Encoding { texts: TokenTexts { vocab: vocab.clone(), overrides: Vec::new() }, ..Default::default() };
         let special = |ids: &[u32], toks: &[Arc<str>], type_id: u32| {
-            let mut e = Encoding::default();
-            e.texts.vocab = Some(self.model.vocab_r.clone());
+            let mut e = bare();
             for (id, t) in ids.iter().zip(toks) {
                 e.push_special(*id, t, type_id);
             }
             e
         };
+        let pieces: Vec<Encoding> = match &self.post_processor {
+            Some(PostProcessor::Template { single, pair, specials }) => {
+                let template = if b.is_some() { pair } else { single };
+                template
+                    .iter()
+                    .filter_map(|p| match p {
+                        TemplatePiece::Sequence { seq, type_id } => {
+                            let s = if *seq == 0 { Some(&a) } else { b.as_ref() };
+                            s.map(|s| {
+                                let mut s = s.clone();
+                                s.set_type_ids_all(*type_id);
+                                s
+                            })
+                        }
+                        TemplatePiece::Special { id, type_id } => {
+                            add_special_tokens.then(|| special(&specials[id].ids, &specials[id].tokens, *type_id))
+                        }
+                    })
+                    .collect()
+            }
+            Some(PostProcessor::Bert { sep, cls }) if add_special_tokens => {
+                let mut v = vec![special(&[cls.1], std::slice::from_ref(&cls.0), 0), a, special(&[sep.1], std::slice::from_ref(&sep.0), 0)];
+                if let Some(b) = b {
+                    v.push(b);
+                    v.push(special(&[sep.1], std::slice::from_ref(&sep.0), 1));
+                }
+                v
+            }
+            _ => std::iter::once(a).chain(b).collect(),
+        };
+        pieces.iter().fold(bare(), |acc, p| acc.merged(p))
+    }
+
+    fn post_process_inner(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
         match &self.post_processor {
             Some(PostProcessor::Template { single, pair, specials }) => {
                 let template = if b.is_some() { pair } else { single };
+                if b.is_none() && !add_special_tokens {
+                    // One input, no special tokens: only its type id to set.
+                    let mut type_ids = template.iter().filter_map(|p| match p {
+                        TemplatePiece::Sequence { seq: 0, type_id } => Some(*type_id),
+                        _ => None,
+                    });
+                    if let (Some(t), None) = (type_ids.next(), type_ids.next()) {
+                        let mut a = a;
+                        a.set_type_ids(t);
+                        return a;
+                    }
+                }
                 let mut seqs = [Some(a), b];
                 // A sequence used once by the template is moved, not copied.
                 let mut uses = [0usize; 2];
@@ -1100,21 +1481,53 @@ impl Tokenizer {
                         uses[*seq] += 1;
                     }
                 }
-                let mut out = Encoding::default();
-                for p in template {
+                let mut take = |seq: usize, uses: &mut [usize; 2], type_id: u32| {
+                    uses[seq] -= 1;
+                    let s = if uses[seq] == 0 { seqs[seq].take() } else { seqs[seq].clone() };
+                    s.map(|mut s| {
+                        s.set_type_ids(type_id);
+                        s
+                    })
+                };
+                // The first sequence becomes the output and the special tokens before it are
+                // put in front in place: its tokens move once, within their own buffer, and
+                // no Encoding is made per special token.
+                let first = template.iter().position(|p| matches!(p, TemplatePiece::Sequence { .. }));
+                let (mut out, rest) = match first.map(|i| (i, &template[i])) {
+                    Some((i, TemplatePiece::Sequence { seq, type_id })) => match take(*seq, &mut uses, *type_id) {
+                        Some(mut s) => {
+                            if add_special_tokens {
+                                for p in template[..i].iter().rev() {
+                                    if let TemplatePiece::Special { id, type_id } = p {
+                                        let d = &specials[id];
+                                        for (id, t) in d.ids.iter().zip(&d.tokens).rev() {
+                                            s.prepend_special(*id, t, *type_id);
+                                        }
+                                    }
+                                }
+                            }
+                            (s, &template[i + 1..])
+                        }
+                        None => (Encoding::default(), &template[i + 1..]),
+                    },
+                    _ => (Encoding::default(), &template[..]),
+                };
+                if out.texts.vocab.is_none() {
+                    out.texts.vocab = Some(self.model.vocab_r.clone());
+                }
+                for p in rest {
                     match p {
                         TemplatePiece::Sequence { seq, type_id } => {
-                            uses[*seq] -= 1;
-                            let s = if uses[*seq] == 0 { seqs[*seq].take() } else { seqs[*seq].clone() };
-                            if let Some(mut s) = s {
-                                s.set_type_ids(*type_id);
+                            if let Some(s) = take(*seq, &mut uses, *type_id) {
                                 out.append(s);
                             }
                         }
                         TemplatePiece::Special { id, type_id } => {
                             if add_special_tokens {
                                 let d = &specials[id];
-                                out.append(special(&d.ids, &d.tokens, *type_id));
+                                for (id, t) in d.ids.iter().zip(&d.tokens) {
+                                    out.push_special(*id, t, *type_id);
+                                }
                             }
                         }
                     }
@@ -1207,7 +1620,8 @@ impl Tokenizer {
         // Inlined into for_each_word, as in encode_single.
         let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
             crate::fast::words::for_each_word(cache, self.fast, raw, 0, w, None, #[inline(always)] |wd| {
-                if let Some(id) = self.model.whole_word(wd.padded, wd.len) {
+                let id = if wd.ascii { self.model.whole_ascii_word(wd.padded, wd.len) } else { self.model.whole_word(wd.padded, wd.len) };
+                if let Some(id) = id {
                     ids.push(id);
                     return;
                 }

@@ -203,6 +203,7 @@ mod tests {
                     let mut got = Vec::new();
                     let mut w = Word::default();
                     let res = for_each_word(&cache, fp, &text, 0, &mut w, None, |w| {
+                        assert!(!w.ascii || w.text().is_ascii(), "{:?} marked ASCII", w.text());
                         got.push((w.text().to_owned(), (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>()))
                     });
                     if res.is_ok() {
@@ -264,6 +265,54 @@ mod tests {
                         } else {
                             assert!(cfg.strips_accents(), "{cfg:?} refused {text:?}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// ASCII text only (so blocks run full and words straddle every block boundary): words
+    /// of 1 to 70 letters, digits, capitals, punctuation, controls and runs of spaces, at
+    /// every length 1..200.
+    #[test]
+    fn fused_words_equal_staged_words_on_ascii_at_every_block_boundary() {
+        let mut r = Rng(0x5DEECE66DB0B5E11);
+        for cfg in [configs()[15], configs()[0], configs()[9]] {
+            let cache = PageCache::new(cfg);
+            for len in 1..200usize {
+                for _ in 0..8 {
+                    let mut text = String::new();
+                    while text.len() < len {
+                        let word_len = match r.next() % 4 {
+                            0 => 1 + r.next() % 4,
+                            1 => 1 + r.next() % 12,
+                            2 => 20 + r.next() % 50,
+                            _ => 1 + r.next() % 40,
+                        };
+                        for _ in 0..word_len {
+                            text.push(match r.next() % 20 {
+                                0 => (b'A' + (r.next() % 26) as u8) as char,
+                                1 => (b'0' + (r.next() % 10) as u8) as char,
+                                2 => b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"[(r.next() % 32) as usize] as char,
+                                3 => (r.next() % 0x80) as u8 as char,
+                                _ => (b'a' + (r.next() % 26) as u8) as char,
+                            });
+                        }
+                        for _ in 0..=(r.next() % 3) / 2 {
+                            text.push(if r.next() % 8 == 0 { '\n' } else { ' ' });
+                        }
+                    }
+                    text.truncate(len);
+                    let want = staged_words(&cfg, &text);
+                    for fp in switch_combinations() {
+                        let mut got = Vec::new();
+                        let mut w = Word::default();
+                        for_each_word(&cache, fp, &text, 0, &mut w, None, |w| {
+                            assert!(!w.ascii || w.text().is_ascii(), "{:?} marked ASCII", w.text());
+                            got.push((w.text().to_owned(), (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>()))
+                        })
+                        .expect("ASCII never needs the staged pipeline");
+                        assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");
                     }
                 }
             }

@@ -90,6 +90,11 @@ pub struct WordView<'a> {
     pub len: usize,
     pub n_chars: usize,
     pub orig: Orig<'a>,
+    /// True where the pass knows the word is all ASCII (a word or punctuation mark taken
+    /// straight from a classified block); false means not known. It is a constant at each
+    /// place a word is handed over, so the model's lookup for ASCII words is compiled only
+    /// into the places that hand over ASCII words.
+    pub ascii: bool,
 }
 
 impl WordView<'_> {
@@ -104,7 +109,7 @@ impl Word {
     #[inline(always)]
     fn view(&self) -> WordView<'_> {
         debug_assert!(self.bytes.len() >= self.len + PAD);
-        WordView { padded: &self.bytes, len: self.len, n_chars: self.n_chars as usize, orig: Orig::Runs(&self.runs) }
+        WordView { padded: &self.bytes, len: self.len, n_chars: self.n_chars as usize, orig: Orig::Runs(&self.runs), ascii: false }
     }
 
     fn is_empty(&self) -> bool {
@@ -284,7 +289,7 @@ pub fn for_each_word(
                 if b > p {
                     if w.is_empty() {
                         // A word wholly inside the block goes to the model straight from it.
-                        emit(WordView { padded: &block[p..], len: b - p, n_chars: b - p, orig: Orig::Linear(ci + p as u32) });
+                        emit(WordView { padded: &block[p..], len: b - p, n_chars: b - p, orig: Orig::Linear(ci + p as u32), ascii: true });
                     } else {
                         w.push_ascii(&block[p..b], ci + p as u32);
                         flush!();
@@ -293,11 +298,16 @@ pub fn for_each_word(
                     flush!();
                 }
                 if c.punct & (1 << b) != 0 {
-                    emit(WordView { padded: &block[b..], len: 1, n_chars: 1, orig: Orig::Linear(ci + b as u32) });
+                    emit(WordView { padded: &block[b..], len: 1, n_chars: 1, orig: Orig::Linear(ci + b as u32), ascii: true });
                 }
                 p = b + 1;
             }
-            if valid > p {
+            // A word that runs on past a full block that ended an earlier word: the next block
+            // starts at it (re-reading its bytes), so that it too goes to the model straight
+            // from a block, not through the word buffer. (Every boundary flushed the buffer,
+            // and p > 0 means there was one.)
+            let rescan = p > 0 && valid == lanes && left > lanes;
+            if valid > p && !rescan {
                 w.push_ascii(&block[p..valid], ci + p as u32);
             }
             if let Some(s) = stats.as_mut() {
@@ -307,8 +317,9 @@ pub fn for_each_word(
                     s.blocks_stopped += 1;
                 }
             }
-            i += valid;
-            ci += valid as u32;
+            let advance = if rescan { p } else { valid };
+            i += advance;
+            ci += advance as u32;
             if valid == lanes || i == bytes.len() {
                 continue;
             }
@@ -375,11 +386,11 @@ pub fn for_each_word(
                             flush!();
                             if i + n + PAD <= bytes.len() {
                                 // The input itself holds the padding (any bytes will do).
-                                emit(WordView { padded: &bytes[i..], len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                                emit(WordView { padded: &bytes[i..], len: n, n_chars: 1, orig: Orig::Linear(ci), ascii: false });
                             } else {
                                 let mut one = [0u8; 4 + PAD];
                                 one[..n].copy_from_slice(&bytes[i..i + n]);
-                                emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci) });
+                                emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci), ascii: false });
                             }
                         }
                         charmap::SPACE => flush!(),

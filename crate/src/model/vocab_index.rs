@@ -263,6 +263,160 @@ impl ShortIndex {
     }
 }
 
+/// Keys of 1 to 8 bytes, each one machine word: the key's bytes, little-endian, with every
+/// byte past its end set to 0xFF. No UTF-8 text holds the byte 0xFF, so the word alone tells
+/// keys of different lengths apart (no length to store or compare), and a probe is one load,
+/// one or two shifts, one multiply and one compare per slot visited. Most words of English
+/// and code are such keys.
+#[derive(Clone, Debug)]
+pub struct SmallIndex {
+    slots: Vec<SmallSlot>,
+    shift: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+struct SmallSlot {
+    /// [`EMPTY_KEY`] marks an empty slot (no key has 0xFF as its first byte).
+    key: u64,
+    id: u32,
+}
+
+const EMPTY_KEY: u64 = u64::MAX;
+
+/// The longest key a [`SmallIndex`] holds.
+pub const SMALL: usize = 8;
+
+/// The [`SmallIndex`] key of the `len` (1..=8) bytes at the start of `padded`, which holds
+/// at least 8 readable bytes (any values past the key).
+#[inline(always)]
+pub fn small_key(padded: &[u8], len: usize) -> u64 {
+    debug_assert!((1..=SMALL).contains(&len));
+    let x = u64::from_le_bytes(padded[..8].try_into().unwrap());
+    // All ones from byte `len` up; the two shifts give 0 for len 8 (a shift by 64 would not).
+    x | ((u64::MAX << (8 * len - 1)) << 1)
+}
+
+impl SmallIndex {
+    /// Indexes the entries whose key is 1 to 8 bytes of UTF-8; others are skipped.
+    pub fn new<'a>(entries: impl IntoIterator<Item = (&'a str, u32)>) -> Self {
+        let keys: Vec<(u64, u32)> = entries
+            .into_iter()
+            .filter(|(k, _)| (1..=SMALL).contains(&k.len()))
+            .map(|(k, id)| {
+                let mut padded = [0u8; SMALL];
+                padded[..k.len()].copy_from_slice(k.as_bytes());
+                (small_key(&padded, k.len()), id)
+            })
+            .collect();
+        // Load factor at most 3/8: a miss ends after a short run.
+        let cap = (keys.len() * 8 / 3 + 1).next_power_of_two().max(16);
+        let mut t = SmallIndex { slots: vec![SmallSlot { key: EMPTY_KEY, id: 0 }; cap], shift: 64 - cap.trailing_zeros() };
+        for (key, id) in keys {
+            let mut i = t.home(key);
+            loop {
+                let s = &mut t.slots[i];
+                if s.key == EMPTY_KEY || s.key == key {
+                    // A repeated key keeps the later id, as a map insert would.
+                    *s = SmallSlot { key, id };
+                    break;
+                }
+                i = (i + 1) & (cap - 1);
+            }
+        }
+        t
+    }
+
+    #[inline(always)]
+    fn home(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// The id of the key `key` (from [`small_key`]).
+    #[inline(always)]
+    pub fn get(&self, key: u64) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            let s = self.slots[i];
+            if s.key == key {
+                return Some(s.id);
+            }
+            if s.key == EMPTY_KEY {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Mean slots visited by a lookup of each stored key (for the tests).
+    #[cfg(test)]
+    fn mean_probe(&self) -> f64 {
+        let mask = self.slots.len() - 1;
+        let (mut n, mut visits) = (0usize, 0usize);
+        for s in self.slots.iter().filter(|s| s.key != EMPTY_KEY) {
+            let mut i = self.home(s.key);
+            visits += 1;
+            while self.slots[i].key != s.key {
+                i = (i + 1) & mask;
+                visits += 1;
+            }
+            n += 1;
+        }
+        visits as f64 / n.max(1) as f64
+    }
+}
+
+#[cfg(test)]
+mod small_tests {
+    use super::*;
+
+    #[test]
+    fn small_key_keeps_exactly_len_bytes_and_marks_the_rest() {
+        let buf: Vec<u8> = (1..=24u8).map(|b| b.wrapping_mul(37) & 0x7F).collect();
+        for at in 0..8 {
+            for len in 1..=SMALL {
+                let mut want = [0xFFu8; 8];
+                want[..len].copy_from_slice(&buf[at..at + len]);
+                assert_eq!(small_key(&buf[at..], len), u64::from_le_bytes(want), "len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn small_keys_round_trip_and_near_misses_miss() {
+        // Keys of every length 1..=8, ASCII and not, sharing prefixes; a key followed by
+        // garbage, its prefixes and its extensions.
+        let mut words: Vec<String> = Vec::new();
+        for i in 0..4000u32 {
+            let base = match i % 4 {
+                0 => format!("k{i}"),
+                1 => format!("é{}", i % 300),
+                2 => format!("{}", i * 7),
+                _ => format!("x{}ж", i % 500),
+            };
+            words.push(base.chars().take(1 + (i as usize % 8)).collect());
+        }
+        words.retain(|w| w.len() <= SMALL);
+        // NUL bytes are key bytes like any other (0xFF is the only byte UTF-8 never holds).
+        words.extend(["\0".to_owned(), "\0\0".to_owned(), "a\0".to_owned(), "\0\0\0\0\0\0\0\0".to_owned()]);
+        let t = SmallIndex::new(words.iter().enumerate().map(|(i, w)| (w.as_str(), i as u32)));
+        let set: std::collections::HashMap<&str, u32> = words.iter().enumerate().map(|(i, w)| (w.as_str(), i as u32)).collect();
+        for w in &words {
+            let mut buf = w.as_bytes().to_vec();
+            buf.extend_from_slice(b"garbage!");
+            let want = words.iter().rposition(|x| x == w).unwrap() as u32;
+            assert_eq!(t.get(small_key(&buf, w.len())), Some(want), "{w:?}");
+            for n in 1..w.len() {
+                if let Ok(p) = std::str::from_utf8(&w.as_bytes()[..n]) {
+                    assert_eq!(t.get(small_key(&buf, n)), set.get(p).copied(), "{p:?}");
+                }
+            }
+        }
+        assert!(t.mean_probe() < 1.5, "{}", t.mean_probe());
+    }
+}
+
 #[cfg(test)]
 mod short_tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! unmatched position, or longer than `max_input_chars_per_word`, becomes one unk token.
 
 use super::trie::Trie;
-use super::vocab_index::{load_short, ShortIndex, SHORT};
+use super::vocab_index::{load_short, small_key, ShortIndex, SmallIndex, SHORT, SMALL};
 use super::word_cache::{self, WordCache};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -34,6 +34,9 @@ pub struct WordPiece {
     pub unk_id: u32,
     pub continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
+    /// Word-initial pieces of up to 8 bytes (and no longer than the char limit), for the
+    /// whole words of ASCII text in one cheap probe.
+    small: SmallIndex,
     /// Word-initial pieces of up to 16 bytes, for whole words in one probe.
     initial: ShortIndex,
     /// Every word-initial piece, for the longest match in one walk.
@@ -103,6 +106,8 @@ impl WordPiece {
             .filter_map(|(k, &v)| k.strip_prefix(continuing_subword_prefix).map(|rest| (rest.as_bytes(), v)))
             .collect();
         let initial = ShortIndex::new(initial_entries.iter().copied());
+        // Only keys whole_word may answer (no longer in bytes than the char limit).
+        let small = SmallIndex::new(vocab.iter().filter(|(k, _)| k.len() <= max_input_chars_per_word).map(|(k, &v)| (k.as_str(), v)));
         // A char absent from the vocabulary is a word of one unk token (when one char is
         // not too long a word); an entry's char gets its id below, or NO_ID.
         let absent = if max_input_chars_per_word >= 1 { UNK_CHAR } else { NO_ID };
@@ -137,6 +142,7 @@ impl WordPiece {
             unk_id,
             continuing_subword_prefix: continuing_subword_prefix.to_owned(),
             max_input_chars_per_word,
+            small,
             initial,
             initial_trie,
             continuation_trie,
@@ -211,6 +217,26 @@ impl WordPiece {
             || len > self.max_input_chars_per_word
             || (padded[0] >= 0x80 && len > self.initial.max_len_at(padded, 0))
         {
+            return None;
+        }
+        let (k0, k1) = load_short(padded, 0, len);
+        self.initial.get(k0, k1, len)
+    }
+
+    /// [`WordPiece::whole_word`] for a word known to be all ASCII (English, code): a word of
+    /// one byte (punctuation, mostly) from the one-char table, one of up to 8 bytes from one
+    /// probe of the small index.
+    #[inline(always)]
+    pub fn whole_ascii_word(&self, padded: &[u8], len: usize) -> Option<u32> {
+        debug_assert!(padded[..len].is_ascii());
+        if len == 1 {
+            let id = self.one_char[padded[0] as usize];
+            return (id != NO_ID).then_some(id);
+        }
+        if len <= SMALL {
+            return self.small.get(small_key(padded, len));
+        }
+        if len > SHORT || len > self.max_input_chars_per_word {
             return None;
         }
         let (k0, k1) = load_short(padded, 0, len);
