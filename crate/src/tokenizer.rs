@@ -1165,7 +1165,8 @@ impl Tokenizer {
                     crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, #[inline(always)] |wd| {
                         // Most words are one vocabulary entry: that case is kept here, small
                         // (as in the ids-only pass), and the rest is a call.
-                        let id = if wd.ascii { self.model.whole_ascii_word(wd.padded, wd.len) } else { self.model.whole_word(wd.padded, wd.len) };
+                        // (With ids naming tokens, the unk token is named by its id too.)
+                        let id = if wd.ascii { self.model.whole_ascii_word(wd.padded, wd.len) } else { self.model.whole_word_or_unk(wd.padded, wd.len) };
                         match id {
                             Some(id) if whole => enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx),
                             _ => self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx),
@@ -1273,8 +1274,8 @@ impl Tokenizer {
             // tokenize_cached_not_whole would copy out of the same entry). The unk token is
             // named by its id too (ids name tokens), so an unknown word takes this way as well.
             if wd.len <= crate::model::word_cache::MAX_KEY {
-                let h = crate::model::word_cache::hash(wd.padded, wd.len);
-                if let Some((hit, _)) = c.get(h, &wd.padded[..wd.len]) {
+                let key = crate::model::word_cache::Key::new(wd.padded, wd.len);
+                if let Some((hit, _)) = c.get(&key, wd.padded) {
                     enc.push_pieces(hit, wd.orig, word_idx);
                     return;
                 }

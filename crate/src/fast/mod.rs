@@ -217,6 +217,60 @@ mod tests {
         }
     }
 
+    /// Words of one script at a time, long runs of 2-byte chars with the chars that stop
+    /// the fused pass's run loop mixed in: capitals and accented letters (replaced by one
+    /// 2-byte char, or by more: 'İ'), vowel marks (deleted), chars of another page, ASCII.
+    fn script_text(r: &mut Rng) -> String {
+        const SCRIPTS: &[&[char]] = &[
+            &['а', 'б', 'ж', 'я', 'п', 'р', 'ё', 'Ж', 'Я', 'Ё', 'А', 'ѐ', 'Ѐ', 'ӕ', 'Ӕ'],
+            &['α', 'β', 'ω', 'ς', 'ά', 'ώ', 'Ά', 'Ω', 'ΐ', '\u{301}', '\u{300}'],
+            &['ب', 'ك', 'ي', 'ة', '\u{64E}', '\u{650}', '\u{651}', '\u{652}', '\u{640}', '،', '\u{670}'],
+            &['é', 'è', 'ß', 'É', 'ÿ', 'ā', 'Ā', 'İ', 'ı', 'ǅ', '\u{AD}'],
+        ];
+        let mut out = String::new();
+        for _ in 0..(r.next() % 12) {
+            let script = SCRIPTS[(r.next() % SCRIPTS.len() as u64) as usize];
+            for _ in 0..(r.next() % 20) {
+                out.push(match r.next() % 16 {
+                    0 => 'x',
+                    1 => '東',
+                    _ => script[(r.next() % script.len() as u64) as usize],
+                });
+            }
+            out.push(if r.next() % 4 == 0 { '.' } else { ' ' });
+        }
+        out
+    }
+
+    #[test]
+    fn fused_words_equal_staged_words_in_script_runs() {
+        let mut r = Rng(0x0123_4567_89AB_CDEF);
+        for cfg in configs() {
+            let cache = PageCache::new(cfg);
+            for _ in 0..300 {
+                let text = script_text(&mut r);
+                let want = staged_words(&cfg, &text);
+                for fp in switch_combinations() {
+                    // Without and with stats (with them, the run loops are not taken).
+                    for with_stats in [false, true] {
+                        let mut stats = Stats::default();
+                        let mut got = Vec::new();
+                        let mut w = Word::default();
+                        let st = with_stats.then_some(&mut stats);
+                        let res = for_each_word(&cache, fp, &text, 0, &mut w, st, |w| {
+                            got.push((w.text().to_owned(), (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>()))
+                        });
+                        if res.is_ok() {
+                            assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");
+                        } else {
+                            assert!(cfg.strips_accents(), "{cfg:?} refused {text:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// ASCII text only (so blocks run full and words straddle every block boundary): words
     /// of 1 to 70 letters, digits, capitals, punctuation, controls and runs of spaces, at
     /// every length 1..200.

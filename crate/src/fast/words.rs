@@ -406,19 +406,44 @@ pub fn for_each_word(
                 }
                 i += n;
                 ci += 1;
-                if stats.is_none() {
+                if stats.is_none() && page_no < 8 {
                     // The common case in Cyrillic, Greek, Arabic, Hebrew...: a run of 2-byte
                     // word chars on the current page, each one decode and one page read (the
                     // general step above also checks the page, the char's length and the end
                     // of the run separately).
                     // The 2-byte chars of page p (< 8) are those with lead bytes 0xC0 | p << 2
-                    // ..= +3: one mask and compare checks both the length and the page (0xFF
-                    // matches no masked byte: the page holds no 2-byte chars).
-                    let lead = if page_no < 8 { 0xC0 | (page_no as u8) << 2 } else { 0xFF };
+                    // ..= +3: one mask and compare checks both the length and the page.
+                    let lead = 0xC0 | (page_no as u8) << 2;
                     let two = |i: usize| (bytes[i] as u32 & 3) << 6 | (bytes[i + 1] as u32 & 0x3F);
-                    while i < bytes.len() && bytes[i] & 0xFC == lead && page.get_cp(two(i)).kind() == charmap::WORD {
+                    loop {
+                        while i < bytes.len() && bytes[i] & 0xFC == lead && page.get_cp(two(i)).kind() == charmap::WORD {
+                            i += 2;
+                            ci += 1;
+                        }
+                        // Stopped at another char of the page: a deleted one (the vowel marks
+                        // of Arabic, about every other char there) or one replaced by one
+                        // 2-byte char (an upper-case or accented letter) is handled here,
+                        // without the general step's decode and page check.
+                        if i >= bytes.len() || bytes[i] & 0xFC != lead {
+                            break;
+                        }
+                        let p = page.get_cp(two(i));
+                        match p.kind() {
+                            charmap::DELETED => flush_run!(),
+                            charmap::REPLACED_WORD => {
+                                let r = page.replacement(p).as_bytes();
+                                if r.len() != 2 || r[0] < 0xC0 {
+                                    break;
+                                }
+                                flush_run!();
+                                w.push_run(r, ci, 1);
+                            }
+                            _ => break,
+                        }
                         i += 2;
                         ci += 1;
+                        run_b = i;
+                        run_c = ci;
                     }
                 }
                 if i >= bytes.len() || bytes[i] < 0x80 {

@@ -193,7 +193,7 @@ static SHORT_MASKS: [(u64, u64); SHORT + 1] = {
 };
 
 #[inline(always)]
-fn mix(k0: u64, k1: u64, len: usize) -> u64 {
+pub(crate) fn mix(k0: u64, k1: u64, len: usize) -> u64 {
     let h = (k0 ^ (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
     let h = (h.rotate_left(31) ^ k1).wrapping_mul(0xC4CE_B9FE_1A85_EC53);
     h ^ (h >> 32)

@@ -8,8 +8,13 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A `one_char` entry that is not a vocabulary entry.
+/// A `one_char` entry whose word the table does not answer (the char is an entry too long
+/// for `max_input_chars_per_word` by bytes, or the limit is 0).
 const NO_ID: u32 = u32::MAX;
+/// A `one_char` entry whose char is not a vocabulary entry: the word is one unk token (a
+/// one-char word has no other piece). Chinese text has many such words (in 1 MB of the
+/// Chinese corpus, 52,000 ideographs that bert-base-uncased lacks).
+const UNK_CHAR: u32 = u32::MAX - 1;
 /// The first code point of `one_char`'s 3-byte part, and how many code points it holds
 /// (after the 0x800 entries of the 1- and 2-byte chars).
 const ONE_CHAR_CJK: u32 = 0x4000;
@@ -43,7 +48,7 @@ pub struct WordPiece {
     /// 2-byte chars U+0080..U+07FF (one-letter words of Cyrillic, Greek, Arabic...; index =
     /// the code point), and the 3-byte chars with lead bytes E4..E9, U+4000..U+9FFF, which
     /// hold the CJK ideographs (index = 0x800 + code point - 0x4000). [`NO_ID`] where the
-    /// char is not an entry.
+    /// char is not an entry ([`UNK_CHAR`] where that makes the word the unk token).
     one_char: Box<[u32]>,
     /// Identifies this model's entries in the per-thread word cache (clones share it: they
     /// tokenize alike).
@@ -103,11 +108,21 @@ impl WordPiece {
         let initial = ShortIndex::new(initial_entries.iter().copied());
         // Only keys whole_word may answer (no longer in bytes than the char limit).
         let small = SmallIndex::new(vocab.iter().filter(|(k, _)| k.len() <= max_input_chars_per_word).map(|(k, &v)| (k.as_str(), v)));
-        let mut one_char = vec![NO_ID; 0x800 + ONE_CHAR_CJK_LEN].into_boxed_slice();
+        // A char absent from the vocabulary is a word of one unk token (when one char is
+        // not too long a word); an entry's char gets its id below, or NO_ID.
+        let absent = if max_input_chars_per_word >= 1 { UNK_CHAR } else { NO_ID };
+        let mut one_char = vec![absent; 0x800 + ONE_CHAR_CJK_LEN].into_boxed_slice();
+        for k in vocab.keys() {
+            let mut cs = k.chars();
+            let (Some(_), None) = (cs.next(), cs.next()) else { continue };
+            if let Some(at) = one_char_index(k.as_bytes(), k.len()) {
+                one_char[at] = NO_ID;
+            }
+        }
         // Only words whole_word would look up (no longer in bytes than the char limit),
-        // and only ids the table can tell apart from NO_ID.
+        // and only ids the table can tell apart from NO_ID and UNK_CHAR.
         for (k, &id) in &vocab {
-            if id == NO_ID || k.len() > max_input_chars_per_word {
+            if id >= UNK_CHAR || k.len() > max_input_chars_per_word {
                 continue;
             }
             let mut cs = k.chars();
@@ -166,9 +181,35 @@ impl WordPiece {
             // One char of the table: a direct read instead of a hash probe.
             if let Some(at) = one_char_index(padded, len) {
                 let id = self.one_char[at];
-                return (id != NO_ID).then_some(id);
+                return (id < UNK_CHAR).then_some(id);
             }
         }
+        self.whole_word_probe(padded, len)
+    }
+
+    /// [`WordPiece::whole_word`], or the unk id when the word is one char absent from the
+    /// vocabulary (one unk token): for callers that need the ids only, or that name every
+    /// token by its id (the unk token then reads as its id's text).
+    #[inline(always)]
+    pub fn whole_word_or_unk(&self, padded: &[u8], len: usize) -> Option<u32> {
+        if len <= 3 {
+            if let Some(at) = one_char_index(padded, len) {
+                let id = self.one_char[at];
+                return if id < UNK_CHAR {
+                    Some(id)
+                } else if id == UNK_CHAR {
+                    Some(self.unk_id)
+                } else {
+                    None
+                };
+            }
+        }
+        self.whole_word_probe(padded, len)
+    }
+
+    /// [`WordPiece::whole_word`] for a word the one-char table does not answer.
+    #[inline(always)]
+    fn whole_word_probe(&self, padded: &[u8], len: usize) -> Option<u32> {
         // The longest-key bound by the first two bytes only pays off where the vocabulary is
         // thin (most such words miss); for ASCII words, mostly entries, it costs more than
         // the probe it saves.
@@ -275,16 +316,21 @@ impl WordPiece {
         subs: &mut Vec<SubToken>,
         ids: &mut Vec<u32>,
     ) {
+        // (Asked here rather than with whole_word: in the caller's loop, the extra branch
+        // cost English more than it saved.)
+        if len <= 3 && one_char_index(padded, len).is_some_and(|at| self.one_char[at] == UNK_CHAR) {
+            ids.push(self.unk_id);
+            return;
+        }
         subs.clear();
         match cache {
             Some(c) if self.cacheable(len, n_chars) => {
-                let h = word_cache::hash(padded, len);
-                if let Some(got) = c.get_ids(h, &padded[..len]) {
-                    ids.extend_from_slice(got);
+                let key = word_cache::Key::new(padded, len);
+                if c.push_ids(&key, padded, ids) {
                     return;
                 }
                 let unk = self.tokenize_pieces(padded, len, n_chars, subs);
-                c.insert(h, &padded[..len], subs, unk);
+                c.insert(&key, padded, subs, unk);
             }
             _ => {
                 self.tokenize_padded(padded, len, n_chars, subs);
@@ -296,14 +342,14 @@ impl WordPiece {
     /// The cache lookup, and on a miss the piece-by-piece match recorded in the cache.
     #[inline(always)]
     fn cached_pieces(&self, cache: &mut WordCache, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
-        let h = word_cache::hash(padded, len);
-        if let Some((subs, unk)) = cache.get(h, &padded[..len]) {
+        let key = word_cache::Key::new(padded, len);
+        if let Some((subs, unk)) = cache.get(&key, padded) {
             out.extend_from_slice(subs);
             return unk;
         }
         let mark = out.len();
         let unk = self.tokenize_pieces(padded, len, n_chars, out);
-        cache.insert(h, &padded[..len], &out[mark..], unk);
+        cache.insert(&key, padded, &out[mark..], unk);
         unk
     }
 
@@ -429,6 +475,18 @@ mod tests {
                 padded.extend_from_slice(&[0xFF; SHORT]);
                 let want = vocab.get(&word).copied().filter(|_| word.len() <= max_chars);
                 assert_eq!(wp.whole_word(&padded, word.len()), want, "{word:?} (max {max_chars})");
+                // A char the table says is absent is one unk token, as the plain algorithm
+                // makes it; every other word is left to the piece-by-piece match.
+                let n = word.chars().count();
+                let plain = naive(&vocab, &word, max_chars, 0);
+                let or_unk = wp.whole_word_or_unk(&padded, word.len());
+                if or_unk != want {
+                    assert!(want.is_none() && or_unk == Some(0), "{word:?}");
+                    assert_eq!(plain, vec![(0, 0, 1)], "{word:?} (max {max_chars})");
+                } else if n == 1 && want.is_none() && !vocab.contains_key(&word) && max_chars >= 1 {
+                    // Only chars outside the table's ranges are not answered.
+                    assert!(one_char_index(&padded, word.len()).is_none(), "{word:?}");
+                }
             }
         }
     }
