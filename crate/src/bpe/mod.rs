@@ -39,6 +39,7 @@ pub mod load;
 pub mod nfc;
 pub mod merge;
 pub mod pattern;
+mod scan;
 #[cfg(feature = "python")]
 pub mod python;
 pub mod table;

@@ -16,6 +16,7 @@
 //! side of `(?!\S)` refer to the segment's end, as in tiktoken and `tokenizers`.
 
 use super::classes::{at, L, LOW, N, O, P, UP, WS};
+use crate::simd::Kernel;
 
 /// A supported pre-tokenization pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -127,7 +128,8 @@ impl Pattern {
         match self {
             Pattern::Gpt2 => tile(text.as_bytes(), gpt2, f),
             Pattern::Cl100k => tile(text.as_bytes(), cl100k, f),
-            Pattern::O200k => tile(text.as_bytes(), o200k, f),
+            // 64 bytes at a time with bit masks ([`super::scan`]).
+            Pattern::O200k => super::scan::o200k_tile(text.as_bytes(), Kernel::best(), f),
             Pattern::Qwen => tile(text.as_bytes(), qwen, f),
         }
     }
@@ -321,7 +323,7 @@ fn contraction_ci(s: &[u8], i: usize) -> Option<usize> {
 
 /// The optional contraction suffix of o200k's word branches.
 #[inline(always)]
-fn opt_contraction(s: &[u8], e: usize) -> usize {
+pub(super) fn opt_contraction(s: &[u8], e: usize) -> usize {
     if e < s.len() && s[e] == b'\'' {
         if let Some(x) = contraction_ci(s, e) {
             return x;
@@ -621,7 +623,7 @@ fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
 }
 
 /// [`o200k`] at any char, ASCII or not.
-fn o200k_general(s: &[u8], i: usize) -> usize {
+pub(super) fn o200k_general(s: &[u8], i: usize) -> usize {
     let (f, len) = at(s, i);
     // The two word branches, in the order backtracking tries them: first branch with the
     // prefix char taken, then without it, then the second branch with and without. "Without"
