@@ -17,16 +17,20 @@
 //! past the window, a new window starts at the pre-token. Texts that are mostly non-ASCII
 //! never pay for a window: one starts only where the next 8 bytes are ASCII.
 
-use super::pattern::{o200k, o200k_general, opt_contraction};
+use super::pattern::{o200k, opt_contraction};
+#[cfg(test)]
+use super::pattern::o200k_general;
 use crate::simd::Kernel;
 
 /// The classified bytes `s[base..base + len]`.
+///
+/// At most 63 bytes are classified: bit 63 is then always past the window, so every run
+/// stops at or before it, and the masks shifted right by a start `k` never need bit 64.
+#[derive(Default)]
 struct Window {
     base: usize,
-    /// Bytes classified: 64, or fewer at the end of the text.
+    /// Bytes classified: 63, or fewer at the end of the text.
     len: u32,
-    /// Whether the window reaches the end of the text (bit `len` is the end, not unknown).
-    eot: bool,
     upper: u64,
     lower: u64,
     digit: u64,
@@ -39,59 +43,46 @@ struct Window {
     other: u64,
     /// ASCII `[^\r\n\p{L}\p{N}]`: a word's optional prefix.
     prefix: u64,
-    high: u64,
+    /// Bits past the window when the text goes on after it: a run that reaches one needs
+    /// bytes the window does not have.
+    more: u64,
+    /// Bits past the window when the window reaches the end of the text: a run that reaches
+    /// one ends with the text.
+    eot: u64,
+    /// `more` and the non-ASCII bytes: a run that stops at one of these could go on (a
+    /// non-ASCII letter after a word, a no-break space after spaces).
+    stop: u64,
 }
 
-/// What a window says about the pre-token at one of its bytes.
-#[derive(Debug, PartialEq, Eq)]
-enum Piece {
-    /// It ends at this byte offset of the text.
-    End(usize),
-    /// A non-ASCII byte decides it: ask the general matcher.
-    General,
-    /// It needs bytes after the window.
-    More,
-}
-
-/// The end of the run of `m` from bit `k` (`k <= 64`): the first bit at or after `k` not in
-/// `m`, or 64.
+/// The end of the run of `m` from bit 0 (bit 63 of `m` is never set).
 #[inline(always)]
-fn run_end(m: u64, k: u32) -> u32 {
-    if k >= 64 {
-        return 64;
-    }
-    // Bits shifted in from the top are 0 in `m >> k`: non-members, so the result is <= 64.
-    k + (!(m >> k)).trailing_zeros()
-}
-
-/// Bit `k` of `m` (`k <= 64`; bit 64 is never set).
-#[inline(always)]
-fn has(m: u64, k: u32) -> bool {
-    k < 64 && (m >> k) & 1 != 0
+fn run(m: u64) -> u32 {
+    (!m).trailing_zeros()
 }
 
 impl Window {
-    /// Classifies the (up to) 64 bytes of `s` from `base`.
+    /// Classifies the (up to) 63 bytes of `s` from `base`.
     #[inline(always)]
     fn new(s: &[u8], base: usize, kernel: Kernel) -> Window {
         let rest = s.len() - base;
-        let (m, len) = if rest > 64 {
-            (kernel.byte_masks(s[base..base + 64].try_into().expect("64 bytes")), 64)
+        let m = if rest >= 64 {
+            kernel.byte_masks(s[base..base + 64].try_into().expect("64 bytes"))
         } else {
             // The last bytes of the text: a copy, the lanes after it masked off below.
             let mut block = [0u8; 64];
             block[..rest].copy_from_slice(&s[base..]);
-            (kernel.byte_masks(&block), rest as u32)
+            kernel.byte_masks(&block)
         };
-        let valid = if len == 64 { u64::MAX } else { (1u64 << len) - 1 };
+        let len = rest.min(63) as u32;
+        let valid = (1u64 << len) - 1;
         let high = m.high & valid;
         let (upper, lower, digit, ws) = (m.upper & valid, m.lower & valid, m.digit & valid, m.ws & valid);
         let newline = m.newline & valid;
         let other = valid & !(high | upper | lower | digit | ws);
+        let (more, eot) = if rest > 63 { (!valid, 0) } else { (0, !valid) };
         Window {
             base,
             len,
-            eot: rest <= 64,
             upper,
             lower,
             digit,
@@ -101,7 +92,9 @@ impl Window {
             space: m.space & valid,
             other,
             prefix: other | (ws & !newline),
-            high,
+            more,
+            eot,
+            stop: high | more,
         }
     }
 
@@ -111,81 +104,64 @@ impl Window {
         i.wrapping_sub(self.base) < self.len as usize
     }
 
-    /// How a run that stopped at bit `e` (not a member of the run's class) ends: at an ASCII
-    /// byte or the end of the text (known), at a non-ASCII byte (which could extend the run:
-    /// [`Piece::General`]), or at the end of the window ([`Piece::More`]).
+    /// The end of the pre-token that starts at byte offset `i` of `s` (inside the window),
+    /// or None where a non-ASCII byte or the bytes after the window decide it.
+    ///
+    /// Every mask is shifted so that bit 0 is byte `i`; a run found in one ends at a bit
+    /// `e <= 63 - k`, so `x >> e` is always a valid shift.
     #[inline(always)]
-    fn stop(&self, e: u32) -> Option<Piece> {
-        if e >= self.len {
-            return if self.eot { None } else { Some(Piece::More) };
-        }
-        has(self.high, e).then_some(Piece::General)
-    }
-
-    /// The pre-token that starts at byte offset `i` of `s` (inside the window).
-    #[inline(always)]
-    fn piece(&self, s: &[u8], i: usize) -> Piece {
+    fn piece(&self, s: &[u8], i: usize) -> Option<usize> {
         let k = (i - self.base) as u32;
-        if has(self.high, k) {
-            return Piece::General;
+        let stop = self.stop >> k;
+        // The byte and the next one decide the branch (a word's prefix, a space before
+        // punctuation).
+        if stop & 3 != 0 {
+            return None;
         }
-        // The next byte decides the word prefix and the space before punctuation.
-        if let Some(p) = self.stop(k + 1) {
-            return p;
-        }
-        let letter = self.upper | self.lower;
-        let word = if has(letter, k) {
-            k
-        } else if has(self.prefix, k) && has(letter, k + 1) {
-            k + 1
-        } else {
-            u32::MAX
-        };
-        if word != u32::MAX {
-            let e = run_end(self.lower, run_end(self.upper, word));
-            if let Some(p) = self.stop(e) {
-                return p;
+        let letter = (self.upper | self.lower) >> k;
+        if letter & 1 != 0 || (self.prefix >> k) & (letter >> 1) & 1 != 0 {
+            let w = (letter & 1 == 0) as u32;
+            let e = w + run(self.upper >> k >> w);
+            let e = e + run(self.lower >> k >> e);
+            if (stop >> e) & 1 != 0 {
+                return None;
             }
-            return Piece::End(opt_contraction(s, self.base + e as usize));
+            return Some(opt_contraction(s, i + e as usize));
         }
-        if has(self.digit, k) {
-            let r = run_end(self.digit, k);
-            if r < k + 3 {
-                if let Some(p) = self.stop(r) {
-                    return p;
-                }
+        let digit = self.digit >> k;
+        if digit & 1 != 0 {
+            let r = run(digit);
+            if r >= 3 {
+                return Some(i + 3);
             }
-            return Piece::End(self.base + r.min(k + 3) as usize);
+            return ((stop >> r) & 1 == 0).then_some(i + r as usize);
         }
-        let j = if has(self.space, k) && has(self.other, k + 1) { k + 1 } else { k };
-        if has(self.other, j) {
-            let r = run_end(self.other, j);
-            if let Some(p) = self.stop(r) {
-                return p;
+        let other = self.other >> k;
+        let j = (self.space >> k) as u32 & (other >> 1) as u32 & 1;
+        if (other >> j) & 1 != 0 {
+            let r = j + run(other >> j);
+            if (stop >> r) & 1 != 0 {
+                return None;
             }
             // The tail is ASCII only: a non-ASCII byte just ends it.
-            let t = run_end(self.tail, r);
-            if t >= self.len && !self.eot {
-                return Piece::More;
-            }
-            return Piece::End(self.base + t as usize);
+            let t = r + run(self.tail >> k >> r);
+            return ((self.more >> k >> t) & 1 == 0).then_some(i + t as usize);
         }
         // Whitespace (the only ASCII left).
-        let r = run_end(self.ws, k);
-        if let Some(p) = self.stop(r) {
-            return p;
+        let r = run(self.ws >> k);
+        if (stop >> r) & 1 != 0 {
+            return None;
         }
-        let below = |b: u32| if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
-        let newlines = self.newline & below(r) & !below(k);
+        let newlines = (self.newline >> k) & ((1u64 << r) - 1);
         let e = if newlines != 0 {
             64 - newlines.leading_zeros()
-        } else if r >= self.len || r == k + 1 {
-            // At the end of the text (`stop` answered, so the window reaches it), or one char.
+        } else if r == 1 || (self.eot >> k >> r) & 1 != 0 {
+            // One char, or the run ends with the text.
             r
         } else {
             r - 1
         };
-        Piece::End(self.base + e as usize)
+        Some(i + e as usize)
     }
 }
 
@@ -204,24 +180,15 @@ fn ascii_ahead(s: &[u8], i: usize) -> bool {
 pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     let n = s.len();
     let mut i = 0;
-    let mut w: Option<Window> = None;
+    let mut w = Window::default();
     while i < n {
-        let e = match &w {
-            Some(win) if win.holds(i) => match win.piece(s, i) {
-                Piece::End(e) => e,
-                Piece::General => o200k_general(s, i),
-                // The window starts at this pre-token and still cannot hold it: a long run.
-                Piece::More if win.base == i => o200k(s, i),
-                Piece::More => {
-                    w = Some(Window::new(s, i, kernel));
-                    continue;
-                }
-            },
-            _ if s[i] < 0x80 && ascii_ahead(s, i) => {
-                w = Some(Window::new(s, i, kernel));
-                continue;
-            }
-            _ => o200k(s, i),
+        if !w.holds(i) && s[i] < 0x80 && ascii_ahead(s, i) {
+            w = Window::new(s, i, kernel);
+        }
+        let e = match w.holds(i).then(|| w.piece(s, i)).flatten() {
+            Some(e) => e,
+            // Non-ASCII, or a pre-token the window cannot hold.
+            None => o200k(s, i),
         };
         debug_assert!(e > i && e <= n);
         f(i, e);
@@ -287,13 +254,12 @@ mod tests {
             for base in starts.iter().copied().filter(|&b| s[b] < 0x80) {
                 let w = Window::new(s, base, Kernel::Scalar);
                 for &i in starts.iter().filter(|&&i| w.holds(i)) {
-                    match w.piece(s, i) {
-                        Piece::End(e) => {
-                            answered += 1;
-                            assert_eq!(e, o200k_general(s, i), "{text:?} window at {base}, start {i}");
-                        }
-                        Piece::General => assert!(s[i..].iter().take(66).any(|&b| b >= 0x80), "{text:?} at {i}"),
-                        Piece::More => assert!(!w.eot, "{text:?} at {i}"),
+                    if let Some(e) = w.piece(s, i) {
+                        answered += 1;
+                        assert_eq!(e, o200k_general(s, i), "{text:?} window at {base}, start {i}");
+                    } else if !s[i..].iter().take(66).any(|&b| b >= 0x80) {
+                        // Only the bytes after the window can leave an all-ASCII pre-token open.
+                        assert!(w.more != 0, "{text:?} window at {base}, start {i}");
                     }
                 }
             }
@@ -322,13 +288,4 @@ mod tests {
         }
     }
 
-    #[test]
-    fn run_ends() {
-        assert_eq!(run_end(0, 0), 0);
-        assert_eq!(run_end(u64::MAX, 0), 64);
-        assert_eq!(run_end(u64::MAX, 63), 64);
-        assert_eq!(run_end(0b0111_0000, 4), 7);
-        assert_eq!(run_end(u64::MAX, 64), 64);
-        assert_eq!(run_end(1 << 63, 63), 64);
-    }
 }
