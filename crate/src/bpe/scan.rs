@@ -20,148 +20,117 @@
 use super::pattern::{o200k, opt_contraction};
 #[cfg(test)]
 use super::pattern::o200k_general;
-use crate::simd::Kernel;
+use crate::simd::{ByteMasks, Kernel};
 
-/// The classified bytes `s[base..base + len]`.
-///
-/// At most 63 bytes are classified: bit 63 is then always past the window, so every run
-/// stops at or before it, and the masks shifted right by a start `k` never need bit 64.
-#[derive(Default)]
-struct Window {
-    base: usize,
-    /// Bytes classified: 63, or fewer at the end of the text.
-    len: u32,
-    upper: u64,
-    lower: u64,
-    digit: u64,
-    ws: u64,
-    newline: u64,
-    /// `[\r\n/]`: the tail of a punctuation run.
-    tail: u64,
-    space: u64,
-    /// ASCII `[^\s\p{L}\p{N}]`.
-    other: u64,
-    /// ASCII `[^\r\n\p{L}\p{N}]`: a word's optional prefix.
-    prefix: u64,
-    /// Bits past the window when the text goes on after it: a run that reaches one needs
-    /// bytes the window does not have.
-    more: u64,
-    /// Bits past the window when the window reaches the end of the text: a run that reaches
-    /// one ends with the text.
-    eot: u64,
-    /// `more` and the non-ASCII bytes: a run that stops at one of these could go on (a
-    /// non-ASCII letter after a word, a no-break space after spaces).
-    stop: u64,
-}
-
-/// The end of the run of `m` from bit 0 (bit 63 of `m` is never set).
+/// Bits `p` of `m` (`seed` within `m`) from which the run of `m` reaches a seed bit going
+/// up: the runs of `m` filled downwards from each seed (a Kogge-Stone fill, 6 steps).
 #[inline(always)]
-fn run(m: u64) -> u32 {
-    (!m).trailing_zeros()
+fn fill_down(seed: u64, m: u64) -> u64 {
+    let (mut x, mut g) = (seed, m);
+    for s in [1, 2, 4, 8, 16, 32] {
+        x |= g & (x >> s);
+        g &= g >> s;
+    }
+    x
 }
 
-impl Window {
-    /// Classifies the (up to) 63 bytes of `s` from `base`.
-    #[inline(always)]
-    fn new(s: &[u8], base: usize, kernel: Kernel) -> Window {
-        let rest = s.len() - base;
-        let m = if rest >= 64 {
-            kernel.byte_masks(s[base..base + 64].try_into().expect("64 bytes"))
-        } else {
-            // The last bytes of the text: a copy, the lanes after it masked off below.
-            let mut block = [0u8; 64];
-            block[..rest].copy_from_slice(&s[base..]);
-            kernel.byte_masks(&block)
-        };
-        let len = rest.min(63) as u32;
-        let valid = (1u64 << len) - 1;
-        let high = m.high & valid;
-        let (upper, lower, digit, ws) = (m.upper & valid, m.lower & valid, m.digit & valid, m.ws & valid);
-        let newline = m.newline & valid;
-        let other = valid & !(high | upper | lower | digit | ws);
-        let (more, eot) = if rest > 63 { (!valid, 0) } else { (0, !valid) };
-        Window {
-            base,
-            len,
-            upper,
-            lower,
-            digit,
-            ws,
-            newline,
-            tail: newline | (m.slash & valid),
-            space: m.space & valid,
-            other,
-            prefix: other | (ws & !newline),
-            more,
-            eot,
-            stop: high | more,
+/// Bits of `m` from each seed bit (within `m`) up to the end of its run (upwards, as
+/// [`fill_down`]; any number of seeds per run).
+#[inline(always)]
+fn fill_up(seed: u64, m: u64) -> u64 {
+    let (mut x, mut g) = (seed, m);
+    for s in [1, 2, 4, 8, 16, 32] {
+        x |= g & (x << s);
+        g &= g << s;
+    }
+    x
+}
+
+/// The pre-token starts of `s[base..]` that a window of ASCII bytes decides, as bits, and how
+/// far they can be trusted: `(starts, limit)`, every piece between two starts `<= limit` is
+/// exact. `base` must be a pre-token start.
+///
+/// The rules, for a byte `p` (its class against the byte before it; bit 0 is a start):
+/// - whitespace outside a punctuation tail (`ws'`): the first byte of a run; after the
+///   run's last newline; and the last space or tab of the run when a non-space follows
+///   (`\s+(?!\S)` leaves it to the next pre-token);
+/// - a digit after a non-digit, and every third digit of a run;
+/// - a letter: lowercase to uppercase (`[A-Z]*[a-z]*` ends); after a non-letter, unless that
+///   byte is a prefix (not `\r \n`) that starts a pre-token;
+/// - punctuation: after a letter, digit, tab or newline, and after a punctuation tail
+///   (`[\r\n/]*` after a punctuation run); never after a space (` ?` takes the space) or
+///   other punctuation (the run is greedy);
+/// - a contraction after a word is part of it; after it comes a start.
+#[inline(always)]
+fn window_starts(s: &[u8], base: usize, m: &ByteMasks, rest: usize) -> (u64, u32) {
+    // The window: up to the first non-ASCII byte, at most 63 bytes.
+    let len = rest.min(63).min(m.high.trailing_zeros() as usize) as u32;
+    let eot = len as usize == rest;
+    let valid = (1u64 << len) - 1;
+    let (upper, lower, digit) = (m.upper & valid, m.lower & valid, m.digit & valid);
+    let ws = m.ws & valid;
+    let newline = m.newline & valid;
+    let letter = upper | lower;
+    let other = valid & !(letter | digit | ws);
+    let tab = ws & !newline & !m.space;
+    let prev = |x: u64| x << 1;
+    // Contractions: a `'` after a word's letter, read from the text (the rule is exact there,
+    // and the letters of one are no word of their own).
+    let mut contr = 0u64;
+    let mut contr_end = 0u64;
+    let mut cand = other & prev(letter) & valid;
+    let mut last_end = u32::MAX;
+    while cand != 0 {
+        let e = cand.trailing_zeros();
+        cand &= cand - 1;
+        if s[base + e as usize] != b'\'' || e == last_end {
+            continue;
+        }
+        let end = (opt_contraction(s, base + e as usize) - base) as u32;
+        if end > e {
+            contr |= (1u64 << end.min(63)) - (1u64 << e);
+            contr_end |= 1u64 << end.min(63);
+            last_end = end;
         }
     }
-
-    /// Whether byte offset `i` of the text is inside the window.
-    #[inline(always)]
-    fn holds(&self, i: usize) -> bool {
-        i.wrapping_sub(self.base) < self.len as usize
+    // A punctuation run's tail: newlines after it, and `/` among them.
+    let tail = fill_up(newline & prev(other), (newline | m.slash) & valid);
+    let ws1 = ws & !tail;
+    let spc_tab = ws1 & !newline;
+    // Whitespace starts: run starts, the last space or tab before a non-space, and the start of
+    // the spaces after a run's last newline (those not followed by another newline; the end
+    // of a window that does not reach the end of the text counts as one, undecided).
+    let run_start = ws1 & !prev(ws1);
+    let non_ws = valid & !ws1;
+    let last_before_text = spc_tab & (non_ws >> 1);
+    let more = if eot { 0 } else { 1u64 << len };
+    let before_newline = fill_down(spc_tab & ((newline & ws1 | more) >> 1), spc_tab);
+    let after_newline = spc_tab & prev(newline & ws1) & !before_newline;
+    let ws_starts = run_start | last_before_text | after_newline;
+    let other_starts = other
+        & (prev(letter | digit | tab) | (prev(newline | tail) & !tail) | 1);
+    let prefix_starts = (ws_starts & !newline) | other_starts;
+    let letter_starts = letter & ((upper & prev(lower)) | !(prev(letter) | prev(prefix_starts)));
+    let mut digit_starts = digit & !prev(digit);
+    // Runs of four digits or more: every third one.
+    let mut long = digit_starts & (digit >> 3) & (digit >> 2) & (digit >> 1);
+    while long != 0 {
+        let first = long.trailing_zeros();
+        long &= long - 1;
+        let end = first + (!(digit >> first)).trailing_zeros();
+        let mut q = first + 3;
+        while q < end {
+            digit_starts |= 1 << q;
+            q += 3;
+        }
     }
-
-    /// The end of the pre-token that starts at byte offset `i` of `s` (inside the window),
-    /// or None where a non-ASCII byte or the bytes after the window decide it.
-    ///
-    /// Every mask is shifted so that bit 0 is byte `i`; a run found in one ends at a bit
-    /// `e <= 63 - k`, so `x >> e` is always a valid shift.
-    #[inline(always)]
-    fn piece(&self, s: &[u8], i: usize) -> Option<usize> {
-        let k = (i - self.base) as u32;
-        let stop = self.stop >> k;
-        // The byte and the next one decide the branch (a word's prefix, a space before
-        // punctuation).
-        if stop & 3 != 0 {
-            return None;
-        }
-        let letter = (self.upper | self.lower) >> k;
-        if letter & 1 != 0 || (self.prefix >> k) & (letter >> 1) & 1 != 0 {
-            let w = (letter & 1 == 0) as u32;
-            let e = w + run(self.upper >> k >> w);
-            let e = e + run(self.lower >> k >> e);
-            if (stop >> e) & 1 != 0 {
-                return None;
-            }
-            return Some(opt_contraction(s, i + e as usize));
-        }
-        let digit = self.digit >> k;
-        if digit & 1 != 0 {
-            let r = run(digit);
-            if r >= 3 {
-                return Some(i + 3);
-            }
-            return ((stop >> r) & 1 == 0).then_some(i + r as usize);
-        }
-        let other = self.other >> k;
-        let j = (self.space >> k) as u32 & (other >> 1) as u32 & 1;
-        if (other >> j) & 1 != 0 {
-            let r = j + run(other >> j);
-            if (stop >> r) & 1 != 0 {
-                return None;
-            }
-            // The tail is ASCII only: a non-ASCII byte just ends it.
-            let t = r + run(self.tail >> k >> r);
-            return ((self.more >> k >> t) & 1 == 0).then_some(i + t as usize);
-        }
-        // Whitespace (the only ASCII left).
-        let r = run(self.ws >> k);
-        if (stop >> r) & 1 != 0 {
-            return None;
-        }
-        let newlines = (self.newline >> k) & ((1u64 << r) - 1);
-        let e = if newlines != 0 {
-            64 - newlines.leading_zeros()
-        } else if r == 1 || (self.eot >> k >> r) & 1 != 0 {
-            // One char, or the run ends with the text.
-            r
-        } else {
-            r - 1
-        };
-        Some(i + e as usize)
+    let starts = ((ws_starts | other_starts | letter_starts | digit_starts | 1) & !contr & valid) | contr_end;
+    if eot {
+        // The end of the text ends the last piece.
+        (starts | 1u64 << len, len)
+    } else {
+        // A start needs up to 3 bytes after it (a contraction, a space before text).
+        (starts & valid, len.saturating_sub(3))
     }
 }
 
@@ -174,28 +143,58 @@ fn ascii_ahead(s: &[u8], i: usize) -> bool {
     }
 }
 
+/// Classifies the 64 bytes of `s` from `base` (fewer at the end: a padded copy).
+#[inline(always)]
+fn masks_at(s: &[u8], base: usize, kernel: Kernel) -> ByteMasks {
+    let rest = s.len() - base;
+    if rest >= 64 {
+        kernel.byte_masks(s[base..base + 64].try_into().expect("64 bytes"))
+    } else {
+        let mut block = [0u8; 64];
+        block[..rest].copy_from_slice(&s[base..]);
+        kernel.byte_masks(&block)
+    }
+}
+
+/// The pieces a window at pre-token start `base` decides, each passed to `f`; returns where
+/// they end (`base` if none).
+#[inline(always)]
+fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize, usize)) -> usize {
+    let m = masks_at(s, base, kernel);
+    let (starts, limit) = window_starts(s, base, &m, s.len() - base);
+    let mut p = 0u32;
+    // Starts after p, up to the limit.
+    let mut next = starts & !1 & ((2u64 << limit) - 1);
+    while next != 0 {
+        let q = next.trailing_zeros();
+        next &= next - 1;
+        f(base + p as usize, base + q as usize);
+        p = q;
+    }
+    base + p as usize
+}
+
 /// Calls `f(start, end)` for each o200k pre-token of `s`, in order (the ranges tile `s`),
 /// classifying with `kernel`.
 #[inline(always)]
 pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     let n = s.len();
     let mut i = 0;
-    let mut w = Window::default();
     while i < n {
-        if !w.holds(i) && s[i] < 0x80 && ascii_ahead(s, i) {
-            w = Window::new(s, i, kernel);
+        if s[i] < 0x80 && ascii_ahead(s, i) {
+            let e = window_pieces(s, i, kernel, &mut f);
+            if e > i {
+                i = e;
+                continue;
+            }
         }
-        let e = match w.holds(i).then(|| w.piece(s, i)).flatten() {
-            Some(e) => e,
-            // Non-ASCII, or a pre-token the window cannot hold.
-            None => o200k(s, i),
-        };
+        // Non-ASCII, or a pre-token the window cannot hold.
+        let e = o200k(s, i);
         debug_assert!(e > i && e <= n);
         f(i, e);
         i = e;
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +213,7 @@ mod tests {
 
     /// Random texts of 1..200 bytes, mostly ASCII, with long ASCII stretches (so pieces
     /// straddle the 8/16/32/64-byte boundaries) and non-ASCII chars now and then.
+    pub(super) fn texts_pub(seed: u64, count: usize) -> Vec<String> { texts(seed, count) }
     fn texts(seed: u64, count: usize) -> Vec<String> {
         let mut x = seed;
         let mut next = move || {
@@ -243,28 +243,27 @@ mod tests {
             .collect()
     }
 
-    /// A window's answer at every start it holds equals the general matcher's, for windows
-    /// at every offset before the start (so each piece is seen at every block position).
+    /// The pieces a window decides equal the general matcher's, for windows at every
+    /// pre-token start (so each piece is seen at every block position).
     #[test]
     fn window_pieces_match_the_general_matcher() {
         let mut answered = 0usize;
         for text in texts(0x5EED_0001, 4000) {
             let s = text.as_bytes();
-            let starts: Vec<usize> = (0..s.len()).filter(|&i| text.is_char_boundary(i)).collect();
-            for base in starts.iter().copied().filter(|&b| s[b] < 0x80) {
-                let w = Window::new(s, base, Kernel::Scalar);
-                for &i in starts.iter().filter(|&&i| w.holds(i)) {
-                    if let Some(e) = w.piece(s, i) {
+            let mut base = 0;
+            while base < s.len() {
+                if s[base] < 0x80 {
+                    let mut at = base;
+                    window_pieces(s, base, Kernel::Scalar, &mut |a, b| {
+                        assert_eq!((a, b), (at, o200k_general(s, a)), "{text:?} window at {base}");
+                        at = b;
                         answered += 1;
-                        assert_eq!(e, o200k_general(s, i), "{text:?} window at {base}, start {i}");
-                    } else if !s[i..].iter().take(66).any(|&b| b >= 0x80) {
-                        // Only the bytes after the window can leave an all-ASCII pre-token open.
-                        assert!(w.more != 0, "{text:?} window at {base}, start {i}");
-                    }
+                    });
                 }
+                base = o200k(s, base);
             }
         }
-        assert!(answered > 1_000_000, "{answered}");
+        assert!(answered > 100_000, "{answered}");
     }
 
     /// The whole tiling, with every kernel, equals the char-at-a-time matcher's.
@@ -288,4 +287,34 @@ mod tests {
         }
     }
 
+}
+#[cfg(test)]
+mod debug_tmp {
+    use super::*;
+    #[test]
+    fn shortest_failure() {
+        let mut best: Option<String> = None;
+        for text in super::tests::texts_pub(0x5EED_0001, 4000) {
+            let s = text.as_bytes();
+            let mut base = 0;
+            let mut bad = false;
+            while base < s.len() {
+                if s[base] < 0x80 {
+                    let mut at = base;
+                    window_pieces(s, base, Kernel::Scalar, &mut |a, b| {
+                        if (a, b) != (at, o200k_general(s, a)) { bad = true; }
+                        at = b;
+                    });
+                }
+                base = o200k(s, base);
+            }
+            if bad && best.as_ref().map_or(true, |b| b.len() > text.len()) { best = Some(text); }
+        }
+        if let Some(t) = best {
+            let s = t.as_bytes();
+            let mut want = vec![]; let mut i = 0; while i < s.len() { let e = o200k(s, i); want.push(&t[i..e]); i = e; }
+            let mut got = vec![]; window_pieces(s, 0, Kernel::Scalar, &mut |a, b| got.push(&t[a..b]));
+            panic!("{t:?}\nwant {want:?}\ngot  {got:?}");
+        }
+    }
 }
