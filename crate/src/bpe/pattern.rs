@@ -129,7 +129,10 @@ impl Pattern {
             Pattern::Gpt2 => tile(text.as_bytes(), gpt2, f),
             Pattern::Cl100k => tile(text.as_bytes(), cl100k, f),
             // 64 bytes at a time with bit masks ([`super::scan`]).
-            Pattern::O200k => super::scan::o200k_tile(text.as_bytes(), Kernel::best(), f),
+            Pattern::O200k if super::scan::mostly_ascii(text.as_bytes()) => {
+                super::scan::o200k_tile(text.as_bytes(), Kernel::best(), f)
+            }
+            Pattern::O200k => tile(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile(text.as_bytes(), qwen, f),
         }
     }
