@@ -1,10 +1,10 @@
 //! o200k's pre-tokens over ASCII, found with bit masks 64 bytes at a time.
 //!
-//! A window of up to 64 bytes is classified once into bit masks ([`crate::simd::ByteMasks`], by the
-//! vector kernel the CPU has); then each pre-token that starts in the window ends where a
-//! run of one mask ends, found with `trailing_zeros`, instead of a byte-by-byte scan. On
-//! ASCII the pattern's branches reduce to runs of byte classes (see [`super::pattern`]'s
-//! `o200k_ascii`, which this follows rule for rule):
+//! A window of up to 63 bytes, from a pre-token start, is classified once into bit masks
+//! ([`crate::simd::ByteMasks`], by the vector kernel the CPU has); the starts of all its
+//! pre-tokens are then derived with shifts, and/andnot and run fills on those masks
+//! ([`window_starts`] lists the rules) and walked with `trailing_zeros`. On ASCII the
+//! pattern's branches are runs of byte classes (as `o200k_ascii` in [`super::pattern`]):
 //! - a word: `[A-Z]*[a-z]*` (at least one letter) after an optional prefix byte (not `\r`
 //!   `\n`, a letter or a digit), then an optional contraction;
 //! - `\p{N}{1,3}`;
@@ -12,9 +12,9 @@
 //! - a whitespace run: up to its last newline, else whole at the end of the text or when it
 //!   is one char, else all but its last char.
 //!
-//! Where a non-ASCII byte could change a match (it could be a letter, digit or space that
-//! extends the run), the general matcher decides that pre-token; where a match needs bytes
-//! past the window, a new window starts at the pre-token. Texts that are mostly non-ASCII
+//! A window ends before its first non-ASCII byte, and its last pre-tokens (whose starts need
+//! bytes after it) are left to the next window or, when none can hold them, to the general
+//! matcher, which also takes every pre-token at a non-ASCII byte. Texts that are mostly non-ASCII
 //! never pay for a window: one starts only where the next 16 bytes are ASCII.
 
 use super::pattern::{o200k, opt_contraction};
