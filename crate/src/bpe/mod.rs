@@ -39,6 +39,7 @@ pub mod load;
 pub mod nfc;
 pub mod merge;
 pub mod pattern;
+mod scan;
 #[cfg(feature = "python")]
 pub mod python;
 pub mod table;
@@ -384,23 +385,53 @@ impl BpeTokenizer {
             return;
         }
         let text = self.normalize(segment);
+        if self.pattern == Pattern::O200k && scan::mostly_ascii(text.as_bytes()) {
+            self.encode_scanned(&text, out, w);
+        } else {
+            self.encode_text::<false>(&text, out, w);
+        }
+    }
+
+    /// [`Self::encode_text`] with o200k's block scanner ([`scan`]), in a function of its own
+    /// (see [`scan::o200k_tile`]).
+    #[inline(never)]
+    fn encode_scanned(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
+        self.encode_text::<true>(text, out, w);
+    }
+
+    /// Pre-tokenizes and merges normalized text: with o200k's block scanner if `SCAN`, else
+    /// with the pattern's char-at-a-time matcher.
+    #[inline(always)]
+    fn encode_text<const SCAN: bool>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
         let bytes = text.as_bytes();
         let mut batch = [(0u32, 0u32, PieceKey { hash: 0, short: 0 }); BATCH];
         let mut n = 0;
-        self.pattern.for_each(&text, #[inline(always)] |a, b| {
-            let piece = &bytes[a..b];
-            // A single byte needs no hash: it is looked up by value.
-            let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
-            if piece.len() > 1 {
-                w.cache.prefetch(key.hash, piece.len());
-            }
-            batch[n] = (a as u32, b as u32, key);
-            n += 1;
-            if n == BATCH {
-                self.encode_pieces(bytes, &batch, out, w);
-                n = 0;
-            }
-        });
+        // The per-pre-token step, written once for the two matchers below (a macro, not a
+        // closure in a variable: an attribute on a closure needs it in argument position).
+        macro_rules! step {
+            () => {
+                #[inline(always)]
+                |a: usize, b: usize| {
+                    let piece = &bytes[a..b];
+                    // A single byte needs no hash: it is looked up by value.
+                    let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
+                    if piece.len() > 1 {
+                        w.cache.prefetch(key.hash, piece.len());
+                    }
+                    batch[n] = (a as u32, b as u32, key);
+                    n += 1;
+                    if n == BATCH {
+                        self.encode_pieces(bytes, &batch, out, w);
+                        n = 0;
+                    }
+                }
+            };
+        }
+        if SCAN {
+            scan::o200k_tile(bytes, crate::simd::Kernel::best(), step!());
+        } else {
+            self.pattern.for_each(text, step!());
+        }
         self.encode_pieces(bytes, &batch[..n], out, w);
     }
 

@@ -163,10 +163,90 @@ pub unsafe fn classify_ascii_block<V: Vector>(src: *const u8, dst: *mut u8, lowe
     Classes { stop: stop & lanes, punct: punct.mask_bits() & lanes, space: space.mask_bits() & lanes }
 }
 
+/// Bit masks over 64 bytes (bit `k` for byte `k`), for scanners that find their tokens with
+/// bit operations (the o200k pre-tokenizer). The class masks hold ASCII bytes only: a byte
+/// with its high bit set is in `high` and in no class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ByteMasks {
+    /// Bytes `>= 0x80`.
+    pub high: u64,
+    /// `A..=Z`.
+    pub upper: u64,
+    /// `a..=z`.
+    pub lower: u64,
+    /// `0..=9`.
+    pub digit: u64,
+    /// `\t \n \x0b \x0c \r` and space: the ASCII part of Unicode's White_Space.
+    pub ws: u64,
+    /// `\r` and `\n`.
+    pub newline: u64,
+    /// U+0020.
+    pub space: u64,
+    /// `/`.
+    pub slash: u64,
+}
+
+/// [`ByteMasks`] of the 64 bytes at `p`, `V::LANES` at a time.
+///
+/// # Safety
+/// `p` must be valid for reads of 64 bytes, and the CPU must support `V`.
+#[inline(always)]
+pub unsafe fn byte_masks<V: Vector>(p: *const u8) -> ByteMasks {
+    let mut m = ByteMasks::default();
+    let mut c = 0;
+    while c < 64 {
+        // SAFETY: c + V::LANES <= 64 (LANES divides 64), within the caller's 64 bytes.
+        let raw = V::load(p.add(c));
+        // The comparisons want ASCII lanes: clear the high bits, and drop those lanes below.
+        let x = raw.and(V::splat(0x7F));
+        let bits = |v: V| (v.mask_bits() as u64) << c;
+        m.high |= (raw.high_bits() as u64) << c;
+        m.upper |= bits(x.in_ascii_range(b'A', b'Z'));
+        m.lower |= bits(x.in_ascii_range(b'a', b'z'));
+        m.digit |= bits(x.in_ascii_range(b'0', b'9'));
+        m.ws |= bits(x.in_ascii_range(0x09, 0x0D).or(x.eq_ascii(b' ')));
+        m.newline |= bits(x.eq_ascii(b'\n').or(x.eq_ascii(b'\r')));
+        m.space |= bits(x.eq_ascii(b' '));
+        m.slash |= bits(x.eq_ascii(b'/'));
+        c += V::LANES;
+    }
+    let ascii = !m.high;
+    m.upper &= ascii;
+    m.lower &= ascii;
+    m.digit &= ascii;
+    m.ws &= ascii;
+    m.newline &= ascii;
+    m.space &= ascii;
+    m.slash &= ascii;
+    m
+}
+
 /// The naive oracle: the same contracts as [`fold_ascii_block`] and
 /// [`classify_ascii_block`], one byte at a time.
 pub mod scalar {
     use super::{Block, Classes};
+
+    /// [`super::byte_masks`], one byte at a time.
+    pub fn byte_masks(src: &[u8; 64]) -> super::ByteMasks {
+        let mut m = super::ByteMasks::default();
+        for (k, &b) in src.iter().enumerate() {
+            let bit = 1u64 << k;
+            let set = |mask: &mut u64, yes: bool| {
+                if yes {
+                    *mask |= bit
+                }
+            };
+            set(&mut m.high, b >= 0x80);
+            set(&mut m.upper, b.is_ascii_uppercase());
+            set(&mut m.lower, b.is_ascii_lowercase());
+            set(&mut m.digit, b.is_ascii_digit());
+            set(&mut m.ws, matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '));
+            set(&mut m.newline, matches!(b, b'\r' | b'\n'));
+            set(&mut m.space, b == b' ');
+            set(&mut m.slash, b == b'/');
+        }
+        m
+    }
 
     pub fn classify_ascii_block(src: &[u8], dst: &mut [u8], lower: bool, clean: bool) -> Classes {
         let mut c = Classes { stop: 0, punct: 0, space: 0 };
@@ -346,6 +426,28 @@ impl Kernel {
         }
     }
 
+    /// [`ByteMasks`] of a 64-byte block; see [`byte_masks`].
+    // Not inlined for AVX2 (a call per 64 bytes: the caller's loop need not be compiled for
+    // AVX2); the other kernels inline into the caller.
+    #[inline(always)]
+    pub fn byte_masks(self, src: &[u8; 64]) -> ByteMasks {
+        let p = src.as_ptr();
+        match self {
+            Kernel::Scalar => scalar::byte_masks(src),
+            // SAFETY: `src` holds 64 bytes; SWAR needs no CPU feature.
+            Kernel::Swar => unsafe { byte_masks::<swar::Swar>(p) },
+            // SAFETY: 64 bytes; SSE2 is part of the x86_64 baseline.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => unsafe { byte_masks::<x86::Sse2>(p) },
+            // SAFETY: 64 bytes; Kernel::Avx2 exists only after run-time detection.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::byte_masks_avx2(p) },
+            // SAFETY: 64 bytes; built only with simd128 enabled.
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => unsafe { byte_masks::<wasm::Simd128>(p) },
+        }
+    }
+
     /// Length of the longest all-ASCII prefix of `s`.
     pub fn ascii_prefix_len(self, s: &[u8]) -> usize {
         let n = self.lanes();
@@ -441,6 +543,27 @@ mod tests {
                     assert_eq!((g.punct & m, g.space & m), (w.punct & m, w.space & m), "{} on {:?} lower={lower} clean={clean}", k.name(), &src[..n]);
                     assert_eq!(&got[..valid.min(n)], &want[..valid.min(n)], "{}", k.name());
                 }
+            }
+        }
+    }
+
+    /// Every kernel's byte masks equal the byte-at-a-time ones, on blocks of ASCII with
+    /// non-ASCII bytes now and then (and fully random ones), at every lane.
+    #[test]
+    fn every_kernel_masks_like_the_scalar_oracle() {
+        let mut r = Rng(0x1234_5678_9ABC_DEF1);
+        for round in 0..20000 {
+            let mut src = [0u8; 64];
+            for b in src.iter_mut() {
+                *b = match round % 3 {
+                    0 => interesting_byte(&mut r),
+                    1 => (r.next() % 128) as u8,
+                    _ => (r.next() % 256) as u8,
+                };
+            }
+            let want = scalar::byte_masks(&src);
+            for k in Kernel::all_available() {
+                assert_eq!(k.byte_masks(&src), want, "{} on {:?}", k.name(), src);
             }
         }
     }

@@ -3,7 +3,7 @@
 //! ASCII lanes are below 0x80, so the signed byte compares of SSE2/AVX2 order them
 //! correctly; `in_ascii_range` relies on that.
 
-use super::{classify_ascii_block, fold_ascii_block, Block, Classes, Vector};
+use super::{byte_masks, classify_ascii_block, fold_ascii_block, Block, ByteMasks, Classes, Vector};
 use core::arch::x86_64::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -151,4 +151,12 @@ pub unsafe fn classify_sse2(src: *const u8, dst: *mut u8, lower: bool, clean: bo
 pub unsafe fn classify_avx2(src: *const u8, dst: *mut u8, lower: bool, clean: bool) -> Classes {
     // SAFETY: forwarded from the caller; compiled with AVX2 enabled.
     unsafe { classify_ascii_block::<Avx2>(src, dst, lower, clean) }
+}
+
+/// # Safety
+/// `src` valid for 64 bytes of reads, and the CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+pub unsafe fn byte_masks_avx2(src: *const u8) -> ByteMasks {
+    // SAFETY: forwarded from the caller; compiled with AVX2 enabled.
+    unsafe { byte_masks::<Avx2>(src) }
 }
