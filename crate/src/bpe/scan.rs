@@ -165,7 +165,8 @@ fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize
     let (starts, limit) = window_starts(s, base, &m, s.len() - base);
     let mut p = 0u32;
     // Starts after p, up to the limit.
-    let mut next = starts & !1 & ((2u64 << limit) - 1);
+    // Bits 0..=limit (limit may be 63: 2 << 63 is 0 and the mask all ones).
+    let mut next = starts & !1 & (2u64 << limit).wrapping_sub(1);
     while next != 0 {
         let q = next.trailing_zeros();
         next &= next - 1;
