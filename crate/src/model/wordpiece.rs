@@ -230,8 +230,10 @@ impl WordPiece {
     pub fn whole_ascii_word(&self, padded: &[u8], len: usize) -> Option<u32> {
         debug_assert!(padded[..len].is_ascii());
         if len == 1 {
+            // NO_ID and UNK_CHAR (absent from the vocabulary: the caller makes it the unk
+            // token) are both not a whole-word id.
             let id = self.one_char[padded[0] as usize];
-            return (id != NO_ID).then_some(id);
+            return (id < UNK_CHAR).then_some(id);
         }
         if len <= SMALL {
             return self.small.get(small_key(padded, len));
@@ -475,6 +477,9 @@ mod tests {
                 padded.extend_from_slice(&[0xFF; SHORT]);
                 let want = vocab.get(&word).copied().filter(|_| word.len() <= max_chars);
                 assert_eq!(wp.whole_word(&padded, word.len()), want, "{word:?} (max {max_chars})");
+                if word.is_ascii() {
+                    assert_eq!(wp.whole_ascii_word(&padded, word.len()), want, "ASCII {word:?} (max {max_chars})");
+                }
                 // A char the table says is absent is one unk token, as the plain algorithm
                 // makes it; every other word is left to the piece-by-piece match.
                 let n = word.chars().count();
