@@ -87,4 +87,14 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Debian's Chromium samples allocations in some renderers (a heap profiler, GWP-ASan) and
+    # takes each sampled allocation's stack by walking frame pointers up to the end of the
+    # thread's stack. Pyodide runs on wasm stacks of its own (JSPI) on the main thread: there
+    # the walk runs past the small wasm stack into its guard page and the renderer dies
+    # (SIGSEGV, "Target crashed"), at random, a few times a suite. Every crash dump of the
+    # tests had that one instruction and a renderer with one of these on.
+    "--disable-features=HeapProfilerReporting,GwpAsanMalloc,GwpAsanPartitionAlloc",
 ]
+# Extra flags for a debugging run, e.g. TOKENPRISM_CHROMIUM_ARGS="--enable-logging=stderr --v=0"
+# (with DEBUG=pw:browser Playwright copies the browser's stderr to the test run's stderr).
+CHROMIUM_ARGS += os.environ.get("TOKENPRISM_CHROMIUM_ARGS", "").split()
