@@ -15,7 +15,7 @@
 //! The text handed to a matcher is one segment between special tokens: `$` and the end-of-text
 //! side of `(?!\S)` refer to the segment's end, as in tiktoken and `tokenizers`.
 
-use super::classes::{at, L, LOW, N, O, P, UP, WS};
+use super::classes::{at, multibyte_run, L, LOW, N, O, P, UP, WS};
 
 /// A supported pre-tokenization pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,46 +154,57 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
     }
 }
 
-/// End of the longest run of chars from `i` whose flags meet `mask`.
+/// End of the longest run of chars from `i` whose flags meet `mask` (a single flag).
 ///
 /// ASCII stretches of letters, lowercase or uppercase letters or digits are scanned 8 bytes at
-/// a time ([`ascii_run`]); other chars one at a time with their flags.
+/// a time ([`ascii_run`]); 2-byte chars and the 3-byte chars of uniform blocks without decoding
+/// ([`multibyte_run`]); other chars one at a time with their flags.
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
     let swar = swar_class(mask);
-    // The word scan checks the end itself; the char loop needs a char.
-    if swar.is_none() && i >= s.len() {
-        return i;
-    }
     loop {
-        // An ASCII stretch.
-        if let Some(class) = swar {
-            i = ascii_run(s, i, class);
-            // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that
-            // is a char outside `mask` (the class is exactly the ASCII part of `mask`).
-            if i >= s.len() || s[i] < 0x80 {
-                return i;
-            }
+        if i >= s.len() {
+            return i;
         }
-        // Chars one by one, until the next ASCII byte when a word scan can take over.
-        loop {
-            let (f, len) = at(s, i);
-            if f & mask == 0 {
-                return i;
-            }
-            i += len;
-            if i >= s.len() {
-                return i;
-            }
-            if swar.is_some() && s[i] < 0x80 {
-                // An ASCII char ends most non-ASCII words (a space, a full stop): one flag
-                // test stops the run there, where the word scan would read a word first.
-                if at(s, i).0 & mask == 0 {
-                    return i;
+        if s[i] < 0x80 {
+            match swar {
+                Some(class) => {
+                    // `ascii_run` stops only at a byte outside the class: for an ASCII byte,
+                    // that is a char outside `mask` (the class is exactly the ASCII part of
+                    // `mask`).
+                    i = ascii_run(s, i, class);
+                    if i >= s.len() || s[i] < 0x80 {
+                        return i;
+                    }
                 }
-                break;
+                None => {
+                    if at(s, i).0 & mask == 0 {
+                        return i;
+                    }
+                    i += 1;
+                    continue;
+                }
             }
         }
+        // Non-ASCII chars: those the scan classifies, then one through the flag tables.
+        let (e, decided) = multibyte_run(s, i, mask);
+        i = e;
+        if decided {
+            return i;
+        }
+        if s[i] < 0x80 {
+            // An ASCII char ends most non-ASCII words (a space, a full stop): one flag test
+            // stops the run there, where the word scan would read a word first.
+            if at(s, i).0 & mask == 0 {
+                return i;
+            }
+            continue;
+        }
+        let (f, len) = at(s, i);
+        if f & mask == 0 {
+            return i;
+        }
+        i += len;
     }
 }
 
@@ -475,6 +486,18 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
     let mut j = start;
     let mut last_low_end = 0;
     while j < s.len() {
+        // Chars in both sets (Lo, Lm, marks: Han, kana, Arabic letters) in bulk: each is UP
+        // and LOW, so each extends the run and may end the match.
+        if s[j] >= 0x80 {
+            let (e, _) = multibyte_run(s, j, UP | LOW);
+            if e > j {
+                j = e;
+                last_low_end = j;
+                if j >= s.len() {
+                    break;
+                }
+            }
+        }
         let (f, len) = at(s, j);
         if f & UP == 0 {
             if f & LOW != 0 {
@@ -860,6 +883,59 @@ mod tests {
         };
         for text in random_texts(11, 40, pick) {
             assert_runs_match(&text);
+        }
+    }
+
+    /// `run` on text of mostly 3-byte chars (Han, kana, Hangul, CJK punctuation and spaces,
+    /// chars of mixed 128-char blocks) mixed with 2-byte, 4-byte and ASCII chars.
+    #[test]
+    fn run_matches_char_by_char_three_byte() {
+        let alphabet = ["中", "語", "가", "あ", "ア", "、", "\u{3000}", "\u{4DC0}", "€", "ｱ", "Ａ", "ａ", "а", "Ж", "😀", "a", " ", "7", "\u{301}", "\n"];
+        let pick = |r: u64, x: u64| {
+            if r % 4 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 6) * 2] }
+        };
+        for text in random_texts(13, 40, pick) {
+            assert_runs_match(&text);
+        }
+    }
+
+    /// `o200k_lower` as the char-at-a-time loop it was before its bulk step (the oracle).
+    fn o200k_lower_by_char(s: &[u8], start: usize) -> Option<usize> {
+        let mut j = start;
+        let mut last_low_end = 0;
+        while j < s.len() {
+            let (f, len) = at(s, j);
+            if f & UP == 0 {
+                if f & LOW != 0 {
+                    let mut e = j + len;
+                    while e < s.len() && at(s, e).0 & LOW != 0 {
+                        e += at(s, e).1;
+                    }
+                    return Some(e);
+                }
+                break;
+            }
+            j += len;
+            if f & LOW != 0 {
+                last_low_end = j;
+            }
+        }
+        (last_low_end != 0).then_some(last_low_end)
+    }
+
+    /// `o200k_lower` (with its bulk step over Lo/Lm/marks) equals the char-at-a-time loop from
+    /// every char of texts that mix Han, Arabic, marks, Lm, cased letters of every script.
+    #[test]
+    fn o200k_lower_matches_char_by_char() {
+        let alphabet = ["中", "語", "ب", "ش", "\u{64E}", "\u{301}", "ʰ", "あ", "а", "Ж", "α", "Ω", "a", "Z", "ǅ", "\u{4DC0}", "😀", "𠀀", " ", "7", "'"];
+        let pick = |r: u64, x: u64| {
+            if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 8) * 2] }
+        };
+        for text in random_texts(17, 40, pick) {
+            let s = text.as_bytes();
+            for i in (0..=s.len()).filter(|&i| text.is_char_boundary(i)) {
+                assert_eq!(o200k_lower(s, i), o200k_lower_by_char(s, i), "{text:?} from {i}");
+            }
         }
     }
 
