@@ -162,49 +162,48 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
     let swar = swar_class(mask);
+    // The word scan checks the end itself; the char loop needs a char.
+    if swar.is_none() && i >= s.len() {
+        return i;
+    }
     loop {
-        if i >= s.len() {
-            return i;
-        }
-        if s[i] < 0x80 {
-            match swar {
-                Some(class) => {
-                    // `ascii_run` stops only at a byte outside the class: for an ASCII byte,
-                    // that is a char outside `mask` (the class is exactly the ASCII part of
-                    // `mask`).
-                    i = ascii_run(s, i, class);
-                    if i >= s.len() || s[i] < 0x80 {
-                        return i;
-                    }
-                }
-                None => {
-                    if at(s, i).0 & mask == 0 {
-                        return i;
-                    }
-                    i += 1;
-                    continue;
-                }
-            }
-        }
-        // Non-ASCII chars: those the scan classifies, then one through the flag tables.
-        let (e, decided) = multibyte_run(s, i, mask);
-        i = e;
-        if decided {
-            return i;
-        }
-        if s[i] < 0x80 {
-            // An ASCII char ends most non-ASCII words (a space, a full stop): one flag test
-            // stops the run there, where the word scan would read a word first.
-            if at(s, i).0 & mask == 0 {
+        // An ASCII stretch.
+        if let Some(class) = swar {
+            i = ascii_run(s, i, class);
+            // `ascii_run` stops only at a byte outside the class: for an ASCII byte, that
+            // is a char outside `mask` (the class is exactly the ASCII part of `mask`).
+            if i >= s.len() || s[i] < 0x80 {
                 return i;
             }
-            continue;
         }
-        let (f, len) = at(s, i);
-        if f & mask == 0 {
-            return i;
+        // Chars one by one, until the next ASCII byte when a word scan can take over.
+        loop {
+            if s[i] >= 0x80 {
+                // Blocks for o200k's sets, not for `\p{L}` (see `multibyte_run`); `mask` is a constant
+                // in every inlined copy, so the test folds away.
+                let (e, decided) = if mask == L { multibyte_run::<false>(s, i, mask) } else { multibyte_run::<true>(s, i, mask) };
+                if decided {
+                    return e;
+                }
+                i = e;
+            }
+            let (f, len) = at(s, i);
+            if f & mask == 0 {
+                return i;
+            }
+            i += len;
+            if i >= s.len() {
+                return i;
+            }
+            if swar.is_some() && s[i] < 0x80 {
+                // An ASCII char ends most non-ASCII words (a space, a full stop): one flag
+                // test stops the run there, where the word scan would read a word first.
+                if at(s, i).0 & mask == 0 {
+                    return i;
+                }
+                break;
+            }
         }
-        i += len;
     }
 }
 
@@ -486,18 +485,6 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
     let mut j = start;
     let mut last_low_end = 0;
     while j < s.len() {
-        // Chars in both sets (Lo, Lm, marks: Han, kana, Arabic letters) in bulk: each is UP
-        // and LOW, so each extends the run and may end the match.
-        if s[j] >= 0x80 {
-            let (e, _) = multibyte_run(s, j, UP | LOW);
-            if e > j {
-                j = e;
-                last_low_end = j;
-                if j >= s.len() {
-                    break;
-                }
-            }
-        }
         let (f, len) = at(s, j);
         if f & UP == 0 {
             if f & LOW != 0 {
@@ -507,6 +494,11 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
         }
         j += len;
         if f & LOW != 0 {
+            // An Lo, Lm or mark (Han, kana, Arabic letters): the chars after it in both sets
+            // in bulk; each extends the run and may end the match.
+            if j < s.len() && s[j] >= 0x80 {
+                j = multibyte_run::<true>(s, j, UP | LOW).0;
+            }
             last_low_end = j;
         }
     }
