@@ -15,7 +15,7 @@
 //! The text handed to a matcher is one segment between special tokens: `$` and the end-of-text
 //! side of `(?!\S)` refer to the segment's end, as in tiktoken and `tokenizers`.
 
-use super::classes::{at, multibyte_run, L, LOW, N, O, P, UP, WS};
+use super::classes::{at, two_byte_run, L, LOW, N, O, P, UP, WS};
 
 /// A supported pre-tokenization pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,11 +154,10 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
     }
 }
 
-/// End of the longest run of chars from `i` whose flags meet `mask` (a single flag).
+/// End of the longest run of chars from `i` whose flags meet `mask`.
 ///
 /// ASCII stretches of letters, lowercase or uppercase letters or digits are scanned 8 bytes at
-/// a time ([`ascii_run`]); 2-byte chars and the 3-byte chars of uniform blocks without decoding
-/// ([`multibyte_run`]); other chars one at a time with their flags.
+/// a time ([`ascii_run`]); other chars one at a time with their flags.
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
     let swar = swar_class(mask);
@@ -178,15 +177,6 @@ fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
         }
         // Chars one by one, until the next ASCII byte when a word scan can take over.
         loop {
-            if s[i] >= 0x80 {
-                // Blocks for o200k's sets, not for `\p{L}` (see `multibyte_run`); `mask` is a constant
-                // in every inlined copy, so the test folds away.
-                let (e, decided) = if mask == L { multibyte_run::<false>(s, i, mask) } else { multibyte_run::<true>(s, i, mask) };
-                if decided {
-                    return e;
-                }
-                i = e;
-            }
             let (f, len) = at(s, i);
             if f & mask == 0 {
                 return i;
@@ -494,10 +484,10 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
         }
         j += len;
         if f & LOW != 0 {
-            // An Lo, Lm or mark (Han, kana, Arabic letters): the chars after it in both sets
-            // in bulk; each extends the run and may end the match.
-            if j < s.len() && s[j] >= 0x80 {
-                j = multibyte_run::<true>(s, j, UP | LOW).0;
+            // A 2-byte Lo, Lm or mark (Arabic, Hebrew letters, their marks): the 2-byte chars
+            // after it in both sets in bulk; each extends the run and may end the match.
+            if len == 2 {
+                j = two_byte_run(s, j, UP | LOW).0;
             }
             last_low_end = j;
         }
