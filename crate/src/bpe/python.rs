@@ -64,7 +64,7 @@ impl PyBpeTokenizer {
 
     /// `ids` as a Python list of ints, the ints shared across calls (see `ints`).
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        self.ints.list(py, ids.iter().copied())
+        self.ints.list(py, ids)
     }
 }
 
