@@ -25,6 +25,16 @@ thread_local! {
     static IDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Runs `f` on this thread's [`IDS`] buffer, or on a fresh one if the buffer is in use (a call
+/// re-entered from Python while `f` runs).
+fn with_ids_buffer<R>(f: impl FnOnce(&mut Vec<u32>) -> R) -> R {
+    IDS.with(|buf| {
+        let mut own = Vec::new();
+        let mut held = buf.try_borrow_mut().ok();
+        f(held.as_deref_mut().unwrap_or(&mut own))
+    })
+}
+
 fn to_py_err(e: Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -310,10 +320,7 @@ impl PyEncoding {
             return self.ints.list(py, &self.inner.ids().collect::<Vec<u32>>());
         }
         // Short encodings: the ids go through the per-thread buffer (its capacity stays small).
-        IDS.with(|buf| {
-            let mut own = Vec::new();
-            let mut held = buf.try_borrow_mut().ok();
-            let ids = held.as_deref_mut().unwrap_or(&mut own);
+        with_ids_buffer(|ids| {
             ids.clear();
             ids.extend(self.inner.ids());
             self.ints.list(py, ids)
@@ -595,10 +602,7 @@ impl PyTokenizer {
         }
         // Short inputs: the ids go to a per-thread buffer and straight into the list, so a
         // call allocates nothing but the Python objects.
-        IDS.with(|buf| {
-            let mut own = Vec::new();
-            let mut held = buf.try_borrow_mut().ok();
-            let ids = held.as_deref_mut().unwrap_or(&mut own);
+        with_ids_buffer(|ids| {
             t.encode_ids_into(&a, add_special_tokens, ids).map_err(to_py_err)?;
             self.ints.list(py, ids)
         })

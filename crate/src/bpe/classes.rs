@@ -148,7 +148,7 @@ pub fn two_byte_run(s: &[u8], mut i: usize, mask: u8) -> (usize, bool) {
     }
     while i < n && s[i] & 0xE0 == 0xC0 {
         super::cost::add(1);
-        if TWO_BYTE_FLAGS[((s[i] as usize & 0x1F) << 6) | (s[i + 1] as usize & 0x3F)] & mask != mask {
+        if two_byte_flags(u16::from_le_bytes([s[i], s[i + 1]]) as u64) & mask != mask {
             return (i, true);
         }
         i += 2;
