@@ -116,6 +116,38 @@ fn two_byte_flags(w: u64) -> u8 {
     TWO_BYTE_FLAGS[((w as usize & 0x1F) << 6) | ((w as usize >> 8) & 0x3F)]
 }
 
+/// Flags of the 2-byte chars indexed by their two bytes read big-endian, less 0xC000
+/// (lead bytes 0xC0..=0xDF): 0 where the second byte is not a continuation byte or the
+/// encoding is overlong (no char: every char's flags are non-zero). 8 KB, of which a script's
+/// letters use one or two 64-byte lines per lead byte.
+static TWO_BYTE_BE: [u8; 0x2000] = {
+    let mut t = [0u8; 0x2000];
+    let mut i = 0;
+    while i < 0x2000 {
+        let (b0, b1) = (0xC0 + (i >> 8), i & 0xFF);
+        let cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
+        if b1 & 0xC0 == 0x80 && cp >= 0x80 {
+            t[i] = TWO_BYTE_FLAGS[cp];
+        }
+        i += 1;
+    }
+    t
+};
+
+/// Flags of the char at `s[i]` when it is a 2-byte char, else 0 (also at or past the end of
+/// `s`): one table load, no decoding.
+#[inline(always)]
+pub fn two_byte_at(s: &[u8], i: usize) -> u8 {
+    if i + 1 < s.len() {
+        let w = u16::from_be_bytes([s[i], s[i + 1]]) as usize;
+        if let Some(&f) = TWO_BYTE_BE.get(w.wrapping_sub(0xC000)) {
+            super::cost::add(1);
+            return f;
+        }
+    }
+    0
+}
+
 /// The run of 2-byte chars (Greek, Cyrillic, Arabic, Hebrew, ...) from `i` whose flags hold
 /// every bit of `mask`, read through their direct table without decoding: four at a time
 /// where eight bytes hold four 2-byte chars, then one at a time. Returns `(end, decided)`:
@@ -255,6 +287,21 @@ mod tests {
             }
         }
         assert!(checked > 300_000, "{checked}");
+    }
+
+    /// `two_byte_at` gives every 2-byte char's flags (as `at` does), and 0 for any other char,
+    /// for a lone lead byte at the end and past the end.
+    #[test]
+    fn two_byte_at_matches_at() {
+        let mut buf = [0u8; 4];
+        for cp in (0..0x110000u32).filter(|c| !(0xD800..0xE000).contains(c)) {
+            let s = char::from_u32(cp).unwrap().encode_utf8(&mut buf).as_bytes();
+            let want = if s.len() == 2 { at(s, 0).0 } else { 0 };
+            assert_eq!(two_byte_at(s, 0), want, "U+{cp:04X}");
+            assert_ne!(at(s, 0).0, 0, "U+{cp:04X}: every char has flags, so 0 means none");
+        }
+        assert_eq!(two_byte_at(b"a\xCE", 1), 0);
+        assert_eq!(two_byte_at("αβ".as_bytes(), 4), 0);
     }
 
     #[test]
