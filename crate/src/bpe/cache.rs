@@ -112,7 +112,7 @@ fn push_packed(out: &mut Vec<u32>, v: u64) {
 /// Appends `ids[..k]` (k at most 3) to `out`: all three are written to its spare capacity
 /// and the length grows by k, so the count costs no branch and the copy no call to memcpy.
 #[inline(always)]
-fn push_up_to_3(out: &mut Vec<u32>, ids: [u32; 3], k: usize) {
+pub(super) fn push_up_to_3(out: &mut Vec<u32>, ids: [u32; 3], k: usize) {
     debug_assert!(k <= 3);
     out.reserve(3);
     let len = out.len();

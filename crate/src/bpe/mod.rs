@@ -37,6 +37,7 @@ mod classes_table;
 mod hf;
 pub mod load;
 pub mod nfc;
+mod words;
 pub mod merge;
 pub mod pattern;
 mod scan;
@@ -152,6 +153,7 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 struct Work {
     merge: Scratch,
     cache: PieceCache,
+    words: words::Words,
 }
 
 /// What the lookups of a pre-token need, computed once when it is found: its
@@ -404,7 +406,7 @@ impl BpeTokenizer {
     #[inline(always)]
     fn encode_text<const SCAN: bool>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
         let bytes = text.as_bytes();
-        let mut batch = [(0u32, 0u32, PieceKey { hash: 0, short: 0 }); BATCH];
+        let mut batch = [(0u32, 0u32, words::NO_KEY, 0u64); BATCH];
         let mut n = 0;
         // The per-pre-token step, written once for the two matchers below (a macro, not a
         // closure in a variable: an attribute on a closure needs it in argument position).
@@ -412,13 +414,23 @@ impl BpeTokenizer {
             () => {
                 #[inline(always)]
                 |a: usize, b: usize| {
-                    let piece = &bytes[a..b];
-                    // A single byte needs no hash: it is looked up by value.
-                    let key = if piece.len() > 1 { PieceKey::of(piece) } else { PieceKey { hash: 0, short: 0 } };
-                    if piece.len() > 1 {
-                        w.cache.prefetch(key.hash, piece.len());
-                    }
-                    batch[n] = (a as u32, b as u32, key);
+                    let len = bytes[a..b].len();
+                    // A single byte needs no key: it is looked up by value; a piece longer
+                    // than the word table's keys is looked up by `encode_piece`.
+                    let (key, h) = if (2..=words::MAX_PIECE).contains(&len) {
+                        let key = words::key_at(bytes, a, len);
+                        let h = words::hash(key);
+                        w.words.prefetch(h);
+                        (key, h)
+                    } else if len > 1 {
+                        // Longer: its hash for the piece cache, whose slot is prefetched.
+                        let h = table::hash_bytes(&bytes[a..b]);
+                        w.cache.prefetch(h, len);
+                        (words::NO_KEY, h)
+                    } else {
+                        (words::NO_KEY, 0)
+                    };
+                    batch[n] = (a as u32, b as u32, key, h);
                     n += 1;
                     if n == BATCH {
                         self.encode_pieces(bytes, &batch, out, w);
@@ -435,17 +447,31 @@ impl BpeTokenizer {
         self.encode_pieces(bytes, &batch[..n], out, w);
     }
 
-    /// Encodes a batch of pre-tokens of `bytes`: (start, end, key) each.
+    /// Encodes a batch of pre-tokens of `bytes`: (start, end, word key, hash) each; the hash
+    /// is the word key's, or for a piece longer than word keys its [`table::hash_bytes`].
+    ///
+    /// A piece with a word key is looked up in the word table ([`words`]) first; on a miss it
+    /// is encoded by [`Self::encode_piece`] and its ids are stored there.
     #[inline(never)]
-    fn encode_pieces(&self, bytes: &[u8], batch: &[(u32, u32, PieceKey)], out: &mut Vec<u32>, w: &mut Work) {
-        for &(a, b, k) in batch {
+    fn encode_pieces(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], out: &mut Vec<u32>, w: &mut Work) {
+        for &(a, b, key, h) in batch {
             let (a, b) = (a as usize, b as usize);
-            debug_assert!(a <= b && b <= bytes.len());
+            debug_assert!(a < b && b <= bytes.len());
+            if key != words::NO_KEY && w.words.get_into(key, h, out) {
+                continue;
+            }
             // SAFETY: every batch entry is made by `encode_text`'s step from a piece it has
             // just sliced as `&bytes[a..b]` (which checked a <= b <= bytes.len()), with this
-            // same `bytes`; checking again here cost 5 of the ~60 instructions of a cached piece.
+            // same `bytes`.
             let piece = unsafe { bytes.get_unchecked(a..b) };
-            self.encode_piece(piece, k, out, w);
+            if key == words::NO_KEY {
+                // One byte, or longer than word keys (`h` is its piece-cache hash).
+                self.encode_piece(piece, PieceKey { hash: h, short: 0 }, out, w);
+                continue;
+            }
+            let start = out.len();
+            self.encode_piece(piece, PieceKey::of(piece), out, w);
+            w.words.insert(key, h, &out[start..]);
         }
     }
 

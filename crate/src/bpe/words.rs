@@ -1,0 +1,229 @@
+//! The first cache a pre-token meets: pieces of 2 to 15 bytes.
+//!
+//! Most pre-tokens of text are such pieces, seen before (English and code: ~95% of those of
+//! two bytes or more). For them the whole lookup is: the key from two 8-byte loads of the text
+//! masked to the piece's length (its bytes zero-padded, its length in the top byte: a piece
+//! determines its key and the key its piece), one multiply for the hash, and one 32-byte entry
+//! holding the key and up to 3 ids (more are in an arena). The key and hash are made when the
+//! pre-token is found (and
+//! its entry prefetched); the probe comes a batch later. A miss goes to [`super::cache`]'s
+//! tables and the merge, and what they give is stored here.
+//!
+//! One table per thread and tokenizer (in `Work`), cleared when three quarters full.
+
+/// Slots (32 bytes each: 4 MB).
+const SLOTS: usize = 1 << 17;
+/// Pieces before the table starts over.
+const MAX_LEN: usize = SLOTS / 4 * 3;
+/// Ids in the arena before the table starts over.
+const MAX_ARENA: usize = 1 << 22;
+/// The longest piece stored: its bytes and its length fit in 16 bytes.
+pub const MAX_PIECE: usize = 15;
+
+/// A piece's key: its bytes zero-padded, little-endian, and its length in the top byte of the
+/// second word. A piece of two bytes or more has a non-zero second word; `[0, 0]` marks a free
+/// slot and a pre-token with no key (one byte, or longer than [`MAX_PIECE`]).
+pub type Key = [u64; 2];
+pub const NO_KEY: Key = [0, 0];
+
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Entry {
+    key: Key,
+    /// The ids when there are at most 3 (0 past `n`); else `ids[0]` is their offset in the arena.
+    ids: [u32; 3],
+    n: u32,
+}
+
+const FREE: Entry = Entry { key: NO_KEY, ids: [0; 3], n: 0 };
+
+/// The masks that keep the first `n` bytes of the two words (index `n`, 0 to 15).
+static MASKS: [[u64; 2]; 16] = {
+    let mut m = [[0u64; 2]; 16];
+    let mut n = 1;
+    while n < 16 {
+        m[n][0] = if n >= 8 { u64::MAX } else { u64::MAX >> (64 - 8 * n) };
+        m[n][1] = if n > 8 { u64::MAX >> (64 - 8 * (n - 8)) } else { 0 };
+        n += 1;
+    }
+    m
+};
+
+/// The key of the piece `s[a..a + n]` (`2 <= n <= MAX_PIECE`).
+#[inline(always)]
+pub fn key_at(s: &[u8], a: usize, n: usize) -> Key {
+    debug_assert!((2..=MAX_PIECE).contains(&n) && a + n <= s.len());
+    let [lo, hi] = match s.get(a..a + 16) {
+        Some(w) => {
+            let w: &[u8; 16] = w.try_into().expect("16 bytes");
+            let m = MASKS[n & 15];
+            [u64::from_le_bytes(w[..8].try_into().expect("8 bytes")) & m[0], u64::from_le_bytes(w[8..].try_into().expect("8 bytes")) & m[1]]
+        }
+        // The last 15 bytes of the text: through a zero-padded copy.
+        None => {
+            let mut w = [0u8; 16];
+            w[..n].copy_from_slice(&s[a..a + n]);
+            [u64::from_le_bytes(w[..8].try_into().expect("8 bytes")), u64::from_le_bytes(w[8..].try_into().expect("8 bytes"))]
+        }
+    };
+    [lo, hi | (n as u64) << 56]
+}
+
+/// The key of `piece` if it has one ([`NO_KEY`] otherwise).
+#[cfg(test)]
+fn key_of(piece: &[u8]) -> Key {
+    if (2..=MAX_PIECE).contains(&piece.len()) { key_at(piece, 0, piece.len()) } else { NO_KEY }
+}
+
+/// The hash of a key: one multiply, its high bits folded down onto the low ones that pick a
+/// slot (wasm too: a 64-bit multiply is one instruction there).
+#[inline(always)]
+pub fn hash(key: Key) -> u64 {
+    let h = (key[0] ^ key[1].rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
+}
+
+pub struct Words {
+    /// Open addressing with linear probing, [`SLOTS`] slots once the first piece is stored
+    /// (one free slot before: a lookup needs no check for an empty table).
+    slots: Vec<Entry>,
+    len: usize,
+    /// The ids of pieces that are more than 3.
+    arena: Vec<u32>,
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words { slots: vec![FREE], len: 0, arena: Vec::new() }
+    }
+}
+
+impl Words {
+    /// Starts loading the slot a lookup with hash `h` begins at.
+    #[inline(always)]
+    pub fn prefetch(&self, h: u64) {
+        let e = &self.slots[h as usize & (self.slots.len() - 1)];
+        super::table::prefetch_ptr(e as *const Entry as *const u8);
+    }
+
+    /// Appends the ids stored for the piece with key `key` (not [`NO_KEY`]) and hash `h` to
+    /// `out` and returns true; false if it is not stored.
+    #[inline(always)]
+    pub fn get_into(&self, key: Key, h: u64, out: &mut Vec<u32>) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let e = &self.slots[i];
+            if e.key == key {
+                let n = e.n as usize;
+                if n <= 3 {
+                    super::cache::push_up_to_3(out, e.ids, n);
+                } else {
+                    let at = e.ids[0] as usize;
+                    out.extend_from_slice(&self.arena[at..at + n]);
+                }
+                return true;
+            }
+            if e.key[1] == 0 {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Remembers `ids` (at least one) for the piece with key `key` (not [`NO_KEY`], not
+    /// stored yet) and hash `h`.
+    pub fn insert(&mut self, key: Key, h: u64, ids: &[u32]) {
+        if key == NO_KEY || ids.is_empty() || ids.len() > MAX_ARENA {
+            return;
+        }
+        if self.slots.len() < SLOTS {
+            self.slots = super::table::huge_vec(SLOTS, FREE);
+        } else if self.len >= MAX_LEN || self.arena.len() + ids.len() > MAX_ARENA {
+            self.slots.fill(FREE);
+            self.arena.clear();
+            self.len = 0;
+        }
+        let mut e = Entry { key, ids: [0; 3], n: ids.len() as u32 };
+        if ids.len() <= 3 {
+            e.ids[..ids.len()].copy_from_slice(ids);
+        } else {
+            e.ids[0] = self.arena.len() as u32;
+            self.arena.extend_from_slice(ids);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        while self.slots[i].key != NO_KEY {
+            debug_assert!(self.slots[i].key != key, "stored twice");
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = e;
+        self.len += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys tell every piece of 2 to 15 bytes apart (trailing zero bytes, equal prefixes), are
+    /// the same read from inside a text and from the piece alone (near the text's end too), and
+    /// the table returns what was stored for random pieces, past a start-over too.
+    #[test]
+    fn keys_and_table_against_a_map() {
+        let text: Vec<u8> = (0..64u8).map(|i| if i % 5 == 0 { 0 } else { i.wrapping_mul(37) }).collect();
+        let mut seen = std::collections::HashMap::new();
+        for a in 0..text.len() {
+            for n in 2..=MAX_PIECE.min(text.len() - a) {
+                let p = &text[a..a + n];
+                let k = key_at(&text, a, n);
+                assert_eq!(k, key_of(p));
+                assert_ne!(k[1], 0);
+                if let Some(q) = seen.insert(k, p.to_vec()) {
+                    assert_eq!(q, p, "two pieces, one key");
+                }
+            }
+        }
+        assert_eq!(key_of(b"z"), NO_KEY);
+        assert_ne!(key_of(b"z\0"), key_of(b"z\0\0"));
+        assert_eq!(key_of(&[1; 16]), NO_KEY);
+
+        let mut w = Words::default();
+        let mut want = std::collections::HashMap::new();
+        let mut x: u64 = 99;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for _ in 0..(MAX_LEN + 20_000) {
+            let n = 2 + next(14) as usize;
+            let p: Vec<u8> = (0..n).map(|_| if next(4) == 0 { 0 } else { next(256) as u8 }).collect();
+            let k = key_of(&p);
+            if want.contains_key(&p) {
+                continue;
+            }
+            let mut out = vec![7];
+            assert!(!w.get_into(k, hash(k), &mut out));
+            assert_eq!(out, [7]);
+            let most = if next(3) == 0 { 12 } else { 3 };
+            let ids: Vec<u32> = (0..1 + next(most)).map(|_| next(1 << 24) as u32).collect();
+            let before = w.len;
+            w.insert(k, hash(k), &ids);
+            if w.len < before {
+                // Started over: forget what the map knew.
+                want.clear();
+            }
+            want.insert(p, ids);
+        }
+        assert!(want.len() > 10_000);
+        for (p, ids) in &want {
+            let k = key_of(p);
+            // Appended to an output with no spare capacity.
+            let mut out = vec![7u32; 5];
+            out.shrink_to_fit();
+            assert!(w.get_into(k, hash(k), &mut out));
+            assert_eq!(&out[..5], &[7; 5]);
+            assert_eq!(&out[5..], &ids[..]);
+        }
+    }
+}
