@@ -450,8 +450,9 @@ impl BpeTokenizer {
     /// Encodes a batch of pre-tokens of `bytes`: (start, end, word key, hash) each; the hash
     /// is the word key's, or for a piece longer than word keys its [`table::hash_bytes`].
     ///
-    /// A piece with a word key is looked up in the word table ([`words`]) first; on a miss it
-    /// is encoded by [`Self::encode_piece`] and its ids are stored there.
+    /// A piece with a word key is looked up in the word table ([`words`]); on a miss it is
+    /// encoded from the vocabulary and the merge and its ids are stored there. Other pieces go
+    /// through [`Self::encode_piece`] and the piece cache.
     #[inline(never)]
     fn encode_pieces(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], out: &mut Vec<u32>, w: &mut Work) {
         for &(a, b, key, h) in batch {
@@ -469,8 +470,9 @@ impl BpeTokenizer {
                 self.encode_piece(piece, PieceKey { hash: h, short: 0 }, out, w);
                 continue;
             }
+            // A piece with a word key is only ever remembered in the word table.
             let start = out.len();
-            self.encode_piece(piece, PieceKey::of(piece), out, w);
+            self.encode_piece_fresh(piece, PieceKey::of(piece), out, w, false);
             w.words.insert(key, h, &out[start..]);
         }
     }
@@ -505,6 +507,14 @@ impl BpeTokenizer {
     /// a whole token, or merged; then remembered.
     #[inline(never)]
     fn encode_piece_uncached(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
+        self.encode_piece_fresh(piece, key, out, w, true);
+    }
+
+    /// A piece of two or more bytes from the vocabulary and the merge, without asking a cache;
+    /// remembered in the piece cache if `remember` (pieces with a word key are remembered in
+    /// the word table instead, by the caller).
+    #[inline(never)]
+    fn encode_piece_fresh(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work, remember: bool) {
         let hash = key.hash;
         let found = if piece.len() <= 8 {
             self.model.vocab.get_short(key.short, piece.len(), hash)
@@ -514,7 +524,9 @@ impl BpeTokenizer {
         if let Some(id) = found {
             if self.whole_token_ok(id, piece, &mut w.merge) {
                 out.push(id);
-                w.cache.insert(piece, hash, &[id]);
+                if remember {
+                    w.cache.insert(piece, hash, &[id]);
+                }
                 return;
             }
         }
@@ -523,7 +535,9 @@ impl BpeTokenizer {
         parts.extend(piece.iter().map(|&b| self.model.byte_ids[b as usize]));
         merge::merge(&self.model.pairs, &mut parts, &mut w.merge);
         out.extend_from_slice(&parts);
-        w.cache.insert(piece, hash, &parts);
+        if remember {
+            w.cache.insert(piece, hash, &parts);
+        }
         w.merge.parts = parts;
     }
 
