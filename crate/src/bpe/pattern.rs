@@ -478,7 +478,10 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
     // Hebrew word), the 2-byte chars after it in both sets in bulk ([`two_byte_run`]); each
     // extends the run and may end the match. Only here: a test per char in the loop cost
     // Chinese, whose Han chars all pass through it, 1.8% (callgrind).
-    if j < s.len() {
+    if j < s.len() && is_cjk_ideograph(s, j) {
+        j += 3;
+        last_low_end = j;
+    } else if j < s.len() {
         let (f, len) = at(s, j);
         if f & UP == 0 {
             return (f & LOW != 0).then(|| run(s, j + len, LOW));
@@ -492,6 +495,13 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
         }
     }
     while j < s.len() {
+        // A CJK unified ideograph (Lo: in both sets) without decoding it: most chars of
+        // Chinese and Japanese words.
+        if is_cjk_ideograph(s, j) {
+            j += 3;
+            last_low_end = j;
+            continue;
+        }
         let (f, len) = at(s, j);
         if f & UP == 0 {
             if f & LOW != 0 {
@@ -505,6 +515,15 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
         }
     }
     (last_low_end != 0).then_some(last_low_end)
+}
+
+/// Whether the char at `s[j]` (a char boundary of valid UTF-8, `j < s.len()`) is in
+/// U+4E00..=U+9FFF, CJK Unified Ideographs, every one of them Lo as of Unicode 16 (checked
+/// against the class tables by a test): lead bytes E5..E9, or E4 followed by B8..BF.
+#[inline(always)]
+fn is_cjk_ideograph(s: &[u8], j: usize) -> bool {
+    let b0 = s[j];
+    b0.wrapping_sub(0xE5) < 5 || (b0 == 0xE4 && s.get(j + 1).is_some_and(|&b1| b1 >= 0xB8))
 }
 
 /// o200k's second branch without its prefix: `[UP]+[LOW]*` from `start`.
@@ -696,6 +715,13 @@ fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
 /// (Russian +2.1M instructions per MB, a call per pre-token).
 #[inline(always)]
 pub(super) fn o200k_general(s: &[u8], i: usize) -> usize {
+    // A CJK ideograph is not a prefix char and is in both sets: the first branch takes the
+    // word from it (`o200k_lower` answers for any char in LOW).
+    if is_cjk_ideograph(s, i) {
+        if let Some(e) = o200k_lower(s, i) {
+            return opt_contraction(s, e);
+        }
+    }
     let (f, len) = at(s, i);
     // The two word branches, in the order backtracking tries them: first branch with the
     // prefix char taken, then without it, then the second branch with and without. "Without"
@@ -868,6 +894,21 @@ mod tests {
             }
         }
         assert!(answered > 30_000, "{answered}");
+    }
+
+    /// `is_cjk_ideograph` holds exactly for U+4E00..=U+9FFF, whose chars are all Lo (in UP
+    /// and LOW) in the class tables.
+    #[test]
+    fn cjk_ideographs_are_lo() {
+        let mut buf = [0u8; 4];
+        for cp in (0..0x110000u32).filter(|c| !(0xD800..0xE000).contains(c)) {
+            let s = char::from_u32(cp).unwrap().encode_utf8(&mut buf).as_bytes();
+            let want = (0x4E00..=0x9FFF).contains(&cp);
+            assert_eq!(is_cjk_ideograph(s, 0), want, "U+{cp:04X}");
+            if want {
+                assert_eq!(at(s, 0).0, crate::bpe::classes::FLAGS[crate::bpe::classes::LO as usize], "U+{cp:04X}");
+            }
+        }
     }
 
     #[test]
