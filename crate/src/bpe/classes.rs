@@ -208,6 +208,15 @@ fn decode(s: &[u8], i: usize) -> (u32, usize) {
     }
 }
 
+/// Calls `f(cp, utf8)` for every Unicode scalar value, with its UTF-8 bytes (tests).
+#[cfg(test)]
+pub(super) fn for_each_char(mut f: impl FnMut(u32, &[u8])) {
+    let mut buf = [0u8; 4];
+    for cp in (0..0x110000u32).filter(|c| !(0xD800..0xE000).contains(c)) {
+        f(cp, char::from_u32(cp).expect("a scalar value").encode_utf8(&mut buf).as_bytes());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,11 +246,7 @@ mod tests {
 
     #[test]
     fn flag_tables_match_classes() {
-        let mut buf = [0u8; 4];
-        for cp in (0..0x110000u32).filter(|c| !(0xD800..0xE000).contains(c)) {
-            let s = char::from_u32(cp).unwrap().encode_utf8(&mut buf);
-            assert_eq!(at(s.as_bytes(), 0), (FLAGS[class_of(cp) as usize], s.len()), "U+{cp:04X}");
-        }
+        for_each_char(|cp, s| assert_eq!(at(s, 0), (FLAGS[class_of(cp) as usize], s.len()), "U+{cp:04X}"));
     }
 
     /// `two_byte_run` equals a char-by-char run with [`at`] (for every mask it is used with),
@@ -293,13 +298,11 @@ mod tests {
     /// for a lone lead byte at the end and past the end.
     #[test]
     fn two_byte_at_matches_at() {
-        let mut buf = [0u8; 4];
-        for cp in (0..0x110000u32).filter(|c| !(0xD800..0xE000).contains(c)) {
-            let s = char::from_u32(cp).unwrap().encode_utf8(&mut buf).as_bytes();
+        for_each_char(|cp, s| {
             let want = if s.len() == 2 { at(s, 0).0 } else { 0 };
             assert_eq!(two_byte_at(s, 0), want, "U+{cp:04X}");
             assert_ne!(at(s, 0).0, 0, "U+{cp:04X}: every char has flags, so 0 means none");
-        }
+        });
         assert_eq!(two_byte_at(b"a\xCE", 1), 0);
         assert_eq!(two_byte_at("αβ".as_bytes(), 4), 0);
     }

@@ -472,7 +472,7 @@ impl BpeTokenizer {
             }
             // A piece with a word key is only ever remembered in the word table.
             let start = out.len();
-            self.encode_piece_fresh(piece, PieceKey::of(piece), out, w, false);
+            self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
             w.words.insert(key, h, &out[start..]);
         }
     }
@@ -500,21 +500,15 @@ impl BpeTokenizer {
         if w.cache.get_into(piece, key.hash, key.short, out) {
             return;
         }
-        self.encode_piece_uncached(piece, key, out, w);
+        self.encode_piece_uncached(piece, key, out, w, true);
     }
 
-    /// [`BpeTokenizer::encode_piece`] for a piece of two or more bytes missing from the cache:
-    /// a whole token, or merged; then remembered.
+    /// A piece of two or more bytes from the vocabulary and the merge, without asking a cache
+    /// ([`BpeTokenizer::encode_piece`]'s miss): a whole token, or merged; then remembered in
+    /// the piece cache if `remember` (pieces with a word key are remembered in the word table
+    /// instead, by [`BpeTokenizer::encode_pieces`]).
     #[inline(never)]
-    fn encode_piece_uncached(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
-        self.encode_piece_fresh(piece, key, out, w, true);
-    }
-
-    /// A piece of two or more bytes from the vocabulary and the merge, without asking a cache;
-    /// remembered in the piece cache if `remember` (pieces with a word key are remembered in
-    /// the word table instead, by the caller).
-    #[inline(never)]
-    fn encode_piece_fresh(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work, remember: bool) {
+    fn encode_piece_uncached(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work, remember: bool) {
         let hash = key.hash;
         let found = if piece.len() <= 8 {
             self.model.vocab.get_short(key.short, piece.len(), hash)
