@@ -182,7 +182,26 @@ fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize
 #[inline(always)]
 pub fn mostly_ascii(s: &[u8]) -> bool {
     let sample = &s[..s.len().min(2048)];
-    sample.iter().filter(|&&b| b >= 0x80).count() * 4 <= sample.len()
+    high_bytes(sample) * 4 <= sample.len()
+}
+
+/// The number of bytes `>= 0x80` in `s`, 8 at a time: each word's high bits, moved to the low
+/// bit of their bytes, add up per byte lane; every 31 words the lanes (each at most 31, so
+/// their sum is below 256) are summed by one multiply. A call per 4 KB document made the
+/// byte-at-a-time count ~6% of a Python `encode` of English (callgrind).
+#[inline]
+fn high_bytes(s: &[u8]) -> usize {
+    const LANES: u64 = u64::MAX / 255;
+    let (words, tail) = s.split_at(s.len() & !7);
+    let mut total = tail.iter().filter(|&&b| b >= 0x80).count();
+    for group in words.chunks(8 * 31) {
+        let mut lanes = 0u64;
+        for w in group.chunks_exact(8) {
+            lanes += (u64::from_le_bytes(w.try_into().expect("8 bytes")) >> 7) & LANES;
+        }
+        total += (lanes.wrapping_mul(LANES) >> 56) as usize;
+    }
+    total
 }
 
 /// Calls `f(start, end)` for each o200k pre-token of `s`, in order (the ranges tile `s`),
@@ -263,6 +282,24 @@ mod tests {
                 t
             })
             .collect()
+    }
+
+    /// The SWAR count equals a byte-by-byte count at every length (every tail, every fold).
+    #[test]
+    fn high_bytes_counts_every_length() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for len in (0..=600).chain([2047, 2048, 2049, 4096]) {
+            let s: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // All high bytes (every lane full at each fold), all ASCII, or mixed.
+                    if len % 3 == 0 { 0x80 | x as u8 } else if len % 3 == 1 { x as u8 & 0x7F } else { x as u8 }
+                })
+                .collect();
+            assert_eq!(high_bytes(&s), s.iter().filter(|&&b| b >= 0x80).count(), "{len} bytes");
+        }
     }
 
     /// The pieces a window decides equal the general matcher's, for windows at every
