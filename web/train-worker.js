@@ -4,13 +4,21 @@
 // event queue after every batch). It also counts tokens and reads indentation tokens for the
 // exercises, with every built-in tokenizer and the one just trained.
 //
+// Cancel is the page's to decide: it shows "cancelled" at the count it has drawn the moment
+// Cancel is clicked, and tells this worker how many merges to keep. The page's drawing lags
+// this loop (it handles every batch's message in Python, slower still on a loaded machine), so
+// by then the trainer may be thousands of merges further, or done; the slot is then cut back to
+// the kept merges before anything reads it (training is deterministic: training again up to
+// that count makes exactly those merges).
+//
 // Messages in: {id, type, ...}. Out: {id, ok, result | error}, and while training
-// {id, progress: {merges, count, ms, wasmMs}}.
+// {id, progress: {merges, count, initial, ms, wasmMs}}.
 
 import { BPE_TOKENIZERS, fetchBytes, loadBpeCore, loadBuiltinBpe } from "./bpe-files.js";
 
 const base = import.meta.url;
-const trainers = {}; // slot -> {trainer, byteLevel, cancel}
+const trainers = {}; // slot -> its last training: {id, trainer, count, keep, merges, ...}
+const early = new Map(); // train request id -> merges to keep, cancelled before its trainer existed
 const tokenizers = {}; // name -> WasmBpeTokenizer / WasmTokenizer (promises)
 
 // Yields to the worker's event queue (a message port, not setTimeout: no 4 ms clamp), so a
@@ -34,39 +42,52 @@ async function train(id, { slot, text, vocab, byteLevel, maxMerges = Infinity, t
   trainers[slot]?.trainer.free();
   const t0 = performance.now();
   const trainer = new core.WasmTrainer(text, vocab, byteLevel);
-  const job = { trainer, byteLevel, cancel: false, text, merges: [] };
+  // keep: null, or the merge count a cancel keeps (slotJob cuts the trainer back to it).
+  const job = {
+    id, core, trainer, byteLevel, text, vocab, initial: trainer.initialVocabSize(), count: 0,
+    keep: early.get(id) ?? null, merges: [],
+  };
+  early.delete(id);
   trainers[slot] = job;
   let wasmMs = performance.now() - t0;
   let batch = 1;
-  let count = 0;
-  while (!trainer.finished() && count < maxMerges) {
+  const end = () => ({ count: Math.min(job.count, job.keep ?? Infinity), ms: performance.now() - t0, wasmMs, initial: job.initial });
+  // job.trainer, not `trainer`: a cancel may have replaced it (see slotJob).
+  while (job.keep === null && !job.trainer.finished() && job.count < maxMerges) {
     const b0 = performance.now();
-    const merges = JSON.parse(trainer.step(Math.min(batch, maxMerges - count)));
+    const merges = JSON.parse(job.trainer.step(Math.min(batch, maxMerges - job.count)));
     const took = performance.now() - b0;
     wasmMs += took;
     // Every merge stays here; the page gets only the rows its table draws, and the count.
     const room = Math.max(0, tableRows - job.merges.length);
     for (const m of merges) job.merges.push(m);
-    count = trainer.mergeCount();
-    self.postMessage({ id, progress: { merges: merges.slice(0, room), count, ms: performance.now() - t0, wasmMs } });
+    job.count = job.trainer.mergeCount();
+    self.postMessage({
+      id, progress: { merges: merges.slice(0, room), count: job.count, initial: job.initial, ms: performance.now() - t0, wasmMs },
+    });
     if (merges.length === 0) break;
     if (took < BATCH_MS / 2) batch = Math.min(batch * 2, 1 << 16);
     else if (took > BATCH_MS && batch > 1) batch = Math.max(1, batch >> 1);
     await yieldToEvents();
-    if (job.cancel || trainers[slot] !== job) {
-      return { count, ms: performance.now() - t0, wasmMs, state: "cancelled", initial: trainer.initialVocabSize() };
-    }
+    // A newer training of the slot has freed this trainer: stop without touching it.
+    if (trainers[slot] !== job) return { ...end(), state: "cancelled" };
   }
-  const exhausted = count < maxMerges && trainer.initialVocabSize() + count < vocab;
-  return {
-    count, ms: performance.now() - t0, wasmMs, state: exhausted ? "exhausted" : "done",
-    initial: trainer.initialVocabSize(),
-  };
+  if (job.keep !== null) return { ...end(), state: "cancelled" };
+  const exhausted = job.count < maxMerges && job.initial + job.count < vocab;
+  return { ...end(), state: exhausted ? "exhausted" : "done" };
 }
 
+// The slot's training, first cut back to the merges a cancel kept if it made more.
 function slotJob(slot) {
   const job = trainers[slot];
   if (!job) throw new Error("nothing trained yet");
+  if (job.keep !== null && job.count > job.keep) {
+    job.trainer.free();
+    job.trainer = new job.core.WasmTrainer(job.text, job.vocab, job.byteLevel);
+    job.trainer.step(job.keep);
+    job.count = job.trainer.mergeCount();
+    job.merges.length = job.count;
+  }
   return job;
 }
 
@@ -173,8 +194,12 @@ const handlers = {
     return Object.keys(BPE_TOKENIZERS);
   },
   train: (args, id) => train(id, args),
-  cancel({ slot }) {
-    if (trainers[slot]) trainers[slot].cancel = true;
+  // Stops training request `train` of `slot`, keeping its first `keep` merges (the ones the page
+  // shows); it may still be training, or done, or (its wasm module still loading) not begun.
+  cancel({ slot, train, keep }) {
+    const job = trainers[slot];
+    if (job?.id === train) job.keep = Math.min(keep, job.count);
+    else early.set(train, keep);
     return true;
   },
   // All merges so far, as JSON [[left, right, count, new], ...].

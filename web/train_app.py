@@ -21,6 +21,8 @@ merges = []  # the main trainer's merges so far: [left, right, count, new]
 byte_level = False
 target_vocab = 0
 trained = False  # the main slot holds a trainer
+training = None  # the main training under way (its request id and what the page shows of it)
+latest = None  # the main training the page shows (under way, cancelled or over)
 render_due = False
 ex1_merges = []
 texts = {}  # bundled text name -> text (fetched once)
@@ -131,8 +133,25 @@ def draw_soon():
 draw_proxy = create_proxy(lambda: draw_merges(final=False) if render_due else None)
 
 
+def stop_training():
+    """Cancel, decided here and at once (in the click's own turn): the status says "cancelled"
+    at the count on screen, the table and count stop there, and the worker is told to keep just
+    those merges. Whatever the worker did meanwhile (it may be far ahead of what this thread has
+    drawn, or done) is not shown; its later answer to the training only confirms this."""
+    global training
+    run, training = training, None
+    if run is None:
+        return
+    run["cancelled"] = True
+    asyncio.ensure_future(guarded_task(request("cancel", slot="main", train=run["id"], keep=run["count"])))
+    draw_merges()
+    set_status(run["count"], run["initial"], run["ms"], "cancelled", run["wasm_ms"])
+    by_id("train-cancel").disabled = True
+    by_id("train-start").disabled = False
+
+
 async def start_training(text=None, vocab_raw=None, train_mode=None):
-    global merges, byte_level, target_vocab, trained, shown_rows, merge_count, all_merges
+    global merges, byte_level, target_vocab, trained, shown_rows, merge_count, all_merges, training, latest
     text = str(by_id("train-text").value) if text is None else text
     vocab_raw = str(by_id("train-vocab").value) if vocab_raw is None else vocab_raw
     train_mode = mode() if train_mode is None else train_mode
@@ -140,6 +159,7 @@ async def start_training(text=None, vocab_raw=None, train_mode=None):
     set_message(message)
     if vocab is None:
         return None
+    stop_training()  # one still under way (the chapter button) ends where it is
     merges = []
     merge_count = 0
     all_merges = None
@@ -152,34 +172,48 @@ async def start_training(text=None, vocab_raw=None, train_mode=None):
     by_id("train-cancel").disabled = False
     by_id("train-start").disabled = True
     by_id("train-download").disabled = True
-    initial = 0
+    run = {"count": 0, "initial": 0, "ms": 0.0, "wasm_ms": 0.0}
 
     def progress(p):
         global merge_count
+        if training is not run:
+            return  # cancelled: the worker's batches after that are not shown
         if p.merges.length:
             merges.extend(to_py(p.merges))
-        merge_count = int(p.count)
-        set_status(int(p.count), 0, float(p.ms), "running", float(p.wasmMs))
+        run.update(count=int(p.count), initial=int(p.initial), ms=float(p.ms), wasm_ms=float(p.wasmMs))
+        merge_count = run["count"]
+        set_status(run["count"], run["initial"], run["ms"], "running", run["wasm_ms"])
         draw_soon()
 
     set_status(0, 0, 0.0, "running")
+    future = request("train", progress, slot="main", text=text, vocab=vocab, byteLevel=byte_level,
+                     tableRows=tv.TABLE_ROWS)
+    run["id"] = next_id
+    training = latest = run
     try:
-        result = to_py(await request("train", progress, slot="main", text=text, vocab=vocab, byteLevel=byte_level,
-                                     tableRows=tv.TABLE_ROWS))
+        result = to_py(await future)
     finally:
-        by_id("train-cancel").disabled = True
-        by_id("train-start").disabled = False
-    initial = result["initial"]
+        if training is run:
+            training = None
+        if latest is run:
+            by_id("train-cancel").disabled = True
+            by_id("train-start").disabled = False
+    if latest is not run:
+        return None  # a newer training owns the page
+    if run.get("cancelled"):
+        # What the page showed when Cancel was clicked (the worker may have gone on, even to the end).
+        result = {"count": run["count"], "initial": run["initial"], "ms": run["ms"],
+                  "wasmMs": run["wasm_ms"], "state": "cancelled"}
     merge_count = result["count"]
     draw_merges()
-    set_status(result["count"], initial, result["ms"], result["state"], result["wasmMs"])
+    set_status(result["count"], result["initial"], result["ms"], result["state"], result["wasmMs"])
     by_id("train-download").disabled = not byte_level
     await tokenize_word()
     return result
 
 
-async def on_cancel(_event):
-    await request("cancel", slot="main")
+def on_cancel(_event):
+    stop_training()
 
 
 async def tokenize_word(_event=None):
