@@ -387,7 +387,7 @@ impl BpeTokenizer {
             return;
         }
         let text = self.normalize(segment);
-        if self.pattern == Pattern::O200k && scan::mostly_ascii(text.as_bytes()) {
+        if self.pattern == Pattern::O200k && scan::windows_pay(text.as_bytes()) {
             self.encode_scanned(&text, out, w);
         } else {
             self.encode_text::<false>(&text, out, w);

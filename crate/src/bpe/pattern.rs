@@ -523,7 +523,7 @@ fn o200k_lower(s: &[u8], start: usize) -> Option<usize> {
 /// U+4E00..=U+9FFF, CJK Unified Ideographs, every one of them Lo as of Unicode 16 (checked
 /// against the class tables by a test): lead bytes E5..E9, or E4 followed by B8..BF.
 #[inline(always)]
-fn is_cjk_ideograph(s: &[u8], j: usize) -> bool {
+pub(super) fn is_cjk_ideograph(s: &[u8], j: usize) -> bool {
     let b0 = s[j];
     b0.wrapping_sub(0xE5) < 5 || (b0 == 0xE4 && s.get(j + 1).is_some_and(|&b1| b1 >= 0xB8))
 }
