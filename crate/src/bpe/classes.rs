@@ -138,7 +138,9 @@ static TWO_BYTE_BE: [u8; 0x2000] = {
 /// `s`): one table load, no decoding.
 #[inline(always)]
 pub fn two_byte_at(s: &[u8], i: usize) -> u8 {
-    if i + 1 < s.len() {
+    // `i < len - 1` (not `i + 1 < len`, which wraps at usize::MAX) proves both reads in
+    // bounds: one compare, where the other spelling left a second one.
+    if i < s.len().saturating_sub(1) {
         let w = u16::from_be_bytes([s[i], s[i + 1]]) as usize;
         if let Some(&f) = TWO_BYTE_BE.get(w.wrapping_sub(0xC000)) {
             super::cost::add(1);
