@@ -67,7 +67,7 @@ struct Wide {
     lower: u64,
     /// In both: Lm, Lo (CJK ideographs, Arabic, Hebrew letters).
     both: u64,
-    /// The second and later bytes of every non-ASCII char the window holds.
+    /// The second and later bytes of the window's non-ASCII punctuation (a one-char prefix).
     cont: u64,
     /// The window's length in bytes.
     len: u32,
@@ -75,7 +75,7 @@ struct Wide {
 
 /// [`Wide`] for the window of `max` bytes at `base` whose bytes `>= 0x80` are `high`, char by
 /// char from the first of them: one table load for a 2-byte char, the lead bytes alone for a
-/// CJK ideograph, the two-level tables for other 3-byte chars. (Branch-free, each char's bytes
+/// run of CJK ideographs, the two-level tables for other 3-byte chars. (Branch-free, each char's bytes
 /// or-ed into a mask its class picks from an array, it cost more: Chinese +1.9%.)
 #[inline(always)]
 fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
@@ -87,10 +87,22 @@ fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
         let p = rest.trailing_zeros();
         let i = base + p as usize;
         let b0 = s[i];
+        if (0xE0..0xF0).contains(&b0) && p + 3 <= max && is_cjk_ideograph(s, i) {
+            // A run of CJK ideographs (Lo), in a loop of its own: Chinese text is mostly such
+            // runs, and this is its per-char cost.
+            let mut q = p + 3;
+            while q + 3 <= max && is_cjk_ideograph(s, base + q as usize) {
+                q += 3;
+            }
+            let bits = valid_bits(q) & !valid_bits(p);
+            w.both |= bits;
+            rest &= !bits;
+            continue;
+        }
         let (f, n) = if b0 < 0xE0 {
             (two_byte_at(s, i), 2)
         } else if b0 < 0xF0 {
-            (if is_cjk_ideograph(s, i) { L | UP | LOW } else { at(s, i).0 }, 3)
+            (at(s, i).0, 3)
         } else {
             (0, 4)
         };
@@ -103,13 +115,13 @@ fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
             _ if f == L | LOW => w.lower |= bits,
             _ if f == L | UP => w.upper |= bits,
             _ if f == L | UP | LOW => w.both |= bits,
-            _ if f == O | P => {}
+            // Only a prefix's continuation bytes are asked for (a letter's never follow one).
+            _ if f == O | P => w.cont |= bits & (bits << 1),
             _ => {
                 w.len = p;
                 break;
             }
         }
-        w.cont |= bits & (bits << 1);
         rest &= !bits;
     }
     w
