@@ -230,7 +230,7 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 /// adding `0x7F - hi` when it is `> hi`; neither sum carries into the next byte. Bytes with
 /// the high bit set (non-ASCII) are never in the range.
 #[inline(always)]
-fn bytes_in(w: u64, lo: u8, hi: u8) -> u64 {
+pub(super) fn bytes_in(w: u64, lo: u8, hi: u8) -> u64 {
     let t = w & !HIGH;
     let ge_lo = t + LANES * (0x80 - lo as u64);
     let gt_hi = t + LANES * (0x7F - hi as u64);

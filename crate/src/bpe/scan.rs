@@ -27,7 +27,7 @@
 //! Greek, Arabic) is left to the char-at-a-time matcher ([`windows_pay`]).
 
 use super::classes::{at, two_byte_at, L, LOW, O, P, UP};
-use super::pattern::{is_cjk_ideograph, o200k, opt_contraction};
+use super::pattern::{bytes_in, is_cjk_ideograph, o200k, opt_contraction};
 #[cfg(test)]
 use super::pattern::o200k_general;
 use crate::simd::{ByteMasks, Kernel};
@@ -272,33 +272,41 @@ fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize
     base + p as usize
 }
 
-/// Whether [`o200k_tile`] pays for `s`, judged by its first 2 KB: when at most a quarter of
-/// its bytes are those of 2-byte chars (Cyrillic, Greek, Arabic, Hebrew, accented Latin).
-/// There the char-at-a-time matcher is faster (callgrind: Russian 30.8M instructions per MB
-/// against 46.5M with windows, whose per-char classification costs more than the matcher's
-/// loop); in ASCII and CJK text windows are faster (Chinese 32.1M against 36.0M).
+/// Whether [`o200k_tile`] pays for `s`, judged by its first 2 KB: when at most one byte in 8
+/// is the lead byte of a char other than a CJK ideograph (those a window classifies a run at
+/// a time; any other char it looks up one by one). Elsewhere the char-at-a-time matcher is
+/// faster (callgrind, M instructions per MB, windows against the matcher: Russian 46.5 / 30.8,
+/// Japanese 37.1 / 24.0, Thai 35.2 / 22.8), while in ASCII and Chinese text windows are (Chinese
+/// 31.7 / 36.0).
 #[inline(always)]
 pub fn windows_pay(s: &[u8]) -> bool {
     let sample = &s[..s.len().min(2048)];
-    two_byte_leads(sample) * 8 <= sample.len()
+    slow_leads(sample) * 8 <= sample.len()
 }
 
-/// The number of lead bytes of 2-byte chars (`0xC0..=0xDF`) in `s`, 8 at a time: in each
-/// byte, bit 7 of `w & w << 1 & !(w << 2)` is `b7 & b6 & !b5` (the shifts move bits within a
-/// byte up, and what crosses into the next byte lands below bit 7); those bits, moved to the
-/// low bit of their bytes, add up per byte lane, and every 31 words the lanes (each at most
-/// 31, so their sum is below 256) are summed by one multiply. A call per 4 KB document made
-/// a byte-at-a-time count ~6% of a Python `encode` of English (callgrind).
+/// The number of lead bytes in `s` of chars of 2 bytes, of 3 bytes other than E4..E9 (CJK
+/// ideographs and CJK extension A), and of 4 bytes: bytes `0xC0..=0xE3` and `0xEA..=0xFF`.
+/// 8 at a time: in each byte, bit 7 of `w & w << 1` is `b7 & b6` (the shift moves bits within
+/// a byte up, and what crosses into the next byte lands below bit 7), less the bytes E4..E9
+/// (with the top bit flipped, the 7-bit range 0x64..=0x69: [`bytes_in`]). Lanes add per byte,
+/// and every 31 words the lanes (each at most 31, so their sum is below 256) are summed by
+/// one multiply. A call per 4 KB document made a byte-at-a-time count ~6% of a Python
+/// `encode` of English (callgrind).
 #[inline]
-fn two_byte_leads(s: &[u8]) -> usize {
+fn slow_leads(s: &[u8]) -> usize {
     const LANES: u64 = u64::MAX / 255;
+    const HIGH: u64 = LANES * 0x80;
+    let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
     let (words, tail) = s.split_at(s.len() & !7);
-    let mut total = tail.iter().filter(|&&b| b & 0xE0 == 0xC0).count();
+    let mut total = tail.iter().filter(|&&b| slow(b)).count();
     for group in words.chunks(8 * 31) {
         let mut lanes = 0u64;
         for w in group.chunks_exact(8) {
             let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            lanes += ((w & w << 1 & !(w << 2)) >> 7) & LANES;
+            // b >= 0xC0: b7 & b6. E4..E9: with the top bit flipped, 0x64..=0x69 (7-bit).
+            let leads = w & (w << 1) & HIGH;
+            let cjk = bytes_in(w ^ HIGH, 0x64, 0x69);
+            lanes += ((leads & !cjk) >> 7) & LANES;
         }
         total += (lanes.wrapping_mul(LANES) >> 56) as usize;
     }
@@ -316,17 +324,29 @@ fn two_byte_leads(s: &[u8]) -> usize {
 pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     let n = s.len();
     let mut i = 0;
-    // Where to look for an ASCII stretch again after a failed look: in mostly non-ASCII text
-    // that look, made at every pre-token, would cost more than the windows save.
+    // Where to try a window again after one that decided less than half its length (text of
+    // long pre-tokens, or of chars a window cannot hold): the distance doubles with each such
+    // window, up to MAX_SKIP, and is back to MIN_SKIP after a good one. A window costs about
+    // as much as the char matcher on the bytes it decides (callgrind), so one that decides a
+    // few bytes is a loss (Hindi, with its marks: +47% instructions when every failed window
+    // was followed by one pre-token only).
+    const MIN_SKIP: usize = 32;
+    const MAX_SKIP: usize = 1024;
     let mut retry = 0;
+    let mut skip = MIN_SKIP;
     while i < n {
         if i >= retry {
             let e = window_pieces(s, i, kernel, &mut f);
+            if e - i >= 32 {
+                skip = MIN_SKIP;
+            } else {
+                retry = e + skip;
+                skip = (skip * 2).min(MAX_SKIP);
+            }
             if e > i {
                 i = e;
                 continue;
             }
-            retry = i + 32;
         }
         // Non-ASCII, or a pre-token the window cannot hold.
         let e = o200k(s, i);
@@ -408,7 +428,7 @@ mod tests {
 
     /// The SWAR count equals a byte-by-byte count at every length (every tail, every fold).
     #[test]
-    fn two_byte_leads_counts_every_length() {
+    fn slow_leads_counts_every_length() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         for len in (0..=600).chain([2047, 2048, 2049, 4096]) {
             let s: Vec<u8> = (0..len)
@@ -417,10 +437,11 @@ mod tests {
                     x ^= x >> 7;
                     x ^= x << 17;
                     // All leads (every lane full at each fold), none, or any bytes.
-                    if len % 3 == 0 { 0xC0 | x as u8 & 0x1F } else if len % 3 == 1 { x as u8 & 0x7F } else { x as u8 }
+                    if len % 3 == 0 { 0xC0 | x as u8 & 0x3F } else if len % 3 == 1 { x as u8 & 0x7F } else { x as u8 }
                 })
                 .collect();
-            assert_eq!(two_byte_leads(&s), s.iter().filter(|&&b| b & 0xE0 == 0xC0).count(), "{len} bytes");
+            let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
+            assert_eq!(slow_leads(&s), s.iter().filter(|&&b| slow(b)).count(), "{len} bytes");
         }
     }
 
