@@ -75,20 +75,6 @@ static BLOCK_FLAGS: [u8; BLOCKS.len()] = {
     t
 };
 
-/// Flags of the 2-byte chars, indexed by code point (U+0080..U+07FF; the first 128 entries,
-/// ASCII, are never read through it): one load per char where the two-level tables take two.
-/// 2 KB, from the same tables at compile time.
-static TWO_BYTE_FLAGS: [u8; 0x800] = {
-    let mut t = [0u8; 0x800];
-    let mut cp = 0x80;
-    while cp < 0x800 {
-        let block = INDEX[cp >> SHIFT] as usize;
-        t[cp] = BLOCK_FLAGS[(block << SHIFT) | (cp & ((1 << SHIFT) - 1))];
-        cp += 1;
-    }
-    t
-};
-
 /// Flags and UTF-8 length of the char starting at `s[i]`.
 ///
 /// `s` must be valid UTF-8 and `i` a char boundary below `s.len()` (callers slice a `&str`).
@@ -100,10 +86,9 @@ pub fn at(s: &[u8], i: usize) -> (u8, usize) {
         return (ASCII_FLAGS[b0 as usize], 1);
     }
     if b0 < 0xE0 {
-        // A 2-byte char (Latin, Greek, Cyrillic, Arabic, Hebrew, ...): its 11 bits index
-        // TWO_BYTE_FLAGS directly.
-        let cp = ((b0 as usize & 0x1F) << 6) | (s[i + 1] as usize & 0x3F);
-        return (TWO_BYTE_FLAGS[cp], 2);
+        // A 2-byte char (Latin, Greek, Cyrillic, Arabic, Hebrew, ...): its two bytes index
+        // TWO_BYTE_BE (a lead byte is 110xxxxx: less 0xC0, its low 5 bits).
+        return (TWO_BYTE_BE[((b0 as usize & 0x1F) << 8) | s[i + 1] as usize], 2);
     }
     let (cp, len) = decode(s, i);
     let block = INDEX[(cp >> SHIFT) as usize] as usize;
@@ -113,13 +98,14 @@ pub fn at(s: &[u8], i: usize) -> (u8, usize) {
 /// Flags of the 2-byte char in the low 16 bits of `w` (little-endian: lead byte lowest).
 #[inline(always)]
 fn two_byte_flags(w: u64) -> u8 {
-    TWO_BYTE_FLAGS[((w as usize & 0x1F) << 6) | ((w as usize >> 8) & 0x3F)]
+    TWO_BYTE_BE[((w as usize & 0x1F) << 8) | ((w as usize >> 8) & 0xFF)]
 }
 
 /// Flags of the 2-byte chars indexed by their two bytes read big-endian, less 0xC000
 /// (lead bytes 0xC0..=0xDF): 0 where the second byte is not a continuation byte or the
 /// encoding is overlong (no char: every char's flags are non-zero). 8 KB, of which a script's
-/// letters use one or two 64-byte lines per lead byte.
+/// letters use one or two 64-byte lines per lead byte. The one table of 2-byte chars' flags
+/// ([`at`], [`two_byte_at`], [`two_byte_run`]), from the two-level tables at compile time.
 static TWO_BYTE_BE: [u8; 0x2000] = {
     let mut t = [0u8; 0x2000];
     let mut i = 0;
@@ -127,7 +113,8 @@ static TWO_BYTE_BE: [u8; 0x2000] = {
         let (b0, b1) = (0xC0 + (i >> 8), i & 0xFF);
         let cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
         if b1 & 0xC0 == 0x80 && cp >= 0x80 {
-            t[i] = TWO_BYTE_FLAGS[cp];
+            let block = INDEX[cp >> SHIFT] as usize;
+            t[i] = BLOCK_FLAGS[(block << SHIFT) | (cp & ((1 << SHIFT) - 1))];
         }
         i += 1;
     }
