@@ -352,6 +352,9 @@ fn space_prefix(s: &[u8], i: usize, f: u8, len: usize, mask: u8) -> (usize, u8, 
 /// tiktoken's `'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s`
 /// gives the same splits: a whitespace run at the end is taken whole by both, a longer one
 /// before a non-space char loses its last char, and a single one is taken alone.
+///
+/// Always inlined into the pre-token loop, as [`cl100k`].
+#[inline(always)]
 pub fn gpt2(s: &[u8], i: usize) -> usize {
     if s[i] == b'\'' {
         if let Some(e) = contraction(s, i) {
@@ -380,6 +383,10 @@ pub fn gpt2(s: &[u8], i: usize) -> usize {
 
 /// cl100k_base: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
 /// ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`.
+///
+/// Always inlined into the pre-token loop, as [`o200k`]: the Python module's build (more
+/// callers) had kept it a call per pre-token.
+#[inline(always)]
 pub fn cl100k(s: &[u8], i: usize) -> usize {
     cl100k_like(s, i, 3, cl100k_ws)
 }
@@ -774,6 +781,9 @@ fn ws_newline_first(s: &[u8], i: usize) -> usize {
 
 /// Qwen: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}|
 /// ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+` (Oniguruma, in `tokenizers`).
+///
+/// Always inlined into the pre-token loop, as [`cl100k`].
+#[inline(always)]
 pub fn qwen(s: &[u8], i: usize) -> usize {
     cl100k_like(s, i, 1, ws_newline_first)
 }
