@@ -222,8 +222,8 @@ const fn swar_class(mask: u8) -> Option<AsciiClass> {
     }
 }
 
-const LANES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
+pub(super) const LANES: u64 = 0x0101_0101_0101_0101;
+pub(super) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `w` set where that byte is in `lo..=hi` (`1 <= lo <= hi < 0x80`):
 /// on 7-bit values, adding `0x80 - lo` sets the high bit exactly when the byte is `>= lo`, and

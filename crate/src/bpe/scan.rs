@@ -27,7 +27,7 @@
 //! Greek, Arabic) is left to the char-at-a-time matcher ([`windows_pay`]).
 
 use super::classes::{at, two_byte_at, L, LOW, O, P, UP};
-use super::pattern::{bytes_in, is_cjk_ideograph, o200k, opt_contraction};
+use super::pattern::{bytes_in, is_cjk_ideograph, o200k, opt_contraction, HIGH, LANES};
 #[cfg(test)]
 use super::pattern::o200k_general;
 use crate::simd::{ByteMasks, Kernel};
@@ -127,9 +127,9 @@ fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
     w
 }
 
-/// The pre-token starts of `s[base..]` that a window of ASCII bytes decides, as bits, and how
-/// far they can be trusted: `(starts, limit)`, every piece between two starts `<= limit` is
-/// exact. `base` must be a pre-token start.
+/// The pre-token starts of `s[base..]` that a window (ASCII bytes and [`Wide`] chars)
+/// decides, as bits, and how far they can be trusted: `(starts, limit)`, every piece between
+/// two starts `<= limit` is exact. `base` must be a pre-token start.
 ///
 /// The rules, for a byte `p` (its class against the byte before it; bit 0 is a start):
 /// - whitespace outside a punctuation tail (`ws'`): the first byte of a run; after the
@@ -294,8 +294,6 @@ pub fn windows_pay(s: &[u8]) -> bool {
 /// `encode` of English (callgrind).
 #[inline]
 fn slow_leads(s: &[u8]) -> usize {
-    const LANES: u64 = u64::MAX / 255;
-    const HIGH: u64 = LANES * 0x80;
     let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
     let (words, tail) = s.split_at(s.len() & !7);
     let mut total = tail.iter().filter(|&&b| slow(b)).count();
@@ -324,12 +322,13 @@ fn slow_leads(s: &[u8]) -> usize {
 pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     let n = s.len();
     let mut i = 0;
-    // Where to try a window again after one that decided less than half its length (text of
-    // long pre-tokens, or of chars a window cannot hold): the distance doubles with each such
+    // Where to try a window again after one that decided less than GOOD bytes, half its
+    // length (text of long pre-tokens, or of chars a window cannot hold): the distance doubles with each such
     // window, up to MAX_SKIP, and is back to MIN_SKIP after a good one. A window costs about
     // as much as the char matcher on the bytes it decides (callgrind), so one that decides a
     // few bytes is a loss (Hindi, with its marks: +47% instructions when every failed window
     // was followed by one pre-token only).
+    const GOOD: usize = 32;
     const MIN_SKIP: usize = 32;
     const MAX_SKIP: usize = 1024;
     let mut retry = 0;
@@ -337,7 +336,7 @@ pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     while i < n {
         if i >= retry {
             let e = window_pieces(s, i, kernel, &mut f);
-            if e - i >= 32 {
+            if e - i >= GOOD {
                 skip = MIN_SKIP;
             } else {
                 retry = e + skip;
