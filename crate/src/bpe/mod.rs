@@ -154,7 +154,14 @@ struct Work {
     merge: Scratch,
     cache: PieceCache,
     words: words::Words,
+    /// Spans (see [`pattern::span_end`]) of more than one pre-token and more than
+    /// [`words::MAX_PIECE`] bytes → their ids (shorter ones are in `words`).
+    spans: PieceCache,
 }
+
+/// The batch entry's key of a span longer than word keys (see [`pattern::span_end`]): no
+/// word key is `[0, 1]` (their second word holds the length, at least 2, in its top byte).
+const SPAN: words::Key = [0, 1];
 
 /// What the lookups of a pre-token need, computed once when it is found: its
 /// [`table::hash_bytes`], and for a piece of at most 8 bytes its [`table::pack`] (0 otherwise),
@@ -386,11 +393,15 @@ impl BpeTokenizer {
         if segment.is_empty() {
             return;
         }
+        if self.pattern != Pattern::O200k && pattern::marks_split_words(segment.as_bytes()) {
+            self.encode_spans(segment, out, w);
+            return;
+        }
         let text = self.normalize(segment);
         if self.pattern == Pattern::O200k && scan::windows_pay(text.as_bytes()) {
             self.encode_scanned(&text, out, w);
         } else {
-            self.encode_text::<false>(&text, out, w);
+            self.encode_text::<false, false>(&text, out, w);
         }
     }
 
@@ -398,53 +409,102 @@ impl BpeTokenizer {
     /// (see [`scan::o200k_tile`]).
     #[inline(never)]
     fn encode_scanned(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
-        self.encode_text::<true>(text, out, w);
+        self.encode_text::<true, false>(text, out, w);
+    }
+
+    /// [`Self::encode_text`] looking up whole spans (see [`pattern::span_end`]) where a
+    /// pre-token ends inside one, in a function of its own.
+    #[inline(never)]
+    fn encode_spans(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
+        let text = self.normalize(segment);
+        self.encode_text::<false, true>(&text, out, w);
     }
 
     /// Pre-tokenizes and merges normalized text: with o200k's block scanner if `SCAN`, else
     /// with the pattern's char-at-a-time matcher.
     #[inline(always)]
-    fn encode_text<const SCAN: bool>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
+    fn encode_text<const SCAN: bool, const SPANS: bool>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
         let bytes = text.as_bytes();
         let mut batch = [(0u32, 0u32, words::NO_KEY, 0u64); BATCH];
         let mut n = 0;
-        // The per-pre-token step, written once for the two matchers below (a macro, not a
-        // closure in a variable: an attribute on a closure needs it in argument position).
-        macro_rules! step {
-            () => {
-                #[inline(always)]
-                |a: usize, b: usize| {
-                    let len = bytes[a..b].len();
-                    // A single byte needs no key: it is looked up by value; a piece longer
-                    // than the word table's keys is looked up by `encode_piece`.
-                    let (key, h) = if (2..=words::MAX_PIECE).contains(&len) {
-                        let key = words::key_at(bytes, a, len);
-                        let h = words::hash(key);
-                        w.words.prefetch(h);
-                        (key, h)
-                    } else if len > 1 {
-                        // Longer: its hash for the piece cache, whose slot is prefetched.
-                        let h = table::hash_bytes(&bytes[a..b]);
-                        w.cache.prefetch(h, len);
-                        (words::NO_KEY, h)
-                    } else {
-                        (words::NO_KEY, 0)
-                    };
-                    batch[n] = (a as u32, b as u32, key, h);
-                    n += 1;
-                    if n == BATCH {
-                        self.encode_pieces(bytes, &batch, out, w);
-                        n = 0;
-                    }
+        // Queues a batch entry, and encodes the batch when it is full.
+        macro_rules! push {
+            ($a:expr, $b:expr, $key:expr, $h:expr) => {
+                batch[n] = ($a as u32, $b as u32, $key, $h);
+                n += 1;
+                if n == BATCH {
+                    self.encode_pieces::<SPANS>(bytes, &batch, out, w);
+                    n = 0;
                 }
             };
         }
-        if SCAN {
-            scan::o200k_tile(bytes, crate::simd::Kernel::best(), step!());
-        } else {
-            self.pattern.for_each(text, step!());
+        // The per-pre-token step, written once for the two matchers below (a macro, not a
+        // closure in a variable: an attribute on a closure needs it in argument position).
+        macro_rules! piece {
+            ($a:expr, $b:expr) => {{
+                let (a, b): (usize, usize) = ($a, $b);
+                let len = bytes[a..b].len();
+                // A single byte needs no key: it is looked up by value; a piece longer
+                // than the word table's keys is looked up by `encode_piece`.
+                let (key, h) = if (2..=words::MAX_PIECE).contains(&len) {
+                    let key = words::key_at(bytes, a, len);
+                    let h = words::hash(key);
+                    w.words.prefetch(h);
+                    (key, h)
+                } else if len > 1 {
+                    // Longer: its hash for the piece cache, whose slot is prefetched.
+                    let h = table::hash_bytes(&bytes[a..b]);
+                    w.cache.prefetch(h, len);
+                    (words::NO_KEY, h)
+                } else {
+                    (words::NO_KEY, 0)
+                };
+                push!(a, b, key, h);
+            }};
         }
-        self.encode_pieces(bytes, &batch[..n], out, w);
+        if SCAN {
+            scan::o200k_tile(bytes, crate::simd::Kernel::best(), #[inline(always)] |a, b| piece!(a, b));
+        } else if !SPANS {
+            self.pattern.for_each(text, #[inline(always)] |a, b| piece!(a, b));
+        } else {
+            // Where no span can start before (see `pattern::span_end`).
+            let mut no_span = 0;
+            self.pattern.for_each_skipping(
+                text,
+                #[inline(always)]
+                |a, b| {
+                    // A pre-token that ends before a non-ASCII char inside its span (the text
+                    // up to the next space, see `pattern::span_end`), as at a vowel mark: the
+                    // whole span is looked up instead, and on a miss split and remembered.
+                    // (Where the next char is ASCII, as at a comma after a word, the split
+                    // costs less than the span.)
+                    if b < bytes.len() && bytes[b] >= 0x80 && a >= no_span {
+                        match pattern::span_end(bytes, a) {
+                            Ok(e) if e > b => {
+                                let len = e - a;
+                                if len <= words::MAX_PIECE {
+                                    // In the word table, under a key no piece has.
+                                    let key = words::span_key(words::key_at(bytes, a, len));
+                                    let h = words::hash(key);
+                                    w.words.prefetch(h);
+                                    push!(a, e, key, h);
+                                } else {
+                                    let h = table::hash_bytes(&bytes[a..e]);
+                                    w.spans.prefetch(h, len);
+                                    push!(a, e, SPAN, h);
+                                }
+                                return e;
+                            }
+                            Ok(_) => {}
+                            Err(until) => no_span = until,
+                        }
+                    }
+                    piece!(a, b);
+                    b
+                },
+            );
+        }
+        self.encode_pieces::<SPANS>(bytes, &batch[..n], out, w);
     }
 
     /// Encodes a batch of pre-tokens of `bytes`: (start, end, word key, hash) each; the hash
@@ -454,11 +514,28 @@ impl BpeTokenizer {
     /// encoded from the vocabulary and the merge and its ids are stored there. Other pieces go
     /// through [`Self::encode_piece`] and the piece cache.
     #[inline(never)]
-    fn encode_pieces(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], out: &mut Vec<u32>, w: &mut Work) {
+    fn encode_pieces<const SPANS: bool>(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], out: &mut Vec<u32>, w: &mut Work) {
         for &(a, b, key, h) in batch {
             let (a, b) = (a as usize, b as usize);
             debug_assert!(a < b && b <= bytes.len());
-            if key != words::NO_KEY && w.words.get_into(key, h, out) {
+            if key != words::NO_KEY && (!SPANS || key != SPAN) && w.words.get_into(key, h, out) {
+                continue;
+            }
+            if SPANS && key == SPAN {
+                // A span longer than word keys.
+                let span = &bytes[a..b];
+                let short = if span.len() <= 8 { table::pack(span) } else { 0 };
+                if !w.spans.get_into(span, h, short, out) {
+                    let start = out.len();
+                    self.encode_span_uncached(bytes, a, b, out, w);
+                    w.spans.insert(span, h, &out[start..]);
+                }
+                continue;
+            }
+            if SPANS && words::is_span_key(key) {
+                let start = out.len();
+                self.encode_span_uncached(bytes, a, b, out, w);
+                w.words.insert(key, h, &out[start..]);
                 continue;
             }
             // SAFETY: every batch entry is made by `encode_text`'s step from a piece it has
@@ -474,6 +551,31 @@ impl BpeTokenizer {
             let start = out.len();
             self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
             w.words.insert(key, h, &out[start..]);
+        }
+    }
+
+    /// Encodes the span `bytes[a..e]` (see [`pattern::span_end`]) from its pre-tokens, one
+    /// by one (a span the span table did not have).
+    #[inline(never)]
+    fn encode_span_uncached(&self, bytes: &[u8], a: usize, e: usize, out: &mut Vec<u32>, w: &mut Work) {
+        let mut i = a;
+        while i < e {
+            let b = self.pattern.next_end(bytes, i);
+            debug_assert!(b <= e, "a pre-token of a span ends past it");
+            let piece = &bytes[i..b];
+            let len = piece.len();
+            if (2..=words::MAX_PIECE).contains(&len) {
+                let key = words::key_at(bytes, i, len);
+                let kh = words::hash(key);
+                if !w.words.get_into(key, kh, out) {
+                    let at = out.len();
+                    self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+                    w.words.insert(key, kh, &out[at..]);
+                }
+            } else {
+                self.encode_piece(piece, PieceKey::of(piece), out, w);
+            }
+            i = b;
         }
     }
 

@@ -135,6 +135,18 @@ impl Pattern {
         }
     }
 
+    /// [`Pattern::for_each`] whose `f` may skip text: it returns where the next pre-token
+    /// starts (the end of the one it was given, or a pre-token end further on).
+    #[inline(always)]
+    pub fn for_each_skipping(self, text: &str, f: impl FnMut(usize, usize) -> usize) {
+        match self {
+            Pattern::Gpt2 => tile_skipping(text.as_bytes(), gpt2, f),
+            Pattern::Cl100k => tile_skipping(text.as_bytes(), cl100k, f),
+            Pattern::O200k => tile_skipping(text.as_bytes(), o200k, f),
+            Pattern::Qwen => tile_skipping(text.as_bytes(), qwen, f),
+        }
+    }
+
     /// The pre-tokens of `text` as byte ranges.
     pub fn split(self, text: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
@@ -152,6 +164,125 @@ fn tile(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usiz
         f(i, e);
         i = e;
     }
+}
+
+#[inline(always)]
+fn tile_skipping(s: &[u8], next: fn(&[u8], usize) -> usize, mut f: impl FnMut(usize, usize) -> usize) {
+    let mut i = 0;
+    while i < s.len() {
+        let e = next(s, i);
+        debug_assert!(e > i && e <= s.len());
+        let skip = f(i, e);
+        debug_assert!(skip >= e && skip <= s.len());
+        i = skip;
+    }
+}
+
+/// The longest span [`span_end`] gives, in bytes.
+pub const MAX_SPAN: usize = 64;
+
+/// The end of the span that starts at pre-token start `a`, if there is one: the first byte
+/// after `a` below `0x21` is at `e < a + MAX_SPAN`, it is a U+0020 SPACE, `s[a]` is not
+/// below `0x20`, and the char before `e` is not whitespace.
+///
+/// Every pattern splits such a span `s[a..e]` the same way wherever it occurs (followed by
+/// that space): into the pre-tokens it has at `a`, the last of which ends at `e`. A matcher's
+/// answer at a position depends on the text from there on, and for a position inside the span
+/// only on the text up to and including the space at `e`:
+/// - no pre-token that starts before `e` takes the space: letter, number and "other" runs
+///   stop at whitespace, the `[\r\n]*` and `[\r\n/]*` tails take no space, and a whitespace
+///   pre-token that starts before `e` would need a whitespace char right before `e` (the
+///   span has no other byte below `0x21` after `a`, and its last char is not whitespace);
+/// - the one lookahead past a pre-token's end that is not whitespace's, a contraction's
+///   (`'` then up to two letters), reads the space at `e` at most and fails there.
+///
+/// So a span's ids (the concatenation of its pre-tokens' ids) can be remembered by its bytes,
+/// and a word of many pre-tokens (cl100k splits Arabic and Devanagari at every vowel mark) is
+/// one lookup on the next sight.
+#[inline(always)]
+pub(super) fn span_end(s: &[u8], a: usize) -> Result<usize, usize> {
+    if s[a] < 0x20 {
+        return Err(a + 1);
+    }
+    let limit = (a + MAX_SPAN).min(s.len());
+    let mut e = a + 1;
+    loop {
+        if e + 8 <= s.len() {
+            let w = u64::from_le_bytes(s[e..e + 8].try_into().expect("8 bytes"));
+            // The high bit of the first byte below 0x21 (bytes above 0x7F never borrow
+            // into a flag: `!w` clears theirs); bits above the first may be spurious.
+            let low = w.wrapping_sub(LANES * 0x21) & !w & HIGH;
+            if low != 0 {
+                e += (low.trailing_zeros() / 8) as usize;
+                break;
+            }
+            e += 8;
+        } else if e < s.len() && s[e] >= 0x21 {
+            e += 1;
+        } else {
+            break;
+        }
+        if e >= limit {
+            // No space soon (Chinese, a long token): none is looked for until `limit`.
+            return Err(limit);
+        }
+    }
+    if e >= limit {
+        return Err(limit);
+    }
+    if s[e] != b' ' {
+        // A newline or another control char: every span that would start before it ends there.
+        return Err(e);
+    }
+    if s[e - 1] == b' ' {
+        // The span is the space at `a`, which joins the whitespace run at `e`.
+        return Err(a + 1);
+    }
+    if s[e - 1] >= 0x80 {
+        let mut j = e - 1;
+        while s[j] & 0xC0 == 0x80 && j > a {
+            j -= 1;
+        }
+        if at(s, j).0 & WS != 0 {
+            return Err(a + 1);
+        }
+    }
+    Ok(e)
+}
+
+/// Non-ASCII chars [`marks_split_words`] looks at.
+const MARK_SAMPLE: usize = 32;
+/// Bytes [`marks_split_words`] looks at, at most.
+const MARK_SAMPLE_BYTES: usize = 512;
+
+/// Whether combining marks split words in `s`, judged by its first [`MARK_SAMPLE`] non-ASCII
+/// chars within [`MARK_SAMPLE_BYTES`]: at least one in eight is a mark (Arabic and Hebrew with their vowel
+/// signs, the Indic scripts, Thai). GPT-2's, cl100k's and Qwen's patterns end a letter run at
+/// each mark (marks are not `\p{L}`), so such text has a pre-token or more per mark, and its
+/// spans (see [`span_end`]) are worth looking up whole.
+#[inline(never)]
+pub(super) fn marks_split_words(s: &[u8]) -> bool {
+    let end = s.len().min(MARK_SAMPLE_BYTES);
+    let (mut seen, mut marks) = (0, 0);
+    let mut i = 0;
+    while i < end && seen < MARK_SAMPLE {
+        if i + 8 <= end {
+            let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+            if w & HIGH == 0 {
+                i += 8;
+                continue;
+            }
+            i += ((w & HIGH).trailing_zeros() / 8) as usize;
+        }
+        let (f, len) = at(s, i);
+        if s[i] >= 0x80 {
+            seen += 1;
+            // A mark: "other" for these patterns, and in o200k's letter sets.
+            marks += (f & (O | UP) == O | UP) as usize;
+        }
+        i += len;
+    }
+    marks * 8 >= seen.max(1)
 }
 
 /// End of the longest run of chars from `i` whose flags meet `mask`.
@@ -1055,6 +1186,90 @@ mod tests {
                 assert_eq!(o200k_lower(s, i), o200k_lower_by_char(s, i), "{text:?} from {i}");
             }
         }
+    }
+
+    /// Chars that make spans and break them: spaces (ASCII, no-break, ideographic), newlines,
+    /// tabs, Arabic letters and vowel marks, Devanagari, a combining acute, Latin letters of
+    /// both cases, the apostrophe and the contraction letters, digits, punctuation.
+    const SPAN_ALPHABET: &[&str] = &[
+        " ", " ", " ", " ", "\n", "\t", "\r", "\u{a0}", "\u{3000}", "\u{2009}", "ب", "ل", "ه", "\u{64e}", "\u{650}", "\u{652}",
+        "\u{651}", "ٱ", "क", "\u{93f}", "\u{94d}", "\u{301}", "a", "E", "s", "l", "L", "r", "e", "t", "'", "'", "ſ", "1", "٣",
+        ",", "/", "!", "(", "中", "，", "😀", "\u{7f}", "\u{1}",
+    ];
+
+    /// A span splits into the same pre-tokens wherever it occurs (whatever follows its
+    /// space), its last pre-token ends at the space, and its bytes are never a single
+    /// pre-token anywhere (so spans and pieces can share a table under distinct keys).
+    #[test]
+    fn spans_split_the_same_anywhere() {
+        let tails = ["", "s", "ll", "re", "e", "\n", " ", "  x", "\u{a0}", "x", "'", "\u{64e}ب", "1", "!"];
+        let mut spans = 0;
+        for p in Pattern::ALL {
+            for (t, text) in random_texts(0x5EED + p as u64, 40, |r, _| SPAN_ALPHABET[(r >> 7) as usize % SPAN_ALPHABET.len()]).take(4000).enumerate() {
+                let s = text.as_bytes();
+                let pieces = p.split(&text);
+                for (k, &(a, b)) in pieces.iter().enumerate() {
+                    let Ok(e) = span_end(s, a) else { continue };
+                    assert!(e > a && s[e] == b' ' && e - a < MAX_SPAN, "{p:?} {text:?} at {a}");
+                    // In the text: pre-tokens from a, the last ending at e.
+                    let inside: Vec<(usize, usize)> = pieces[k..].iter().take_while(|r| r.1 <= e).map(|&(x, y)| (x - a, y - a)).collect();
+                    assert_eq!(inside.last().map(|r| r.1), Some(e - a), "{p:?} {text:?}: no pre-token ends at the span's end {e}");
+                    spans += (b < e) as usize;
+                    let tail = tails[t % tails.len()];
+                    let alone = format!("{} {tail}", &text[a..e]);
+                    let there: Vec<(usize, usize)> = p.split(&alone).into_iter().take_while(|r| r.1 <= e - a).collect();
+                    assert_eq!(there, inside, "{p:?} span {:?} followed by {tail:?}", &text[a..e]);
+                    // Never one pre-token: not before anything that could follow it.
+                    if b < e {
+                        for tail in tails {
+                            let other = format!("{}{tail}", &text[a..e]);
+                            assert_ne!(p.next_end(other.as_bytes(), 0), e - a, "{p:?} {:?} is one pre-token before {tail:?}", &text[a..e]);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(spans > 10_000, "only {spans} spans of several pre-tokens");
+    }
+
+    #[test]
+    fn span_end_cases() {
+        let ends = |t: &str, a: usize| span_end(t.as_bytes(), a);
+        assert_eq!(ends(" ab,c d", 0), Ok(5));
+        assert_eq!(ends("ab\nc d", 0), Err(2));
+        assert_eq!(ends("\nab c", 0), Err(1));
+        assert_eq!(ends("abc", 0), Err(3));
+        // The last char before the space is whitespace (U+00A0): no span.
+        assert!(ends("ab\u{a0} c", 0).is_err());
+        assert_eq!(ends("ab\u{301} c", 0), Ok(4));
+        let long = "x".repeat(MAX_SPAN);
+        assert_eq!(ends(&format!("{long} y"), 0), Err(MAX_SPAN));
+        assert_eq!(ends(&format!("{} y", &long[1..]), 0), Ok(MAX_SPAN - 1));
+        assert_eq!(ends(&format!("{} y", &long[2..]), 0), Ok(MAX_SPAN - 2));
+        // Every start and length around the 8-byte words, against a byte-by-byte search.
+        for n in 0..80 {
+            for a in 0..10 {
+                let t = format!("{}p{}{} z", "q".repeat(a), "é".repeat(n / 2), "w".repeat(n % 2));
+                let s = t.as_bytes();
+                let e = a + 1 + s[a + 1..].iter().position(|&c| c < 0x21).unwrap();
+                let want = if e - a < MAX_SPAN { Ok(e) } else { Err((a + MAX_SPAN).min(s.len())) };
+                assert_eq!(span_end(s, a), want, "{t:?} from {a}");
+            }
+        }
+    }
+
+    #[test]
+    fn marks_split_words_of_pointed_and_indic_text() {
+        assert!(marks_split_words("بِسْمِ ٱللَّهِ ٱلرَّحْمَـٰنِ ٱلرَّحِيمِ".as_bytes()));
+        assert!(marks_split_words("हिन्दी भाषा में लिखा गया".as_bytes()));
+        assert!(marks_split_words(format!("{}ภาษาไทย ที่มี สระ", "ascii ".repeat(70)).as_bytes()));
+        assert!(!marks_split_words("بسم الله الرحمن الرحيم".as_bytes()));
+        assert!(!marks_split_words("Привет, как дела? Ёлка".as_bytes()));
+        assert!(!marks_split_words("中文文本，没有空格。".as_bytes()));
+        assert!(!marks_split_words(b"plain ASCII text"));
+        assert!(!marks_split_words(b""));
+        // Beyond the first 512 bytes: not looked at.
+        assert!(!marks_split_words(format!("{}بِسْمِ", "a".repeat(MARK_SAMPLE_BYTES)).as_bytes()));
     }
 
     #[test]

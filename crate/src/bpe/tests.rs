@@ -19,13 +19,23 @@ fn b64(bytes: &[u8]) -> String {
 
 /// Bytes, then "he" "ll" "hell" "hello" " w" "or" " wor" "ld" " world" "éé"(bytes).
 pub(super) fn toy() -> BpeTokenizer {
+    toy_with(Pattern::Cl100k)
+}
+
+/// [`toy`] with another pre-tokenizer pattern, and tokens for Arabic with vowel marks.
+fn toy_with(pattern: Pattern) -> BpeTokenizer {
     let mut lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
     let extra: [&[u8]; 10] = [b"he", b"ll", b"hell", b"hello", b" w", b"or", b" wor", b"ld", b" world", "éé".as_bytes()];
     for (i, t) in extra.iter().enumerate() {
         lines.push(format!("{} {}", b64(t), 256 + i));
     }
+    // Tokens from 310 on (the specials are 300 and 301): ids nobody reads, merges that fire.
+    let arabic = ["\u{64e}", "\u{650}", "ب", "ل", "\u{64e}ب", "\u{650}ل", " ب", " ب\u{64e}", "ال", "\u{651}", "ل\u{651}"];
+    for (i, t) in arabic.iter().enumerate() {
+        lines.push(format!("{} {}", b64(t.as_bytes()), 310 + i));
+    }
     let specials = vec![("<|eot|>".to_string(), 300), ("<|eot|>x".to_string(), 301)];
-    BpeTokenizer::from_tiktoken("toy", lines.join("\n").as_bytes(), Pattern::Cl100k, &specials).unwrap()
+    BpeTokenizer::from_tiktoken("toy", lines.join("\n").as_bytes(), pattern, &specials).unwrap()
 }
 
 #[test]
@@ -197,4 +207,53 @@ fn huge_ids_are_refused() {
     assert_eq!(t.encode("a<x>", &Allowed::All).unwrap(), [97, 256]);
     assert!(BpeTokenizer::from_hf_json(&json((1 << 32) + 5)).unwrap_err().to_string().contains("32 bits"));
     assert!(BpeTokenizer::from_hf_json(&json(u32::MAX as u64)).is_err());
+}
+
+/// Encoding by whole spans (see `pattern::span_end`) gives the ids of their pre-tokens, when
+/// a span is first met and when it is found again; spans of up to 15 bytes are in the word
+/// table and longer ones in the span table.
+#[test]
+fn spans_encode_as_their_pre_tokens() {
+    let chars = [
+        "ب", "ل", "ا", "\u{64e}", "\u{650}", "\u{651}", "\u{652}", "ٱ", "क", "\u{93f}", "\u{301}", "e", "l", "'", "s", ",", "1", "\u{a0}", "\u{3000}",
+        "中", "😀",
+    ];
+    let seps = [" ", " ", " ", " ", "  ", "\n", " \n", "\t", ", ", "\u{a0}"];
+    let mut x = 0x5EEDu64;
+    let mut next = |n: usize| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) as usize % n
+    };
+    for p in Pattern::ALL {
+        let t = toy_with(p);
+        let mut warm = Work::default();
+        for _ in 0..300 {
+            // Texts of a few recurring words, so spans come back.
+            let words: Vec<String> = (0..6).map(|_| (0..1 + next(12)).map(|_| chars[next(chars.len())]).collect()).collect();
+            let mut text = String::new();
+            for _ in 0..next(40) {
+                text.push_str(&words[next(words.len())]);
+                text.push_str(seps[next(seps.len())]);
+            }
+            let mut plain = Vec::new();
+            t.encode_text::<false, false>(&text, &mut plain, &mut Work::default());
+            for pass in 0..2 {
+                let mut spans = Vec::new();
+                t.encode_text::<false, true>(&text, &mut spans, &mut warm);
+                assert_eq!(spans, plain, "{p:?} pass {pass}: {text:?}");
+            }
+        }
+    }
+    // Both tables hold spans after a text with a short and a long one.
+    let t = toy_with(Pattern::Cl100k);
+    let mut w = Work::default();
+    let (short, long) = (" بَلِ", " بَلِّبَلِّبَلِّبَلِّ");
+    let text = format!("{short}{long} .");
+    let mut ids = Vec::new();
+    t.encode_text::<false, true>(&text, &mut ids, &mut w);
+    let key = words::span_key(words::key_at(short.as_bytes(), 0, short.len()));
+    assert!(w.words.get_into(key, words::hash(key), &mut Vec::new()), "{short:?} not in the word table");
+    assert!(long.len() > words::MAX_PIECE);
+    let h = table::hash_bytes(long.as_bytes());
+    assert!(w.spans.get_into(long.as_bytes(), h, 0, &mut Vec::new()), "{long:?} not in the span table");
 }

@@ -69,6 +69,20 @@ pub fn key_at(s: &[u8], a: usize, n: usize) -> Key {
     [lo, hi | (n as u64) << 56]
 }
 
+/// The key under which a span (see [`super::pattern::span_end`]) of pre-tokens is stored,
+/// from its bytes' [`key_at`]: the length byte gets the bit 0x10, which no piece's has
+/// ([`MAX_PIECE`] < 16), so a span and a piece of the same bytes never share an entry.
+#[inline(always)]
+pub fn span_key(key: Key) -> Key {
+    [key[0], key[1] | 0x10 << 56]
+}
+
+/// Whether `key` is a [`span_key`].
+#[inline(always)]
+pub fn is_span_key(key: Key) -> bool {
+    key[1] >> 56 & 0x10 != 0
+}
+
 /// The key of `piece` if it has one ([`NO_KEY`] otherwise).
 #[cfg(test)]
 fn key_of(piece: &[u8]) -> Key {
