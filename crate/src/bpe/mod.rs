@@ -438,7 +438,7 @@ impl BpeTokenizer {
                 }
             };
         }
-        // The per-pre-token step, written once for the two matchers below (a macro, not a
+        // The per-pre-token step, written once for the three loops below (a macro, not a
         // closure in a variable: an attribute on a closure needs it in argument position).
         macro_rules! piece {
             ($a:expr, $b:expr) => {{
