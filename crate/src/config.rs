@@ -7,11 +7,11 @@
 use crate::error::{Error, Result};
 use crate::model::wordpiece::WordPiece;
 use crate::normalizer::BertNormalizerConfig;
-use crate::unicode::forms::Form;
 use crate::tokenizer::{
     AddedToken, Decoder, Direction, Normalizer, Padding, PaddingStrategy, PostProcessor, PreTokenizer,
     SpecialTokenDef, TemplatePiece, Tokenizer, Truncation, TruncationStrategy,
 };
+use crate::unicode::forms::Form;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -130,17 +130,21 @@ fn parse_model(v: &Value) -> Result<WordPiece> {
     let vocab_o = obj(vocab_v, "model.vocab")?;
     let mut vocab = HashMap::with_capacity(vocab_o.len());
     for (tok, id) in vocab_o {
-        let id = id
-            .as_u64()
-            .filter(|&x| x <= u32::MAX as u64 / 2)
-            .ok_or_else(|| Error::Json(format!("model.vocab[{tok:?}] must be a non-negative integer id, found {id}")))?;
+        let id = id.as_u64().filter(|&x| x <= u32::MAX as u64 / 2).ok_or_else(|| {
+            Error::Json(format!("model.vocab[{tok:?}] must be a non-negative integer id, found {id}"))
+        })?;
         vocab.insert(tok.clone(), id as u32);
     }
     let unk = get_str(o, "unk_token", "model")?;
     let prefix = match o.get("continuing_subword_prefix") {
         None => "##",
         Some(Value::String(s)) => s.as_str(),
-        Some(v) => return Err(Error::Json(format!("model.continuing_subword_prefix must be a string, found {}", kind(v)))),
+        Some(v) => {
+            return Err(Error::Json(format!(
+                "model.continuing_subword_prefix must be a string, found {}",
+                kind(v)
+            )))
+        }
     };
     let max_chars = if o.contains_key("max_input_chars_per_word") {
         get_uint(o, "max_input_chars_per_word", "model", u32::MAX as u64)? as usize
@@ -183,7 +187,9 @@ fn parse_pre_tokenizer(v: &Value) -> Result<PreTokenizer> {
     let o = obj(v, "pre_tokenizer")?;
     match type_of(o, "pre_tokenizer")? {
         "BertPreTokenizer" => Ok(PreTokenizer::Bert),
-        other => Err(Error::Unsupported(format!("pre_tokenizer type {other:?} (supported: BertPreTokenizer)"))),
+        other => {
+            Err(Error::Unsupported(format!("pre_tokenizer type {other:?} (supported: BertPreTokenizer)")))
+        }
     }
 }
 
@@ -215,13 +221,20 @@ fn parse_template(v: &Value, what: &str) -> Result<Vec<TemplatePiece>> {
         let o = obj(p, what)?;
         if let Some(s) = o.get("SpecialToken") {
             let s = obj(s, what)?;
-            out.push(TemplatePiece::Special { id: get_str(s, "id", what)?.to_owned(), type_id: parse_type_id(s, what)? });
+            out.push(TemplatePiece::Special {
+                id: get_str(s, "id", what)?.to_owned(),
+                type_id: parse_type_id(s, what)?,
+            });
         } else if let Some(s) = o.get("Sequence") {
             let s = obj(s, what)?;
             let seq = match get_str(s, "id", what)? {
                 "A" => 0,
                 "B" => 1,
-                x => return Err(Error::Json(format!("{what}: sequence id must be \"A\" or \"B\", found {x:?}"))),
+                x => {
+                    return Err(Error::Json(format!(
+                        "{what}: sequence id must be \"A\" or \"B\", found {x:?}"
+                    )))
+                }
             };
             out.push(TemplatePiece::Sequence { seq, type_id: parse_type_id(s, what)? });
         } else {
@@ -256,7 +269,9 @@ fn parse_post_processor(v: &Value) -> Result<PostProcessor> {
                         .iter()
                         .map(|x| x.as_u64().filter(|&i| i <= u32::MAX as u64 / 2).map(|i| i as u32))
                         .collect::<Option<Vec<u32>>>()
-                        .ok_or_else(|| Error::Json(format!("special token {name:?}: ids must be integers")))?;
+                        .ok_or_else(|| {
+                            Error::Json(format!("special token {name:?}: ids must be integers"))
+                        })?;
                     let tokens = d
                         .get("tokens")
                         .and_then(|x| x.as_array())
@@ -264,9 +279,13 @@ fn parse_post_processor(v: &Value) -> Result<PostProcessor> {
                         .iter()
                         .map(|x| x.as_str().map(Arc::from))
                         .collect::<Option<Vec<Arc<str>>>>()
-                        .ok_or_else(|| Error::Json(format!("special token {name:?}: tokens must be strings")))?;
+                        .ok_or_else(|| {
+                            Error::Json(format!("special token {name:?}: tokens must be strings"))
+                        })?;
                     if ids.len() != tokens.len() {
-                        return Err(Error::Invalid(format!("special token {name:?}: ids and tokens differ in length")));
+                        return Err(Error::Invalid(format!(
+                            "special token {name:?}: ids and tokens differ in length"
+                        )));
                     }
                     specials.insert(name.clone(), SpecialTokenDef { ids, tokens });
                 }
@@ -274,7 +293,9 @@ fn parse_post_processor(v: &Value) -> Result<PostProcessor> {
             for piece in single.iter().chain(&pair) {
                 if let TemplatePiece::Special { id, .. } = piece {
                     if !specials.contains_key(id) {
-                        return Err(Error::Invalid(format!("template uses special token {id:?} that special_tokens does not define")));
+                        return Err(Error::Invalid(format!(
+                            "template uses special token {id:?} that special_tokens does not define"
+                        )));
                     }
                 }
             }
@@ -300,7 +321,9 @@ fn parse_decoder(v: &Value) -> Result<Decoder> {
             prefix: match o.get("prefix") {
                 None => "##".to_owned(),
                 Some(Value::String(s)) => s.clone(),
-                Some(v) => return Err(Error::Json(format!("decoder.prefix must be a string, found {}", kind(v)))),
+                Some(v) => {
+                    return Err(Error::Json(format!("decoder.prefix must be a string, found {}", kind(v))))
+                }
             },
             cleanup: get_bool(o, "cleanup", "decoder", Some(true))?,
         }),
@@ -327,10 +350,13 @@ fn parse_truncation(v: &Value) -> Result<Truncation> {
             "OnlySecond" => TruncationStrategy::OnlySecond,
             x => return Err(Error::Unsupported(format!("truncation strategy {x:?}"))),
         },
-        Some(v) => return Err(Error::Json(format!("truncation.strategy must be a string, found {}", kind(v)))),
+        Some(v) => {
+            return Err(Error::Json(format!("truncation.strategy must be a string, found {}", kind(v))))
+        }
     };
     let max_length = get_uint(o, "max_length", "truncation", MAX_LEN)? as usize;
-    let stride = if o.contains_key("stride") { get_uint(o, "stride", "truncation", MAX_LEN)? as usize } else { 0 };
+    let stride =
+        if o.contains_key("stride") { get_uint(o, "stride", "truncation", MAX_LEN)? as usize } else { 0 };
     Truncation::new(max_length, stride, strategy, parse_direction(o, "truncation")?)
 }
 
@@ -342,7 +368,11 @@ fn parse_padding(v: &Value) -> Result<Padding> {
         Some(Value::Object(f)) if f.contains_key("Fixed") => {
             PaddingStrategy::Fixed(get_uint(f, "Fixed", "padding.strategy", MAX_LEN)? as usize)
         }
-        Some(v) => return Err(Error::Json(format!("padding.strategy must be \"BatchLongest\" or {{\"Fixed\": n}}, found {v}"))),
+        Some(v) => {
+            return Err(Error::Json(format!(
+                "padding.strategy must be \"BatchLongest\" or {{\"Fixed\": n}}, found {v}"
+            )))
+        }
     };
     let pad_to_multiple_of = match o.get("pad_to_multiple_of") {
         None | Some(Value::Null) => None,
@@ -352,7 +382,11 @@ fn parse_padding(v: &Value) -> Result<Padding> {
         strategy,
         direction: parse_direction(o, "padding")?,
         pad_to_multiple_of,
-        pad_id: if o.contains_key("pad_id") { get_uint(o, "pad_id", "padding", u32::MAX as u64)? as u32 } else { 0 },
+        pad_id: if o.contains_key("pad_id") {
+            get_uint(o, "pad_id", "padding", u32::MAX as u64)? as u32
+        } else {
+            0
+        },
         pad_type_id: if o.contains_key("pad_type_id") {
             get_uint(o, "pad_type_id", "padding", u32::MAX as u64)? as u32
         } else {
@@ -361,7 +395,9 @@ fn parse_padding(v: &Value) -> Result<Padding> {
         pad_token: match o.get("pad_token") {
             None => "[PAD]".into(),
             Some(Value::String(s)) => s.as_str().into(),
-            Some(v) => return Err(Error::Json(format!("padding.pad_token must be a string, found {}", kind(v)))),
+            Some(v) => {
+                return Err(Error::Json(format!("padding.pad_token must be a string, found {}", kind(v))))
+            }
         },
     })
 }
@@ -452,7 +488,9 @@ pub fn padding_to_json(p: Option<&Padding>) -> Value {
 /// worker processes carry.
 pub fn state_json(t: &Tokenizer, source: &Source) -> String {
     let mut v = match source {
-        Source::Json(j) => serde_json::from_str::<Value>(j).expect("the source parsed when the tokenizer was built"),
+        Source::Json(j) => {
+            serde_json::from_str::<Value>(j).expect("the source parsed when the tokenizer was built")
+        }
         Source::VocabTxt(v) => serde_json::json!({ "tokenprism_vocab_txt": &**v }),
     };
     let o = v.as_object_mut().expect("a tokenizer file is an object");

@@ -43,7 +43,10 @@ fn to_py_err(e: Error) -> PyErr {
 /// (a Python str may hold one; UTF-8 and therefore the tokenizer cannot).
 fn text_of<'a>(s: &'a Bound<'_, PyAny>, what: &str) -> PyResult<std::borrow::Cow<'a, str>> {
     let s = s.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!("{what} must be a str, not {}", s.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+        PyTypeError::new_err(format!(
+            "{what} must be a str, not {}",
+            s.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
     })?;
     match s.to_str() {
         Ok(t) => Ok(std::borrow::Cow::Borrowed(t)),
@@ -215,7 +218,11 @@ impl IntCache {
         Python::attach(|py| {
             let ints = match table_ints(py, n) {
                 Some((small, table)) => Ints::Table { small, table },
-                None => Ints::Owned((0..n as u32).map(|id| id.into_pyobject(py).expect("an int").into_any().unbind()).collect()),
+                None => Ints::Owned(
+                    (0..n as u32)
+                        .map(|id| id.into_pyobject(py).expect("an int").into_any().unbind())
+                        .collect(),
+                ),
             };
             IntCache { n, ints }
         })
@@ -298,7 +305,9 @@ impl IntCache {
         }
         Some(match &self.ints {
             // In bounds: the small ints are 0..SMALL, the table's slots 0..TABLE_SLOTS >= n.
-            Ints::Table { small, table } => unsafe { if id < SMALL { *small } else { *table }.add(id).cast() },
+            Ints::Table { small, table } => unsafe {
+                if id < SMALL { *small } else { *table }.add(id).cast()
+            },
             Ints::Owned(v) => v[id].as_ptr(),
         })
     }
@@ -359,7 +368,12 @@ impl PyEncoding {
     #[getter]
     fn words<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let warning = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
-        PyErr::warn(py, &warning, c"Deprecated in 0.9.4: Encoding.words is deprecated, please use Encoding.word_ids instead.", 1)?;
+        PyErr::warn(
+            py,
+            &warning,
+            c"Deprecated in 0.9.4: Encoding.words is deprecated, please use Encoding.word_ids instead.",
+            1,
+        )?;
         self.word_ids(py)
     }
     /// How many inputs were encoded: 2 for a pair (even an empty one), else 1.
@@ -404,7 +418,11 @@ impl PyEncoding {
     /// reference combines them).
     #[getter]
     fn overflowing(&self) -> Vec<PyEncoding> {
-        self.inner.overflowing().iter().map(|e| PyEncoding { inner: e.clone(), ints: self.ints.clone() }).collect()
+        self.inner
+            .overflowing()
+            .iter()
+            .map(|e| PyEncoding { inner: e.clone(), ints: self.ints.clone() })
+            .collect()
     }
     fn __len__(&self) -> usize {
         self.inner.len()
@@ -434,7 +452,16 @@ impl PyEncoding {
     ) -> PyResult<Self> {
         let overflowing = overflowing.iter().map(|e| e.inner.clone()).collect();
         let inner = tokenizer::Encoding::from_fields(
-            &ids, &type_ids, &tokens, &offsets, &word_ids, &sequence_ids, &special_tokens_mask, &attention_mask, n_sequences, overflowing,
+            &ids,
+            &type_ids,
+            &tokens,
+            &offsets,
+            &word_ids,
+            &sequence_ids,
+            &special_tokens_mask,
+            &attention_mask,
+            n_sequences,
+            overflowing,
         )
         .map_err(to_py_err)?;
         Ok(PyEncoding { inner, ints: std::sync::Arc::new(IntCache::empty()) })
@@ -520,7 +547,9 @@ fn get_num_threads() -> usize {
     batch_threads(None)
 }
 
-fn input_pair<'a>(item: &'a Bound<'_, PyAny>) -> PyResult<(std::borrow::Cow<'a, str>, Option<std::borrow::Cow<'a, str>>)> {
+fn input_pair<'a>(
+    item: &'a Bound<'_, PyAny>,
+) -> PyResult<(std::borrow::Cow<'a, str>, Option<std::borrow::Cow<'a, str>>)> {
     if let Ok(t) = item.cast::<PyTuple>() {
         if t.len() != 2 {
             return Err(PyTypeError::new_err("a pair input must be a tuple (text, pair)"));
@@ -540,7 +569,8 @@ impl PyTokenizer {
     /// Loads a `tokenizer.json` (or, if the file is not JSON, a `vocab.txt` with BERT defaults).
     #[staticmethod]
     fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
-        let bytes = std::fs::read(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let bytes =
+            std::fs::read(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let text = String::from_utf8(bytes)
             .map_err(|e| PyValueError::new_err(format!("{}: not UTF-8 text ({e})", path.display())))?;
         let inner = py
@@ -550,9 +580,11 @@ impl PyTokenizer {
                 let looks_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
                     || text.trim_start().starts_with('{');
                 if looks_json {
-                    tokenizer::Tokenizer::from_json_str(&text).map(|t| (t, crate::config::Source::Json(text.as_str().into())))
+                    tokenizer::Tokenizer::from_json_str(&text)
+                        .map(|t| (t, crate::config::Source::Json(text.as_str().into())))
                 } else {
-                    tokenizer::Tokenizer::from_vocab_txt(&text).map(|t| (t, crate::config::Source::VocabTxt(text.as_str().into())))
+                    tokenizer::Tokenizer::from_vocab_txt(&text)
+                        .map(|t| (t, crate::config::Source::VocabTxt(text.as_str().into())))
                 }
             })
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
@@ -570,7 +602,8 @@ impl PyTokenizer {
     /// A BERT tokenizer (lowercasing, BERT defaults) from the path of a `vocab.txt`.
     #[staticmethod]
     fn from_vocab(path: std::path::PathBuf) -> PyResult<Self> {
-        let text = std::fs::read_to_string(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let inner = tokenizer::Tokenizer::from_vocab_txt(&text)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
         Ok(PyTokenizer::new(inner, crate::config::Source::VocabTxt(text.into())))
@@ -593,11 +626,17 @@ impl PyTokenizer {
 
     /// Just the ids, without offsets, token texts or masks: the fastest way to get ids.
     #[pyo3(signature = (sequence, add_special_tokens=true))]
-    fn encode_ids<'py>(&self, py: Python<'py>, sequence: &Bound<'py, PyAny>, add_special_tokens: bool) -> PyResult<Bound<'py, PyList>> {
+    fn encode_ids<'py>(
+        &self,
+        py: Python<'py>,
+        sequence: &Bound<'py, PyAny>,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
         let a = text_of(sequence, "sequence")?;
         let t = &self.inner;
         if a.len() >= 2048 {
-            let ids = maybe_detach(py, a.len(), || t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)?;
+            let ids =
+                maybe_detach(py, a.len(), || t.encode_ids(&a, add_special_tokens)).map_err(to_py_err)?;
             return self.ints.list(py, &ids);
         }
         // Short inputs: the ids go to a per-thread buffer and straight into the list, so a
@@ -620,14 +659,21 @@ impl PyTokenizer {
         let b = pair.map(|p| text_of(p, "pair")).transpose()?;
         let t = &self.inner;
         let n = a.len() + b.as_ref().map_or(0, |b| b.len());
-        let enc = maybe_detach(py, n, || t.encode(&a, b.as_deref(), add_special_tokens)).map_err(to_py_err)?;
+        let enc =
+            maybe_detach(py, n, || t.encode(&a, b.as_deref(), add_special_tokens)).map_err(to_py_err)?;
         Ok(PyEncoding { inner: enc, ints: self.ints.clone() })
     }
 
     /// Encodes a list of inputs; each is a str or a (str, str) pair. Runs on several
     /// threads with the GIL released (`num_threads`, default `get_num_threads()`).
     #[pyo3(signature = (inputs, add_special_tokens=true, num_threads=None))]
-    fn encode_batch(&self, py: Python<'_>, inputs: &Bound<'_, PyList>, add_special_tokens: bool, num_threads: Option<usize>) -> PyResult<Vec<PyEncoding>> {
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        inputs: &Bound<'_, PyList>,
+        add_special_tokens: bool,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<PyEncoding>> {
         let items: Vec<Bound<'_, PyAny>> = inputs.iter().collect();
         let mut owned = Vec::with_capacity(items.len());
         for it in &items {
@@ -637,7 +683,8 @@ impl PyTokenizer {
         let t = &self.inner;
         let encs = py
             .detach(|| {
-                let refs: Vec<(&str, Option<&str>)> = owned.iter().map(|(a, b)| (a.as_str(), b.as_deref())).collect();
+                let refs: Vec<(&str, Option<&str>)> =
+                    owned.iter().map(|(a, b)| (a.as_str(), b.as_deref())).collect();
                 t.encode_batch_threads(&refs, add_special_tokens, batch_threads(num_threads))
             })
             .map_err(to_py_err)?;
@@ -663,14 +710,25 @@ impl PyTokenizer {
     }
 
     #[pyo3(signature = (max_length, stride=0, strategy="longest_first", direction="right"))]
-    fn enable_truncation(&mut self, max_length: usize, stride: usize, strategy: &str, direction: &str) -> PyResult<()> {
+    fn enable_truncation(
+        &mut self,
+        max_length: usize,
+        stride: usize,
+        strategy: &str,
+        direction: &str,
+    ) -> PyResult<()> {
         let strategy = match strategy {
             "longest_first" => TruncationStrategy::LongestFirst,
             "only_first" => TruncationStrategy::OnlyFirst,
             "only_second" => TruncationStrategy::OnlySecond,
-            s => return Err(PyValueError::new_err(format!("unknown truncation strategy {s:?}: use longest_first, only_first or only_second"))),
+            s => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown truncation strategy {s:?}: use longest_first, only_first or only_second"
+                )))
+            }
         };
-        let t = Truncation::new(max_length, stride, strategy, parse_direction(direction)?).map_err(to_py_err)?;
+        let t =
+            Truncation::new(max_length, stride, strategy, parse_direction(direction)?).map_err(to_py_err)?;
         std::sync::Arc::make_mut(&mut self.inner).set_truncation(Some(t)).map_err(to_py_err)
     }
 
@@ -710,11 +768,14 @@ impl PyTokenizer {
         let d = pyo3::types::PyDict::new(py);
         d.set_item("max_length", t.max_length)?;
         d.set_item("stride", t.stride)?;
-        d.set_item("strategy", match t.strategy {
-            TruncationStrategy::LongestFirst => "longest_first",
-            TruncationStrategy::OnlyFirst => "only_first",
-            TruncationStrategy::OnlySecond => "only_second",
-        })?;
+        d.set_item(
+            "strategy",
+            match t.strategy {
+                TruncationStrategy::LongestFirst => "longest_first",
+                TruncationStrategy::OnlyFirst => "only_first",
+                TruncationStrategy::OnlySecond => "only_second",
+            },
+        )?;
         d.set_item("direction", direction_name(t.direction))?;
         Ok(Some(d))
     }
@@ -724,10 +785,13 @@ impl PyTokenizer {
     fn padding<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
         let Some(p) = &self.inner.padding else { return Ok(None) };
         let d = pyo3::types::PyDict::new(py);
-        d.set_item("length", match p.strategy {
-            PaddingStrategy::Fixed(n) => Some(n),
-            PaddingStrategy::BatchLongest => None,
-        })?;
+        d.set_item(
+            "length",
+            match p.strategy {
+                PaddingStrategy::Fixed(n) => Some(n),
+                PaddingStrategy::BatchLongest => None,
+            },
+        )?;
         d.set_item("pad_to_multiple_of", p.pad_to_multiple_of)?;
         d.set_item("pad_id", p.pad_id)?;
         d.set_item("pad_token", &*p.pad_token)?;
@@ -755,7 +819,13 @@ impl PyTokenizer {
 
     /// Switches fast paths on or off (for benchmarks and demonstrations; results never change).
     #[pyo3(signature = (simd=None, page_cache=None, lazy_output=None, fused=None))]
-    fn set_fast_paths(&mut self, simd: Option<bool>, page_cache: Option<bool>, lazy_output: Option<bool>, fused: Option<bool>) {
+    fn set_fast_paths(
+        &mut self,
+        simd: Option<bool>,
+        page_cache: Option<bool>,
+        lazy_output: Option<bool>,
+        fused: Option<bool>,
+    ) {
         let f = &mut std::sync::Arc::make_mut(&mut self.inner).fast;
         f.simd = simd.unwrap_or(f.simd);
         f.page_cache = page_cache.unwrap_or(f.page_cache);
@@ -773,7 +843,11 @@ impl PyTokenizer {
 
     #[pyo3(signature = (with_added_tokens=true))]
     fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
-        if with_added_tokens { self.inner.vocab_size() } else { self.inner.model.vocab.len() }
+        if with_added_tokens {
+            self.inner.vocab_size()
+        } else {
+            self.inner.model.vocab.len()
+        }
     }
 
     /// Every stage of one run on `text`, as a dict (the same shape the page gets from wasm).
@@ -806,7 +880,8 @@ fn parse_direction(d: &str) -> PyResult<Direction> {
 /// 'é'
 #[pyfunction]
 fn normalize(py: Python<'_>, text: &Bound<'_, PyAny>, form: &str) -> PyResult<String> {
-    let form: crate::unicode::forms::Form = form.parse().map_err(|e: crate::unicode::forms::UnknownForm| PyValueError::new_err(e.to_string()))?;
+    let form: crate::unicode::forms::Form =
+        form.parse().map_err(|e: crate::unicode::forms::UnknownForm| PyValueError::new_err(e.to_string()))?;
     let text = text_of(text, "text")?;
     Ok(py.detach(|| crate::unicode::forms::normalize(&text, form)))
 }

@@ -43,9 +43,15 @@ pub enum PreTokenizer {
 
 #[derive(Clone, Debug)]
 pub enum TemplatePiece {
-    Special { id: String, type_id: u32 },
+    Special {
+        id: String,
+        type_id: u32,
+    },
     /// `seq` 0 is A, 1 is B.
-    Sequence { seq: usize, type_id: u32 },
+    Sequence {
+        seq: usize,
+        type_id: u32,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -56,8 +62,15 @@ pub struct SpecialTokenDef {
 
 #[derive(Clone, Debug)]
 pub enum PostProcessor {
-    Template { single: Vec<TemplatePiece>, pair: Vec<TemplatePiece>, specials: HashMap<String, SpecialTokenDef> },
-    Bert { sep: (Arc<str>, u32), cls: (Arc<str>, u32) },
+    Template {
+        single: Vec<TemplatePiece>,
+        pair: Vec<TemplatePiece>,
+        specials: HashMap<String, SpecialTokenDef>,
+    },
+    Bert {
+        sep: (Arc<str>, u32),
+        cls: (Arc<str>, u32),
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -87,7 +100,12 @@ pub struct Truncation {
 }
 
 impl Truncation {
-    pub fn new(max_length: usize, stride: usize, strategy: TruncationStrategy, direction: Direction) -> Result<Self> {
+    pub fn new(
+        max_length: usize,
+        stride: usize,
+        strategy: TruncationStrategy,
+        direction: Direction,
+    ) -> Result<Self> {
         Ok(Truncation { max_length, stride, strategy, direction })
     }
 }
@@ -353,7 +371,11 @@ impl Encoding {
     pub fn char_to_token(&self, pos: usize, seq: usize) -> Option<usize> {
         let r = self.sequence_range(seq);
         let p = pos as u64;
-        self.toks.get(r.clone())?.iter().position(|k| u64::from(k.start) <= p && p < u64::from(k.end)).map(|i| r.start + i)
+        self.toks
+            .get(r.clone())?
+            .iter()
+            .position(|k| u64::from(k.start) <= p && p < u64::from(k.end))
+            .map(|i| r.start + i)
     }
 
     /// The word of input `seq` that holds char `pos` of that input.
@@ -402,16 +424,31 @@ impl Encoding {
         overflowing: Vec<Encoding>,
     ) -> Result<Encoding> {
         let n = ids.len();
-        let lens = [type_ids.len(), tokens.len(), offsets.len(), words.len(), sequence_ids.len(), special_tokens_mask.len(), attention_mask.len()];
+        let lens = [
+            type_ids.len(),
+            tokens.len(),
+            offsets.len(),
+            words.len(),
+            sequence_ids.len(),
+            special_tokens_mask.len(),
+            attention_mask.len(),
+        ];
         if lens.iter().any(|&l| l != n) {
-            return Err(Error::Input(format!("an Encoding's fields must have one entry per token ({n} ids, then {lens:?})")));
+            return Err(Error::Input(format!(
+                "an Encoding's fields must have one entry per token ({n} ids, then {lens:?})"
+            )));
         }
         if n_sequences > 2 || sequence_ids.iter().flatten().any(|&s| s > 1) {
             return Err(Error::Input("an Encoding has at most 2 sequences".into()));
         }
         let mut e = Encoding { n_seq: n_sequences as u8, overflowing, ..Default::default() };
         for i in 0..n {
-            e.toks.push(Tok { id: ids[i], start: offsets[i].0, end: offsets[i].1, word: words[i].unwrap_or(NO_WORD) });
+            e.toks.push(Tok {
+                id: ids[i],
+                start: offsets[i].0,
+                end: offsets[i].1,
+                word: words[i].unwrap_or(NO_WORD),
+            });
             e.texts.overrides.push((i as u32, Arc::from(tokens[i].as_str())));
             let a = Attr {
                 type_id: type_ids[i],
@@ -434,9 +471,9 @@ impl Encoding {
                     out.push(&**t);
                     ov.next();
                 }
-                _ => out.push(
-                    self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).map_or("", |t| &**t),
-                ),
+                _ => {
+                    out.push(self.texts.vocab.as_ref().and_then(|v| v.get(id as usize)).map_or("", |t| &**t))
+                }
             }
         }
         out
@@ -502,7 +539,12 @@ impl Encoding {
             })),
             None => {
                 let mut at = OrigCursor::new(orig);
-                self.toks.extend(subs.iter().map(|s| Tok { id: s.id, start: at.at(s.char_start), end: at.at(s.char_end - 1) + 1, word }));
+                self.toks.extend(subs.iter().map(|s| Tok {
+                    id: s.id,
+                    start: at.at(s.char_start),
+                    end: at.at(s.char_end - 1) + 1,
+                    word,
+                }));
             }
         }
     }
@@ -533,7 +575,13 @@ impl Encoding {
 
     /// This Encoding without its overflowing parts.
     fn shallow(&self) -> Encoding {
-        Encoding { toks: self.toks.clone(), texts: self.texts.clone(), runs: self.runs.clone(), n_seq: self.n_seq, overflowing: Vec::new() }
+        Encoding {
+            toks: self.toks.clone(),
+            texts: self.texts.clone(),
+            runs: self.runs.clone(),
+            n_seq: self.n_seq,
+            overflowing: Vec::new(),
+        }
     }
 
     /// `self` followed by `p`, with the overflowing parts the reference's merge gives: each
@@ -646,7 +694,13 @@ impl Encoding {
         }
         if n == 0 {
             // The reference keeps the whole input as the one overflowing part.
-            let whole = std::mem::replace(self, Encoding { texts: TokenTexts { vocab: self.texts.vocab.clone(), overrides: Vec::new() }, ..Default::default() });
+            let whole = std::mem::replace(
+                self,
+                Encoding {
+                    texts: TokenTexts { vocab: self.texts.vocab.clone(), overrides: Vec::new() },
+                    ..Default::default()
+                },
+            );
             self.overflowing.push(whole);
             return Ok(());
         }
@@ -688,7 +742,13 @@ impl Encoding {
         let mut over: Vec<Encoding> = windows[1..]
             .iter()
             .map(|r| {
-                let mut part = Encoding { toks: Vec::new(), texts: self.texts.clone(), runs: self.runs.clone(), n_seq: self.n_seq, overflowing: Vec::new() };
+                let mut part = Encoding {
+                    toks: Vec::new(),
+                    texts: self.texts.clone(),
+                    runs: self.runs.clone(),
+                    n_seq: self.n_seq,
+                    overflowing: Vec::new(),
+                };
                 part.toks.extend_from_slice(&self.toks[..r.end]);
                 part.keep_range(r.clone());
                 part
@@ -953,11 +1013,18 @@ impl Tokenizer {
                 continue;
             }
             if let Some(id) = by_content.get(&t.content) {
-                if by_id.get(id).is_some_and(|old| AddedToken { id: old.id, normalized_form: None, ..t.clone() } == AddedToken { normalized_form: None, ..old.clone() }) {
+                if by_id.get(id).is_some_and(|old| {
+                    AddedToken { id: old.id, normalized_form: None, ..t.clone() }
+                        == AddedToken { normalized_form: None, ..old.clone() }
+                }) {
                     continue;
                 }
             }
-            let id = match by_content.get(&t.content).copied().or_else(|| self.model.vocab.get(&*t.content).copied()) {
+            let id = match by_content
+                .get(&t.content)
+                .copied()
+                .or_else(|| self.model.vocab.get(&*t.content).copied())
+            {
                 Some(id) => id,
                 None => {
                     next_id += 1;
@@ -1099,7 +1166,12 @@ impl Tokenizer {
             None => {
                 let mut emit = emit;
                 if !text.is_empty() {
-                    emit(Piece { byte_start: 0, byte_end: text.len(), char_start: 0, char_end: text.chars().count() });
+                    emit(Piece {
+                        byte_start: 0,
+                        byte_end: text.len(),
+                        char_start: 0,
+                        char_end: text.chars().count(),
+                    });
                 }
             }
         }
@@ -1128,7 +1200,10 @@ impl Tokenizer {
         let matcher = self.raw_matcher.as_ref().filter(|m| m.may_match(text));
         // Without a matcher the text is one segment: no segment list is allocated.
         let (whole, listed) = match matcher {
-            None => (Some(Segment { byte_start: 0, byte_end: text.len(), char_start: 0, added: None }), Vec::new()),
+            None => (
+                Some(Segment { byte_start: 0, byte_end: text.len(), char_start: 0, added: None }),
+                Vec::new(),
+            ),
             Some(m) => (None, self.split_added(Some(m), text)),
         };
         for seg in whole.into_iter().chain(listed) {
@@ -1162,17 +1237,32 @@ impl Tokenizer {
                 // The closure is inlined at every place for_each_word hands over a word (as a
                 // call it cost ~18 instructions a word; callgrind: en -6M, zh -5M per MB).
                 let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
-                    crate::fast::words::for_each_word(cache, self.fast, raw, seg.char_start as u32, &mut w, None, #[inline(always)] |wd| {
-                        // Most words are one vocabulary entry: that case is kept here, small
-                        // (as in the ids-only pass), and the rest is a call.
-                        // (With ids naming tokens, the unk token is named by its id too.)
-                        let id = if wd.ascii { self.model.whole_ascii_word(wd.padded, wd.len) } else { self.model.whole_word_or_unk(wd.padded, wd.len) };
-                        match id {
-                            Some(id) if whole => enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx),
-                            _ => self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx),
-                        }
-                        word_idx += 1;
-                    })
+                    crate::fast::words::for_each_word(
+                        cache,
+                        self.fast,
+                        raw,
+                        seg.char_start as u32,
+                        &mut w,
+                        None,
+                        #[inline(always)]
+                        |wd| {
+                            // Most words are one vocabulary entry: that case is kept here, small
+                            // (as in the ids-only pass), and the rest is a call.
+                            // (With ids naming tokens, the unk token is named by its id too.)
+                            let id = if wd.ascii {
+                                self.model.whole_ascii_word(wd.padded, wd.len)
+                            } else {
+                                self.model.whole_word_or_unk(wd.padded, wd.len)
+                            };
+                            match id {
+                                Some(id) if whole => {
+                                    enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), word_idx)
+                                }
+                                _ => self.model_view(wd, wc.as_deref_mut(), &mut subs, &mut enc, word_idx),
+                            }
+                            word_idx += 1;
+                        },
+                    )
                 });
                 scratch_word = w;
                 if r.is_ok() {
@@ -1207,9 +1297,20 @@ impl Tokenizer {
                     let word = &ntext[p.byte_start..p.byte_end];
                     let worig = &orig[p.char_start..p.char_end];
                     if let Some(pt) = pre_tokens.as_mut() {
-                        pt.push(PreTokenTrace { text: word.to_owned(), offsets: (worig[0], worig[worig.len() - 1] + 1) });
+                        pt.push(PreTokenTrace {
+                            text: word.to_owned(),
+                            offsets: (worig[0], worig[worig.len() - 1] + 1),
+                        });
                     }
-                    self.model_word(word, worig.len(), |k| worig[k], &mut scratch, &mut subs, &mut enc, word_idx);
+                    self.model_word(
+                        word,
+                        worig.len(),
+                        |k| worig[k],
+                        &mut scratch,
+                        &mut subs,
+                        &mut enc,
+                        word_idx,
+                    );
                     word_idx += 1;
                 }
                 timings.1 += now_micros() - t1;
@@ -1307,7 +1408,13 @@ impl Tokenizer {
     fn added_tokens_count(&self, is_pair: bool) -> usize {
         match &self.post_processor {
             None => 0,
-            Some(PostProcessor::Bert { .. }) => if is_pair { 3 } else { 2 },
+            Some(PostProcessor::Bert { .. }) => {
+                if is_pair {
+                    3
+                } else {
+                    2
+                }
+            }
             Some(PostProcessor::Template { single, pair, specials }) => {
                 let t = if is_pair { pair } else { single };
                 t.iter()
@@ -1371,7 +1478,8 @@ impl Tokenizer {
                     target.truncate(len - to_remove, stride, dir)?;
                 } else {
                     return Err(Error::Input(
-                        "truncation error: sequence to truncate too short to respect the provided max_length".into(),
+                        "truncation error: sequence to truncate too short to respect the provided max_length"
+                            .into(),
                     ));
                 }
             }
@@ -1414,9 +1522,17 @@ impl Tokenizer {
     /// template's pieces are merged left to right, and each merge pairs every overflowing
     /// part of the left side with the right side and each of its parts, and the left side
     /// with each part of the right (see [`Encoding::merged`]).
-    fn post_process_overflowing(&self, a: Encoding, b: Option<Encoding>, add_special_tokens: bool) -> Encoding {
+    fn post_process_overflowing(
+        &self,
+        a: Encoding,
+        b: Option<Encoding>,
+        add_special_tokens: bool,
+    ) -> Encoding {
         let vocab = Some(self.model.vocab_r.clone());
-        let bare = || Encoding { texts: TokenTexts { vocab: vocab.clone(), overrides: Vec::new() }, ..Default::default() };
+        let bare = || Encoding {
+            texts: TokenTexts { vocab: vocab.clone(), overrides: Vec::new() },
+            ..Default::default()
+        };
         let special = |ids: &[u32], toks: &[Arc<str>], type_id: u32| {
             let mut e = bare();
             for (id, t) in ids.iter().zip(toks) {
@@ -1438,14 +1554,17 @@ impl Tokenizer {
                                 s
                             })
                         }
-                        TemplatePiece::Special { id, type_id } => {
-                            add_special_tokens.then(|| special(&specials[id].ids, &specials[id].tokens, *type_id))
-                        }
+                        TemplatePiece::Special { id, type_id } => add_special_tokens
+                            .then(|| special(&specials[id].ids, &specials[id].tokens, *type_id)),
                     })
                     .collect()
             }
             Some(PostProcessor::Bert { sep, cls }) if add_special_tokens => {
-                let mut v = vec![special(&[cls.1], std::slice::from_ref(&cls.0), 0), a, special(&[sep.1], std::slice::from_ref(&sep.0), 0)];
+                let mut v = vec![
+                    special(&[cls.1], std::slice::from_ref(&cls.0), 0),
+                    a,
+                    special(&[sep.1], std::slice::from_ref(&sep.0), 0),
+                ];
                 if let Some(b) = b {
                     v.push(b);
                     v.push(special(&[sep.1], std::slice::from_ref(&sep.0), 1));
@@ -1494,22 +1613,24 @@ impl Tokenizer {
                 // no Encoding is made per special token.
                 let first = template.iter().position(|p| matches!(p, TemplatePiece::Sequence { .. }));
                 let (mut out, rest) = match first.map(|i| (i, &template[i])) {
-                    Some((i, TemplatePiece::Sequence { seq, type_id })) => match take(*seq, &mut uses, *type_id) {
-                        Some(mut s) => {
-                            if add_special_tokens {
-                                for p in template[..i].iter().rev() {
-                                    if let TemplatePiece::Special { id, type_id } = p {
-                                        let d = &specials[id];
-                                        for (id, t) in d.ids.iter().zip(&d.tokens).rev() {
-                                            s.prepend_special(*id, t, *type_id);
+                    Some((i, TemplatePiece::Sequence { seq, type_id })) => {
+                        match take(*seq, &mut uses, *type_id) {
+                            Some(mut s) => {
+                                if add_special_tokens {
+                                    for p in template[..i].iter().rev() {
+                                        if let TemplatePiece::Special { id, type_id } = p {
+                                            let d = &specials[id];
+                                            for (id, t) in d.ids.iter().zip(&d.tokens).rev() {
+                                                s.prepend_special(*id, t, *type_id);
+                                            }
                                         }
                                     }
                                 }
+                                (s, &template[i + 1..])
                             }
-                            (s, &template[i + 1..])
+                            None => (Encoding::default(), &template[i + 1..]),
                         }
-                        None => (Encoding::default(), &template[i + 1..]),
-                    },
+                    }
                     _ => (Encoding::default(), &template[..]),
                 };
                 if out.texts.vocab.is_none() {
@@ -1614,19 +1735,38 @@ impl Tokenizer {
     }
 
     /// Appends the ids of `raw`, a stretch of input without added tokens (fused path).
-    fn segment_ids(&self, raw: &str, w: &mut crate::fast::words::Word, subs: &mut Vec<SubToken>, ids: &mut Vec<u32>) {
+    fn segment_ids(
+        &self,
+        raw: &str,
+        w: &mut crate::fast::words::Word,
+        subs: &mut Vec<SubToken>,
+        ids: &mut Vec<u32>,
+    ) {
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
         let mark = ids.len();
         // Inlined into for_each_word, as in encode_single.
         let r = crate::model::word_cache::with_cache(self.model.cache_id, |mut wc| {
-            crate::fast::words::for_each_word(cache, self.fast, raw, 0, w, None, #[inline(always)] |wd| {
-                let id = if wd.ascii { self.model.whole_ascii_word(wd.padded, wd.len) } else { self.model.whole_word(wd.padded, wd.len) };
-                if let Some(id) = id {
-                    ids.push(id);
-                    return;
-                }
-                self.model.ids_not_whole(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, subs, ids);
-            })
+            crate::fast::words::for_each_word(
+                cache,
+                self.fast,
+                raw,
+                0,
+                w,
+                None,
+                #[inline(always)]
+                |wd| {
+                    let id = if wd.ascii {
+                        self.model.whole_ascii_word(wd.padded, wd.len)
+                    } else {
+                        self.model.whole_word(wd.padded, wd.len)
+                    };
+                    if let Some(id) = id {
+                        ids.push(id);
+                        return;
+                    }
+                    self.model.ids_not_whole(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, subs, ids);
+                },
+            )
         });
         if r.is_err() {
             ids.truncate(mark);
@@ -1646,7 +1786,11 @@ impl Tokenizer {
                         TemplatePiece::Sequence { .. } => seen_seq = true,
                         TemplatePiece::Special { id, .. } => {
                             let ids = &specials[id].ids;
-                            if seen_seq { after.extend(ids) } else { before.extend(ids) }
+                            if seen_seq {
+                                after.extend(ids)
+                            } else {
+                                before.extend(ids)
+                            }
                         }
                     }
                 }
@@ -1661,13 +1805,22 @@ impl Tokenizer {
     }
 
     /// Encodes many inputs; padding `BatchLongest` pads to the longest of the batch.
-    pub fn encode_batch(&self, inputs: &[(&str, Option<&str>)], add_special_tokens: bool) -> Result<Vec<Encoding>> {
+    pub fn encode_batch(
+        &self,
+        inputs: &[(&str, Option<&str>)],
+        add_special_tokens: bool,
+    ) -> Result<Vec<Encoding>> {
         self.encode_batch_threads(inputs, add_special_tokens, 1)
     }
 
     /// [`Tokenizer::encode_batch`] on up to `threads` threads (contiguous slices of the
     /// batch, so the output order is the input order). Results never depend on `threads`.
-    pub fn encode_batch_threads(&self, inputs: &[(&str, Option<&str>)], add_special_tokens: bool, threads: usize) -> Result<Vec<Encoding>> {
+    pub fn encode_batch_threads(
+        &self,
+        inputs: &[(&str, Option<&str>)],
+        add_special_tokens: bool,
+        threads: usize,
+    ) -> Result<Vec<Encoding>> {
         let one = |(a, b): &(&str, Option<&str>)| -> Result<Encoding> {
             let mut t = (0.0, 0.0);
             let mut ea = self.encode_single(a, 0, 0, None, None, &mut t);
@@ -1687,7 +1840,9 @@ impl Tokenizer {
                     .collect();
                 handles
                     .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Input("a worker thread panicked".into()))))
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| Err(Error::Input("a worker thread panicked".into())))
+                    })
                     .collect()
             });
             let mut all = Vec::with_capacity(inputs.len());
@@ -1763,7 +1918,10 @@ impl Tokenizer {
         let mut stats = Stats::detailed();
         let _ = normalize(cache, self.fast, text, Some(&mut stats));
         let variants: [(&'static str, Option<FastPaths>); 5] = [
-            ("fast paths on", Some(FastPaths { simd: true, page_cache: true, lazy_output: true, fused: false })),
+            (
+                "fast paths on",
+                Some(FastPaths { simd: true, page_cache: true, lazy_output: true, fused: false }),
+            ),
             ("simd off", Some(FastPaths { simd: false, ..FastPaths::default() })),
             ("page cache off", Some(FastPaths { page_cache: false, ..FastPaths::default() })),
             ("lazy output off", Some(FastPaths { lazy_output: false, ..FastPaths::default() })),
@@ -1824,7 +1982,11 @@ impl Tokenizer {
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.added.iter().find(|a| &*a.content == token).map(|a| a.id).or_else(|| self.model.vocab.get(token).copied())
+        self.added
+            .iter()
+            .find(|a| &*a.content == token)
+            .map(|a| a.id)
+            .or_else(|| self.model.vocab.get(token).copied())
     }
 
     /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
@@ -1871,7 +2033,11 @@ impl Tokenizer {
     }
 
     /// Normalizes with this tokenizer's normalizer only, using the enabled fast paths.
-    pub fn normalize_str<'a>(&self, text: &'a str, stats: Option<&mut crate::fast::Stats>) -> std::borrow::Cow<'a, str> {
+    pub fn normalize_str<'a>(
+        &self,
+        text: &'a str,
+        stats: Option<&mut crate::fast::Stats>,
+    ) -> std::borrow::Cow<'a, str> {
         match &self.cache {
             Some(cache) if self.fast != crate::fast::FastPaths::NONE => {
                 crate::fast::normalize::normalize(cache, self.fast, text, stats)
@@ -1972,7 +2138,6 @@ fn round_up(n: usize, multiple: Option<usize>) -> usize {
         _ => n,
     }
 }
-
 
 /// The reference's WordPiece decoder cleanup: spaces before punctuation and in English
 /// contractions removed, in this order.

@@ -51,7 +51,9 @@ pub fn input_buffer(capacity: usize) -> *mut u8 {
 fn with_input<R>(start: usize, len: usize, f: impl FnOnce(&str) -> R) -> Result<R, JsError> {
     INPUT.with(|b| {
         let b = b.borrow();
-        let bytes = b.get(start..start.saturating_add(len)).ok_or_else(|| JsError::new("input range past the input buffer"))?;
+        let bytes = b
+            .get(start..start.saturating_add(len))
+            .ok_or_else(|| JsError::new("input range past the input buffer"))?;
         // SAFETY: the bytes are UTF-8 by the caller's contract above. It is the contract of
         // every `&str` parameter of this binding: wasm-bindgen's glue writes the string with
         // encodeInto and its ABI transmutes the bytes to `str` unchecked (convert/slices.rs,
@@ -112,7 +114,12 @@ impl WasmTokenizer {
 
     /// [`WasmTokenizer::encode_ids`] of `len` bytes of the input buffer from `start`.
     #[wasm_bindgen(js_name = encodeIdsInput)]
-    pub fn encode_ids_input(&self, start: usize, len: usize, add_special_tokens: bool) -> Result<Vec<u32>, JsError> {
+    pub fn encode_ids_input(
+        &self,
+        start: usize,
+        len: usize,
+        add_special_tokens: bool,
+    ) -> Result<Vec<u32>, JsError> {
         with_input(start, len, |text| self.inner.encode_ids(text, add_special_tokens))?.map_err(to_js_error)
     }
 
@@ -209,7 +216,8 @@ impl WasmBpeTokenizer {
     /// or none (`specials` false: their text is ordinary text); the trace as JSON.
     pub fn trace(&self, text: &str, specials: bool) -> Result<String, JsError> {
         use crate::bpe::Allowed;
-        let (allowed, disallowed) = if specials { (Allowed::All, Allowed::none()) } else { (Allowed::none(), Allowed::none()) };
+        let (allowed, disallowed) =
+            if specials { (Allowed::All, Allowed::none()) } else { (Allowed::none(), Allowed::none()) };
         let trace = self.inner.trace(text, &allowed, &disallowed).map_err(to_js_error)?;
         serde_json::to_string(&trace).map_err(to_js_error)
     }
@@ -245,7 +253,8 @@ impl WasmBpeTokenizer {
             content: String,
         }
         let msgs: Vec<Msg> = serde_json::from_str(messages_json).map_err(to_js_error)?;
-        let msgs: Vec<Message<'_>> = msgs.iter().map(|m| Message { role: &m.role, content: &m.content }).collect();
+        let msgs: Vec<Message<'_>> =
+            msgs.iter().map(|m| Message { role: &m.role, content: &m.content }).collect();
         let template = ChatTemplate::for_tokenizer(&self.inner).map_err(to_js_error)?;
         let parts = template.encode(&self.inner, &msgs, add_generation_prompt).map_err(to_js_error)?;
         serde_json::to_string(&parts).map_err(to_js_error)
@@ -268,7 +277,8 @@ impl WasmTrainer {
     pub fn new(text: &str, vocab_size: usize, byte_level: bool) -> Result<WasmTrainer, JsError> {
         use crate::train::{Config, Mode};
         let mode = if byte_level { Mode::ByteLevel } else { Mode::Chapter };
-        let inner = crate::train::Trainer::new(&[text], &Config { mode, vocab_size, min_frequency: 0 }).map_err(to_js_error)?;
+        let inner = crate::train::Trainer::new(&[text], &Config { mode, vocab_size, min_frequency: 0 })
+            .map_err(to_js_error)?;
         Ok(WasmTrainer { inner })
     }
 
@@ -299,7 +309,8 @@ impl WasmTrainer {
 
     /// The chapter's `tokenize(word)` with the merges so far, as a JSON list of strings.
     pub fn tokenize(&self, word: &str) -> String {
-        let parts: Vec<String> = self.inner.tokenize_bytes(word).iter().map(|b| self.spell_bytes(b)).collect();
+        let parts: Vec<String> =
+            self.inner.tokenize_bytes(word).iter().map(|b| self.spell_bytes(b)).collect();
         serde_json::to_string(&parts).unwrap_or_default()
     }
 

@@ -9,29 +9,26 @@
 use std::collections::HashSet;
 use std::process::Command;
 
-use tokenprism::unicode::forms::{
-    is_normalized, normalize, normalize_items, Form, UNICODE_VERSION,
-};
+use tokenprism::unicode::forms::{is_normalized, normalize, normalize_items, Form, UNICODE_VERSION};
 
 const DEFAULT_PATH: &str = "/usr/share/unicode/NormalizationTest.txt.bz2";
 
 fn read_test_file() -> String {
     let path = std::env::var("NORMALIZATION_TEST").unwrap_or_else(|_| DEFAULT_PATH.to_owned());
-    let bytes =
-        if path.ends_with(".bz2") {
-            let output = Command::new("bzip2").arg("-dc").arg(&path).output().unwrap_or_else(|e| {
+    let bytes = if path.ends_with(".bz2") {
+        let output = Command::new("bzip2").arg("-dc").arg(&path).output().unwrap_or_else(|e| {
             panic!("cannot run `bzip2 -dc {path}` ({e}): install bzip2 (apt-get install bzip2)")
         });
-            assert!(
+        assert!(
             output.status.success(),
             "`bzip2 -dc {path}` failed: {}\nNormalizationTest.txt comes from the Debian package \
              unicode-data (apt-get install unicode-data), or set NORMALIZATION_TEST to a copy",
             String::from_utf8_lossy(&output.stderr)
         );
-            output.stdout
-        } else {
-            std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
-        };
+        output.stdout
+    } else {
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+    };
     String::from_utf8(bytes).expect("NormalizationTest.txt is UTF-8")
 }
 
@@ -49,24 +46,13 @@ fn parse_column(field: &str) -> String {
 fn check(input: &str, form: Form, expected: &str, line: &str) -> usize {
     let got = normalize(input, form);
     assert_eq!(got, expected, "{form} of {input:?} (line: {line})");
-    assert_eq!(
-        is_normalized(input, form),
-        input == expected,
-        "is_normalized, {form}, {line}"
-    );
+    assert_eq!(is_normalized(input, form), input == expected, "is_normalized, {form}, {line}");
     let items = normalize_items(input, form);
     let chars: String = items.iter().map(|&(c, _)| c).collect();
-    assert_eq!(
-        chars, expected,
-        "normalize_items, {form} of {input:?} (line: {line})"
-    );
+    assert_eq!(chars, expected, "normalize_items, {form} of {input:?} (line: {line})");
     // Each item consumes 1 - change input chars; together they consume the whole input.
     let consumed: isize = items.iter().map(|&(_, change)| 1 - change).sum();
-    assert_eq!(
-        consumed,
-        input.chars().count() as isize,
-        "alignment tags, {form}, {line}"
-    );
+    assert_eq!(consumed, input.chars().count() as isize, "alignment tags, {form}, {line}");
     1
 }
 
@@ -76,9 +62,7 @@ fn forms_pass_every_line_of_normalization_test() {
     let (major, minor, patch) = UNICODE_VERSION;
     let version = format!("NormalizationTest-{major}.{minor}.{patch}.txt");
     assert!(
-        file.lines()
-            .next()
-            .is_some_and(|first| first.contains(&version)),
+        file.lines().next().is_some_and(|first| first.contains(&version)),
         "the test file is not {version}: {:?}",
         file.lines().next()
     );
@@ -103,10 +87,7 @@ fn forms_pass_every_line_of_normalization_test() {
         if part == "Part1" {
             let mut chars = c1.chars();
             let only = chars.next().expect("Part 1 lines list one char");
-            assert!(
-                chars.next().is_none(),
-                "Part 1 line with several chars: {line}"
-            );
+            assert!(chars.next().is_none(), "Part 1 line with several chars: {line}");
             part1_chars.insert(only);
         }
         for x in [c1, c2, c3] {
@@ -124,11 +105,7 @@ fn forms_pass_every_line_of_normalization_test() {
         lines += 1;
     }
     assert!(lines > 18_000, "only {lines} test lines: a truncated file?");
-    assert!(
-        part1_chars.len() > 10_000,
-        "Part 1 lists only {} chars",
-        part1_chars.len()
-    );
+    assert!(part1_chars.len() > 10_000, "Part 1 lists only {} chars", part1_chars.len());
 
     // Part 1's rule for the code points it does not list: every form leaves them unchanged.
     // Checked for every scalar value (unassigned ones too, which must not change either).
@@ -140,11 +117,7 @@ fn forms_pass_every_line_of_normalization_test() {
         }
         let x: &str = c.encode_utf8(&mut buf);
         for form in Form::ALL {
-            assert!(
-                is_normalized(x, form),
-                "{form} changes U+{:04X}, not in Part 1",
-                c as u32
-            );
+            assert!(is_normalized(x, form), "{form} changes U+{:04X}, not in Part 1", c as u32);
         }
         invariant += 1;
     }

@@ -11,7 +11,8 @@ fn expand(runs: &[(u32, u32, u32)]) -> Vec<u32> {
 
 #[test]
 fn runs_round_trip_any_alignment() {
-    let cases: [&[u32]; 6] = [&[], &[0], &[0, 1, 2, 3], &[0, 0, 0, 1, 1, 1], &[5, 5, 6, 7, 9, 9, 2], &[3, 4, 4, 4, 5]];
+    let cases: [&[u32]; 6] =
+        [&[], &[0], &[0, 1, 2, 3], &[0, 0, 0, 1, 1, 1], &[5, 5, 6, 7, 9, 9, 2], &[3, 4, 4, 4, 5]];
     for orig in cases {
         let mut runs = Vec::new();
         push_runs(&mut runs, &orig[..2.min(orig.len())]);
@@ -51,7 +52,12 @@ fn every_stage_has_one_alignment_entry_per_char() {
 fn bert_switches_change_the_stages() {
     let mut t = Tokenizer::from_vocab_txt(VOCAB).unwrap();
     assert_eq!(t.bert_options(), Some(BertNormalizerConfig::default()));
-    let off = BertNormalizerConfig { clean_text: false, handle_chinese_chars: false, strip_accents: Some(false), lowercase: false };
+    let off = BertNormalizerConfig {
+        clean_text: false,
+        handle_chinese_chars: false,
+        strip_accents: Some(false),
+        lowercase: false,
+    };
     t.set_bert_options(off).unwrap();
     assert_eq!(t.bert_options(), Some(off));
     let trace = t.trace("Héllo\t東京");

@@ -18,7 +18,9 @@ use libfuzzer_sys::fuzz_target;
 use tokenprism::fast::FastPaths;
 use tokenprism::normalizer::bert::BertNormalizerConfig;
 use tokenprism::normalizer::Normalizer;
-use tokenprism::tokenizer::{AddedToken, Direction, Padding, PaddingStrategy, Truncation, TruncationStrategy};
+use tokenprism::tokenizer::{
+    AddedToken, Direction, Padding, PaddingStrategy, Truncation, TruncationStrategy,
+};
 use tokenprism::Tokenizer;
 
 const VARIANTS: usize = 64;
@@ -34,8 +36,24 @@ thread_local! {
     static TOKS: RefCell<Vec<Option<Tokenizer>>> = RefCell::new((0..VARIANTS).map(|_| None).collect());
 }
 
-fn added(content: &str, normalized: bool, single_word: bool, lstrip: bool, rstrip: bool, special: bool) -> AddedToken {
-    AddedToken { id: 0, content: Arc::from(content), single_word, lstrip, rstrip, normalized, special, normalized_form: None }
+fn added(
+    content: &str,
+    normalized: bool,
+    single_word: bool,
+    lstrip: bool,
+    rstrip: bool,
+    special: bool,
+) -> AddedToken {
+    AddedToken {
+        id: 0,
+        content: Arc::from(content),
+        single_word,
+        lstrip,
+        rstrip,
+        normalized,
+        special,
+        normalized_form: None,
+    }
 }
 
 /// Variant `v`: bits 0-4 the normalizer switches, bit 5 extra added tokens (some matched in
@@ -84,7 +102,12 @@ fn ids(e: &tokenprism::Encoding) -> Vec<u32> {
 fn check_offsets(enc: &tokenprism::Encoding, lens: [u32; 2]) {
     for (i, ((s, e), seq)) in enc.offsets().zip(enc.sequence_ids()).enumerate() {
         match seq {
-            Some(q) => assert!(s <= e && e <= lens[q as usize], "token {i} offsets {:?} outside input {q} of {} chars", (s, e), lens[q as usize]),
+            Some(q) => assert!(
+                s <= e && e <= lens[q as usize],
+                "token {i} offsets {:?} outside input {q} of {} chars",
+                (s, e),
+                lens[q as usize]
+            ),
             None => assert_eq!((s, e), (0, 0), "special or pad token {i} with offsets"),
         }
     }

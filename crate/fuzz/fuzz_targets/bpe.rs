@@ -19,9 +19,16 @@ static TOKS: [OnceLock<BpeTokenizer>; 5] = [const { OnceLock::new() }; 5];
 
 fn tok(v: usize) -> &'static BpeTokenizer {
     TOKS[v].get_or_init(|| match NAMES[v] {
-        "gpt2-json" => BpeTokenizer::from_hf_json(std::str::from_utf8(&common::data_file("bpe/gpt2/tokenizer.json")).unwrap()).unwrap(),
-        "qwen3-json" => BpeTokenizer::from_hf_json(std::str::from_utf8(&common::data_file("bpe/qwen3/tokenizer.json")).unwrap()).unwrap(),
-        name => BpeTokenizer::from_tiktoken_named(name, &common::data_file(&format!("bpe/{name}.tiktoken"))).unwrap(),
+        "gpt2-json" => BpeTokenizer::from_hf_json(
+            std::str::from_utf8(&common::data_file("bpe/gpt2/tokenizer.json")).unwrap(),
+        )
+        .unwrap(),
+        "qwen3-json" => BpeTokenizer::from_hf_json(
+            std::str::from_utf8(&common::data_file("bpe/qwen3/tokenizer.json")).unwrap(),
+        )
+        .unwrap(),
+        name => BpeTokenizer::from_tiktoken_named(name, &common::data_file(&format!("bpe/{name}.tiktoken")))
+            .unwrap(),
     })
 }
 

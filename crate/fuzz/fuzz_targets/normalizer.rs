@@ -32,7 +32,12 @@ fuzz_target!(|data: &[u8]| {
 
     let cache = PageCache::new(cfg);
     for bits in 0..8u32 {
-        let fp = FastPaths { simd: bits & 1 != 0, page_cache: bits & 2 != 0, lazy_output: bits & 4 != 0, fused: true };
+        let fp = FastPaths {
+            simd: bits & 1 != 0,
+            page_cache: bits & 2 != 0,
+            lazy_output: bits & 4 != 0,
+            fused: true,
+        };
         let mut st = Stats::detailed();
         let got = normalize(&cache, fp, &text, Some(&mut st));
         assert_eq!(got, want.text, "{cfg:?} {fp:?} on {text:?}");
@@ -52,6 +57,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let items = forms::normalize_items(&text, form);
     assert_eq!(items.iter().map(|x| x.0).collect::<String>(), once);
-    let seq = Normalizer::Sequence(vec![Normalizer::Form(form), Normalizer::Lowercase, Normalizer::StripAccents]);
+    let seq =
+        Normalizer::Sequence(vec![Normalizer::Form(form), Normalizer::Lowercase, Normalizer::StripAccents]);
     let _ = seq.normalize(&text);
 });

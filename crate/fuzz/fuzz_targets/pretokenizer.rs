@@ -31,7 +31,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(chars[p.char_start].0, p.byte_start, "char and byte ranges disagree");
         assert!(!w.chars().any(char::is_whitespace), "whitespace inside a piece {w:?}");
         if w.chars().count() > 1 {
-            assert!(!w.chars().any(tokenprism::unicode::is_bert_punctuation), "punctuation not split off in {w:?}");
+            assert!(
+                !w.chars().any(tokenprism::unicode::is_bert_punctuation),
+                "punctuation not split off in {w:?}"
+            );
         }
         rebuilt.push_str(w);
         (last_b, last_c) = (p.byte_end, p.char_end);
@@ -48,11 +51,18 @@ fuzz_target!(|data: &[u8]| {
     };
     let n = bert::normalize(&cfg, &text);
     let mut want = Vec::new();
-    split(&n.text, |p| want.push((n.text[p.byte_start..p.byte_end].to_owned(), n.orig[p.char_start..p.char_end].to_vec())));
+    split(&n.text, |p| {
+        want.push((n.text[p.byte_start..p.byte_end].to_owned(), n.orig[p.char_start..p.char_end].to_vec()))
+    });
     let base = (opt >> 5) as u32 * 1000; // offsets start anywhere
     let cache = PageCache::new(cfg);
     for bits in 0..8u32 {
-        let fp = FastPaths { simd: bits & 1 != 0, page_cache: bits & 2 != 0, lazy_output: bits & 4 != 0, fused: true };
+        let fp = FastPaths {
+            simd: bits & 1 != 0,
+            page_cache: bits & 2 != 0,
+            lazy_output: bits & 4 != 0,
+            fused: true,
+        };
         let mut got = Vec::new();
         let mut w = Word::default();
         let r = for_each_word(&cache, fp, &text, base, &mut w, None, |v| {

@@ -30,8 +30,20 @@ fuzz_target!(|data: &[u8]| {
                 // Lanes at and after the first stop are unspecified.
                 let valid = w.stop.trailing_zeros() as usize;
                 let m = if valid >= 32 { u32::MAX } else { (1u32 << valid) - 1 };
-                assert_eq!(g.stop.trailing_zeros(), w.stop.trailing_zeros(), "{} stop on {:?}", k.name(), &src[..n]);
-                assert_eq!((g.punct & m, g.space & m), (w.punct & m, w.space & m), "{} classes on {:?}", k.name(), &src[..n]);
+                assert_eq!(
+                    g.stop.trailing_zeros(),
+                    w.stop.trailing_zeros(),
+                    "{} stop on {:?}",
+                    k.name(),
+                    &src[..n]
+                );
+                assert_eq!(
+                    (g.punct & m, g.space & m),
+                    (w.punct & m, w.space & m),
+                    "{} classes on {:?}",
+                    k.name(),
+                    &src[..n]
+                );
                 assert_eq!(&got[..valid.min(n)], &want[..valid.min(n)], "{} classify output", k.name());
             }
         }

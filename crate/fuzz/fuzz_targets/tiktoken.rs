@@ -6,7 +6,8 @@
 use libfuzzer_sys::fuzz_target;
 use tokenprism::bpe::{load, Allowed, BpeTokenizer, Pattern};
 
-const PROBES: [&str; 3] = ["Hello, world! héllo 東京 <|endoftext|>", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", " \n\n  x1234567 'll"];
+const PROBES: [&str; 3] =
+    ["Hello, world! héllo 東京 <|endoftext|>", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", " \n\n  x1234567 'll"];
 
 fn base64(b: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -33,7 +33,8 @@ fuzz_target!(|data: &[u8]| {
     };
 
     // Chapter mode: the words, to recount pairs from scratch after each merge.
-    let words: Vec<&str> = if byte_level { Vec::new() } else { text.split(is_py_space).filter(|w| !w.is_empty()).collect() };
+    let words: Vec<&str> =
+        if byte_level { Vec::new() } else { text.split(is_py_space).filter(|w| !w.is_empty()).collect() };
     let mut freq: HashMap<&str, u64> = HashMap::new();
     for w in &words {
         *freq.entry(w).or_default() += 1;
@@ -62,7 +63,11 @@ fuzz_target!(|data: &[u8]| {
                 made += f * after.iter().filter(|&&id| id == m.id).count() as u64;
             }
             let best = pairs.values().copied().max().unwrap_or(0);
-            assert_eq!(pairs.get(&(m.left, m.right)).copied(), Some(m.count), "merge count is not the recount");
+            assert_eq!(
+                pairs.get(&(m.left, m.right)).copied(),
+                Some(m.count),
+                "merge count is not the recount"
+            );
             assert_eq!(m.count, best, "merged a pair that is not the most frequent");
             assert!(made >= 1, "the new symbol does not occur after its merge");
         }
@@ -98,7 +103,11 @@ fuzz_target!(|data: &[u8]| {
 fn split_with(t: &Trainer, word: &str, merges: &[tokenprism::train::Merge]) -> Vec<u32> {
     let symbols = t.symbols();
     let id_of = |s: &[u8]| symbols.iter().position(|x| x == s).map(|i| i as u32).unwrap_or(u32::MAX);
-    let mut parts: Vec<u32> = word.chars().map(|c| id_of(c.to_string().as_bytes())).chain([id_of(END_OF_WORD.as_bytes())]).collect();
+    let mut parts: Vec<u32> = word
+        .chars()
+        .map(|c| id_of(c.to_string().as_bytes()))
+        .chain([id_of(END_OF_WORD.as_bytes())])
+        .collect();
     let mut out = Vec::with_capacity(parts.len());
     for m in merges {
         apply_merge(&parts, m, &mut out);

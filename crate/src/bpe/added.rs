@@ -39,7 +39,12 @@ impl AddedTokens {
         }
         // `id_bound` (and so `n_vocab`) is the largest id plus one, which must fit in a u32.
         if let Some(t) = tokens.iter().find(|t| t.id == u32::MAX) {
-            return Err(Error::Invalid(format!("added token {:?}: id {} is too large (at most {})", t.content, t.id, u32::MAX - 1)));
+            return Err(Error::Invalid(format!(
+                "added token {:?}: id {} is too large (at most {})",
+                t.content,
+                t.id,
+                u32::MAX - 1
+            )));
         }
         let by_id = tokens.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
         let build = |kind| {
@@ -52,7 +57,12 @@ impl AddedTokens {
                 .map(Some)
                 .map_err(|e| Error::Invalid(format!("special tokens: {e}")))
         };
-        Ok(AddedTokens { splitter: build(MatchKind::LeftmostLongest)?, finder: build(MatchKind::Standard)?, by_id, tokens })
+        Ok(AddedTokens {
+            splitter: build(MatchKind::LeftmostLongest)?,
+            finder: build(MatchKind::Standard)?,
+            by_id,
+            tokens,
+        })
     }
 
     pub fn tokens(&self) -> &[AddedToken] {
@@ -69,7 +79,12 @@ impl AddedTokens {
 
     /// Walks `text`: `f(start, Some(token))` for each accepted token found at byte `start`,
     /// then `f(text.len(), None)`. The text between consecutive calls is ordinary text.
-    pub fn split(&self, text: &str, accept: impl Fn(&AddedToken) -> bool, mut f: impl FnMut(usize, Option<&AddedToken>)) {
+    pub fn split(
+        &self,
+        text: &str,
+        accept: impl Fn(&AddedToken) -> bool,
+        mut f: impl FnMut(usize, Option<&AddedToken>),
+    ) {
         if let Some(ac) = &self.splitter {
             let mut from = 0;
             while from < text.len() {
@@ -104,7 +119,11 @@ impl AddedTokens {
     }
 
     /// The leftmost special token in `text` that `refused` refuses, with its byte offset.
-    pub fn first_special(&self, text: &str, refused: impl Fn(&AddedToken) -> bool) -> Option<(usize, &AddedToken)> {
+    pub fn first_special(
+        &self,
+        text: &str,
+        refused: impl Fn(&AddedToken) -> bool,
+    ) -> Option<(usize, &AddedToken)> {
         let ac = self.finder.as_ref()?;
         ac.find_overlapping_iter(text)
             .map(|m| (m.start(), &self.tokens[m.pattern().as_usize()]))

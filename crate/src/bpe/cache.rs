@@ -105,7 +105,11 @@ fn pack_ids(ids: &[u32]) -> Option<u64> {
 /// Appends the ids of a [`pack_ids`] word to `out`, without a branch on how many there are.
 #[inline(always)]
 fn push_packed(out: &mut Vec<u32>, v: u64) {
-    let ids = [(v & SHORT_ID_MASK) as u32, (v >> SHORT_ID_BITS & SHORT_ID_MASK) as u32, (v >> (2 * SHORT_ID_BITS) & SHORT_ID_MASK) as u32];
+    let ids = [
+        (v & SHORT_ID_MASK) as u32,
+        (v >> SHORT_ID_BITS & SHORT_ID_MASK) as u32,
+        (v >> (2 * SHORT_ID_BITS) & SHORT_ID_MASK) as u32,
+    ];
     push_up_to_3(out, ids, (v >> 60) as usize);
 }
 
@@ -152,7 +156,14 @@ impl Default for PieceCache {
     fn default() -> PieceCache {
         // One free slot in `short` until the first insert allocates the tables: a lookup
         // then needs no check for an empty table.
-        PieceCache { short: vec![SHORT_FREE], slots: Vec::new(), bytes: Vec::new(), ids: Vec::new(), short_len: 0, len: 0 }
+        PieceCache {
+            short: vec![SHORT_FREE],
+            slots: Vec::new(),
+            bytes: Vec::new(),
+            ids: Vec::new(),
+            short_len: 0,
+            len: 0,
+        }
     }
 }
 
@@ -285,7 +296,10 @@ impl PieceCache {
             self.slots = super::table::huge_vec(SLOTS, FREE);
             self.short = super::table::huge_vec(SHORT_SLOTS, SHORT_FREE);
         }
-        if self.len >= MAX_ENTRIES || self.short_len >= MAX_SHORT || self.bytes.len() + piece.len() > MAX_BYTES {
+        if self.len >= MAX_ENTRIES
+            || self.short_len >= MAX_SHORT
+            || self.bytes.len() + piece.len() > MAX_BYTES
+        {
             self.clear();
         }
         let n = piece.len();
@@ -369,7 +383,9 @@ mod tests {
         // Pieces on both sides of the short-table and inline limits (8 and 16 bytes), with
         // 1 to 7 ids (both sides of 2 and 3); equal prefixes, other lengths.
         let long: Vec<u8> = (1..41u8).collect();
-        let ids_of = |n: usize, k: usize| -> Vec<u32> { (0..k as u32).map(|j| j * 1000 + n as u32 + (1 << 20)).collect() };
+        let ids_of = |n: usize, k: usize| -> Vec<u32> {
+            (0..k as u32).map(|j| j * 1000 + n as u32 + (1 << 20)).collect()
+        };
         let lens = [2, 3, 7, 8, 9, 15, 16, 17, 24, 40];
         for (x, n) in lens.into_iter().enumerate() {
             put(&mut c, &long[..n], &ids_of(n, x % 7 + 1));
@@ -429,7 +445,11 @@ mod tests {
             let p: Vec<u8> = (0..n).map(|_| if next(4) == 0 { 0 } else { next(4) as u8 }).collect();
             let most = if next(2) == 0 { 3 } else { 12 };
             let k = 1 + next(most) as usize;
-            let ids: Vec<u32> = (0..k).map(|_| if next(10) == 0 { SHORT_ID_MASK as u32 + 1 } else { next(SHORT_ID_MASK + 1) as u32 }).collect();
+            let ids: Vec<u32> = (0..k)
+                .map(
+                    |_| if next(10) == 0 { SHORT_ID_MASK as u32 + 1 } else { next(SHORT_ID_MASK + 1) as u32 },
+                )
+                .collect();
             if want.contains_key(&p) {
                 continue;
             }

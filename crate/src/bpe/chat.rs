@@ -37,12 +37,24 @@ pub struct ChatTemplate {
 }
 
 /// ChatML, as in the textbook's example (Qwen, many open models).
-pub const CHATML: ChatTemplate =
-    ChatTemplate { name: "chatml", open: "<|im_start|>", sep: "\n", role_end: None, close: "<|im_end|>", after: "\n" };
+pub const CHATML: ChatTemplate = ChatTemplate {
+    name: "chatml",
+    open: "<|im_start|>",
+    sep: "\n",
+    role_end: None,
+    close: "<|im_end|>",
+    after: "\n",
+};
 
 /// OpenAI's harmony format (o200k_harmony): `<|start|>role<|message|>content<|end|>`.
-pub const HARMONY: ChatTemplate =
-    ChatTemplate { name: "harmony", open: "<|start|>", sep: "", role_end: Some("<|message|>"), close: "<|end|>", after: "" };
+pub const HARMONY: ChatTemplate = ChatTemplate {
+    name: "harmony",
+    open: "<|start|>",
+    sep: "",
+    role_end: Some("<|message|>"),
+    close: "<|end|>",
+    after: "",
+};
 
 /// What a piece of the rendered conversation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -107,7 +119,11 @@ impl ChatTemplate {
     }
 
     /// The rendered pieces: markers, and the maximal runs of text between them.
-    fn parts(&self, messages: &[Message<'_>], add_generation_prompt: bool) -> Result<Vec<(PartKind, String, usize)>> {
+    fn parts(
+        &self,
+        messages: &[Message<'_>],
+        add_generation_prompt: bool,
+    ) -> Result<Vec<(PartKind, String, usize)>> {
         let mut parts: Vec<(PartKind, String, usize)> = Vec::new();
         let text = |parts: &mut Vec<(PartKind, String, usize)>, s: &str, message: usize| {
             if s.is_empty() {
@@ -146,14 +162,23 @@ impl ChatTemplate {
 
     /// Encodes the conversation with `tok`: each marker one special token, each run of text
     /// between markers [`BpeTokenizer::encode_ordinary`].
-    pub fn encode(&self, tok: &BpeTokenizer, messages: &[Message<'_>], add_generation_prompt: bool) -> Result<Vec<ChatPart>> {
+    pub fn encode(
+        &self,
+        tok: &BpeTokenizer,
+        messages: &[Message<'_>],
+        add_generation_prompt: bool,
+    ) -> Result<Vec<ChatPart>> {
         let parts = self.parts(messages, add_generation_prompt)?;
         parts
             .into_iter()
             .map(|(kind, text, message)| {
                 let ids = match kind {
                     PartKind::Marker => vec![special_id(tok, &text).ok_or_else(|| {
-                        Error::Input(format!("{} has no special token {text:?}, which the {} template needs", tok.name(), self.name))
+                        Error::Input(format!(
+                            "{} has no special token {text:?}, which the {} template needs",
+                            tok.name(),
+                            self.name
+                        ))
                     })?],
                     PartKind::Text => tok.encode_ordinary(&text),
                 };

@@ -5,10 +5,10 @@
 //! A char's class (generated from Unicode 16.0.0, the version both references match with; see
 //! `crate/tools/gen_bpe_classes.py`) indexes [`FLAGS`], whose bits say which sets hold it.
 
+use super::classes_table::{ASCII, BLOCKS, INDEX, NUM_CLASSES, SHIFT};
 pub use super::classes_table::{
     LL, LM, LO, LT, LU, MARK, NEWLINE, NUMBER, OTHER, SPACE, UNICODE_VERSION, WHITESPACE,
 };
-use super::classes_table::{ASCII, BLOCKS, INDEX, NUM_CLASSES, SHIFT};
 
 /// `\p{L}`
 pub const L: u8 = 1 << 0;
@@ -160,7 +160,8 @@ pub fn two_byte_run(s: &[u8], mut i: usize, mask: u8) -> (usize, bool) {
         if w & 0xC0E0_C0E0_C0E0_C0E0 != 0x80C0_80C0_80C0_80C0 {
             break;
         }
-        let f = two_byte_flags(w) & two_byte_flags(w >> 16) & two_byte_flags(w >> 32) & two_byte_flags(w >> 48);
+        let f =
+            two_byte_flags(w) & two_byte_flags(w >> 16) & two_byte_flags(w >> 32) & two_byte_flags(w >> 48);
         if f & mask != mask {
             break;
         }
@@ -245,8 +246,9 @@ mod tests {
     #[test]
     fn two_byte_run_matches_char_by_char() {
         let alphabet = [
-            "а", "б", "Ж", "α", "Ω", "ب", "ش", "\u{64E}", "\u{301}", "٣", "ʰ", "\u{a0}", "«", "é", "ß", "中", "語", "가", "あ", "ア",
-            "\u{3000}", "、", "\u{4DC0}", "\u{2028}", "€", "ｱ", "😀", "𠀀", "a", " ", "7", "\n",
+            "а", "б", "Ж", "α", "Ω", "ب", "ش", "\u{64E}", "\u{301}", "٣", "ʰ", "\u{a0}", "«", "é", "ß", "中",
+            "語", "가", "あ", "ア", "\u{3000}", "、", "\u{4DC0}", "\u{2028}", "€", "ｱ", "😀", "𠀀", "a", " ",
+            "7", "\n",
         ];
         let mut x: u64 = 0x5EED;
         let mut checked = 0;
@@ -258,7 +260,11 @@ mod tests {
             let text: String = (0..n)
                 .map(|k| {
                     let r = x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                    if r % 4 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[run_of + (r >> 8) as usize % 2] }
+                    if r % 4 == 0 {
+                        alphabet[(r >> 8) as usize % alphabet.len()]
+                    } else {
+                        alphabet[run_of + (r >> 8) as usize % 2]
+                    }
                 })
                 .collect();
             let s = text.as_bytes();
@@ -269,7 +275,10 @@ mod tests {
                         want += at(s, want).1;
                     }
                     let (e, decided) = two_byte_run(s, i, mask);
-                    assert!(e <= want && text.is_char_boundary(e), "{text:?} from {i} mask {mask:#x}: {e} > {want}");
+                    assert!(
+                        e <= want && text.is_char_boundary(e),
+                        "{text:?} from {i} mask {mask:#x}: {e} > {want}"
+                    );
                     if decided {
                         assert_eq!(e, want, "{text:?} from {i} mask {mask:#x}");
                     } else {

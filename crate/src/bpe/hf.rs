@@ -56,8 +56,9 @@ pub(super) fn parse(json: &str) -> Result<HfBpe> {
     if flag(model, "byte_fallback", false) {
         return Err(unsupported("BPE byte_fallback (a SentencePiece-style model, not byte-level)"));
     }
-    let vocab: HashMap<String, u32> = serde_json::from_value(model.get("vocab").cloned().unwrap_or(Value::Null))
-        .map_err(|e| Error::Json(format!("model.vocab: {e}")))?;
+    let vocab: HashMap<String, u32> =
+        serde_json::from_value(model.get("vocab").cloned().unwrap_or(Value::Null))
+            .map_err(|e| Error::Json(format!("model.vocab: {e}")))?;
     let merges = model
         .get("merges")
         .and_then(Value::as_array)
@@ -101,10 +102,17 @@ pub(super) fn parse(json: &str) -> Result<HfBpe> {
 
     let mut added = Vec::new();
     for t in root.get("added_tokens").and_then(Value::as_array).into_iter().flatten() {
-        let content = t.get("content").and_then(Value::as_str).ok_or_else(|| Error::Json("added token without content".into()))?;
-        let id = t.get("id").and_then(Value::as_u64).ok_or_else(|| Error::Json(format!("added token {content:?} without id")))?;
+        let content = t
+            .get("content")
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::Json("added token without content".into()))?;
+        let id = t
+            .get("id")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| Error::Json(format!("added token {content:?} without id")))?;
         // Not `as u32`: 2**32 + 5 would silently become id 5.
-        let id = u32::try_from(id).map_err(|_| Error::Json(format!("added token {content:?}: id {id} does not fit in 32 bits")))?;
+        let id = u32::try_from(id)
+            .map_err(|_| Error::Json(format!("added token {content:?}: id {id} does not fit in 32 bits")))?;
         for key in ["lstrip", "rstrip", "single_word"] {
             if flag(t, key, false) {
                 return Err(unsupported(format!("added token {content:?} with {key}")));
@@ -119,7 +127,16 @@ pub(super) fn parse(json: &str) -> Result<HfBpe> {
         added.push(AddedToken { content: content.to_string(), id, special });
     }
 
-    Ok(HfBpe { name: "tokenizer.json".to_string(), vocab, merges, added, pattern, nfc, add_prefix_space, ignore_merges: flag(model, "ignore_merges", false) })
+    Ok(HfBpe {
+        name: "tokenizer.json".to_string(),
+        vocab,
+        merges,
+        added,
+        pattern,
+        nfc,
+        add_prefix_space,
+        ignore_merges: flag(model, "ignore_merges", false),
+    })
 }
 
 /// (pattern, add_prefix_space) from the pre-tokenizer.
@@ -137,7 +154,11 @@ fn pre_tokenizer(p: &Value) -> Result<(Pattern, bool)> {
                 return Err(unsupported("a pre-tokenizer sequence other than [Split, ByteLevel]"));
             };
             if type_of(split) != "Split" || type_of(bl) != "ByteLevel" {
-                return Err(unsupported(format!("pre-tokenizer sequence [{}, {}]", type_of(split), type_of(bl))));
+                return Err(unsupported(format!(
+                    "pre-tokenizer sequence [{}, {}]",
+                    type_of(split),
+                    type_of(bl)
+                )));
             }
             if flag(bl, "use_regex", true) || flag(bl, "add_prefix_space", true) {
                 return Err(unsupported("a ByteLevel step with its own regex or prefix space after a Split"));
@@ -147,10 +168,13 @@ fn pre_tokenizer(p: &Value) -> Result<(Pattern, bool)> {
                 .and_then(|v| v.get("Regex"))
                 .and_then(Value::as_str)
                 .ok_or_else(|| unsupported("a Split pre-tokenizer on a string instead of a regex"))?;
-            if split.get("behavior").and_then(Value::as_str) != Some("Isolated") || flag(split, "invert", false) {
+            if split.get("behavior").and_then(Value::as_str) != Some("Isolated")
+                || flag(split, "invert", false)
+            {
                 return Err(unsupported("a Split pre-tokenizer whose behavior is not Isolated"));
             }
-            let pattern = Pattern::from_regex(regex).ok_or_else(|| unsupported(format!("the split pattern {regex:?}")))?;
+            let pattern = Pattern::from_regex(regex)
+                .ok_or_else(|| unsupported(format!("the split pattern {regex:?}")))?;
             Ok((pattern, false))
         }
         other => Err(unsupported(format!("pre_tokenizer {other:?}"))),

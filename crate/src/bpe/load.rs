@@ -65,7 +65,8 @@ pub fn parse_tiktoken(data: &[u8]) -> Result<Vec<(Vec<u8>, u32)>> {
         let bad = || Error::Json(format!("tiktoken file, line {}: expected \"<base64> <rank>\"", n + 1));
         let sp = line.iter().position(|&b| b == b' ').ok_or_else(bad)?;
         let bytes = base64_decode(&line[..sp]).ok_or_else(bad)?;
-        let rank = std::str::from_utf8(&line[sp + 1..]).ok().and_then(|r| r.parse::<u32>().ok()).ok_or_else(bad)?;
+        let rank =
+            std::str::from_utf8(&line[sp + 1..]).ok().and_then(|r| r.parse::<u32>().ok()).ok_or_else(bad)?;
         tokens.push((bytes, rank));
     }
     Ok(tokens)
@@ -73,7 +74,10 @@ pub fn parse_tiktoken(data: &[u8]) -> Result<Vec<(Vec<u8>, u32)>> {
 
 fn check_size(n: usize, what: &str) -> Result<()> {
     if n > 1 << super::table::ID_BITS {
-        return Err(Error::Unsupported(format!("{what}: {n} ids or merges, more than the {} supported", 1u32 << super::table::ID_BITS)));
+        return Err(Error::Unsupported(format!(
+            "{what}: {n} ids or merges, more than the {} supported",
+            1u32 << super::table::ID_BITS
+        )));
     }
     Ok(())
 }
@@ -81,9 +85,9 @@ fn check_size(n: usize, what: &str) -> Result<()> {
 fn byte_ids(vocab: &Vocab, what: &str) -> Result<[u32; 256]> {
     let mut ids = [0u32; 256];
     for b in 0..=255u8 {
-        ids[b as usize] = vocab
-            .get_id(&[b])
-            .ok_or_else(|| Error::Invalid(format!("{what}: byte {b:#04x} is not a token, so some text could not be encoded")))?;
+        ids[b as usize] = vocab.get_id(&[b]).ok_or_else(|| {
+            Error::Invalid(format!("{what}: byte {b:#04x} is not a token, so some text could not be encoded"))
+        })?;
     }
     Ok(ids)
 }
@@ -131,7 +135,9 @@ impl Model {
         let mut entries = Vec::with_capacity(merges.len());
         for (rank, (a, b)) in merges.iter().enumerate() {
             let get = |t: &str| {
-                vocab.get(t).copied().ok_or_else(|| Error::Invalid(format!("merge {rank} ({a:?} {b:?}): {t:?} is not in the vocab")))
+                vocab.get(t).copied().ok_or_else(|| {
+                    Error::Invalid(format!("merge {rank} ({a:?} {b:?}): {t:?} is not in the vocab"))
+                })
             };
             let merged = format!("{a}{b}");
             entries.push(((get(a)?, get(b)?), rank as u32, get(&merged)?));

@@ -338,7 +338,14 @@ pub fn merge_steps(pairs: &PairTable, parts: &[u32]) -> Vec<MergeStep> {
         let (left, right) = (parts[i], parts[i + 1]);
         parts[i] = merge_id(m);
         parts.remove(i + 1);
-        steps.push(MergeStep { index: i, left, right, rank: merge_rank(m), merged: merge_id(m), parts: parts.clone() });
+        steps.push(MergeStep {
+            index: i,
+            left,
+            right,
+            rank: merge_rank(m),
+            merged: merge_id(m),
+            parts: parts.clone(),
+        });
     }
 }
 
@@ -355,7 +362,14 @@ mod tests {
     /// A table where merging creates pairs of lower rank than the merge that made them (aa,
     /// rank 5, then aab, rank 0): the case [`merge_layers`] must stop its pass for.
     fn toy_inverted() -> PairTable {
-        PairTable::new(&[((0, 0), 5, 2), ((2, 1), 0, 3), ((1, 0), 2, 4), ((3, 0), 1, 5), ((4, 4), 3, 6), ((2, 2), 4, 7)])
+        PairTable::new(&[
+            ((0, 0), 5, 2),
+            ((2, 1), 0, 3),
+            ((1, 0), 2, 4),
+            ((3, 0), 1, 5),
+            ((4, 4), 3, 6),
+            ((2, 2), 4, 7),
+        ])
     }
 
     fn ids(s: &str) -> Vec<u32> {
@@ -365,7 +379,8 @@ mod tests {
     /// The definition, as slowly as possible.
     fn naive(pairs: &PairTable, mut parts: Vec<u32>) -> Vec<u32> {
         loop {
-            let best = (0..parts.len().saturating_sub(1)).map(|i| (pairs.get(parts[i], parts[i + 1]), i)).min();
+            let best =
+                (0..parts.len().saturating_sub(1)).map(|i| (pairs.get(parts[i], parts[i + 1]), i)).min();
             match best {
                 Some((m, i)) if m != NO_MERGE => {
                     parts[i] = merge_id(m);

@@ -28,23 +28,23 @@
 //! assigned since 9.0, e.g. newer combining marks).
 
 pub mod added;
-pub mod chat;
 mod cache;
-mod cost;
+pub mod chat;
 pub mod classes;
+mod cost;
 #[rustfmt::skip]
 mod classes_table;
 mod hf;
 pub mod load;
-pub mod nfc;
-mod words;
 pub mod merge;
+pub mod nfc;
 pub mod pattern;
-mod scan;
 #[cfg(feature = "python")]
 pub mod python;
+mod scan;
 pub mod table;
 pub mod trace;
+mod words;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -92,15 +92,31 @@ pub fn tiktoken_encoding(name: &str) -> Option<(Pattern, Vec<(String, u32)>)> {
     let s = |t: &str, id: u32| (t.to_string(), id);
     Some(match name {
         "gpt2" | "r50k_base" | "p50k_base" => (Pattern::Gpt2, vec![s(EOT, 50256)]),
-        "p50k_edit" => (Pattern::Gpt2, vec![s(EOT, 50256), s(FIM[0], 50281), s(FIM[1], 50282), s(FIM[2], 50283)]),
+        "p50k_edit" => {
+            (Pattern::Gpt2, vec![s(EOT, 50256), s(FIM[0], 50281), s(FIM[1], 50282), s(FIM[2], 50283)])
+        }
         "cl100k_base" => (
             Pattern::Cl100k,
-            vec![s(EOT, 100257), s(FIM[0], 100258), s(FIM[1], 100259), s(FIM[2], 100260), s("<|endofprompt|>", 100276)],
+            vec![
+                s(EOT, 100257),
+                s(FIM[0], 100258),
+                s(FIM[1], 100259),
+                s(FIM[2], 100260),
+                s("<|endofprompt|>", 100276),
+            ],
         ),
         "o200k_base" => (Pattern::O200k, vec![s(EOT, 199999), s("<|endofprompt|>", 200018)]),
         "o200k_harmony" => {
             let mut v = vec![s("<|endofprompt|>", 200018), s("<|startoftext|>", 199998), s(EOT, 199999)];
-            let named = [(200002, "return"), (200003, "constrain"), (200005, "channel"), (200006, "start"), (200007, "end"), (200008, "message"), (200012, "call")];
+            let named = [
+                (200002, "return"),
+                (200003, "constrain"),
+                (200005, "channel"),
+                (200006, "start"),
+                (200007, "end"),
+                (200008, "message"),
+                (200012, "call"),
+            ];
             for id in 200000..201088u32 {
                 match named.iter().find(|n| n.0 == id) {
                     Some(&(_, n)) => v.push(s(&format!("<|{n}|>"), id)),
@@ -213,9 +229,17 @@ pub const MAX_TRACE_BYTES: usize = 4096;
 impl BpeTokenizer {
     /// A tokenizer from tiktoken ranks (`data` is a `.tiktoken` file), a pattern and
     /// special tokens.
-    pub fn from_tiktoken(name: &str, data: &[u8], pattern: Pattern, specials: &[(String, u32)]) -> Result<BpeTokenizer> {
+    pub fn from_tiktoken(
+        name: &str,
+        data: &[u8],
+        pattern: Pattern,
+        specials: &[(String, u32)],
+    ) -> Result<BpeTokenizer> {
         let model = Model::from_ranks(load::parse_tiktoken(data)?)?;
-        let added = specials.iter().map(|(t, id)| AddedToken { content: t.clone(), id: *id, special: true }).collect();
+        let added = specials
+            .iter()
+            .map(|(t, id)| AddedToken { content: t.clone(), id: *id, special: true })
+            .collect();
         Ok(BpeTokenizer {
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
             name: name.to_string(),
@@ -291,7 +315,12 @@ impl BpeTokenizer {
 
     /// The id of the token with these bytes (a special token's content included).
     pub fn token_to_id(&self, bytes: &[u8]) -> Option<u32> {
-        self.added.tokens().iter().find(|t| t.content.as_bytes() == bytes).map(|t| t.id).or_else(|| self.model.vocab.get_id(bytes))
+        self.added
+            .tokens()
+            .iter()
+            .find(|t| t.content.as_bytes() == bytes)
+            .map(|t| t.id)
+            .or_else(|| self.model.vocab.get_id(bytes))
     }
 
     /// The bytes of token `id`.
@@ -340,7 +369,12 @@ impl BpeTokenizer {
     /// tiktoken's `encode(text, allowed_special, disallowed_special)`: `disallowed` is
     /// checked first (`Allowed::All` meaning "every special token not in `allowed`"); a
     /// special token in neither set is encoded as ordinary text.
-    pub fn encode_with_special(&self, text: &str, allowed: &Allowed, disallowed: &Allowed) -> Result<Vec<u32>> {
+    pub fn encode_with_special(
+        &self,
+        text: &str,
+        allowed: &Allowed,
+        disallowed: &Allowed,
+    ) -> Result<Vec<u32>> {
         self.check_disallowed(text, allowed, disallowed)?;
         let mut out = Vec::with_capacity(text.len() / 3);
         self.with_work(|w| self.encode_into(text, allowed, &mut out, w));
@@ -373,13 +407,17 @@ impl BpeTokenizer {
             return;
         }
         let mut start = 0;
-        self.added.split(text, |t| !t.special || allowed.contains(&t.content), |seg_end, token| {
-            self.encode_segment(&text[start..seg_end], out, w);
-            if let Some(t) = token {
-                out.push(t.id);
-                start = seg_end + t.content.len();
-            }
-        });
+        self.added.split(
+            text,
+            |t| !t.special || allowed.contains(&t.content),
+            |seg_end, token| {
+                self.encode_segment(&text[start..seg_end], out, w);
+                if let Some(t) = token {
+                    out.push(t.id);
+                    start = seg_end + t.content.len();
+                }
+            },
+        );
     }
 
     /// Normalizes, pre-tokenizes and merges one segment of ordinary text.
@@ -463,9 +501,18 @@ impl BpeTokenizer {
             }};
         }
         if SCAN {
-            scan::o200k_tile(bytes, crate::simd::Kernel::best(), #[inline(always)] |a, b| piece!(a, b));
+            scan::o200k_tile(
+                bytes,
+                crate::simd::Kernel::best(),
+                #[inline(always)]
+                |a, b| piece!(a, b),
+            );
         } else if !SPANS {
-            self.pattern.for_each(text, #[inline(always)] |a, b| piece!(a, b));
+            self.pattern.for_each(
+                text,
+                #[inline(always)]
+                |a, b| piece!(a, b),
+            );
         } else {
             // Where no span can start before (see `pattern::span_end`).
             let mut no_span = 0;
@@ -514,7 +561,13 @@ impl BpeTokenizer {
     /// encoded from the vocabulary and the merge and its ids are stored there. Other pieces go
     /// through [`Self::encode_piece`] and the piece cache.
     #[inline(never)]
-    fn encode_pieces<const SPANS: bool>(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], out: &mut Vec<u32>, w: &mut Work) {
+    fn encode_pieces<const SPANS: bool>(
+        &self,
+        bytes: &[u8],
+        batch: &[(u32, u32, words::Key, u64)],
+        out: &mut Vec<u32>,
+        w: &mut Work,
+    ) {
         for &(a, b, key, h) in batch {
             let (a, b) = (a as usize, b as usize);
             debug_assert!(a < b && b <= bytes.len());
@@ -610,7 +663,14 @@ impl BpeTokenizer {
     /// the piece cache if `remember` (pieces with a word key are remembered in the word table
     /// instead, by [`BpeTokenizer::encode_pieces`]).
     #[inline(never)]
-    fn encode_piece_uncached(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work, remember: bool) {
+    fn encode_piece_uncached(
+        &self,
+        piece: &[u8],
+        key: PieceKey,
+        out: &mut Vec<u32>,
+        w: &mut Work,
+        remember: bool,
+    ) {
         let hash = key.hash;
         let found = if piece.len() <= 8 {
             self.model.vocab.get_short(key.short, piece.len(), hash)
@@ -656,7 +716,13 @@ impl BpeTokenizer {
 
     /// Encodes many texts on up to `threads` threads (like [`BpeTokenizer::encode_with_special`]
     /// for each); the first error wins.
-    pub fn encode_batch(&self, texts: &[&str], allowed: &Allowed, disallowed: &Allowed, threads: usize) -> Result<Vec<Vec<u32>>> {
+    pub fn encode_batch(
+        &self,
+        texts: &[&str],
+        allowed: &Allowed,
+        disallowed: &Allowed,
+        threads: usize,
+    ) -> Result<Vec<Vec<u32>>> {
         // wasm32 in the browser has no threads to spawn.
         let threads = if cfg!(target_arch = "wasm32") { 1 } else { threads.max(1).min(texts.len().max(1)) };
         if threads == 1 {
@@ -666,7 +732,11 @@ impl BpeTokenizer {
         let results: Vec<Result<Vec<Vec<u32>>>> = std::thread::scope(|s| {
             let handles: Vec<_> = texts
                 .chunks(chunk)
-                .map(|part| s.spawn(move || part.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect()))
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect()
+                    })
+                })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("an encode thread panicked")).collect()
         });
@@ -746,7 +816,10 @@ impl BpeTokenizer {
     /// How one pre-token's bytes become ids: the merge sequence step by step.
     pub fn trace_piece(&self, bytes: &[u8]) -> Result<PieceTrace> {
         if bytes.len() > MAX_TRACE_BYTES {
-            return Err(Error::Input(format!("a traced piece is at most {MAX_TRACE_BYTES} bytes, this one has {}", bytes.len())));
+            return Err(Error::Input(format!(
+                "a traced piece is at most {MAX_TRACE_BYTES} bytes, this one has {}",
+                bytes.len()
+            )));
         }
         let initial: Vec<u32> = bytes.iter().map(|&b| self.model.byte_ids[b as usize]).collect();
         let steps = merge::merge_steps(&self.model.pairs, &initial);
@@ -756,13 +829,7 @@ impl BpeTokenizer {
         }
         let merged = steps.last().map_or(&initial, |s| &s.parts);
         let whole_token = (ids.len() == 1 && *merged != ids && bytes.len() > 1).then(|| ids[0]);
-        Ok(PieceTrace {
-            bytes: bytes.to_vec(),
-            whole_token,
-            initial: initial.clone(),
-            steps,
-            ids,
-        })
+        Ok(PieceTrace { bytes: bytes.to_vec(), whole_token, initial: initial.clone(), steps, ids })
     }
 }
 

@@ -31,8 +31,7 @@ pub enum Pattern {
 }
 
 /// GPT-2's pattern as Hugging Face's ByteLevel pre-tokenizer writes it (Oniguruma).
-pub const GPT2_REGEX: &str =
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+pub const GPT2_REGEX: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 /// The same pattern as tiktoken 0.14 writes it (`r50k_pat_str`, equivalent, faster there).
 pub const R50K_REGEX: &str =
     r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
@@ -64,7 +63,10 @@ const ALIASES: &[(&str, Pattern)] = &[
     (r"'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+", Pattern::Gpt2),
     (CL100K_REGEX, Pattern::Cl100k),
     // The spelling of tiktoken < 0.8 and of most tokenizer.json conversions of cl100k.
-    (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+", Pattern::Cl100k),
+    (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k,
+    ),
     (O200K_REGEX, Pattern::O200k),
     (QWEN_REGEX, Pattern::Qwen),
 ];
@@ -821,7 +823,10 @@ fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
         while e < n {
             let b = s[e];
             // Spaces 8 at a time (indentation).
-            if b == b' ' && e + 8 <= n && u64::from_le_bytes(s[e..e + 8].try_into().expect("8 bytes")) == LANES * 0x20 {
+            if b == b' '
+                && e + 8 <= n
+                && u64::from_le_bytes(s[e..e + 8].try_into().expect("8 bytes")) == LANES * 0x20
+            {
                 super::cost::add(8);
                 e += 8;
                 continue;
@@ -980,8 +985,45 @@ mod tests {
     #[test]
     fn o200k_ascii_path_matches_general() {
         let alphabet = [
-            "a", "z", "A", "Z", "q", "0", "9", " ", " ", "\t", "\n", "\r", "\x0b", "'", "/", "!", "(", "_", "-", "\x00", "\x7f",
-            "'s", "'T", "'re", "'LL", "'d", "        ", "   \n     ", "é", "É", "\u{a0}", "\u{2028}", "٣", "\u{301}", "ʰ", "中", "—", "😀", "\u{17f}",
+            "a",
+            "z",
+            "A",
+            "Z",
+            "q",
+            "0",
+            "9",
+            " ",
+            " ",
+            "\t",
+            "\n",
+            "\r",
+            "\x0b",
+            "'",
+            "/",
+            "!",
+            "(",
+            "_",
+            "-",
+            "\x00",
+            "\x7f",
+            "'s",
+            "'T",
+            "'re",
+            "'LL",
+            "'d",
+            "        ",
+            "   \n     ",
+            "é",
+            "É",
+            "\u{a0}",
+            "\u{2028}",
+            "٣",
+            "\u{301}",
+            "ʰ",
+            "中",
+            "—",
+            "😀",
+            "\u{17f}",
         ];
         // Mostly ASCII (the first 28), so that ASCII matches meet non-ASCII chars only now and then.
         let answered = fast_path_answers(o200k_ascii, &alphabet, 28, 4, 11, 30_000, 16);
@@ -992,7 +1034,15 @@ mod tests {
     /// chars from `alphabet`, one in `every` from all of it, the others from its first
     /// `common`) and asserts that wherever it answers, the general o200k matcher agrees.
     /// Returns how many times it answered.
-    fn fast_path_answers(fast: fn(&[u8], usize) -> Option<usize>, alphabet: &[&str], common: usize, every: u64, seed: u64, texts: usize, max_chars: usize) -> usize {
+    fn fast_path_answers(
+        fast: fn(&[u8], usize) -> Option<usize>,
+        alphabet: &[&str],
+        common: usize,
+        every: u64,
+        seed: u64,
+        texts: usize,
+        max_chars: usize,
+    ) -> usize {
         let mut x = seed;
         let mut answered = 0;
         for _ in 0..texts {
@@ -1022,8 +1072,9 @@ mod tests {
     #[test]
     fn o200k_two_byte_path_matches_general() {
         let alphabet = [
-            "α", "ω", "ς", "Α", "Ω", "ж", "я", "Ж", "Я", "ب", "ش", "\u{64E}", "\u{301}", "ʰ", "ǅ", "é", "É", "ß", "ª", "µ", "ſ",
-            " ", " ", ",", "(", "'", "'s", "'T", "'re", "a", "Z", "7", "\n", "\r", "٣", "\u{a0}", "×", "«", "中", "ア", "😀",
+            "α", "ω", "ς", "Α", "Ω", "ж", "я", "Ж", "Я", "ب", "ش", "\u{64E}", "\u{301}", "ʰ", "ǅ", "é", "É",
+            "ß", "ª", "µ", "ſ", " ", " ", ",", "(", "'", "'s", "'T", "'re", "a", "Z", "7", "\n", "\r", "٣",
+            "\u{a0}", "×", "«", "中", "ア", "😀",
         ];
         // Mostly 2-byte letters and spaces (the first 23), so that long words occur.
         let answered = fast_path_answers(o200k_two_byte, &alphabet, 23, 3, 23, 100_000, 14);
@@ -1038,7 +1089,11 @@ mod tests {
             let want = (0x4E00..=0x9FFF).contains(&cp);
             assert_eq!(is_cjk_ideograph(s, 0), want, "U+{cp:04X}");
             if want {
-                assert_eq!(at(s, 0).0, crate::bpe::classes::FLAGS[crate::bpe::classes::LO as usize], "U+{cp:04X}");
+                assert_eq!(
+                    at(s, 0).0,
+                    crate::bpe::classes::FLAGS[crate::bpe::classes::LO as usize],
+                    "U+{cp:04X}"
+                );
             }
         });
     }
@@ -1065,7 +1120,12 @@ mod tests {
     /// The word scans agree with the flags on every byte, at every position in the word.
     #[test]
     fn ascii_classes_match_flags() {
-        for (class, mask) in [(AsciiClass::Letter, L), (AsciiClass::Lower, LOW), (AsciiClass::Upper, UP), (AsciiClass::Digit, N)] {
+        for (class, mask) in [
+            (AsciiClass::Letter, L),
+            (AsciiClass::Lower, LOW),
+            (AsciiClass::Upper, UP),
+            (AsciiClass::Digit, N),
+        ] {
             assert!(matches!(swar_class(mask), Some(c) if c as u8 == class as u8));
             for b in 0..=255u8 {
                 let want = b < 0x80 && at(&[b], 0).0 & mask != 0;
@@ -1073,7 +1133,11 @@ mod tests {
                     // The other lanes hold bytes that could disturb a carry: 0x7F and 0xFF.
                     let fill = if lane % 2 == 0 { 0x7F7F_7F7F_7F7F_7F7Fu64 } else { u64::MAX };
                     let w = (fill & !(0xFF << (8 * lane))) | (b as u64) << (8 * lane);
-                    assert_eq!(class_bits(w, class) >> (8 * lane) & 0x80 != 0, want, "byte {b:#x} lane {lane}");
+                    assert_eq!(
+                        class_bits(w, class) >> (8 * lane) & 0x80 != 0,
+                        want,
+                        "byte {b:#x} lane {lane}"
+                    );
                 }
             }
         }
@@ -1081,12 +1145,20 @@ mod tests {
 
     /// 20,000 pseudo-random texts of up to `max_chars` chars: `pick(r, x)` chooses each char
     /// from `r` (varies per char) and `x` (per text).
-    fn random_texts(seed: u64, max_chars: usize, pick: impl Fn(u64, u64) -> &'static str) -> impl Iterator<Item = String> {
+    fn random_texts(
+        seed: u64,
+        max_chars: usize,
+        pick: impl Fn(u64, u64) -> &'static str,
+    ) -> impl Iterator<Item = String> {
         let mut x = seed;
         (0..20000).map(move |_| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let n = (x >> 40) as usize % max_chars;
-            (0..n).map(|k| pick(x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), x)).collect()
+            (0..n)
+                .map(|k| {
+                    pick(x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), x)
+                })
+                .collect()
         })
     }
 
@@ -1113,9 +1185,16 @@ mod tests {
     /// around the word size.
     #[test]
     fn run_matches_char_by_char() {
-        let alphabet = ["a", "Z", "q", "0", "7", " ", "'", "é", "É", "ß", "中", "\u{301}", "٣", "😀", "ʰ", "\n"];
+        let alphabet =
+            ["a", "Z", "q", "0", "7", " ", "'", "é", "É", "ß", "中", "\u{301}", "٣", "😀", "ʰ", "\n"];
         // Mostly ASCII letters, so that long ASCII stretches occur.
-        let pick = |r: u64, _| if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { ["a", "b", "X"][(r >> 8) as usize % 3] };
+        let pick = |r: u64, _| {
+            if r % 3 == 0 {
+                alphabet[(r >> 8) as usize % alphabet.len()]
+            } else {
+                ["a", "b", "X"][(r >> 8) as usize % 3]
+            }
+        };
         for text in random_texts(7, 24, pick) {
             assert_runs_match(&text);
         }
@@ -1125,10 +1204,17 @@ mod tests {
     /// digits, spaces, punctuation), the chars `at` reads through its direct 2-byte table.
     #[test]
     fn run_matches_char_by_char_two_byte() {
-        let alphabet = ["а", "б", "Ж", "α", "Ω", "ب", "ش", "\u{64E}", "\u{301}", "٣", "ʰ", "\u{a0}", "«", "é", "a", " ", "中", "😀", "\n", "7"];
+        let alphabet = [
+            "а", "б", "Ж", "α", "Ω", "ب", "ش", "\u{64E}", "\u{301}", "٣", "ʰ", "\u{a0}", "«", "é", "a", " ",
+            "中", "😀", "\n", "7",
+        ];
         // Mostly two letters of one script (chosen per text), so that long runs occur.
         let pick = |r: u64, x: u64| {
-            if r % 4 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 3) * 3] }
+            if r % 4 == 0 {
+                alphabet[(r >> 8) as usize % alphabet.len()]
+            } else {
+                alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 3) * 3]
+            }
         };
         for text in random_texts(11, 40, pick) {
             assert_runs_match(&text);
@@ -1139,9 +1225,16 @@ mod tests {
     /// chars of mixed 128-char blocks) mixed with 2-byte, 4-byte and ASCII chars.
     #[test]
     fn run_matches_char_by_char_three_byte() {
-        let alphabet = ["中", "語", "가", "あ", "ア", "、", "\u{3000}", "\u{4DC0}", "€", "ｱ", "Ａ", "ａ", "а", "Ж", "😀", "a", " ", "7", "\u{301}", "\n"];
+        let alphabet = [
+            "中", "語", "가", "あ", "ア", "、", "\u{3000}", "\u{4DC0}", "€", "ｱ", "Ａ", "ａ", "а", "Ж", "😀",
+            "a", " ", "7", "\u{301}", "\n",
+        ];
         let pick = |r: u64, x: u64| {
-            if r % 4 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 6) * 2] }
+            if r % 4 == 0 {
+                alphabet[(r >> 8) as usize % alphabet.len()]
+            } else {
+                alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 6) * 2]
+            }
         };
         for text in random_texts(13, 40, pick) {
             assert_runs_match(&text);
@@ -1176,9 +1269,16 @@ mod tests {
     /// every char of texts that mix Han, Arabic, marks, Lm, cased letters of every script.
     #[test]
     fn o200k_lower_matches_char_by_char() {
-        let alphabet = ["中", "語", "ب", "ش", "\u{64E}", "\u{301}", "ʰ", "あ", "а", "Ж", "α", "Ω", "a", "Z", "ǅ", "\u{4DC0}", "😀", "𠀀", " ", "7", "'"];
+        let alphabet = [
+            "中", "語", "ب", "ش", "\u{64E}", "\u{301}", "ʰ", "あ", "а", "Ж", "α", "Ω", "a", "Z", "ǅ",
+            "\u{4DC0}", "😀", "𠀀", " ", "7", "'",
+        ];
         let pick = |r: u64, x: u64| {
-            if r % 3 == 0 { alphabet[(r >> 8) as usize % alphabet.len()] } else { alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 8) * 2] }
+            if r % 3 == 0 {
+                alphabet[(r >> 8) as usize % alphabet.len()]
+            } else {
+                alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 8) * 2]
+            }
         };
         for text in random_texts(17, 40, pick) {
             let s = text.as_bytes();
@@ -1192,9 +1292,9 @@ mod tests {
     /// tabs, Arabic letters and vowel marks, Devanagari, a combining acute, Latin letters of
     /// both cases, the apostrophe and the contraction letters, digits, punctuation.
     const SPAN_ALPHABET: &[&str] = &[
-        " ", " ", " ", " ", "\n", "\t", "\r", "\u{a0}", "\u{3000}", "\u{2009}", "ب", "ل", "ه", "\u{64e}", "\u{650}", "\u{652}",
-        "\u{651}", "ٱ", "क", "\u{93f}", "\u{94d}", "\u{301}", "a", "E", "s", "l", "L", "r", "e", "t", "'", "'", "ſ", "1", "٣",
-        ",", "/", "!", "(", "中", "，", "😀", "\u{7f}", "\u{1}",
+        " ", " ", " ", " ", "\n", "\t", "\r", "\u{a0}", "\u{3000}", "\u{2009}", "ب", "ل", "ه", "\u{64e}",
+        "\u{650}", "\u{652}", "\u{651}", "ٱ", "क", "\u{93f}", "\u{94d}", "\u{301}", "a", "E", "s", "l", "L",
+        "r", "e", "t", "'", "'", "ſ", "1", "٣", ",", "/", "!", "(", "中", "，", "😀", "\u{7f}", "\u{1}",
     ];
 
     /// A span splits into the same pre-tokens wherever it occurs (whatever follows its
@@ -1205,25 +1305,41 @@ mod tests {
         let tails = ["", "s", "ll", "re", "e", "\n", " ", "  x", "\u{a0}", "x", "'", "\u{64e}ب", "1", "!"];
         let mut spans = 0;
         for p in Pattern::ALL {
-            for (t, text) in random_texts(0x5EED + p as u64, 40, |r, _| SPAN_ALPHABET[(r >> 7) as usize % SPAN_ALPHABET.len()]).take(4000).enumerate() {
+            for (t, text) in random_texts(0x5EED + p as u64, 40, |r, _| {
+                SPAN_ALPHABET[(r >> 7) as usize % SPAN_ALPHABET.len()]
+            })
+            .take(4000)
+            .enumerate()
+            {
                 let s = text.as_bytes();
                 let pieces = p.split(&text);
                 for (k, &(a, b)) in pieces.iter().enumerate() {
                     let Ok(e) = span_end(s, a) else { continue };
                     assert!(e > a && s[e] == b' ' && e - a < MAX_SPAN, "{p:?} {text:?} at {a}");
                     // In the text: pre-tokens from a, the last ending at e.
-                    let inside: Vec<(usize, usize)> = pieces[k..].iter().take_while(|r| r.1 <= e).map(|&(x, y)| (x - a, y - a)).collect();
-                    assert_eq!(inside.last().map(|r| r.1), Some(e - a), "{p:?} {text:?}: no pre-token ends at the span's end {e}");
+                    let inside: Vec<(usize, usize)> =
+                        pieces[k..].iter().take_while(|r| r.1 <= e).map(|&(x, y)| (x - a, y - a)).collect();
+                    assert_eq!(
+                        inside.last().map(|r| r.1),
+                        Some(e - a),
+                        "{p:?} {text:?}: no pre-token ends at the span's end {e}"
+                    );
                     spans += (b < e) as usize;
                     let tail = tails[t % tails.len()];
                     let alone = format!("{} {tail}", &text[a..e]);
-                    let there: Vec<(usize, usize)> = p.split(&alone).into_iter().take_while(|r| r.1 <= e - a).collect();
+                    let there: Vec<(usize, usize)> =
+                        p.split(&alone).into_iter().take_while(|r| r.1 <= e - a).collect();
                     assert_eq!(there, inside, "{p:?} span {:?} followed by {tail:?}", &text[a..e]);
                     // Never one pre-token: not before anything that could follow it.
                     if b < e {
                         for tail in tails {
                             let other = format!("{}{tail}", &text[a..e]);
-                            assert_ne!(p.next_end(other.as_bytes(), 0), e - a, "{p:?} {:?} is one pre-token before {tail:?}", &text[a..e]);
+                            assert_ne!(
+                                p.next_end(other.as_bytes(), 0),
+                                e - a,
+                                "{p:?} {:?} is one pre-token before {tail:?}",
+                                &text[a..e]
+                            );
                         }
                     }
                 }

@@ -22,7 +22,9 @@ fn to_py_err(e: Error) -> PyErr {
 fn text_of<'a>(s: &'a Bound<'_, PyAny>, what: &str) -> PyResult<std::borrow::Cow<'a, str>> {
     let s = s.cast::<PyString>().map_err(|_| PyTypeError::new_err(format!("{what} must be a str")))?;
     s.to_str().map(std::borrow::Cow::Borrowed).map_err(|_| {
-        PyValueError::new_err(format!("{what} contains a lone surrogate, which is not valid Unicode text and cannot be encoded"))
+        PyValueError::new_err(format!(
+            "{what} contains a lone surrogate, which is not valid Unicode text and cannot be encoded"
+        ))
     })
 }
 
@@ -31,11 +33,15 @@ fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
     if let Ok(s) = v.cast::<PyString>() {
         return match s.to_str()? {
             "all" => Ok(Allowed::All),
-            other => Err(PyValueError::new_err(format!("{what} must be \"all\" or a set of str, not the str {other:?}"))),
+            other => Err(PyValueError::new_err(format!(
+                "{what} must be \"all\" or a set of str, not the str {other:?}"
+            ))),
         };
     }
     let mut set = HashSet::new();
-    for item in v.try_iter().map_err(|_| PyTypeError::new_err(format!("{what} must be \"all\" or a set of str")))? {
+    for item in
+        v.try_iter().map_err(|_| PyTypeError::new_err(format!("{what} must be \"all\" or a set of str")))?
+    {
         set.insert(item?.extract::<String>()?);
     }
     Ok(Allowed::Only(set))
@@ -82,7 +88,8 @@ impl PyBpeTokenizer {
         pattern: Option<&str>,
         special_tokens: Option<std::collections::HashMap<String, u32>>,
     ) -> PyResult<Self> {
-        let data = std::fs::read(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let data = std::fs::read(&path)
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
         Self::from_tiktoken_bytes(py, &data, name, pattern, special_tokens)
     }
 
@@ -98,9 +105,13 @@ impl PyBpeTokenizer {
     ) -> PyResult<Self> {
         let known = super::tiktoken_encoding(name);
         let pattern = match pattern {
-            Some(p) => Pattern::parse(p).ok_or_else(|| PyValueError::new_err(format!("unknown pattern {p:?}: expected gpt2, cl100k, o200k or qwen")))?,
+            Some(p) => Pattern::parse(p).ok_or_else(|| {
+                PyValueError::new_err(format!("unknown pattern {p:?}: expected gpt2, cl100k, o200k or qwen"))
+            })?,
             None => known.as_ref().map(|k| k.0).ok_or_else(|| {
-                PyValueError::new_err(format!("unknown encoding {name:?}: pass pattern= and special_tokens= for a custom rank file"))
+                PyValueError::new_err(format!(
+                    "unknown encoding {name:?}: pass pattern= and special_tokens= for a custom rank file"
+                ))
             })?,
         };
         let mut specials: Vec<(String, u32)> = match special_tokens {
@@ -108,14 +119,16 @@ impl PyBpeTokenizer {
             None => known.map(|k| k.1).unwrap_or_default(),
         };
         specials.sort_by_key(|s| s.1);
-        let inner = py.detach(|| BpeTokenizer::from_tiktoken(name, data, pattern, &specials)).map_err(to_py_err)?;
+        let inner =
+            py.detach(|| BpeTokenizer::from_tiktoken(name, data, pattern, &specials)).map_err(to_py_err)?;
         Ok(PyBpeTokenizer::from_inner(inner))
     }
 
     /// Loads a Hugging Face `tokenizer.json` with a byte-level BPE model.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let json = std::fs::read_to_string(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let json = std::fs::read_to_string(&path)
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let name = path.display().to_string();
         let inner = py.detach(|| BpeTokenizer::from_hf_json(&json)).map_err(to_py_err)?.with_name(&name);
         Ok(PyBpeTokenizer::from_inner(inner))
@@ -179,10 +192,19 @@ impl PyBpeTokenizer {
         disallowed_special: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text, "text")?;
-        let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
-        let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
+        let allowed = allowed_special
+            .map(|a| special_set(a, "allowed_special"))
+            .transpose()?
+            .unwrap_or_else(Allowed::none);
+        let disallowed = disallowed_special
+            .map(|d| special_set(d, "disallowed_special"))
+            .transpose()?
+            .unwrap_or(Allowed::All);
         let t = &self.inner;
-        let ids = crate::python::maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed)).map_err(to_py_err)?;
+        let ids = crate::python::maybe_detach(py, text.len(), || {
+            t.encode_with_special(&text, &allowed, &disallowed)
+        })
+        .map_err(to_py_err)?;
         self.id_list(py, &ids)
     }
 
@@ -198,11 +220,20 @@ impl PyBpeTokenizer {
         disallowed_special: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let text = text_of(text, "text")?;
-        let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
-        let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
+        let allowed = allowed_special
+            .map(|a| special_set(a, "allowed_special"))
+            .transpose()?
+            .unwrap_or_else(Allowed::none);
+        let disallowed = disallowed_special
+            .map(|d| special_set(d, "disallowed_special"))
+            .transpose()?
+            .unwrap_or(Allowed::All);
         let t = &self.inner;
         let json = py
-            .detach(|| t.trace(&text, &allowed, &disallowed).map(|tr| serde_json::to_string(&tr).expect("a trace always serializes")))
+            .detach(|| {
+                t.trace(&text, &allowed, &disallowed)
+                    .map(|tr| serde_json::to_string(&tr).expect("a trace always serializes"))
+            })
             .map_err(to_py_err)?;
         py.import("json")?.call_method1("loads", (json,))
     }
@@ -226,10 +257,18 @@ impl PyBpeTokenizer {
         disallowed_special: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Vec<u32>>> {
         let items: Vec<Bound<'_, PyAny>> = texts.iter().collect();
-        let owned: Vec<String> = items.iter().map(|t| text_of(t, "text").map(|c| c.into_owned())).collect::<PyResult<_>>()?;
-        let allowed = allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
-        let disallowed = disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
-        let threads = num_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let owned: Vec<String> =
+            items.iter().map(|t| text_of(t, "text").map(|c| c.into_owned())).collect::<PyResult<_>>()?;
+        let allowed = allowed_special
+            .map(|a| special_set(a, "allowed_special"))
+            .transpose()?
+            .unwrap_or_else(Allowed::none);
+        let disallowed = disallowed_special
+            .map(|d| special_set(d, "disallowed_special"))
+            .transpose()?
+            .unwrap_or(Allowed::All);
+        let threads =
+            num_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         let t = &self.inner;
         py.detach(|| {
             let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
@@ -240,7 +279,12 @@ impl PyBpeTokenizer {
 
     /// `encode_ordinary` on each text, on threads.
     #[pyo3(signature = (texts, *, num_threads=None))]
-    fn encode_ordinary_batch(&self, py: Python<'_>, texts: &Bound<'_, PyList>, num_threads: Option<usize>) -> PyResult<Vec<Vec<u32>>> {
+    fn encode_ordinary_batch(
+        &self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyList>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Vec<u32>>> {
         let empty = PyList::empty(py);
         self.encode_batch(py, texts, num_threads, None, Some(&empty.into_any()))
     }
@@ -260,18 +304,27 @@ impl PyBpeTokenizer {
     }
 
     /// Each token's bytes.
-    fn decode_tokens_bytes<'py>(&self, py: Python<'py>, tokens: Vec<u32>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    fn decode_tokens_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: Vec<u32>,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         tokens
             .iter()
             .map(|&id| {
-                let b = self.inner.token_bytes(id).ok_or_else(|| PyValueError::new_err(format!("token id {id} is not in the vocabulary")))?;
+                let b = self.inner.token_bytes(id).ok_or_else(|| {
+                    PyValueError::new_err(format!("token id {id} is not in the vocabulary"))
+                })?;
                 Ok(PyBytes::new(py, b))
             })
             .collect()
     }
 
     fn decode_single_token_bytes<'py>(&self, py: Python<'py>, token: u32) -> PyResult<Bound<'py, PyBytes>> {
-        let b = self.inner.token_bytes(token).ok_or_else(|| PyValueError::new_err(format!("token id {token} is not in the vocabulary")))?;
+        let b = self
+            .inner
+            .token_bytes(token)
+            .ok_or_else(|| PyValueError::new_err(format!("token id {token} is not in the vocabulary")))?;
         Ok(PyBytes::new(py, b))
     }
 
@@ -342,7 +395,9 @@ impl PyBpeTokenizer {
         let msgs: Vec<Message<'_>> = owned.iter().map(|(r, c)| Message { role: r, content: c }).collect();
         let t = self.chat_template(template)?;
         if !tokenize {
-            return Ok(PyString::new(py, &t.render(&msgs, add_generation_prompt).map_err(to_py_err)?).into_any());
+            return Ok(
+                PyString::new(py, &t.render(&msgs, add_generation_prompt).map_err(to_py_err)?).into_any()
+            );
         }
         let parts = t.encode(&self.inner, &msgs, add_generation_prompt).map_err(to_py_err)?;
         let ids: Vec<u32> = parts.into_iter().flat_map(|p| p.ids).collect();
@@ -362,7 +417,10 @@ impl PyBpeTokenizer {
     ) -> PyResult<Bound<'py, PyList>> {
         let owned = chat_messages(messages)?;
         let msgs: Vec<Message<'_>> = owned.iter().map(|(r, c)| Message { role: r, content: c }).collect();
-        let parts = self.chat_template(template)?.encode(&self.inner, &msgs, add_generation_prompt).map_err(to_py_err)?;
+        let parts = self
+            .chat_template(template)?
+            .encode(&self.inner, &msgs, add_generation_prompt)
+            .map_err(to_py_err)?;
         let out = PyList::empty(py);
         for p in parts {
             let d = PyDict::new(py);
@@ -376,7 +434,12 @@ impl PyBpeTokenizer {
     }
 
     fn __repr__(&self) -> String {
-        format!("BpeTokenizer(name={:?}, pattern={:?}, n_vocab={})", self.inner.name(), self.inner.pattern().name(), self.inner.n_vocab())
+        format!(
+            "BpeTokenizer(name={:?}, pattern={:?}, n_vocab={})",
+            self.inner.name(),
+            self.inner.pattern().name(),
+            self.inner.n_vocab()
+        )
     }
 }
 
@@ -393,11 +456,14 @@ impl PyBpeTokenizer {
 /// `[{"role": str, "content": str}, ...]` as owned (role, content) pairs.
 fn chat_messages(messages: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     let mut out = Vec::new();
-    let iter = messages.try_iter().map_err(|_| PyTypeError::new_err("messages must be a list of {\"role\": str, \"content\": str} dicts"))?;
+    let iter = messages.try_iter().map_err(|_| {
+        PyTypeError::new_err("messages must be a list of {\"role\": str, \"content\": str} dicts")
+    })?;
     for (i, m) in iter.enumerate() {
         let m = m?;
         let field = |key: &str| -> PyResult<String> {
-            let v = m.get_item(key).map_err(|_| PyValueError::new_err(format!("message {i} has no {key:?}")))?;
+            let v =
+                m.get_item(key).map_err(|_| PyValueError::new_err(format!("message {i} has no {key:?}")))?;
             Ok(text_of(&v, &format!("message {i}'s {key}"))?.into_owned())
         };
         out.push((field("role")?, field("content")?));

@@ -27,9 +27,9 @@
 //! Greek, Arabic) is left to the char-at-a-time matcher ([`windows_pay`]).
 
 use super::classes::{at, two_byte_at, L, LOW, O, P, UP};
-use super::pattern::{bytes_in, is_cjk_ideograph, o200k, opt_contraction, HIGH, LANES};
 #[cfg(test)]
 use super::pattern::o200k_general;
+use super::pattern::{bytes_in, is_cjk_ideograph, o200k, opt_contraction, HIGH, LANES};
 use crate::simd::{ByteMasks, Kernel};
 
 /// Bits `p` of `m` (`seed` within `m`) from which the run of `m` reaches a seed bit going
@@ -147,7 +147,11 @@ fn window_starts<const WIDE: bool>(s: &[u8], base: usize, m: &ByteMasks, rest: u
     // The window: at most 63 bytes, up to the first char it cannot hold ([`Wide`]). Without
     // non-ASCII bytes (`!WIDE`) the masks below that come from them are constants.
     let max = rest.min(63) as u32;
-    let w = if WIDE { wide_chars(s, base, m.high, max) } else { Wide { upper: 0, lower: 0, both: 0, cont: 0, len: max } };
+    let w = if WIDE {
+        wide_chars(s, base, m.high, max)
+    } else {
+        Wide { upper: 0, lower: 0, both: 0, cont: 0, len: max }
+    };
     // A capital right after a letter in both sets ends the window there: the word before it
     // may end before the run of both (the first branch backtracks to the run's last char that
     // is in LOW) or take the capital (when a lowercase letter follows), which the rules below
@@ -157,7 +161,8 @@ fn window_starts<const WIDE: bool>(s: &[u8], base: usize, m: &ByteMasks, rest: u
     let len = w.len.min(cut.trailing_zeros());
     let eot = len as usize == rest;
     let valid = valid_bits(len);
-    let (upper, lower, digit) = ((m.upper | w.upper) & valid, (m.lower | w.lower | w.both) & valid, m.digit & valid);
+    let (upper, lower, digit) =
+        ((m.upper | w.upper) & valid, (m.lower | w.lower | w.both) & valid, m.digit & valid);
     let ws = m.ws & valid;
     let newline = m.newline & valid;
     let letter = upper | lower;
@@ -197,8 +202,7 @@ fn window_starts<const WIDE: bool>(s: &[u8], base: usize, m: &ByteMasks, rest: u
     let before_newline = fill_down(spc_tab & ((newline & ws1 | more) >> 1), spc_tab);
     let after_newline = spc_tab & prev(newline & ws1) & !before_newline;
     let ws_starts = run_start | last_before_text | after_newline;
-    let other_starts = other
-        & (prev(letter | digit | tab) | (prev(newline | tail) & !tail) | 1);
+    let other_starts = other & (prev(letter | digit | tab) | (prev(newline | tail) & !tail) | 1);
     let prefix_starts = (ws_starts & !newline) | other_starts;
     // A prefix is one char: a letter after its last byte is not a start (chars of up to 3
     // bytes here: two steps cover a start's continuation bytes).
@@ -362,9 +366,9 @@ mod tests {
     /// Pieces that make the rules meet: every ASCII class, contractions and their look-alikes,
     /// runs of spaces and newlines, slashes, and non-ASCII letters, digits, marks and spaces.
     const ALPHABET: &[&str] = &[
-        "a", "z", "e", "A", "Z", "Q", "0", "9", "5", " ", " ", " ", "\t", "\n", "\r", "\x0b", "\x0c", "'", "/", "!", "(", ".",
-        "_", "-", "\x00", "\x1f", "\x7f", "'s", "'S", "'t", "'re", "'VE", "'ll", "'d", "'m", "'x", "    ", "\r\n", " \n ",
-        "//", "HTTP", "Server", "don", "123", "4567",
+        "a", "z", "e", "A", "Z", "Q", "0", "9", "5", " ", " ", " ", "\t", "\n", "\r", "\x0b", "\x0c", "'",
+        "/", "!", "(", ".", "_", "-", "\x00", "\x1f", "\x7f", "'s", "'S", "'t", "'re", "'VE", "'ll", "'d",
+        "'m", "'x", "    ", "\r\n", " \n ", "//", "HTTP", "Server", "don", "123", "4567",
         // Non-ASCII, now and then.
         "é", "É", "ß", "\u{a0}", "\u{2028}", "\u{85}", "٣", "\u{301}", "ʰ", "中", "—", "😀", "\u{17f}",
     ];
@@ -375,10 +379,76 @@ mod tests {
     /// 3-byte punctuation (also as a word's prefix), and what ends a window: marks, non-ASCII
     /// digits and spaces, 4-byte chars; capitals and ASCII next to letters in both sets.
     const WIDE: &[&str] = &[
-        "α", "ά", "ς", "ΐ", "Α", "Ω", "д", "ё", "Д", "Ё", "é", "ß", "ÿ", "É", "ſ", "ǅ", "ʰ", "ب", "ـ", "א", "中", "文", "の",
-        "ー", "カ", "ゝ", "\u{3099}", "゠", "・", "한", "ㄱ", "Ａ", "ａ", "，", "。", "「", "」", "—", "’", "«", "»", "،", "٣", "\u{301}", "\u{64e}", "\u{a0}", "\u{3000}", "😀",
-        "𝐀", "Αθήνα", "Москва", "中文", "中A", "中Ab", "ʰA", "ʰa", "бA", " ", " ", "  ", "\n", "a", "Z", "'s", "'", "1", ".",
-        "!", "/", "-",
+        "α",
+        "ά",
+        "ς",
+        "ΐ",
+        "Α",
+        "Ω",
+        "д",
+        "ё",
+        "Д",
+        "Ё",
+        "é",
+        "ß",
+        "ÿ",
+        "É",
+        "ſ",
+        "ǅ",
+        "ʰ",
+        "ب",
+        "ـ",
+        "א",
+        "中",
+        "文",
+        "の",
+        "ー",
+        "カ",
+        "ゝ",
+        "\u{3099}",
+        "゠",
+        "・",
+        "한",
+        "ㄱ",
+        "Ａ",
+        "ａ",
+        "，",
+        "。",
+        "「",
+        "」",
+        "—",
+        "’",
+        "«",
+        "»",
+        "،",
+        "٣",
+        "\u{301}",
+        "\u{64e}",
+        "\u{a0}",
+        "\u{3000}",
+        "😀",
+        "𝐀",
+        "Αθήνα",
+        "Москва",
+        "中文",
+        "中A",
+        "中Ab",
+        "ʰA",
+        "ʰa",
+        "бA",
+        " ",
+        " ",
+        "  ",
+        "\n",
+        "a",
+        "Z",
+        "'s",
+        "'",
+        "1",
+        ".",
+        "!",
+        "/",
+        "-",
     ];
 
     /// Random texts of 1..200 bytes, mostly ASCII, with long ASCII stretches (so pieces
@@ -393,7 +463,13 @@ mod tests {
 
     /// Random texts of 1..200 bytes mostly of [`WIDE`] pieces, some ASCII ones among them.
     fn wide_texts(seed: u64, count: usize) -> Vec<String> {
-        pick_texts(seed, count, |r, rare| if r % (2 + rare) == 0 { ALPHABET[(r >> 16) as usize % ALPHABET.len()] } else { WIDE[(r >> 16) as usize % WIDE.len()] })
+        pick_texts(seed, count, |r, rare| {
+            if r % (2 + rare) == 0 {
+                ALPHABET[(r >> 16) as usize % ALPHABET.len()]
+            } else {
+                WIDE[(r >> 16) as usize % WIDE.len()]
+            }
+        })
     }
 
     /// Random texts of 1..200 bytes of pieces `pick(random, rare)` gives (`rare`, 0..4, drawn
@@ -436,7 +512,13 @@ mod tests {
                     x ^= x >> 7;
                     x ^= x << 17;
                     // All leads (every lane full at each fold), none, or any bytes.
-                    if len % 3 == 0 { 0xC0 | x as u8 & 0x3F } else if len % 3 == 1 { x as u8 & 0x7F } else { x as u8 }
+                    if len % 3 == 0 {
+                        0xC0 | x as u8 & 0x3F
+                    } else if len % 3 == 1 {
+                        x as u8 & 0x7F
+                    } else {
+                        x as u8
+                    }
                 })
                 .collect();
             let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
@@ -485,5 +567,4 @@ mod tests {
             }
         }
     }
-
 }

@@ -405,7 +405,12 @@ impl PairTable {
     /// An empty table for up to `n` pairs whose merged id is their rank (tiktoken ranks).
     pub fn with_capacity(n: usize) -> PairTable {
         let cap = (n * 2).next_power_of_two().max(16);
-        PairTable { slots: huge_vec(cap, FREE_PAIR), ids_by_rank: None, shift: 64 - cap.trailing_zeros(), len: 0 }
+        PairTable {
+            slots: huge_vec(cap, FREE_PAIR),
+            ids_by_rank: None,
+            shift: 64 - cap.trailing_zeros(),
+            len: 0,
+        }
     }
 
     /// Adds (or replaces) a pair. The table must have room (see [`PairTable::with_capacity`]).
@@ -502,7 +507,9 @@ mod tests {
 
     #[test]
     fn long_and_short_tokens() {
-        let toks: Vec<(Vec<u8>, u32)> = (0..2000u32).map(|i| (format!("tok{i}{}", "x".repeat(i as usize % 20)).into_bytes(), i)).collect();
+        let toks: Vec<(Vec<u8>, u32)> = (0..2000u32)
+            .map(|i| (format!("tok{i}{}", "x".repeat(i as usize % 20)).into_bytes(), i))
+            .collect();
         let v = Vocab::new(toks.clone()).unwrap();
         for (b, id) in &toks {
             assert_eq!(v.get_id(b), Some(*id));

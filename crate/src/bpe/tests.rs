@@ -25,12 +25,25 @@ pub(super) fn toy() -> BpeTokenizer {
 /// [`toy`] with another pre-tokenizer pattern, and tokens for Arabic with vowel marks.
 fn toy_with(pattern: Pattern) -> BpeTokenizer {
     let mut lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
-    let extra: [&[u8]; 10] = [b"he", b"ll", b"hell", b"hello", b" w", b"or", b" wor", b"ld", b" world", "éé".as_bytes()];
+    let extra: [&[u8]; 10] =
+        [b"he", b"ll", b"hell", b"hello", b" w", b"or", b" wor", b"ld", b" world", "éé".as_bytes()];
     for (i, t) in extra.iter().enumerate() {
         lines.push(format!("{} {}", b64(t), 256 + i));
     }
     // Tokens from 310 on (the specials are 300 and 301): ids nobody reads, merges that fire.
-    let arabic = ["\u{64e}", "\u{650}", "ب", "ل", "\u{64e}ب", "\u{650}ل", " ب", " ب\u{64e}", "ال", "\u{651}", "ل\u{651}"];
+    let arabic = [
+        "\u{64e}",
+        "\u{650}",
+        "ب",
+        "ل",
+        "\u{64e}ب",
+        "\u{650}ل",
+        " ب",
+        " ب\u{64e}",
+        "ال",
+        "\u{651}",
+        "ل\u{651}",
+    ];
     for (i, t) in arabic.iter().enumerate() {
         lines.push(format!("{} {}", b64(t.as_bytes()), 310 + i));
     }
@@ -126,7 +139,9 @@ fn long_identical_runs_are_fast() {
 fn data_dir() -> std::path::PathBuf {
     std::env::var_os("TOKENPRISM_DATA")
         .map(Into::into)
-        .unwrap_or_else(|| std::path::Path::new(&std::env::var("HOME").unwrap()).join(".cache/tokenprism/data"))
+        .unwrap_or_else(|| {
+            std::path::Path::new(&std::env::var("HOME").unwrap()).join(".cache/tokenprism/data")
+        })
         .join("bpe")
 }
 
@@ -174,7 +189,8 @@ fn real_encodings_long_runs_cost_linear_work() {
     }
     for (name, t) in &all {
         for unit in ["a", "A", " ", "\n", "1", "!", "é", "中", "😀", "ab", " a", "\r\n", "'s"] {
-            let cost = run_cost(unit, |s| t.encode(s, &Allowed::All).unwrap(), |ids| t.decode_bytes(ids).unwrap());
+            let cost =
+                run_cost(unit, |s| t.encode(s, &Allowed::All).unwrap(), |ids| t.decode_bytes(ids).unwrap());
             assert_linear(name, unit, cost);
         }
     }
@@ -190,7 +206,8 @@ fn huge_ids_are_refused() {
     let e = BpeTokenizer::from_tiktoken("x", file.as_bytes(), Pattern::Cl100k, &[]).unwrap_err();
     assert!(e.to_string().contains("beyond"), "{e}");
     let base = lines.join("\n");
-    let e = BpeTokenizer::from_tiktoken("x", base.as_bytes(), Pattern::Cl100k, &[("<s>".into(), u32::MAX)]).unwrap_err();
+    let e = BpeTokenizer::from_tiktoken("x", base.as_bytes(), Pattern::Cl100k, &[("<s>".into(), u32::MAX)])
+        .unwrap_err();
     assert!(e.to_string().contains("too large"), "{e}");
     let vocab: String = (0..=255u8)
         .map(|b| format!("{:?}: {b}", load::byte_level_encode(&[b])))
@@ -215,8 +232,8 @@ fn huge_ids_are_refused() {
 #[test]
 fn spans_encode_as_their_pre_tokens() {
     let chars = [
-        "ب", "ل", "ا", "\u{64e}", "\u{650}", "\u{651}", "\u{652}", "ٱ", "क", "\u{93f}", "\u{301}", "e", "l", "'", "s", ",", "1", "\u{a0}", "\u{3000}",
-        "中", "😀",
+        "ب", "ل", "ا", "\u{64e}", "\u{650}", "\u{651}", "\u{652}", "ٱ", "क", "\u{93f}", "\u{301}", "e", "l",
+        "'", "s", ",", "1", "\u{a0}", "\u{3000}", "中", "😀",
     ];
     let seps = [" ", " ", " ", " ", "  ", "\n", " \n", "\t", ", ", "\u{a0}"];
     let mut x = 0x5EEDu64;
@@ -229,7 +246,8 @@ fn spans_encode_as_their_pre_tokens() {
         let mut warm = Work::default();
         for _ in 0..300 {
             // Texts of a few recurring words, so spans come back.
-            let words: Vec<String> = (0..6).map(|_| (0..1 + next(12)).map(|_| chars[next(chars.len())]).collect()).collect();
+            let words: Vec<String> =
+                (0..6).map(|_| (0..1 + next(12)).map(|_| chars[next(chars.len())]).collect()).collect();
             let mut text = String::new();
             for _ in 0..next(40) {
                 text.push_str(&words[next(words.len())]);

@@ -80,15 +80,19 @@ impl BpeTokenizer {
         self.check_disallowed(text, allowed, disallowed)?;
         let mut cuts: Vec<(usize, usize, Option<u32>)> = Vec::new();
         let mut start = 0;
-        self.added.split(text, |t| !t.special || allowed.contains(&t.content), |seg_end, token| {
-            if seg_end > start {
-                cuts.push((start, seg_end, None));
-            }
-            if let Some(t) = token {
-                cuts.push((seg_end, seg_end + t.content.len(), Some(t.id)));
-                start = seg_end + t.content.len();
-            }
-        });
+        self.added.split(
+            text,
+            |t| !t.special || allowed.contains(&t.content),
+            |seg_end, token| {
+                if seg_end > start {
+                    cuts.push((start, seg_end, None));
+                }
+                if let Some(t) = token {
+                    cuts.push((seg_end, seg_end + t.content.len(), Some(t.id)));
+                    start = seg_end + t.content.len();
+                }
+            },
+        );
         times.specials = now_micros() - t0;
 
         let mut w = Work::default();
@@ -96,7 +100,15 @@ impl BpeTokenizer {
         let mut ids: Vec<u32> = Vec::new();
         for (start, end, special) in cuts {
             let first_token = ids.len();
-            let mut seg = Segment { kind: "text", start, end, normalized: None, pre_tokens: Vec::new(), first_token, end_token: first_token };
+            let mut seg = Segment {
+                kind: "text",
+                start,
+                end,
+                normalized: None,
+                pre_tokens: Vec::new(),
+                first_token,
+                end_token: first_token,
+            };
             if let Some(id) = special {
                 seg.kind = "special";
                 ids.push(id);
@@ -112,7 +124,13 @@ impl BpeTokenizer {
                     self.encode_piece(piece, super::PieceKey::of(piece), &mut out, &mut w);
                     let whole = out.len() == 1 && piece.len() > 1;
                     ids.extend_from_slice(&out);
-                    seg.pre_tokens.push(PreToken { start: a, end: b, text: norm[a..b].to_string(), ids: out, whole });
+                    seg.pre_tokens.push(PreToken {
+                        start: a,
+                        end: b,
+                        text: norm[a..b].to_string(),
+                        ids: out,
+                        whole,
+                    });
                 }
                 times.normalize += t2 - t1;
                 times.pre_tokenize += t3 - t2;
@@ -149,7 +167,24 @@ mod tests {
     fn trace_ids_are_encode_ids() {
         let tok = toy();
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let alphabet = ["a", "b", "ab", " ", "  ", "\n", "é", "日本", "😀", "'s", "123", "<|eot|>", "<|eot|>x", "éé", "hello world", "x\u{301}"];
+        let alphabet = [
+            "a",
+            "b",
+            "ab",
+            " ",
+            "  ",
+            "\n",
+            "é",
+            "日本",
+            "😀",
+            "'s",
+            "123",
+            "<|eot|>",
+            "<|eot|>x",
+            "éé",
+            "hello world",
+            "x\u{301}",
+        ];
         for _ in 0..500 {
             let mut s = String::new();
             for _ in 0..(seed % 12) {
@@ -161,7 +196,11 @@ mod tests {
             let tr = tok.trace(&s, &Allowed::All, &Allowed::none()).unwrap();
             let ids: Vec<u32> = tr.tokens.iter().map(|t| t.id).collect();
             assert_eq!(ids, tok.encode_with_special(&s, &Allowed::All, &Allowed::none()).unwrap(), "{s:?}");
-            let from_pieces: Vec<u32> = tr.segments.iter().flat_map(|g| g.pre_tokens.iter().flat_map(|p| p.ids.iter().copied())).collect();
+            let from_pieces: Vec<u32> = tr
+                .segments
+                .iter()
+                .flat_map(|g| g.pre_tokens.iter().flat_map(|p| p.ids.iter().copied()))
+                .collect();
             let text_ids: Vec<u32> = tr.tokens.iter().filter(|t| !t.special).map(|t| t.id).collect();
             assert_eq!(from_pieces, text_ids);
             // Segments tile the input.

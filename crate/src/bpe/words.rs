@@ -57,13 +57,19 @@ pub fn key_at(s: &[u8], a: usize, n: usize) -> Key {
         Some(w) => {
             let w: &[u8; 16] = w.try_into().expect("16 bytes");
             let m = MASKS[n & 15];
-            [u64::from_le_bytes(w[..8].try_into().expect("8 bytes")) & m[0], u64::from_le_bytes(w[8..].try_into().expect("8 bytes")) & m[1]]
+            [
+                u64::from_le_bytes(w[..8].try_into().expect("8 bytes")) & m[0],
+                u64::from_le_bytes(w[8..].try_into().expect("8 bytes")) & m[1],
+            ]
         }
         // The last 15 bytes of the text: through a zero-padded copy.
         None => {
             let mut w = [0u8; 16];
             w[..n].copy_from_slice(&s[a..a + n]);
-            [u64::from_le_bytes(w[..8].try_into().expect("8 bytes")), u64::from_le_bytes(w[8..].try_into().expect("8 bytes"))]
+            [
+                u64::from_le_bytes(w[..8].try_into().expect("8 bytes")),
+                u64::from_le_bytes(w[8..].try_into().expect("8 bytes")),
+            ]
         }
     };
     [lo, hi | (n as u64) << 56]
@@ -86,7 +92,11 @@ pub fn is_span_key(key: Key) -> bool {
 /// The key of `piece` if it has one ([`NO_KEY`] otherwise).
 #[cfg(test)]
 fn key_of(piece: &[u8]) -> Key {
-    if (2..=MAX_PIECE).contains(&piece.len()) { key_at(piece, 0, piece.len()) } else { NO_KEY }
+    if (2..=MAX_PIECE).contains(&piece.len()) {
+        key_at(piece, 0, piece.len())
+    } else {
+        NO_KEY
+    }
 }
 
 /// The hash of a key: one multiply, its high bits folded down onto the low ones that pick a

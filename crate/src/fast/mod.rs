@@ -32,7 +32,8 @@ impl Default for FastPaths {
 }
 
 impl FastPaths {
-    pub const NONE: FastPaths = FastPaths { simd: false, page_cache: false, lazy_output: false, fused: false };
+    pub const NONE: FastPaths =
+        FastPaths { simd: false, page_cache: false, lazy_output: false, fused: false };
 }
 
 /// What the fast paths did on one input (for the page and the benchmark).
@@ -144,12 +145,62 @@ mod tests {
     /// chars whose normalization is punctuation, and reordering-sensitive marks.
     fn random_text(r: &mut Rng) -> String {
         const ODD: &[char] = &[
-            'é', 'Ö', 'İ', 'ß', 'Σ', 'ς', 'Ж', '東', '京', '\u{F900}', '\u{20000}', '\u{301}', '\u{316}', '\u{F73}',
-            '\u{1D165}', '\u{1D15E}', '\u{200B}', '\u{AD}', '\u{FEFF}', '\u{A0}', '\u{3000}', '\u{2028}', '\u{85}',
-            '\u{37E}', '\u{387}', '\u{FFFD}', '\0', '\u{7F}', '\u{B}', '\u{C}', '\u{1C}', '「', '—', '😀', 'ﬁ', 'Ⅻ',
+            'é',
+            'Ö',
+            'İ',
+            'ß',
+            'Σ',
+            'ς',
+            'Ж',
+            '東',
+            '京',
+            '\u{F900}',
+            '\u{20000}',
+            '\u{301}',
+            '\u{316}',
+            '\u{F73}',
+            '\u{1D165}',
+            '\u{1D15E}',
+            '\u{200B}',
+            '\u{AD}',
+            '\u{FEFF}',
+            '\u{A0}',
+            '\u{3000}',
+            '\u{2028}',
+            '\u{85}',
+            '\u{37E}',
+            '\u{387}',
+            '\u{FFFD}',
+            '\0',
+            '\u{7F}',
+            '\u{B}',
+            '\u{C}',
+            '\u{1C}',
+            '「',
+            '—',
+            '😀',
+            'ﬁ',
+            'Ⅻ',
             // Runs of unchanged word chars in several scripts, and chars next to them that
             // change, vanish or split a word (Greek tonos, Arabic harakat, Cyrillic capitals).
-            'ж', 'я', 'ё', 'Я', 'α', 'ω', 'ά', 'Ά', 'ب', 'ك', '\u{64E}', '\u{640}', '،', 'é', 'ß', '中', '。', 'ｱ',
+            'ж',
+            'я',
+            'ё',
+            'Я',
+            'α',
+            'ω',
+            'ά',
+            'Ά',
+            'ب',
+            'ك',
+            '\u{64E}',
+            '\u{640}',
+            '،',
+            'é',
+            'ß',
+            '中',
+            '。',
+            'ｱ',
         ];
         let len = (r.next() % 90) as usize;
         (0..len)
@@ -187,7 +238,12 @@ mod tests {
 
     fn switch_combinations() -> Vec<FastPaths> {
         (0..8u32)
-            .map(|b| FastPaths { simd: b & 1 != 0, page_cache: b & 2 != 0, lazy_output: b & 4 != 0, fused: true })
+            .map(|b| FastPaths {
+                simd: b & 1 != 0,
+                page_cache: b & 2 != 0,
+                lazy_output: b & 4 != 0,
+                fused: true,
+            })
             .collect()
     }
 
@@ -204,7 +260,10 @@ mod tests {
                     let mut w = Word::default();
                     let res = for_each_word(&cache, fp, &text, 0, &mut w, None, |w| {
                         assert!(!w.ascii || w.text().is_ascii(), "{:?} marked ASCII", w.text());
-                        got.push((w.text().to_owned(), (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>()))
+                        got.push((
+                            w.text().to_owned(),
+                            (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>(),
+                        ))
                     });
                     if res.is_ok() {
                         assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");
@@ -258,7 +317,10 @@ mod tests {
                         let mut w = Word::default();
                         let st = with_stats.then_some(&mut stats);
                         let res = for_each_word(&cache, fp, &text, 0, &mut w, st, |w| {
-                            got.push((w.text().to_owned(), (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>()))
+                            got.push((
+                                w.text().to_owned(),
+                                (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>(),
+                            ))
                         });
                         if res.is_ok() {
                             assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");
@@ -309,7 +371,10 @@ mod tests {
                         let mut w = Word::default();
                         for_each_word(&cache, fp, &text, 0, &mut w, None, |w| {
                             assert!(!w.ascii || w.text().is_ascii(), "{:?} marked ASCII", w.text());
-                            got.push((w.text().to_owned(), (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>()))
+                            got.push((
+                                w.text().to_owned(),
+                                (0..w.n_chars).map(|k| w.orig.at(k)).collect::<Vec<u32>>(),
+                            ))
                         })
                         .expect("ASCII never needs the staged pipeline");
                         assert_eq!(got, want, "{cfg:?} {fp:?} on {text:?}");

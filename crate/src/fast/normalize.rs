@@ -33,7 +33,8 @@ impl<'a> Out<'a> {
     /// `copied` is unchanged: one allocation at the first change, then block copies.
     #[inline]
     fn catch_up(&mut self, at: usize) -> &mut String {
-        let buf = self.buf.get_or_insert_with(|| String::with_capacity(self.text.len() + self.text.len() / 8 + 8));
+        let buf =
+            self.buf.get_or_insert_with(|| String::with_capacity(self.text.len() + self.text.len() / 8 + 8));
         // Usually nothing to copy (the previous block was just written): skip the slicing.
         if self.copied < at {
             buf.push_str(&self.text[self.copied..at]);
@@ -61,7 +62,12 @@ fn ascii_str(b: &[u8]) -> Option<&str> {
 }
 
 /// Normalizes `text` with the cache's configuration, using the enabled fast paths.
-pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats: Option<&mut Stats>) -> Cow<'a, str> {
+pub fn normalize<'a>(
+    cache: &PageCache,
+    fp: FastPaths,
+    text: &'a str,
+    mut stats: Option<&mut Stats>,
+) -> Cow<'a, str> {
     let cfg = *cache.config();
     let (lower, clean) = (cfg.lowercase, cfg.clean_text);
     let bytes = text.as_bytes();
@@ -72,7 +78,8 @@ pub fn normalize<'a>(cache: &PageCache, fp: FastPaths, text: &'a str, mut stats:
         out.catch_up(0);
     }
     let want_details = stats.as_ref().is_some_and(|s| s.want_details);
-    let mut st = Stats { block_bytes: lanes as u32, input_bytes: text.len() as u64, want_details, ..Stats::default() };
+    let mut st =
+        Stats { block_bytes: lanes as u32, input_bytes: text.len() as u64, want_details, ..Stats::default() };
     let mut block = [0u8; 32];
     let mut i = 0;
     // As in the fused pass: after a block that stopped early, wait a block's length before
@@ -180,7 +187,12 @@ fn ascii_step(out: &mut Out, b: u8, i: usize, lower: bool, clean: bool) {
     }
 }
 
-fn staged<'a>(cfg: &bert::BertNormalizerConfig, text: &'a str, stats: Option<&mut Stats>, mut st: Stats) -> Cow<'a, str> {
+fn staged<'a>(
+    cfg: &bert::BertNormalizerConfig,
+    text: &'a str,
+    stats: Option<&mut Stats>,
+    mut st: Stats,
+) -> Cow<'a, str> {
     let out = bert::normalize(cfg, text).text;
     st.staged_fallback = true;
     st.allocated = out != text;
@@ -188,7 +200,11 @@ fn staged<'a>(cfg: &bert::BertNormalizerConfig, text: &'a str, stats: Option<&mu
     if let Some(s) = stats {
         *s = st;
     }
-    if allocated { Cow::Owned(out) } else { Cow::Borrowed(text) }
+    if allocated {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 #[cfg(test)]

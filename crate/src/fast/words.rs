@@ -109,7 +109,13 @@ impl Word {
     #[inline(always)]
     fn view(&self) -> WordView<'_> {
         debug_assert!(self.bytes.len() >= self.len + PAD);
-        WordView { padded: &self.bytes, len: self.len, n_chars: self.n_chars as usize, orig: Orig::Runs(&self.runs), ascii: false }
+        WordView {
+            padded: &self.bytes,
+            len: self.len,
+            n_chars: self.n_chars as usize,
+            orig: Orig::Runs(&self.runs),
+            ascii: false,
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -289,7 +295,13 @@ pub fn for_each_word(
                 if b > p {
                     if w.is_empty() {
                         // A word wholly inside the block goes to the model straight from it.
-                        emit(WordView { padded: &block[p..], len: b - p, n_chars: b - p, orig: Orig::Linear(ci + p as u32), ascii: true });
+                        emit(WordView {
+                            padded: &block[p..],
+                            len: b - p,
+                            n_chars: b - p,
+                            orig: Orig::Linear(ci + p as u32),
+                            ascii: true,
+                        });
                     } else {
                         w.push_ascii(&block[p..b], ci + p as u32);
                         flush!();
@@ -298,7 +310,13 @@ pub fn for_each_word(
                     flush!();
                 }
                 if c.punct & (1 << b) != 0 {
-                    emit(WordView { padded: &block[b..], len: 1, n_chars: 1, orig: Orig::Linear(ci + b as u32), ascii: true });
+                    emit(WordView {
+                        padded: &block[b..],
+                        len: 1,
+                        n_chars: 1,
+                        orig: Orig::Linear(ci + b as u32),
+                        ascii: true,
+                    });
                 }
                 p = b + 1;
             }
@@ -386,11 +404,23 @@ pub fn for_each_word(
                             flush!();
                             if i + n + PAD <= bytes.len() {
                                 // The input itself holds the padding (any bytes will do).
-                                emit(WordView { padded: &bytes[i..], len: n, n_chars: 1, orig: Orig::Linear(ci), ascii: false });
+                                emit(WordView {
+                                    padded: &bytes[i..],
+                                    len: n,
+                                    n_chars: 1,
+                                    orig: Orig::Linear(ci),
+                                    ascii: false,
+                                });
                             } else {
                                 let mut one = [0u8; 4 + PAD];
                                 one[..n].copy_from_slice(&bytes[i..i + n]);
-                                emit(WordView { padded: &one, len: n, n_chars: 1, orig: Orig::Linear(ci), ascii: false });
+                                emit(WordView {
+                                    padded: &one,
+                                    len: n,
+                                    n_chars: 1,
+                                    orig: Orig::Linear(ci),
+                                    ascii: false,
+                                });
                             }
                         }
                         charmap::SPACE => flush!(),
@@ -416,7 +446,10 @@ pub fn for_each_word(
                     let lead = 0xC0 | (page_no as u8) << 2;
                     let two = |i: usize| (bytes[i] as u32 & 3) << 6 | (bytes[i + 1] as u32 & 0x3F);
                     loop {
-                        while i < bytes.len() && bytes[i] & 0xFC == lead && page.get_cp(two(i)).kind() == charmap::WORD {
+                        while i < bytes.len()
+                            && bytes[i] & 0xFC == lead
+                            && page.get_cp(two(i)).kind() == charmap::WORD
+                        {
                             i += 2;
                             ci += 1;
                         }

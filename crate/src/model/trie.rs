@@ -40,8 +40,12 @@ impl Trie {
     /// Builds the trie of `entries` (the empty key is ignored: it never matches a piece).
     /// A repeated key keeps its last id, as a map insert would.
     pub fn new<'a>(entries: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
-        let mut keys: Vec<(&[u8], u32, usize)> =
-            entries.into_iter().enumerate().filter(|(_, (k, _))| !k.is_empty()).map(|(i, (k, v))| (k, v, i)).collect();
+        let mut keys: Vec<(&[u8], u32, usize)> = entries
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (k, _))| !k.is_empty())
+            .map(|(i, (k, v))| (k, v, i))
+            .collect();
         // Sorted by key, then by insertion order, so that the last of equal keys wins below.
         keys.sort_by(|a, b| a.0.cmp(b.0).then(a.2.cmp(&b.2)));
         let mut t = Trie { nodes: Vec::new(), labels: Vec::new(), targets: Vec::new(), dense: Vec::new() };

@@ -185,7 +185,13 @@ static SHORT_MASKS: [(u64, u64); SHORT + 1] = {
     let mut len = 0;
     while len <= SHORT {
         let m0 = if len >= 8 { u64::MAX } else { (1u64 << (8 * len)) - 1 };
-        let m1 = if len >= 16 { u64::MAX } else if len <= 8 { 0 } else { (1u64 << (8 * (len - 8))) - 1 };
+        let m1 = if len >= 16 {
+            u64::MAX
+        } else if len <= 8 {
+            0
+        } else {
+            (1u64 << (8 * (len - 8))) - 1
+        };
         t[len] = (m0, m1);
         len += 1;
     }
@@ -311,7 +317,10 @@ impl SmallIndex {
             .collect();
         // Load factor at most 3/8: a miss ends after a short run.
         let cap = (keys.len() * 8 / 3 + 1).next_power_of_two().max(16);
-        let mut t = SmallIndex { slots: vec![SmallSlot { key: EMPTY_KEY, id: 0 }; cap], shift: 64 - cap.trailing_zeros() };
+        let mut t = SmallIndex {
+            slots: vec![SmallSlot { key: EMPTY_KEY, id: 0 }; cap],
+            shift: 64 - cap.trailing_zeros(),
+        };
         for (key, id) in keys {
             let mut i = t.home(key);
             loop {
@@ -401,7 +410,8 @@ mod small_tests {
         // NUL bytes are key bytes like any other (0xFF is the only byte UTF-8 never holds).
         words.extend(["\0".to_owned(), "\0\0".to_owned(), "a\0".to_owned(), "\0\0\0\0\0\0\0\0".to_owned()]);
         let t = SmallIndex::new(words.iter().enumerate().map(|(i, w)| (w.as_str(), i as u32)));
-        let set: std::collections::HashMap<&str, u32> = words.iter().enumerate().map(|(i, w)| (w.as_str(), i as u32)).collect();
+        let set: std::collections::HashMap<&str, u32> =
+            words.iter().enumerate().map(|(i, w)| (w.as_str(), i as u32)).collect();
         for w in &words {
             let mut buf = w.as_bytes().to_vec();
             buf.extend_from_slice(b"garbage!");
@@ -456,7 +466,8 @@ mod short_tests {
 
     #[test]
     fn short_keys_round_trip_and_prefixes_miss() {
-        let words: Vec<String> = (0..3000).map(|i| format!("k{i}").repeat(1 + i % 5)).filter(|w| w.len() <= 16).collect();
+        let words: Vec<String> =
+            (0..3000).map(|i| format!("k{i}").repeat(1 + i % 5)).filter(|w| w.len() <= 16).collect();
         let t = ShortIndex::new(words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)));
         for (i, w) in words.iter().enumerate() {
             let mut buf = w.as_bytes().to_vec();
@@ -467,7 +478,10 @@ mod short_tests {
             if w.len() > 1 {
                 let (k0, k1) = load_short(&buf, 0, w.len() - 1);
                 let shorter = &w[..w.len() - 1];
-                assert_eq!(t.get(k0, k1, w.len() - 1), words.iter().rposition(|x| x == shorter).map(|p| p as u32));
+                assert_eq!(
+                    t.get(k0, k1, w.len() - 1),
+                    words.iter().rposition(|x| x == shorter).map(|p| p as u32)
+                );
             }
             let _ = i;
         }

@@ -291,7 +291,13 @@ mod tests {
                 p[len - 1] = last;
                 p.extend_from_slice(&[last; 16]);
                 let n = (len + last as usize) % (IDS_BLOCK + 3);
-                let subs: Vec<SubToken> = (0..n).map(|j| SubToken { id: (len * 100 + j) as u32 + last as u32, char_start: j, char_end: j + 1 }).collect();
+                let subs: Vec<SubToken> = (0..n)
+                    .map(|j| SubToken {
+                        id: (len * 100 + j) as u32 + last as u32,
+                        char_start: j,
+                        char_end: j + 1,
+                    })
+                    .collect();
                 let k = Key::new(&p, len);
                 assert!(c.get(&k, &p).is_none(), "len {len}");
                 c.insert(&k, &p, &subs, n == 0);

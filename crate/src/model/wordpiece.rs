@@ -79,12 +79,15 @@ impl WordPiece {
         if vocab.is_empty() {
             return Err(Error::Invalid("the WordPiece vocabulary is empty".into()));
         }
-        let unk_id = *vocab.get(unk_token).ok_or_else(|| {
-            Error::Invalid(format!("the unk token {unk_token:?} is not in the vocabulary"))
-        })?;
+        let unk_id = *vocab
+            .get(unk_token)
+            .ok_or_else(|| Error::Invalid(format!("the unk token {unk_token:?} is not in the vocabulary")))?;
         let max_id = *vocab.values().max().unwrap() as usize;
         if max_id >= 1 << 24 && max_id > vocab.len() * 16 {
-            return Err(Error::Invalid(format!("vocabulary ids are implausibly sparse (largest id {max_id} for {} tokens)", vocab.len())));
+            return Err(Error::Invalid(format!(
+                "vocabulary ids are implausibly sparse (largest id {max_id} for {} tokens)",
+                vocab.len()
+            )));
         }
         let empty: Arc<str> = Arc::from("");
         let mut vocab_r = vec![empty; max_id + 1];
@@ -107,7 +110,9 @@ impl WordPiece {
             .collect();
         let initial = ShortIndex::new(initial_entries.iter().copied());
         // Only keys whole_word may answer (no longer in bytes than the char limit).
-        let small = SmallIndex::new(vocab.iter().filter(|(k, _)| k.len() <= max_input_chars_per_word).map(|(k, &v)| (k.as_str(), v)));
+        let small = SmallIndex::new(
+            vocab.iter().filter(|(k, _)| k.len() <= max_input_chars_per_word).map(|(k, &v)| (k.as_str(), v)),
+        );
         // A char absent from the vocabulary is a word of one unk token (when one char is
         // not too long a word); an entry's char gets its id below, or NO_ID.
         let absent = if max_input_chars_per_word >= 1 { UNK_CHAR } else { NO_ID };
@@ -128,7 +133,10 @@ impl WordPiece {
             let mut cs = k.chars();
             let (Some(c), None) = (cs.next(), cs.next()) else { continue };
             if let Some(at) = one_char_index(k.as_bytes(), k.len()) {
-                debug_assert_eq!(at, if (c as u32) < 0x800 { c as usize } else { 0x800 + (c as u32 - ONE_CHAR_CJK) as usize });
+                debug_assert_eq!(
+                    at,
+                    if (c as u32) < 0x800 { c as usize } else { 0x800 + (c as u32 - ONE_CHAR_CJK) as usize }
+                );
                 one_char[at] = id;
             }
         }
@@ -163,7 +171,13 @@ impl WordPiece {
 
     /// Tokenizes one word of `n_chars` chars, appending to `out`; returns true when the whole
     /// word became the unk token.
-    pub fn tokenize_word(&self, word: &str, n_chars: usize, scratch: &mut Scratch, out: &mut Vec<SubToken>) -> bool {
+    pub fn tokenize_word(
+        &self,
+        word: &str,
+        n_chars: usize,
+        scratch: &mut Scratch,
+        out: &mut Vec<SubToken>,
+    ) -> bool {
         let mut padded = std::mem::take(&mut scratch.padded);
         padded.clear();
         padded.extend_from_slice(word.as_bytes());
@@ -248,7 +262,13 @@ impl WordPiece {
     /// [`WordPiece::tokenize_word`] on the word `padded[..len]`; `padded` must hold at least
     /// 16 more bytes after the word (any values), so that keys load as whole words.
     #[inline]
-    pub fn tokenize_padded(&self, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
+    pub fn tokenize_padded(
+        &self,
+        padded: &[u8],
+        len: usize,
+        n_chars: usize,
+        out: &mut Vec<SubToken>,
+    ) -> bool {
         if n_chars > self.max_input_chars_per_word {
             out.push(SubToken { id: self.unk_id, char_start: 0, char_end: n_chars });
             return true;
@@ -343,7 +363,14 @@ impl WordPiece {
 
     /// The cache lookup, and on a miss the piece-by-piece match recorded in the cache.
     #[inline(always)]
-    fn cached_pieces(&self, cache: &mut WordCache, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
+    fn cached_pieces(
+        &self,
+        cache: &mut WordCache,
+        padded: &[u8],
+        len: usize,
+        n_chars: usize,
+        out: &mut Vec<SubToken>,
+    ) -> bool {
         let key = word_cache::Key::new(padded, len);
         if let Some((subs, unk)) = cache.get(&key, padded) {
             out.extend_from_slice(subs);
@@ -369,7 +396,11 @@ impl WordPiece {
             let found = trie.longest(&bytes[start..]).map(|(id, n)| (id, start + n));
             match found {
                 Some((id, end)) => {
-                    let nc = if ascii { end - start } else { bytes[start..end].iter().filter(|&&b| (b & 0xC0) != 0x80).count() };
+                    let nc = if ascii {
+                        end - start
+                    } else {
+                        bytes[start..end].iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+                    };
                     out.push(SubToken { id, char_start: start_char, char_end: start_char + nc });
                     start = end;
                     start_char += nc;
@@ -428,7 +459,12 @@ mod tests {
     use super::*;
 
     /// The reference's algorithm, written as plainly as possible.
-    fn naive(vocab: &HashMap<String, u32>, word: &str, max_chars: usize, unk: u32) -> Vec<(u32, usize, usize)> {
+    fn naive(
+        vocab: &HashMap<String, u32>,
+        word: &str,
+        max_chars: usize,
+        unk: u32,
+    ) -> Vec<(u32, usize, usize)> {
         let chars: Vec<char> = word.chars().collect();
         if chars.len() > max_chars {
             return vec![(unk, 0, chars.len())];
@@ -478,7 +514,11 @@ mod tests {
                 let want = vocab.get(&word).copied().filter(|_| word.len() <= max_chars);
                 assert_eq!(wp.whole_word(&padded, word.len()), want, "{word:?} (max {max_chars})");
                 if word.is_ascii() {
-                    assert_eq!(wp.whole_ascii_word(&padded, word.len()), want, "ASCII {word:?} (max {max_chars})");
+                    assert_eq!(
+                        wp.whole_ascii_word(&padded, word.len()),
+                        want,
+                        "ASCII {word:?} (max {max_chars})"
+                    );
                 }
                 // A char the table says is absent is one unk token, as the plain algorithm
                 // makes it; every other word is left to the piece-by-piece match.
@@ -527,14 +567,17 @@ mod tests {
             let n = w.chars().count();
             let mut out = Vec::new();
             let unk0 = wp.tokenize_word(&w, n, &mut scratch, &mut out);
-            let got: Vec<(u32, usize, usize)> = out.iter().map(|s| (s.id, s.char_start, s.char_end)).collect();
+            let got: Vec<(u32, usize, usize)> =
+                out.iter().map(|s| (s.id, s.char_start, s.char_end)).collect();
             assert_eq!(got, naive(&vocab, &w, 12, 0), "{w:?}");
             // The same through the word cache, twice (a miss, then a hit).
             for _ in 0..2 {
                 let mut padded = w.as_bytes().to_vec();
                 padded.extend_from_slice(&[0xAA; SHORT]);
                 let mut cached = Vec::new();
-                let unk = word_cache::with_cache(wp.cache_id, |c| wp.tokenize_cached(c, &padded, w.len(), n, &mut cached));
+                let unk = word_cache::with_cache(wp.cache_id, |c| {
+                    wp.tokenize_cached(c, &padded, w.len(), n, &mut cached)
+                });
                 assert_eq!(cached, out, "{w:?}");
                 assert_eq!(unk, unk0, "{w:?}");
             }

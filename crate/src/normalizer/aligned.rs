@@ -41,7 +41,11 @@ impl AlignedText {
             let o = if change > 0 {
                 // An insertion at the very start has no predecessor: the reference gives it
                 // an empty alignment at 0, and so do we.
-                if pos == 0 { 0 } else { self.orig[pos - 1] }
+                if pos == 0 {
+                    0
+                } else {
+                    self.orig[pos - 1]
+                }
             } else {
                 let o = self.orig[pos];
                 pos += 1 + (-change) as usize;

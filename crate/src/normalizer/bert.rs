@@ -17,7 +17,12 @@ pub struct BertNormalizerConfig {
 
 impl Default for BertNormalizerConfig {
     fn default() -> Self {
-        BertNormalizerConfig { clean_text: true, handle_chinese_chars: true, strip_accents: None, lowercase: true }
+        BertNormalizerConfig {
+            clean_text: true,
+            handle_chinese_chars: true,
+            strip_accents: None,
+            lowercase: true,
+        }
     }
 }
 
@@ -32,8 +37,13 @@ pub const STAGES: [&str; 5] = ["clean", "cjk", "nfd", "strip_accents", "lowercas
 
 /// Step 1: delete NUL, U+FFFD and controls; turn every whitespace char into ' '.
 pub fn clean_text(t: &AlignedText) -> AlignedText {
-    t.filter(|c| !(c == '\0' || c == '\u{FFFD}' || unicode::is_bert_control(c)))
-        .map(|c| if unicode::is_bert_whitespace(c) { ' ' } else { c })
+    t.filter(|c| !(c == '\0' || c == '\u{FFFD}' || unicode::is_bert_control(c))).map(|c| {
+        if unicode::is_bert_whitespace(c) {
+            ' '
+        } else {
+            c
+        }
+    })
 }
 
 /// Step 2: a space before and after every CJK ideograph; both spaces belong to the ideograph.

@@ -234,8 +234,18 @@ mod tests {
     fn packed_pages_agree_with_actions() {
         for cfg in [
             BertNormalizerConfig::default(),
-            BertNormalizerConfig { clean_text: false, handle_chinese_chars: false, strip_accents: Some(false), lowercase: false },
-            BertNormalizerConfig { clean_text: true, handle_chinese_chars: false, strip_accents: Some(true), lowercase: false },
+            BertNormalizerConfig {
+                clean_text: false,
+                handle_chinese_chars: false,
+                strip_accents: Some(false),
+                lowercase: false,
+            },
+            BertNormalizerConfig {
+                clean_text: true,
+                handle_chinese_chars: false,
+                strip_accents: Some(true),
+                lowercase: false,
+            },
         ] {
             let cache = PageCache::new(cfg);
             for cp in (0..0x3400).chain(0x4E00..0x4F00).chain(0x1D100..0x1D200).chain(0xFF00..0x10000) {

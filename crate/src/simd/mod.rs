@@ -9,10 +9,10 @@
 //! [`scalar`] is the naive oracle every implementation is tested against.
 
 mod swar;
-#[cfg(target_arch = "x86_64")]
-mod x86;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// A vector of byte lanes. All operations that compare assume every lane holds an ASCII
 /// byte (< 0x80) unless said otherwise; callers check [`Vector::high_bits`] first.
@@ -135,7 +135,12 @@ pub struct Classes {
 /// # Safety
 /// As [`fold_ascii_block`].
 #[inline(always)]
-pub unsafe fn classify_ascii_block<V: Vector>(src: *const u8, dst: *mut u8, lower: bool, clean: bool) -> Classes {
+pub unsafe fn classify_ascii_block<V: Vector>(
+    src: *const u8,
+    dst: *mut u8,
+    lower: bool,
+    clean: bool,
+) -> Classes {
     let x = V::load(src);
     let high = x.high_bits();
     let tnr = x.eq_ascii(b'\t').or(x.eq_ascii(b'\n')).or(x.eq_ascii(b'\r'));
@@ -387,7 +392,9 @@ impl Kernel {
             Kernel::Scalar => scalar::fold_ascii_block(src, dst, lower, clean),
             // SAFETY: both slices hold exactly one block (checked by the slicing above);
             // SWAR needs no CPU feature.
-            Kernel::Swar => unsafe { fold_ascii_block::<swar::Swar>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            Kernel::Swar => unsafe {
+                fold_ascii_block::<swar::Swar>(src.as_ptr(), dst.as_mut_ptr(), lower, clean)
+            },
             // SAFETY: as above; SSE2 is part of the x86_64 baseline.
             #[cfg(target_arch = "x86_64")]
             Kernel::Sse2 => unsafe { x86::fold_sse2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
@@ -397,7 +404,9 @@ impl Kernel {
             Kernel::Avx2 => unsafe { x86::fold_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
             // SAFETY: as above; this variant exists only in builds with simd128 enabled.
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => unsafe { fold_ascii_block::<wasm::Simd128>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            Kernel::Simd128 => unsafe {
+                fold_ascii_block::<wasm::Simd128>(src.as_ptr(), dst.as_mut_ptr(), lower, clean)
+            },
         }
     }
 
@@ -413,7 +422,9 @@ impl Kernel {
         match self {
             Kernel::Scalar => scalar::classify_ascii_block(src, dst, lower, clean),
             // SAFETY: both slices hold exactly one block; SWAR needs no CPU feature.
-            Kernel::Swar => unsafe { classify_ascii_block::<swar::Swar>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            Kernel::Swar => unsafe {
+                classify_ascii_block::<swar::Swar>(src.as_ptr(), dst.as_mut_ptr(), lower, clean)
+            },
             // SAFETY: one block each; SSE2 is part of the x86_64 baseline.
             #[cfg(target_arch = "x86_64")]
             Kernel::Sse2 => unsafe { x86::classify_sse2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
@@ -422,7 +433,9 @@ impl Kernel {
             Kernel::Avx2 => unsafe { x86::classify_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
             // SAFETY: one block each; built only with simd128 enabled.
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => unsafe { classify_ascii_block::<wasm::Simd128>(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            Kernel::Simd128 => unsafe {
+                classify_ascii_block::<wasm::Simd128>(src.as_ptr(), dst.as_mut_ptr(), lower, clean)
+            },
         }
     }
 
@@ -500,7 +513,11 @@ mod tests {
                 // Mostly-ASCII blocks with one or two odd bytes at every position, plus
                 // fully random ones.
                 for b in src.iter_mut().take(n) {
-                    *b = if round % 3 == 0 { interesting_byte(&mut r) } else { (0x20 + r.next() % 0x5F) as u8 };
+                    *b = if round % 3 == 0 {
+                        interesting_byte(&mut r)
+                    } else {
+                        (0x20 + r.next() % 0x5F) as u8
+                    };
                 }
                 if round % 3 == 1 {
                     let pos = (r.next() % n as u64) as usize;
@@ -539,8 +556,20 @@ mod tests {
                     // non-ASCII bytes, which the comparisons don't order).
                     let valid = w.stop.trailing_zeros() as usize;
                     let m = if valid >= 32 { u32::MAX } else { (1u32 << valid) - 1 };
-                    assert_eq!(g.stop.trailing_zeros(), w.stop.trailing_zeros(), "{} stop on {:?}", k.name(), &src[..n]);
-                    assert_eq!((g.punct & m, g.space & m), (w.punct & m, w.space & m), "{} on {:?} lower={lower} clean={clean}", k.name(), &src[..n]);
+                    assert_eq!(
+                        g.stop.trailing_zeros(),
+                        w.stop.trailing_zeros(),
+                        "{} stop on {:?}",
+                        k.name(),
+                        &src[..n]
+                    );
+                    assert_eq!(
+                        (g.punct & m, g.space & m),
+                        (w.punct & m, w.space & m),
+                        "{} on {:?} lower={lower} clean={clean}",
+                        k.name(),
+                        &src[..n]
+                    );
                     assert_eq!(&got[..valid.min(n)], &want[..valid.min(n)], "{}", k.name());
                 }
             }

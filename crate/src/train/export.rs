@@ -13,7 +13,9 @@ use crate::{Error, Result};
 /// merged string, in merge order).
 pub fn tokenizer_json(t: &Trainer) -> Result<String> {
     if t.mode() != Mode::ByteLevel {
-        return Err(Error::Input("only a byte-level training result can be exported as tokenizer.json".into()));
+        return Err(Error::Input(
+            "only a byte-level training result can be exported as tokenizer.json".into(),
+        ));
     }
     let mut vocab = Map::new();
     for (id, s) in t.symbols().iter().enumerate() {
@@ -22,9 +24,15 @@ pub fn tokenizer_json(t: &Trainer) -> Result<String> {
     let merges: Vec<Value> = t
         .merges()
         .iter()
-        .map(|m| json!([byte_level_encode(&t.symbols()[m.left as usize]), byte_level_encode(&t.symbols()[m.right as usize])]))
+        .map(|m| {
+            json!([
+                byte_level_encode(&t.symbols()[m.left as usize]),
+                byte_level_encode(&t.symbols()[m.right as usize])
+            ])
+        })
         .collect();
-    let byte_level = json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true});
+    let byte_level =
+        json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true});
     let root = json!({
         "version": "1.0",
         "truncation": null,

@@ -267,7 +267,10 @@ impl Trainer {
     /// Counts the words of `texts` and their pairs.
     pub fn new(texts: &[&str], config: &Config) -> Result<Trainer> {
         if config.mode == Mode::ByteLevel && config.vocab_size < 256 {
-            return Err(Error::Input(format!("vocab_size {} is below the 256 base bytes of a byte-level vocabulary", config.vocab_size)));
+            return Err(Error::Input(format!(
+                "vocab_size {} is below the 256 base bytes of a byte-level vocabulary",
+                config.vocab_size
+            )));
         }
         if config.vocab_size > u32::MAX as usize / 2 {
             return Err(Error::Input(format!("vocab_size {} is too large", config.vocab_size)));
@@ -333,7 +336,8 @@ impl Trainer {
         for w in &texts {
             let syms: Vec<u32> = match config.mode {
                 Mode::Chapter => {
-                    let mut v: Vec<u32> = w.chars().map(|c| t.intern_bytes(c.encode_utf8(&mut buf).as_bytes())).collect();
+                    let mut v: Vec<u32> =
+                        w.chars().map(|c| t.intern_bytes(c.encode_utf8(&mut buf).as_bytes())).collect();
                     v.push(t.intern_bytes(END_OF_WORD.as_bytes()));
                     v
                 }
@@ -359,7 +363,12 @@ impl Trainer {
                 }
             }
         }
-        t.heap = t.pairs.iter().enumerate().map(|(i, p)| Entry { count: p.count, first_word: p.first_word, pair: i as u32 }).collect();
+        t.heap = t
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Entry { count: p.count, first_word: p.first_word, pair: i as u32 })
+            .collect();
         Ok(t)
     }
 
@@ -466,7 +475,8 @@ impl Trainer {
         let mut best = first;
         if cands.len() > 1 {
             let word = &self.words[w as usize];
-            let pos = |p: u32| find(word, self.pairs[p as usize].a, self.pairs[p as usize].b).unwrap_or(usize::MAX);
+            let pos =
+                |p: u32| find(word, self.pairs[p as usize].a, self.pairs[p as usize].b).unwrap_or(usize::MAX);
             best = cands.iter().copied().min_by_key(|&p| pos(p)).unwrap_or(first);
             for &p in &cands {
                 if p != best {
@@ -487,7 +497,8 @@ impl Trainer {
             self.finished = true;
             return None;
         };
-        let (a, b, count) = (self.pairs[p as usize].a, self.pairs[p as usize].b, self.pairs[p as usize].count);
+        let (a, b, count) =
+            (self.pairs[p as usize].a, self.pairs[p as usize].b, self.pairs[p as usize].count);
         if count < self.min_frequency {
             let first_word = self.pairs[p as usize].first_word;
             self.heap.push(Entry { count, first_word, pair: p });
@@ -602,7 +613,11 @@ impl Trainer {
 
     /// Runs to the end. `progress` is called after each merge and may stop the run; `cancel`
     /// (checked before each merge) stops it too. Returns false if stopped early.
-    pub fn train(&mut self, mut progress: impl FnMut(&Progress) -> Control, cancel: Option<&AtomicBool>) -> bool {
+    pub fn train(
+        &mut self,
+        mut progress: impl FnMut(&Progress) -> Control,
+        cancel: Option<&AtomicBool>,
+    ) -> bool {
         loop {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return false;
@@ -646,7 +661,8 @@ impl Trainer {
         let mut parts: Vec<u32> = Vec::new();
         match self.mode {
             Mode::Chapter => {
-                let units = word.chars().map(|c| c.to_string().into_bytes()).chain([END_OF_WORD.as_bytes().to_vec()]);
+                let units =
+                    word.chars().map(|c| c.to_string().into_bytes()).chain([END_OF_WORD.as_bytes().to_vec()]);
                 for s in units {
                     let id = match self.intern.get(&s) {
                         Some(&id) => id,

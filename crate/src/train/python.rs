@@ -14,8 +14,15 @@ fn value_err(e: crate::Error) -> PyErr {
 }
 
 fn text_of(s: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
-    let s = s.cast::<PyString>().map_err(|_| PyTypeError::new_err(format!("{what} must be a str or an iterable of str, not {}", s.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
-    s.to_str().map(str::to_string).map_err(|_| PyValueError::new_err(format!("{what} contains a lone surrogate, which is not valid Unicode text")))
+    let s = s.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{what} must be a str or an iterable of str, not {}",
+            s.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    s.to_str().map(str::to_string).map_err(|_| {
+        PyValueError::new_err(format!("{what} contains a lone surrogate, which is not valid Unicode text"))
+    })
 }
 
 /// The result of `train_bpe`: the merges in order with their pair counts, the vocabulary,
@@ -82,8 +89,15 @@ impl PyTrainedBpe {
     fn tokenize(&self, word: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         let word = text_of(word, "word")?;
         Ok(match self.inner.mode() {
-            Mode::Chapter => self.inner.tokenize_bytes(&word).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect(),
-            Mode::ByteLevel => self.inner.tokenize_bytes(&word).iter().map(|b| byte_level_encode(b)).collect(),
+            Mode::Chapter => self
+                .inner
+                .tokenize_bytes(&word)
+                .into_iter()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .collect(),
+            Mode::ByteLevel => {
+                self.inner.tokenize_bytes(&word).iter().map(|b| byte_level_encode(b)).collect()
+            }
         })
     }
 
@@ -131,7 +145,9 @@ pub fn train_bpe(
     let owned: Vec<String> = if texts.is_instance_of::<PyString>() {
         vec![text_of(texts, "texts")?]
     } else {
-        let it = texts.try_iter().map_err(|_| PyTypeError::new_err("texts must be a str or an iterable of str"))?;
+        let it = texts
+            .try_iter()
+            .map_err(|_| PyTypeError::new_err("texts must be a str or an iterable of str"))?;
         it.map(|t| text_of(&t?, "texts")).collect::<PyResult<_>>()?
     };
     if vocab_size < 0 {
@@ -145,10 +161,15 @@ pub fn train_bpe(
             return Err(PyTypeError::new_err("progress must be callable"));
         }
     }
-    let config = Config { mode: if byte_level { Mode::ByteLevel } else { Mode::Chapter }, vocab_size: vocab_size as usize, min_frequency: min_frequency as u64 };
+    let config = Config {
+        mode: if byte_level { Mode::ByteLevel } else { Mode::Chapter },
+        vocab_size: vocab_size as usize,
+        min_frequency: min_frequency as u64,
+    };
     let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
     let mut trainer = py.detach(|| Trainer::new(&refs, &config)).map_err(value_err)?;
-    let spell = |s: &[u8]| if byte_level { byte_level_encode(s) } else { String::from_utf8_lossy(s).into_owned() };
+    let spell =
+        |s: &[u8]| if byte_level { byte_level_encode(s) } else { String::from_utf8_lossy(s).into_owned() };
     let finished = match &progress {
         None => py.detach(|| trainer.train(|_| Control::Continue, None)),
         Some(cb) => {
@@ -163,9 +184,14 @@ pub fn train_bpe(
                             Control::Stop
                         }
                         Ok(v) => {
-                            let stop = v.is_instance_of::<pyo3::types::PyBool>() && !v.is_truthy().unwrap_or(true)
+                            let stop = v.is_instance_of::<pyo3::types::PyBool>()
+                                && !v.is_truthy().unwrap_or(true)
                                 || v.cast::<PyString>().is_ok_and(|s| s.to_str().is_ok_and(|s| s == "stop"));
-                            if stop { Control::Stop } else { Control::Continue }
+                            if stop {
+                                Control::Stop
+                            } else {
+                                Control::Continue
+                            }
                         }
                     }
                 },

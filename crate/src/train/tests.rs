@@ -28,7 +28,12 @@ fn chapter_reference(corpus: &str, vocab_size: usize) -> Vec<(String, String, u6
 }
 
 /// The chapter's loop on any words and base units; `base` extra symbols start in the vocab.
-fn reference(all: &[&str], units: impl Fn(&str) -> Vec<String>, vocab_size: usize, base: usize) -> Vec<(String, String, u64)> {
+fn reference(
+    all: &[&str],
+    units: impl Fn(&str) -> Vec<String>,
+    vocab_size: usize,
+    base: usize,
+) -> Vec<(String, String, u64)> {
     let mut words: Vec<(String, u64)> = Vec::new();
     for &w in all {
         match words.iter_mut().find(|x| x.0 == w) {
@@ -79,15 +84,25 @@ fn train_chapter_example() {
     let t = run(&[&corpus], Mode::Chapter, 20);
     assert_eq!(t.initial_len(), 9);
     let want: Vec<(String, String, u64)> = [
-        ("и", "з", 12), ("н", "из", 10), ("низ", "_", 5), ("к", "о", 5), ("ко", "_", 5), ("низ", "ко_", 3),
-        ("б", "л", 2), ("бл", "из", 2), ("близ", "ко_", 2), ("низ", "и", 2), ("низи", "н", 2),
+        ("и", "з", 12),
+        ("н", "из", 10),
+        ("низ", "_", 5),
+        ("к", "о", 5),
+        ("ко", "_", 5),
+        ("низ", "ко_", 3),
+        ("б", "л", 2),
+        ("бл", "из", 2),
+        ("близ", "ко_", 2),
+        ("низ", "и", 2),
+        ("низи", "н", 2),
     ]
     .iter()
     .map(|&(a, b, c)| (a.to_string(), b.to_string(), c))
     .collect();
     assert_eq!(strings(&t), want);
     assert_eq!(chapter_reference(&corpus, 20), want);
-    let tok = |w: &str| t.tokenize_bytes(w).into_iter().map(|b| String::from_utf8(b).unwrap()).collect::<Vec<_>>();
+    let tok =
+        |w: &str| t.tokenize_bytes(w).into_iter().map(|b| String::from_utf8(b).unwrap()).collect::<Vec<_>>();
     assert_eq!(tok("низко"), ["низко_"]);
     assert_eq!(tok("низменность"), ["низ", "м", "е", "н", "н", "о", "с", "т", "ь", "_"]);
     assert_eq!(tok("низина"), ["низин", "а", "_"]);
@@ -118,19 +133,28 @@ fn train_random_corpora_match_the_chapter() {
         }
         let vocab_size = rng.next(40) as usize;
         let t = run(&[&corpus], Mode::Chapter, vocab_size);
-        assert_eq!(strings(&t), chapter_reference(&corpus, vocab_size), "round {round}: {corpus:?} {vocab_size}");
+        assert_eq!(
+            strings(&t),
+            chapter_reference(&corpus, vocab_size),
+            "round {round}: {corpus:?} {vocab_size}"
+        );
     }
 }
 
 #[test]
 fn train_progress_and_cancel() {
     let corpus = chapter_corpus();
-    let mut t = Trainer::new(&[&corpus], &Config { mode: Mode::Chapter, vocab_size: 20, min_frequency: 0 }).unwrap();
+    let mut t =
+        Trainer::new(&[&corpus], &Config { mode: Mode::Chapter, vocab_size: 20, min_frequency: 0 }).unwrap();
     let mut seen = Vec::new();
     let done = t.train(
         |p| {
             seen.push((p.done, String::from_utf8(p.left.to_vec()).unwrap(), p.count));
-            if p.done == 3 { Control::Stop } else { Control::Continue }
+            if p.done == 3 {
+                Control::Stop
+            } else {
+                Control::Continue
+            }
         },
         None,
     );
@@ -147,10 +171,13 @@ fn train_progress_and_cancel() {
 #[test]
 fn train_min_frequency_and_bad_sizes() {
     let corpus = chapter_corpus();
-    let mut t = Trainer::new(&[&corpus], &Config { mode: Mode::Chapter, vocab_size: 20, min_frequency: 3 }).unwrap();
+    let mut t =
+        Trainer::new(&[&corpus], &Config { mode: Mode::Chapter, vocab_size: 20, min_frequency: 3 }).unwrap();
     t.train(|_| Control::Continue, None);
     assert_eq!(t.merges().len(), 6);
-    assert!(Trainer::new(&["x"], &Config { mode: Mode::ByteLevel, vocab_size: 255, min_frequency: 0 }).is_err());
+    assert!(
+        Trainer::new(&["x"], &Config { mode: Mode::ByteLevel, vocab_size: 255, min_frequency: 0 }).is_err()
+    );
     let empty = run(&[""], Mode::Chapter, 100);
     assert_eq!(empty.merges().len(), 0);
     assert_eq!(empty.tokenize_bytes("ab"), [b"a".to_vec(), b"b".to_vec(), b"_".to_vec()]);
@@ -181,7 +208,8 @@ fn train_byte_level_random_corpora_match_the_reference() {
         let t = run(&[&text], Mode::ByteLevel, vocab_size);
         let words: Vec<&str> = Pattern::Gpt2.split(&text).into_iter().map(|(a, b)| &text[a..b]).collect();
         // bytes as one-char strings of their GPT-2 spelling, so that concatenation is exact
-        let spell = |w: &str| w.bytes().map(|b| crate::bpe::load::byte_to_char(b).to_string()).collect::<Vec<_>>();
+        let spell =
+            |w: &str| w.bytes().map(|b| crate::bpe::load::byte_to_char(b).to_string()).collect::<Vec<_>>();
         let base = 256 - words.iter().flat_map(|w| w.bytes()).collect::<std::collections::HashSet<_>>().len();
         let want = reference(&words, spell, vocab_size, base);
         let got: Vec<(String, String, u64)> = t

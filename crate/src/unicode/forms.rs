@@ -19,8 +19,7 @@ use std::str::FromStr;
 
 use super::forms_tables::{
     BLOCKS, CCC_MASK, CHANGES_NFC, CHANGES_NFD, CHANGES_NFKC, CHANGES_NFKD, COMPOSES_BACKWARD,
-    COMPOSITION_LISTS, COMPOSITION_PAIRS, DECOMPOSED, DECOMPOSITIONS, INFO, PAGE_INDEX,
-    PAYLOAD_SHIFT,
+    COMPOSITION_LISTS, COMPOSITION_PAIRS, DECOMPOSED, DECOMPOSITIONS, INFO, PAGE_INDEX, PAYLOAD_SHIFT,
 };
 
 pub use super::forms_tables::UNICODE_VERSION;
@@ -43,9 +42,7 @@ impl Form {
 
     /// Parses a form name, ignoring ASCII case: `"NFC"`, `"nfkd"`, ...
     pub fn parse(name: &str) -> Option<Form> {
-        Form::ALL
-            .into_iter()
-            .find(|form| form.name().eq_ignore_ascii_case(name))
+        Form::ALL.into_iter().find(|form| form.name().eq_ignore_ascii_case(name))
     }
 
     /// The standard name: `"NFC"`, `"NFD"`, `"NFKC"` or `"NFKD"`.
@@ -97,11 +94,7 @@ pub struct UnknownForm(pub String);
 
 impl fmt::Display for UnknownForm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown normalization form {:?}: expected NFC, NFD, NFKC or NFKD",
-            self.0
-        )
+        write!(f, "unknown normalization form {:?}: expected NFC, NFD, NFKC or NFKD", self.0)
     }
 }
 
@@ -128,13 +121,7 @@ pub fn normalize_cow(text: &str, form: Form) -> Cow<'_, str> {
     for_each_segment(text, form, true, |start, end, items| {
         let out = match &mut out {
             Some(out) => out,
-            None if items
-                .iter()
-                .map(|item| item.ch)
-                .eq(text[start..end].chars()) =>
-            {
-                return
-            }
+            None if items.iter().map(|item| item.ch).eq(text[start..end].chars()) => return,
             None => out.insert(String::with_capacity(text.len() + text.len() / 4)),
         };
         out.push_str(&text[copied..start]);
@@ -196,11 +183,7 @@ struct Item {
 
 impl Item {
     fn new(ch: char, change: isize) -> Item {
-        Item {
-            ch,
-            info: info(ch),
-            change,
-        }
+        Item { ch, info: info(ch), change }
     }
 
     fn ccc(&self) -> u8 {
@@ -224,12 +207,7 @@ fn info(c: char) -> u32 {
 /// Calls `on_segment(start, end, items)` for each segment `text[start..end]` that may change,
 /// in order, with its normalized chars; the text between segments is already normalized.
 /// `fast == false` sends the whole text through the full algorithm as a single segment.
-fn for_each_segment(
-    text: &str,
-    form: Form,
-    fast: bool,
-    mut on_segment: impl FnMut(usize, usize, &[Item]),
-) {
+fn for_each_segment(text: &str, form: Form, fast: bool, mut on_segment: impl FnMut(usize, usize, &[Item])) {
     let bytes = text.as_bytes();
     // Allocated only if some segment needs the full algorithm.
     let mut buf: Vec<Item> = Vec::new();
@@ -367,11 +345,7 @@ fn jamo(cp: u32, change: isize) -> Item {
 fn push_decomposition(c: char, form: Form, buf: &mut Vec<Item>) {
     let word = info(c);
     if word & form.decomposes_flag() == 0 {
-        buf.push(Item {
-            ch: c,
-            info: word,
-            change: 0,
-        });
+        buf.push(Item { ch: c, info: word, change: 0 });
         return;
     }
     let cp = c as u32;
@@ -385,8 +359,7 @@ fn push_decomposition(c: char, form: Form, buf: &mut Vec<Item>) {
         return;
     }
     let (start, canonical_len, compat_len) = DECOMPOSITIONS[(word >> PAYLOAD_SHIFT) as usize];
-    let (start, canonical_len, compat_len) =
-        (start as usize, canonical_len as usize, compat_len as usize);
+    let (start, canonical_len, compat_len) = (start as usize, canonical_len as usize, compat_len as usize);
     let parts = if form.is_compatibility() && compat_len != 0 {
         &DECOMPOSED[start + canonical_len..start + canonical_len + compat_len]
     } else {
@@ -492,10 +465,7 @@ mod tests {
         assert_eq!(Form::parse(""), None);
         assert_eq!("nfc".parse::<Form>(), Ok(Form::Nfc));
         let err = "NF".parse::<Form>().unwrap_err();
-        assert!(
-            err.to_string().contains("expected NFC, NFD, NFKC or NFKD"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("expected NFC, NFD, NFKC or NFKD"), "{err}");
         for form in Form::ALL {
             assert_eq!(Form::parse(&form.to_string()), Some(form));
         }
@@ -525,56 +495,32 @@ mod tests {
     fn forms_unchanged_text_is_borrowed() {
         let cases = [
             ("", Form::Nfc),
-            (
-                "plain ASCII text, long enough to take the 16-byte path",
-                Form::Nfkd,
-            ),
-            (
-                "caf\u{e9} \u{444}\u{430}\u{439}\u{43b} \u{6771}\u{4eac}",
-                Form::Nfc,
-            ),
+            ("plain ASCII text, long enough to take the 16-byte path", Form::Nfkd),
+            ("caf\u{e9} \u{444}\u{430}\u{439}\u{43b} \u{6771}\u{4eac}", Form::Nfc),
             ("cafe\u{301}", Form::Nfd),
             // Maybe chars that compose with nothing here: the segment is rechecked, not copied.
             ("\u{b2e}\u{b3e} a\u{3099} \u{1100}x", Form::Nfc),
             ("\u{e9}\u{316}", Form::Nfc),
         ];
         for (text, form) in cases {
-            assert!(
-                matches!(normalize_cow(text, form), Cow::Borrowed(_)),
-                "{text:?} {form}"
-            );
+            assert!(matches!(normalize_cow(text, form), Cow::Borrowed(_)), "{text:?} {form}");
             assert!(is_normalized(text, form));
         }
-        assert!(matches!(
-            normalize_cow("cafe\u{301}", Form::Nfc),
-            Cow::Owned(_)
-        ));
+        assert!(matches!(normalize_cow("cafe\u{301}", Form::Nfc), Cow::Owned(_)));
     }
 
     #[test]
     fn forms_items_follow_the_reference_tags() {
         // e + combining acute composes: one char standing for two input chars.
         assert_eq!(normalize_items("e\u{301}", Form::Nfc), vec![('\u{e9}', -1)]);
-        assert_eq!(
-            normalize_items("\u{e9}", Form::Nfd),
-            vec![('e', 0), ('\u{301}', 1)]
-        );
+        assert_eq!(normalize_items("\u{e9}", Form::Nfd), vec![('e', 0), ('\u{301}', 1)]);
         // Reordering moves tags with their chars.
         assert_eq!(
             normalize_items("\u{e1}\u{316}", Form::Nfd),
             vec![('a', 0), ('\u{316}', 0), ('\u{301}', 1)]
         );
-        assert_eq!(
-            normalize_items("\u{fdfa}", Form::Nfkc)
-                .iter()
-                .map(|&(_, t)| t)
-                .sum::<isize>(),
-            17
-        );
-        assert_eq!(
-            normalize_items("\u{1100}\u{1161}\u{11a8}", Form::Nfc),
-            vec![('\u{ac01}', -2)]
-        );
+        assert_eq!(normalize_items("\u{fdfa}", Form::Nfkc).iter().map(|&(_, t)| t).sum::<isize>(), 17);
+        assert_eq!(normalize_items("\u{1100}\u{1161}\u{11a8}", Form::Nfc), vec![('\u{ac01}', -2)]);
     }
 
     /// Deterministic xorshift, so a failure reproduces without a seed in the message.
@@ -594,17 +540,10 @@ mod tests {
     /// Chars that exercise every path: ASCII, inert chars, marks of many classes, chars with
     /// canonical and compatibility decompositions, backward composers, Hangul.
     fn interesting_chars() -> Vec<char> {
-        let mut chars: Vec<char> = (0..=0x10FFFFu32)
-            .filter_map(char::from_u32)
-            .filter(|&c| info(c) != 0)
-            .step_by(7)
-            .collect();
-        chars.extend(
-            "aeouAEOU sLR\u{5d0}\u{627}\u{4e00}\u{ac00}\u{d4db}\u{1100}\u{1161}\u{11a8}".chars(),
-        );
-        chars.extend([
-            '\u{300}', '\u{301}', '\u{316}', '\u{323}', '\u{327}', '\u{345}', '\u{b3e}',
-        ]);
+        let mut chars: Vec<char> =
+            (0..=0x10FFFFu32).filter_map(char::from_u32).filter(|&c| info(c) != 0).step_by(7).collect();
+        chars.extend("aeouAEOU sLR\u{5d0}\u{627}\u{4e00}\u{ac00}\u{d4db}\u{1100}\u{1161}\u{11a8}".chars());
+        chars.extend(['\u{300}', '\u{301}', '\u{316}', '\u{323}', '\u{327}', '\u{345}', '\u{b3e}']);
         chars
     }
 

@@ -50,7 +50,8 @@ fn main() {
     let (enc, rank_file, docs_file) = (&a[1], &a[2], &a[3]);
     let rounds: usize = a[4].parse().expect("ROUNDS");
     let min_s: f64 = a[5].parse().expect("MIN_SECONDS");
-    let docs: Vec<String> = serde_json::from_slice(&std::fs::read(docs_file).expect("read DOCS")).expect("DOCS is a JSON list of str");
+    let docs: Vec<String> = serde_json::from_slice(&std::fs::read(docs_file).expect("read DOCS"))
+        .expect("DOCS is a JSON list of str");
     let ranks = std::fs::read(rank_file).expect("read RANK_FILE");
     let ours = tokenprism::bpe::BpeTokenizer::from_tiktoken_named(enc, &ranks).expect("a tiktoken encoding");
     let theirs = match enc.as_str() {

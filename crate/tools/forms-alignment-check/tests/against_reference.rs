@@ -28,10 +28,7 @@ fn compare(text: &str, form: Form) {
     let theirs = reference(text, form);
     if ours != theirs {
         let hex: Vec<String> = text.chars().map(|c| format!("{:04X}", c as u32)).collect();
-        panic!(
-            "{form} of [{}]:\n ours:   {ours:?}\n theirs: {theirs:?}",
-            hex.join(" ")
-        );
+        panic!("{form} of [{}]:\n ours:   {ours:?}\n theirs: {theirs:?}", hex.join(" "));
     }
 }
 
@@ -53,10 +50,7 @@ fn chars_up_to_unicode_9() -> Vec<char> {
         }
         let range = range.trim();
         let (lo, hi) = range.split_once("..").unwrap_or((range, range));
-        let (lo, hi) = (
-            u32::from_str_radix(lo, 16).unwrap(),
-            u32::from_str_radix(hi, 16).unwrap(),
-        );
+        let (lo, hi) = (u32::from_str_radix(lo, 16).unwrap(), u32::from_str_radix(hi, 16).unwrap());
         out.extend((lo..=hi).filter_map(char::from_u32));
     }
     out.sort_unstable();
@@ -80,11 +74,7 @@ impl Rng {
 #[test]
 fn forms_tags_match_unicode_normalization_alignments() {
     let assigned = chars_up_to_unicode_9();
-    assert!(
-        assigned.len() > 100_000,
-        "DerivedAge.txt gave only {} chars",
-        assigned.len()
-    );
+    assert!(assigned.len() > 100_000, "DerivedAge.txt gave only {} chars", assigned.len());
 
     // Every char alone.
     for &c in &assigned {
@@ -115,16 +105,9 @@ fn forms_tags_match_unicode_normalization_alignments() {
             halves.push(*nfd.last().unwrap());
         }
     }
-    halves.extend(
-        (0x1100..=0x1112)
-            .chain(0x1161..=0x1175)
-            .chain(0x11A7..=0x11C2)
-            .filter_map(char::from_u32),
-    );
-    halves.extend(
-        "aAeEoOuUsSlLRnN \u{3b1}\u{3c9}\u{5d0}\u{627}\u{915}\u{b47}\u{4e00}\u{ac00}\u{ac01}"
-            .chars(),
-    );
+    halves.extend((0x1100..=0x1112).chain(0x1161..=0x1175).chain(0x11A7..=0x11C2).filter_map(char::from_u32));
+    halves
+        .extend("aAeEoOuUsSlLRnN \u{3b1}\u{3c9}\u{5d0}\u{627}\u{915}\u{b47}\u{4e00}\u{ac00}\u{ac01}".chars());
     halves.sort_unstable();
     halves.dedup();
     pool.extend(&halves);

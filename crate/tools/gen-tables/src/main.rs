@@ -49,9 +49,24 @@ fn main() {
     .unwrap();
 
     // `is_other` in unicode_categories 0.1.1 is Cc | Cf | Co (it has no Cn table).
-    emit_ranges(&mut out, "OTHER", "General_Category Cc, Cf or Co as the reference sees it (Unicode 8.0).", &ranges(|c| c.is_other()));
-    emit_ranges(&mut out, "MARK_NONSPACING", "General_Category Mn (Unicode 8.0).", &ranges(|c| c.is_mark_nonspacing()));
-    emit_ranges(&mut out, "PUNCTUATION", "General_Category P* as unicode_categories 0.1.1 defines it (Unicode 8.0).", &ranges(|c| c.is_punctuation()));
+    emit_ranges(
+        &mut out,
+        "OTHER",
+        "General_Category Cc, Cf or Co as the reference sees it (Unicode 8.0).",
+        &ranges(|c| c.is_other()),
+    );
+    emit_ranges(
+        &mut out,
+        "MARK_NONSPACING",
+        "General_Category Mn (Unicode 8.0).",
+        &ranges(|c| c.is_mark_nonspacing()),
+    );
+    emit_ranges(
+        &mut out,
+        "PUNCTUATION",
+        "General_Category P* as unicode_categories 0.1.1 defines it (Unicode 8.0).",
+        &ranges(|c| c.is_punctuation()),
+    );
 
     // Canonical combining classes, as (first, last, class) runs of equal nonzero class.
     let mut ccc: Vec<(u32, u32, u8)> = Vec::new();
@@ -66,7 +81,8 @@ fn main() {
             _ => ccc.push((cp, cp, k)),
         }
     }
-    writeln!(out, "/// Canonical_Combining_Class runs (first, last, class), class 0 omitted (Unicode 9.0).").unwrap();
+    writeln!(out, "/// Canonical_Combining_Class runs (first, last, class), class 0 omitted (Unicode 9.0).")
+        .unwrap();
     writeln!(out, "pub static CCC: [(u32, u32, u8); {}] = [", ccc.len()).unwrap();
     for chunk in ccc.chunks(4) {
         let line: Vec<String> = chunk.iter().map(|(a, b, k)| format!("(0x{a:X}, 0x{b:X}, {k})")).collect();
