@@ -13,7 +13,7 @@ string also checks decode(encode(x)) == x (for Qwen: x normalized, as the refere
 and that decode_pieces joins to it.
 
 Also checked here: that both references match \\p{L}, \\p{N}, \\s ... exactly as the Unicode
-16.0.0 tables of crate/src/bpe/classes_table.rs, and that the table is current.
+16.0.0 tables of crate/src/unicode/generated/bpe_classes.rs, and that the table is current.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ apostrophes = st.lists(st.one_of(st.sampled_from(CONTRACTIONS), word, st.sampled
 anything = st.text(st.characters(codec="utf-8"), max_size=60)
 # Words of scripts whose vowel signs are combining marks (pointed Arabic and Hebrew,
 # Devanagari, Thai), which GPT-2's, cl100k's and Qwen's \p{L}+ stop at: the encoders look such
-# words up whole (crate/src/bpe/pattern.rs, span_end), so they come back, after spaces,
+# words up whole (crate/src/pre_tokenizers/byte_level/pattern.rs, span_end), so they come back, after spaces,
 # newlines, no-break spaces and punctuation, inside and at the end of the text.
 MARKED = ["ب", "ِ", "س", "ْ", "م", "ٱ", "ل", "َّ", "ه", "ـٰ", "ن", "ُ", "ً", "ש", "ָ", "ל", "ו", "ֹ", "ם",
           "क", "ि", "्", "ष", "ा", "ं", "ท", "ี", "่", "ม", "e", "\u0301", "'", "s"]
@@ -257,7 +257,7 @@ def test_generated_count():
 @pytest.mark.parametrize("unit", ["a", "A", " ", "\n", "1", "!", "é", "中", "😀", "ab", " a", "\r\n", "'s"])
 def test_long_runs(pairs, unit):
     """100,000 copies: one huge pre-token for most units. That their work is linear (no time
-    bound here: load fails one) is counted in crate/src/bpe/tests.rs,
+    bound here: load fails one) is counted in crate/src/tokenizer/bpe/tests.rs,
     real_encodings_long_runs_cost_linear_work, on the same units and encodings."""
     text = unit * (100_000 // len(unit))
     for p in pairs.values():

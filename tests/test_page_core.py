@@ -27,7 +27,7 @@ from web_env import ARTIFACTS, LONGTASK_SCRIPT, ROOT, Watch, chromium, load_scri
 DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 READY_TIMEOUT_MS = 180_000
-# crate/src/wasm.rs PANIC_TEST_INPUT: the one input on which the core panics.
+# crate/src/bindings/wasm/mod.rs PANIC_TEST_INPUT: the one input on which the core panics.
 PANIC_TEST_INPUT = "\0tokenprism: panic test\0"
 
 # Records CSP violations and long tasks from the very start of every page and worker.

@@ -13,10 +13,11 @@ fn main() {
     let data = std::env::var("TOKENPRISM_DATA").unwrap_or(format!("{home}/.cache/tokenprism/data"));
     let t0 = Instant::now();
     let tok = if name.ends_with(".json") {
-        tokenprism::bpe::BpeTokenizer::from_hf_json(&std::fs::read_to_string(name).unwrap()).unwrap()
+        tokenprism::tokenizer::bpe::BpeTokenizer::from_hf_json(&std::fs::read_to_string(name).unwrap())
+            .unwrap()
     } else {
         let ranks = std::fs::read(format!("{data}/bpe/{name}.tiktoken")).unwrap();
-        tokenprism::bpe::BpeTokenizer::from_tiktoken_named(name, &ranks).unwrap()
+        tokenprism::tokenizer::bpe::BpeTokenizer::from_tiktoken_named(name, &ranks).unwrap()
     };
     eprintln!("load {:.3} s", t0.elapsed().as_secs_f64());
     let text = std::fs::read_to_string(path).unwrap();

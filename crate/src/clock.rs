@@ -11,7 +11,7 @@ pub fn now_micros() -> f64 {
 
 #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
 pub fn now_micros() -> f64 {
-    crate::wasm::performance_now() * 1000.0
+    crate::bindings::wasm::performance_now() * 1000.0
 }
 
 #[cfg(all(target_arch = "wasm32", not(feature = "wasm")))]

@@ -1,6 +1,6 @@
 //! The trace's per-stage alignment (run-length encoded) and the BERT switches the page sets.
 
-use tokenprism::normalizer::BertNormalizerConfig;
+use tokenprism::normalizers::BertNormalizerConfig;
 use tokenprism::tokenizer::{push_runs, Tokenizer};
 
 const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\n,\n!\nhe\n##llo\n東\n京\n";

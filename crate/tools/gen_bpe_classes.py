@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates crate/src/bpe/classes_table.rs: the character classes the BPE pre-tokenizers need.
+"""Generates crate/src/unicode/generated/bpe_classes.rs: the character classes the BPE pre-tokenizers need.
 
 The byte-level BPE patterns (GPT-2, cl100k, o200k, Qwen) only ask, of each char: is it \\s, a
 letter (and which of Lu Ll Lt Lm Lo), a mark (M), a number (N), or a space, \\r or \\n? So each
@@ -20,7 +20,7 @@ is also the 16.0 set, and the generator checks that no White_Space char is a let
 number in 16.0).
 
 Also generated: the code points assigned after Unicode 9.0 (DerivedAge.txt), where the NFC of
-`tokenizers` (Unicode 9.0 tables) and ours (15.0) can disagree; see crate/src/bpe/nfc.rs.
+`tokenizers` (Unicode 9.0 tables) and ours (15.0) can disagree; see crate/src/normalizers/nfc.rs.
 
 Layout: ASCII has its own 128-entry array. Other code points go through two levels:
 INDEX[cp >> SHIFT] -> block, BLOCKS[(block << SHIFT) | (cp & MASK)] -> class. Identical blocks
@@ -36,14 +36,14 @@ import sys
 from gen_output import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_OUTPUT = os.path.join(HERE, "..", "src", "bpe", "classes_table.rs")
+DEFAULT_OUTPUT = os.path.join(HERE, "..", "src", "unicode", "generated", "bpe_classes.rs")
 DEFAULT_PROPLIST = "/usr/share/unicode/PropList.txt"
 DEFAULT_DERIVED_AGE = "/usr/share/unicode/DerivedAge.txt"
 # tokenizers' NFC (unicode-normalization-alignments 0.1.12) has Unicode 9.0 tables.
 NFC_REFERENCE_VERSION = 9.0
 UNICODE_VERSION = "16.0.0"
 
-# Class numbers; crate/src/bpe/classes.rs gives each its flag word.
+# Class numbers; crate/src/pre_tokenizers/byte_level/classes.rs gives each its flag word.
 CLASSES = [
     ("OTHER", "anything else: punctuation, symbols, controls, unassigned, private use"),
     ("LU", "Lu, uppercase letter"),

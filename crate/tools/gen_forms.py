@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates crate/src/unicode/forms_tables.rs: the data behind NFC, NFD, NFKC and NFKD.
+"""Generates crate/src/unicode/generated/forms_tables.rs: the data behind NFC, NFD, NFKC and NFKD.
 
 Reads the Unicode Character Database (Debian package `unicode-data`, /usr/share/unicode):
 UnicodeData.txt (combining classes, decomposition mappings), CompositionExclusions.txt and
@@ -28,7 +28,7 @@ import sys
 from gen_output import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_OUTPUT = os.path.join(HERE, "..", "src", "unicode", "forms_tables.rs")
+DEFAULT_OUTPUT = os.path.join(HERE, "..", "src", "unicode", "generated", "forms_tables.rs")
 DEFAULT_UCD = "/usr/share/unicode"
 
 MAX_CP = 0x10FFFF

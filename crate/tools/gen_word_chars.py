@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates crate/src/unicode/word_tables.rs: the chars regex's `\\w` matches, for the
+"""Generates crate/src/unicode/generated/word_tables.rs: the chars regex's `\\w` matches, for the
 `single_word` rule of added tokens.
 
 The reference decides "is this a word char?" with the Rust regex crate's `\\w`, which is
@@ -18,7 +18,7 @@ import sys
 
 import unicodedata2 as ud
 
-OUT = pathlib.Path(__file__).resolve().parents[1] / "src/unicode/word_tables.rs"
+OUT = pathlib.Path(__file__).resolve().parents[1] / "src/unicode/generated/word_tables.rs"
 
 
 def ranges(pred):

@@ -15,9 +15,9 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
-use tokenprism::fast::FastPaths;
-use tokenprism::normalizer::bert::BertNormalizerConfig;
-use tokenprism::normalizer::Normalizer;
+use tokenprism::fused::FastPaths;
+use tokenprism::normalizers::bert::BertNormalizerConfig;
+use tokenprism::normalizers::Normalizer;
 use tokenprism::tokenizer::{
     AddedToken, Direction, Padding, PaddingStrategy, Truncation, TruncationStrategy,
 };

@@ -12,7 +12,8 @@ mod common;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tokenprism::bpe::{nfc, Allowed, BpeTokenizer};
+use tokenprism::normalizers::nfc;
+use tokenprism::tokenizer::bpe::{Allowed, BpeTokenizer};
 
 const NAMES: [&str; 5] = ["r50k_base", "cl100k_base", "o200k_base", "gpt2-json", "qwen3-json"];
 static TOKS: [OnceLock<BpeTokenizer>; 5] = [const { OnceLock::new() }; 5];

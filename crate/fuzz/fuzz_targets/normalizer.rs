@@ -8,10 +8,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tokenprism::fast::{normalize::normalize, FastPaths, Stats};
-use tokenprism::normalizer::bert::{self, BertNormalizerConfig};
-use tokenprism::normalizer::charmap::PageCache;
-use tokenprism::normalizer::Normalizer;
+use tokenprism::fused::{bert_normalizer::normalize, FastPaths, Stats};
+use tokenprism::normalizers::bert::{self, BertNormalizerConfig};
+use tokenprism::normalizers::charmap::PageCache;
+use tokenprism::normalizers::Normalizer;
 use tokenprism::unicode::forms::{self, Form};
 
 fuzz_target!(|data: &[u8]| {

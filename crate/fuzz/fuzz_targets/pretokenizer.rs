@@ -6,11 +6,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tokenprism::fast::words::{for_each_word, Word};
-use tokenprism::fast::FastPaths;
-use tokenprism::normalizer::bert::{self, BertNormalizerConfig};
-use tokenprism::normalizer::charmap::PageCache;
-use tokenprism::pretokenizer::bert::split;
+use tokenprism::fused::bert_words::{for_each_word, Word};
+use tokenprism::fused::FastPaths;
+use tokenprism::normalizers::bert::{self, BertNormalizerConfig};
+use tokenprism::normalizers::charmap::PageCache;
+use tokenprism::pre_tokenizers::bert::split;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&opt, rest)) = data.split_first() else { return };

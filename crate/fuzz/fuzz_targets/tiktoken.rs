@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tokenprism::bpe::{load, Allowed, BpeTokenizer, Pattern};
+use tokenprism::loaders::tiktoken as load;
+use tokenprism::tokenizer::bpe::{Allowed, BpeTokenizer, Pattern};
 
 const PROBES: [&str; 3] =
     ["Hello, world! héllo 東京 <|endoftext|>", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", " \n\n  x1234567 'll"];

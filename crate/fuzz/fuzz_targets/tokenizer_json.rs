@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tokenprism::bpe::{Allowed, BpeTokenizer};
+use tokenprism::tokenizer::bpe::{Allowed, BpeTokenizer};
 use tokenprism::Tokenizer;
 
 const PROBES: [&str; 4] = ["Hello, world! héllo 東京", "[CLS] [MASK] <|endoftext|>", "", "  \t\n x"];

@@ -85,7 +85,7 @@ fuzz_target!(|data: &[u8]| {
 
     if byte_level {
         let json = export::tokenizer_json(&t).expect("a byte-level result exports");
-        let tok = tokenprism::bpe::BpeTokenizer::from_hf_json(&json).expect("the export loads");
+        let tok = tokenprism::tokenizer::bpe::BpeTokenizer::from_hf_json(&json).expect("the export loads");
         let ids = tok.encode_ordinary(&text);
         assert_eq!(tok.decode_bytes(&ids).unwrap(), text.as_bytes(), "trained tokenizer is not lossless");
         for w in text.split(' ').take(8) {

@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{Mode, Trainer};
-use crate::bpe::load::byte_level_encode;
-use crate::bpe::BpeTokenizer;
+use crate::pre_tokenizers::byte_level::alphabet::byte_level_encode;
+use crate::tokenizer::bpe::BpeTokenizer;
 use crate::{Error, Result};
 
 /// The `tokenizer.json` text; ids are the symbol ids (bytes 0..=255 first, then one per new

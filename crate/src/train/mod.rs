@@ -27,8 +27,6 @@
 //! time for a caller that wants to yield between merges (a page's event loop).
 
 pub mod export;
-#[cfg(feature = "python")]
-pub mod python;
 #[cfg(test)]
 mod tests;
 
@@ -36,7 +34,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::bpe::Pattern;
+use crate::pre_tokenizers::byte_level::Pattern;
 use crate::{Error, Result};
 
 /// The chapter's end-of-word marker, appended to every word in [`Mode::Chapter`].

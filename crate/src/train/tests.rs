@@ -208,15 +208,20 @@ fn train_byte_level_random_corpora_match_the_reference() {
         let t = run(&[&text], Mode::ByteLevel, vocab_size);
         let words: Vec<&str> = Pattern::Gpt2.split(&text).into_iter().map(|(a, b)| &text[a..b]).collect();
         // bytes as one-char strings of their GPT-2 spelling, so that concatenation is exact
-        let spell =
-            |w: &str| w.bytes().map(|b| crate::bpe::load::byte_to_char(b).to_string()).collect::<Vec<_>>();
+        let spell = |w: &str| {
+            w.bytes()
+                .map(|b| crate::pre_tokenizers::byte_level::alphabet::byte_to_char(b).to_string())
+                .collect::<Vec<_>>()
+        };
         let base = 256 - words.iter().flat_map(|w| w.bytes()).collect::<std::collections::HashSet<_>>().len();
         let want = reference(&words, spell, vocab_size, base);
         let got: Vec<(String, String, u64)> = t
             .merges()
             .iter()
             .map(|m| {
-                let s = |id: u32| crate::bpe::load::byte_level_encode(&t.symbols()[id as usize]);
+                let s = |id: u32| {
+                    crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&t.symbols()[id as usize])
+                };
                 (s(m.left), s(m.right), m.count)
             })
             .collect();

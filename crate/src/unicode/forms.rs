@@ -17,12 +17,12 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use super::forms_tables::{
+use super::generated::forms_tables::{
     BLOCKS, CCC_MASK, CHANGES_NFC, CHANGES_NFD, CHANGES_NFKC, CHANGES_NFKD, COMPOSES_BACKWARD,
     COMPOSITION_LISTS, COMPOSITION_PAIRS, DECOMPOSED, DECOMPOSITIONS, INFO, PAGE_INDEX, PAYLOAD_SHIFT,
 };
 
-pub use super::forms_tables::UNICODE_VERSION;
+pub use super::generated::forms_tables::UNICODE_VERSION;
 
 /// One of the four Unicode normalization forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,16 +1,11 @@
 //! Unicode facts, each from the Unicode version the reference uses for it.
 //!
-//! `bert_tables` is generated (see `crate/tools/gen-tables`); this module only looks things up.
+//! The tables under [`generated`] are written by the tools in `crate/tools/`; this module only looks things up.
 
-#[rustfmt::skip]
-pub mod bert_tables;
-#[rustfmt::skip]
-pub mod word_tables;
 pub mod forms;
-#[rustfmt::skip]
-pub mod forms_tables;
+pub mod generated;
 
-use bert_tables::{CCC, MARK_NONSPACING, NFD_DATA, NFD_INDEX, OTHER, PUNCTUATION};
+use generated::bert_tables::{CCC, MARK_NONSPACING, NFD_DATA, NFD_INDEX, OTHER, PUNCTUATION};
 
 fn in_ranges(r: &[(u32, u32)], c: char) -> bool {
     let cp = c as u32;
@@ -109,5 +104,5 @@ pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
 /// Regex's `\w` (Unicode 16.0): what the reference's `single_word` rule counts as part of a
 /// word around an added token.
 pub fn is_word_char(c: char) -> bool {
-    in_ranges(&word_tables::WORD, c)
+    in_ranges(&generated::word_tables::WORD, c)
 }

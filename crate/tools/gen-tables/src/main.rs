@@ -1,9 +1,9 @@
-//! Generates `crate/src/unicode/bert_tables.rs`: the Unicode facts behind Hugging Face's
+//! Generates `crate/src/unicode/generated/bert_tables.rs`: the Unicode facts behind Hugging Face's
 //! BertNormalizer and BertPreTokenizer, taken from the very crates the reference links
 //! (`unicode_categories` 0.1.1 = Unicode 8.0 categories, `unicode-normalization-alignments`
 //! 0.1.12 = Unicode 9.0 canonical decomposition and combining classes).
 //!
-//! Run: `cargo run --release --manifest-path crate/tools/gen-tables/Cargo.toml > crate/src/unicode/bert_tables.rs`
+//! Run: `cargo run --release --manifest-path crate/tools/gen-tables/Cargo.toml > crate/src/unicode/generated/bert_tables.rs`
 //! A test regenerates the file and compares, so the checked-in tables never drift.
 
 use std::fmt::Write;

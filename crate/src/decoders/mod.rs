@@ -1,0 +1,1 @@
+//! Decoders: ids' tokens back to text.

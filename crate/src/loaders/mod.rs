@@ -1,0 +1,5 @@
+//! Loaders: tokenizer files read into the pipeline's components.
+
+pub mod hf_bpe;
+pub mod tiktoken;
+pub mod tokenizer_json;

@@ -1,0 +1,491 @@
+//! Byte-pair merging: turn a pre-token's bytes into token ids by repeatedly merging the
+//! adjacent pair with the lowest rank, the leftmost one when ranks tie.
+//!
+//! That rule is the whole of BPE encoding, for tiktoken rank files and `tokenizers` merge lists
+//! alike: both references pick the lowest (rank, position) pair each step. They differ only in
+//! where a pair's rank comes from, which [`PairTable`] hides.
+//!
+//! Three implementations of the same rule:
+//! - [`merge_scan`] for short pieces (almost all of them): ranks of the current pairs in a
+//!   small vector, a linear scan for the minimum, a shift after each merge. Quadratic in the
+//!   piece length, but with tiny constants and no allocation beyond two reused vectors.
+//! - [`merge_layers`] for long pieces (used by [`merge`]): all pairs of the lowest rank merged
+//!   in one left-to-right pass, rank after rank; linear on runs like 'a' x 100,000, whose
+//!   merges use a handful of ranks.
+//! - [`merge_heap`], the general O(n log n) one (the fallback of [`merge_layers`]): a min-heap
+//!   of (rank, position) keys over a linked list of parts. Each merge pops one key and pushes at most two, so a piece of n bytes costs
+//!   O(n log n) however its merges interleave (100,000 identical bytes included). A popped key
+//!   is stale when its left part was merged away or its pair changed since it was pushed;
+//!   checking the pair's current rank detects both, so nothing is ever deleted from the heap.
+//!
+//! The heap order equals the scan order: the heap key is (rank, index of the left part's
+//! first byte), and first-byte indices increase along the parts, so "leftmost" agrees.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::table::{merge_id, merge_rank, Merge, PairTable, NO_MERGE};
+use crate::cost;
+
+/// Pieces with at least this many parts go to [`merge_layers`].
+pub const HEAP_THRESHOLD: usize = 128;
+
+/// Buffers reused across pieces.
+#[derive(Default)]
+pub struct Scratch {
+    pub parts: Vec<u32>,
+    ranks: Vec<Merge>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    heap: Vec<Reverse<u64>>,
+    layers: Layers,
+    todo: Vec<u32>,
+}
+
+/// Merges `parts` (token ids, typically one per byte) in place.
+#[inline]
+pub fn merge(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
+    if parts.len() < HEAP_THRESHOLD {
+        merge_scan(pairs, parts, &mut s.ranks);
+    } else {
+        merge_layers(pairs, parts, s);
+    }
+}
+
+/// The min-scan merge; see the module docs.
+pub fn merge_scan(pairs: &PairTable, parts: &mut Vec<u32>, ranks: &mut Vec<Merge>) {
+    if parts.len() < 2 {
+        return;
+    }
+    ranks.clear();
+    ranks.extend(parts.windows(2).map(|w| pairs.get(w[0], w[1])));
+    loop {
+        cost::add(ranks.len());
+        // Packed merges compare by rank first; equal ranks come from the same merge and thus
+        // the same merged id, so strict `<` keeps the leftmost of a tie.
+        let mut best = NO_MERGE;
+        let mut at = 0;
+        for (i, &r) in ranks.iter().enumerate() {
+            if r < best {
+                best = r;
+                at = i;
+            }
+        }
+        if best == NO_MERGE {
+            return;
+        }
+        parts[at] = merge_id(best);
+        parts.remove(at + 1);
+        ranks.remove(at);
+        if at > 0 {
+            ranks[at - 1] = pairs.get(parts[at - 1], parts[at]);
+        }
+        if at < ranks.len() {
+            ranks[at] = pairs.get(parts[at], parts[at + 1]);
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The heap merge; see the module docs.
+pub fn merge_heap(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
+    let n = parts.len();
+    if n < 2 {
+        return;
+    }
+    // parts[i] is the part whose first byte is i (or NONE once merged into its left
+    // neighbour); next/prev link the live parts.
+    s.next.clear();
+    s.next.extend((1..=n as u32).map(|i| if i as usize == n { NONE } else { i }));
+    s.prev.clear();
+    s.prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+    s.prev[0] = NONE;
+    let key = |m: Merge, pos: usize| Reverse((merge_rank(m) as u64) << 32 | pos as u64);
+    let mut heap = std::mem::take(&mut s.heap);
+    heap.clear();
+    heap.extend(
+        (0..n - 1)
+            .map(|i| (i, pairs.get(parts[i], parts[i + 1])))
+            .filter(|&(_, m)| m != NO_MERGE)
+            .map(|(i, m)| key(m, i)),
+    );
+    let mut heap = BinaryHeap::from(heap);
+    cost::add(n);
+    while let Some(Reverse(k)) = heap.pop() {
+        cost::add(1);
+        let pos = k as u32 as usize;
+        let rank = (k >> 32) as u32;
+        let right = s.next[pos];
+        if parts[pos] == NONE || right == NONE {
+            continue;
+        }
+        let m = pairs.get(parts[pos], parts[right as usize]);
+        if m == NO_MERGE || merge_rank(m) != rank {
+            continue; // stale: this pair changed after the key was pushed
+        }
+        parts[pos] = merge_id(m);
+        parts[right as usize] = NONE;
+        let after = s.next[right as usize];
+        s.next[pos] = after;
+        if after != NONE {
+            s.prev[after as usize] = pos as u32;
+            let m = pairs.get(parts[pos], parts[after as usize]);
+            if m != NO_MERGE {
+                heap.push(key(m, pos));
+            }
+        }
+        let before = s.prev[pos];
+        if before != NONE {
+            let m = pairs.get(parts[before as usize], parts[pos]);
+            if m != NO_MERGE {
+                heap.push(key(m, before as usize));
+            }
+        }
+    }
+    s.heap = heap.into_vec();
+    parts.retain(|&p| p != NONE);
+}
+
+/// Positions of pairs waiting to merge, grouped by rank, for [`merge_layers`].
+#[derive(Default)]
+struct Layers {
+    /// Rank → index into `lists`.
+    index: HashMap<u32, usize, BuildHasherDefault<RankHasher>>,
+    /// Position lists (left part's first byte), by `index`; an empty one is idle.
+    lists: Vec<Vec<u32>>,
+    /// Ranks whose list went from empty to non-empty (possibly more than once: a popped rank
+    /// whose list is empty is skipped).
+    ranks: BinaryHeap<Reverse<u32>>,
+}
+
+impl Layers {
+    fn clear(&mut self) {
+        if self.index.len() > 4096 {
+            // Many ranks seen: start afresh rather than keep a list for each.
+            *self = Layers::default();
+            return;
+        }
+        for l in &mut self.lists {
+            l.clear();
+        }
+        self.ranks.clear();
+    }
+
+    #[inline]
+    fn push(&mut self, rank: u32, pos: u32) {
+        let next = self.lists.len();
+        let at = *self.index.entry(rank).or_insert(next);
+        if at == next {
+            self.lists.push(Vec::new());
+        }
+        let list = &mut self.lists[at];
+        if list.is_empty() {
+            self.ranks.push(Reverse(rank));
+        }
+        list.push(pos);
+    }
+}
+
+/// A multiplicative hash for ranks (the std one is built to resist collision attacks, which a
+/// rank cannot mount: ranks are the vocabulary's, not the input's).
+#[derive(Default)]
+struct RankHasher(u64);
+
+impl Hasher for RankHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+    }
+}
+
+/// Passes [`merge_layers`] may cut short before it hands over to [`merge_heap`].
+const MAX_BREAKS: usize = 64;
+
+/// The merge by rank layers, for long pieces: the same result as [`merge_scan`] and
+/// [`merge_heap`], in time proportional to the merges on repetitive input.
+///
+/// All pairs of the lowest rank r that exist are merged in one left-to-right pass. That is the
+/// rule's own order: it takes the leftmost pair of rank r, and a merge at position p changes
+/// only the pairs that touch p, which now contain the merged token; such a pair has a rank
+/// other than r (a rank is one merge, and its result is longer than the token), so the next
+/// pair the rule takes is the next rank-r pair to the right. Should a merge create a pair of
+/// rank r or lower anyway (no real vocabulary does; the proof above needs it), the pass
+/// stops, puts its remaining positions back and the lowest rank is taken again (after
+/// [`MAX_BREAKS`] such stops, [`merge_heap`] finishes the piece). Positions are
+/// checked when their turn comes: a pair merged away or changed since it was queued is
+/// skipped. 'a' × 100,000 thus costs a handful of linear passes, not 100,000 heap operations.
+pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
+    let n = parts.len();
+    if n < 2 {
+        return;
+    }
+    s.next.clear();
+    s.next.extend((1..=n as u32).map(|i| if i as usize == n { NONE } else { i }));
+    s.prev.clear();
+    s.prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+    s.prev[0] = NONE;
+    cost::add(n);
+    let layers = &mut s.layers;
+    layers.clear();
+    for i in 0..n - 1 {
+        let m = pairs.get(parts[i], parts[i + 1]);
+        if m != NO_MERGE {
+            layers.push(merge_rank(m), i as u32);
+        }
+    }
+    let mut todo = std::mem::take(&mut s.todo);
+    let mut breaks = 0;
+    while let Some(Reverse(rank)) = layers.ranks.pop() {
+        let Some(&at) = layers.index.get(&rank) else { continue };
+        std::mem::swap(&mut todo, &mut layers.lists[at]);
+        if todo.is_empty() {
+            continue;
+        }
+        // Positions arrive in order within a pass, out of order across passes.
+        todo.sort_unstable();
+        cost::add(todo.len());
+        let mut k = 0;
+        while k < todo.len() {
+            let pos = todo[k] as usize;
+            k += 1;
+            let right = s.next[pos];
+            if parts[pos] == NONE || right == NONE {
+                continue;
+            }
+            let m = pairs.get(parts[pos], parts[right as usize]);
+            if m == NO_MERGE || merge_rank(m) != rank {
+                continue; // stale
+            }
+            parts[pos] = merge_id(m);
+            parts[right as usize] = NONE;
+            let after = s.next[right as usize];
+            s.next[pos] = after;
+            let mut lower = false;
+            if after != NONE {
+                s.prev[after as usize] = pos as u32;
+                let m = pairs.get(parts[pos], parts[after as usize]);
+                if m != NO_MERGE {
+                    layers.push(merge_rank(m), pos as u32);
+                    lower |= merge_rank(m) <= rank;
+                }
+            }
+            let before = s.prev[pos];
+            if before != NONE {
+                let m = pairs.get(parts[before as usize], parts[pos]);
+                if m != NO_MERGE {
+                    layers.push(merge_rank(m), before);
+                    lower |= merge_rank(m) <= rank;
+                }
+            }
+            if lower {
+                breaks += 1;
+                if breaks > MAX_BREAKS {
+                    // A merge list whose merges undo the rank order again and again: the
+                    // passes would turn quadratic. The heap carries on from the parts as
+                    // they stand (BPE's state is nothing but them).
+                    s.todo = todo;
+                    parts.retain(|&p| p != NONE);
+                    merge_heap(pairs, parts, s);
+                    return;
+                }
+                for &p in &todo[k..] {
+                    layers.push(rank, p);
+                }
+                break;
+            }
+        }
+        todo.clear();
+    }
+    s.todo = todo;
+    parts.retain(|&p| p != NONE);
+}
+
+/// One step of a merge trace.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MergeStep {
+    /// Index (in the parts before this step) of the left part of the merged pair.
+    pub index: usize,
+    pub left: u32,
+    pub right: u32,
+    pub rank: u32,
+    pub merged: u32,
+    /// The parts after this step.
+    pub parts: Vec<u32>,
+}
+
+/// Every step [`merge`] takes on `parts`, for display. Quadratic in the piece length (it
+/// records the parts after each step), so callers should bound the piece length.
+pub fn merge_steps(pairs: &PairTable, parts: &[u32]) -> Vec<MergeStep> {
+    let mut parts = parts.to_vec();
+    let mut steps = Vec::new();
+    loop {
+        let best = parts
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| (pairs.get(w[0], w[1]), i))
+            .min()
+            .filter(|&(m, _)| m != NO_MERGE);
+        let Some((m, i)) = best else { return steps };
+        let (left, right) = (parts[i], parts[i + 1]);
+        parts[i] = merge_id(m);
+        parts.remove(i + 1);
+        steps.push(MergeStep {
+            index: i,
+            left,
+            right,
+            rank: merge_rank(m),
+            merged: merge_id(m),
+            parts: parts.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A toy vocabulary over bytes 'a' (0) and 'b' (1): aa=2 (rank 0), ab=3 (1), aaaa=4 (2),
+    /// aab=5 (3), ba=6 (4).
+    fn toy() -> PairTable {
+        PairTable::new(&[((0, 0), 0, 2), ((0, 1), 1, 3), ((2, 2), 2, 4), ((2, 3), 3, 5), ((1, 0), 4, 6)])
+    }
+
+    /// A table where merging creates pairs of lower rank than the merge that made them (aa,
+    /// rank 5, then aab, rank 0): the case [`merge_layers`] must stop its pass for.
+    fn toy_inverted() -> PairTable {
+        PairTable::new(&[
+            ((0, 0), 5, 2),
+            ((2, 1), 0, 3),
+            ((1, 0), 2, 4),
+            ((3, 0), 1, 5),
+            ((4, 4), 3, 6),
+            ((2, 2), 4, 7),
+        ])
+    }
+
+    fn ids(s: &str) -> Vec<u32> {
+        s.bytes().map(|b| (b - b'a') as u32).collect()
+    }
+
+    /// The definition, as slowly as possible.
+    fn naive(pairs: &PairTable, mut parts: Vec<u32>) -> Vec<u32> {
+        loop {
+            let best =
+                (0..parts.len().saturating_sub(1)).map(|i| (pairs.get(parts[i], parts[i + 1]), i)).min();
+            match best {
+                Some((m, i)) if m != NO_MERGE => {
+                    parts[i] = merge_id(m);
+                    parts.remove(i + 1);
+                }
+                _ => return parts,
+            }
+        }
+    }
+
+    #[test]
+    fn scan_and_heap_agree_with_the_definition() {
+        let t = toy();
+        let inv = toy_inverted();
+        let mut s = Scratch::default();
+        let mut x: u64 = 12345;
+        for len in 0..300 {
+            for _ in 0..8 {
+                let input: Vec<u32> = (0..len)
+                    .map(|_| {
+                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        ((x >> 33) % 2) as u32
+                    })
+                    .collect();
+                let want = naive(&t, input.clone());
+                let mut a = input.clone();
+                merge_scan(&t, &mut a, &mut Vec::new());
+                let mut b = input.clone();
+                merge_heap(&t, &mut b, &mut s);
+                assert_eq!(a, want);
+                assert_eq!(b, want);
+                for table in [&t, &inv] {
+                    let want = naive(table, input.clone());
+                    let mut c = input.clone();
+                    merge_layers(table, &mut c, &mut s);
+                    assert_eq!(c, want, "{input:?}");
+                }
+            }
+        }
+    }
+
+    /// Long inputs on the inverted table stop many passes: past MAX_BREAKS the heap finishes.
+    #[test]
+    fn layers_hand_over_to_the_heap() {
+        let inv = toy_inverted();
+        let mut x: u64 = 99;
+        for len in [500, 3000] {
+            let input: Vec<u32> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((x >> 33) % 2) as u32
+                })
+                .collect();
+            let mut want = input.clone();
+            merge_heap(&inv, &mut want, &mut Scratch::default());
+            let mut got = input.clone();
+            merge_layers(&inv, &mut got, &mut Scratch::default());
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn ties_go_left() {
+        let t = toy();
+        let mut p = ids("aaa");
+        merge_scan(&t, &mut p, &mut Vec::new());
+        assert_eq!(p, [2, 0]);
+        let mut p = ids("aab");
+        merge_scan(&t, &mut p, &mut Vec::new());
+        assert_eq!(p, [2, 1]); // aa first (rank 0), then (aa, b) has no merge
+    }
+
+    #[test]
+    fn trace() {
+        let steps = merge_steps(&toy(), &ids("aaaa"));
+        assert_eq!(steps.len(), 3);
+        assert_eq!((steps[0].index, steps[0].rank, steps[0].parts.clone()), (0, 0, vec![2, 0, 0]));
+        assert_eq!((steps[1].index, steps[1].parts.clone()), (1, vec![2, 2]));
+        assert_eq!((steps[2].merged, steps[2].parts.clone()), (4, vec![4]));
+    }
+
+    #[test]
+    fn long_runs_are_not_quadratic() {
+        // Runs of equal bytes: every merge of the run has the same rank, the worst case for a
+        // scan (100,000 bytes would be ~10^10 steps). Measured in units of work (crate::cost),
+        // not time, so load cannot fail it: a few units a byte, and ten times the input about
+        // ten times the work (a quadratic merge: a hundred times).
+        let t = toy();
+        let merges: [(&str, fn(&PairTable, &mut Vec<u32>, &mut Scratch)); 3] =
+            [("merge", merge), ("merge_layers", merge_layers), ("merge_heap", merge_heap)];
+        for (name, f) in merges {
+            let work = |n: usize| {
+                let mut p = vec![0u32; n];
+                let ((), units) = cost::of(|| f(&t, &mut p, &mut Scratch::default()));
+                assert_eq!(p, vec![4; n / 4], "{name}");
+                units
+            };
+            let (small, large) = (work(10_000), work(100_000));
+            assert!(large <= 8 * 100_000, "{name}: {large} units for 100,000 bytes");
+            assert!(large <= 12 * small, "{name}: 10x the input took {large} / {small} units");
+        }
+        // The count sees a quadratic merge: the scan on a run.
+        let mut p = vec![0u32; 2_000];
+        let ((), units) = cost::of(|| merge_scan(&t, &mut p, &mut Vec::new()));
+        assert_eq!(p, vec![4; 500]);
+        assert!(units >= 2_000 * 2_000 / 4, "{units}");
+    }
+}

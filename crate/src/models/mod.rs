@@ -1,0 +1,4 @@
+//! Models: how a word becomes tokens.
+
+pub mod bpe;
+pub mod wordpiece;

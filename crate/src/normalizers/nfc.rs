@@ -1,0 +1,77 @@
+//! NFC exactly as `tokenizers` 0.23 computes it, on top of our Unicode 15.0 NFC.
+//!
+//! `tokenizers` normalizes with `unicode-normalization-alignments` 0.1.12, whose tables are
+//! Unicode 9.0. A char assigned after 9.0 is unassigned there: combining class 0, no
+//! decomposition, composes with nothing, so it is an inert starter that nothing reorders or
+//! composes across. For 15.0 it may be a combining mark (e.g. U+1DF6, class 232): then
+//! "e U+1DF6 U+0301" reorders and composes to "é U+1DF6" in 15.0 but stays as it is in 9.0.
+//!
+//! So: cut the text at chars assigned after 9.0, keep those chars as they are, and normalize
+//! the pieces between them with 15.0 tables. Each piece holds only chars that 9.0 knows, and
+//! Unicode's normalization stability policy makes its NFC the same in 9.0 and 15.0.
+//!
+//! Text that 15.0 leaves unchanged is also unchanged under 9.0 (cutting at an inert starter
+//! can only remove interactions), so the cut is needed only when our NFC changed something:
+//! the common case costs one [`normalize_cow`] pass and no allocation.
+
+use std::borrow::Cow;
+
+use crate::unicode::forms::{normalize_cow, Form};
+use crate::unicode::generated::bpe_classes::ASSIGNED_AFTER_9_0;
+
+fn assigned_after_9_0(c: char) -> bool {
+    let cp = c as u32;
+    // Most text is below the first new char (U+0560, Armenian, Unicode 11.0).
+    cp >= ASSIGNED_AFTER_9_0[0].0
+        && ASSIGNED_AFTER_9_0
+            .binary_search_by(|&(lo, hi)| {
+                if hi < cp {
+                    std::cmp::Ordering::Less
+                } else if lo > cp {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+}
+
+/// NFC with the results of Unicode 9.0 tables (see the module docs).
+pub fn nfc_unicode9(text: &str) -> Cow<'_, str> {
+    let Cow::Owned(changed) = normalize_cow(text, Form::Nfc) else {
+        return Cow::Borrowed(text);
+    };
+    if !text.chars().any(assigned_after_9_0) {
+        return Cow::Owned(changed);
+    }
+    let mut out = String::with_capacity(changed.len());
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if assigned_after_9_0(c) {
+            out.push_str(&normalize_cow(&text[start..i], Form::Nfc));
+            out.push(c);
+            start = i + c.len_utf8();
+        }
+    }
+    out.push_str(&normalize_cow(&text[start..], Form::Nfc));
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_marks_are_inert_starters() {
+        // U+1DF6 (Unicode 10.0, class 232) between e and U+0301: 9.0 cannot reorder it.
+        assert_eq!(nfc_unicode9("e\u{1DF6}\u{301}"), "e\u{1DF6}\u{301}");
+        assert_eq!(normalize_cow("e\u{1DF6}\u{301}", Form::Nfc), "\u{E9}\u{1DF6}");
+        // Old chars normalize as usual, on both sides of a new one.
+        assert_eq!(nfc_unicode9("e\u{301}\u{1DF6}a\u{30A}"), "\u{E9}\u{1DF6}\u{E5}");
+        assert!(matches!(nfc_unicode9("plain text"), Cow::Borrowed(_)));
+        assert!(assigned_after_9_0('\u{0860}'));
+        assert!(assigned_after_9_0('\u{0560}'));
+        assert!(!assigned_after_9_0('\u{0561}'));
+        assert!(!assigned_after_9_0('\u{085F}'));
+    }
+}

@@ -1,0 +1,9 @@
+//! The byte-level BPE pre-tokenizers: the split patterns of GPT-2, cl100k, o200k and Qwen,
+//! matched by hand (no regex engine), over a table of character classes.
+
+pub mod alphabet;
+pub mod classes;
+pub mod pattern;
+pub(crate) mod scan;
+
+pub use pattern::Pattern;

@@ -1,0 +1,1 @@
+//! Post-processors: the special tokens a template puts around the encoded text.

@@ -1,0 +1,794 @@
+//! Byte-level BPE: GPT-2, r50k/p50k, cl100k, o200k (tiktoken rank files) and Hugging Face
+//! `tokenizer.json` BPE models such as GPT-2 and Qwen3, with the same ids as tiktoken and
+//! `tokenizers`.
+//!
+//! The pipeline of one [`BpeTokenizer::encode`] call:
+//! 1. special and added tokens are cut out of the text ([`added`]); what a typed special
+//!    token does is the caller's choice, as in tiktoken ([`Allowed`]);
+//! 2. each remaining segment is normalized (NFC for Qwen; nothing for the others);
+//! 3. the segment is split into pre-tokens by a hand-written matcher for its pattern
+//!    ([`pattern`]), with no regex engine;
+//! 4. each pre-token is looked up in the piece cache; one seen for the first time is looked
+//!    up in the vocabulary and, when it is not a token by itself, merged byte pair by byte
+//!    pair ([`merge`]).
+//!
+//! Where the time goes, and what keeps it down: each pre-token of two or more bytes is hashed
+//! and looked up in a per-thread piece cache ([`cache`]) that holds whole tokens and merged
+//! pieces alike, so a repeated pre-token costs one probe of one 32-byte entry; the cache slots
+//! of a batch of pre-tokens are prefetched together. A pre-token seen for the first time is
+//! looked up in the vocabulary (one probe, or the small table of frequent low-rank tokens,
+//! [`table::HOT_IDS`]) and, when it is not a token, merged (a few dozen pair lookups). The
+//! pair table keeps one pair per token, which is exact (see [`Model::from_ranks`]).
+//! Long pieces merge by rank layers ([`merge::merge_layers`]):
+//! all pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of
+//! linear passes.
+//!
+//! NFC: `tokenizers` 0.23 normalizes with Unicode 9.0 tables, ours ([`crate::unicode::forms`])
+//! are Unicode 15.0; [`nfc`] gets 9.0's results from them (they differ only around chars
+//! assigned since 9.0, e.g. newer combining marks).
+
+#[cfg(test)]
+mod tests;
+pub mod trace;
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+pub use super::added::AddedToken;
+use super::added::AddedTokens;
+pub use crate::loaders::tiktoken::tiktoken_encoding;
+use crate::models::bpe::cache::PieceCache;
+pub use crate::models::bpe::merge::MergeStep;
+use crate::models::bpe::merge::Scratch;
+use crate::models::bpe::Model;
+use crate::models::bpe::{merge, table, words};
+use crate::normalizers::nfc;
+pub use crate::pre_tokenizers::byte_level::Pattern;
+use crate::pre_tokenizers::byte_level::{pattern, scan};
+
+use crate::{Error, Result};
+
+/// Which special tokens a call may encode as themselves (tiktoken's `allowed_special`), or
+/// must refuse to see in the text (`disallowed_special`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Allowed {
+    /// Every special token of the tokenizer.
+    All,
+    /// Just these (empty: none).
+    Only(HashSet<String>),
+}
+
+impl Allowed {
+    /// No special token.
+    pub fn none() -> Allowed {
+        Allowed::Only(HashSet::new())
+    }
+
+    pub fn contains(&self, token: &str) -> bool {
+        match self {
+            Allowed::All => true,
+            Allowed::Only(set) => set.contains(token),
+        }
+    }
+}
+
+/// When a pre-token that is itself a token may skip merging.
+enum WholeToken {
+    /// Always (tiktoken's rule: a piece found in the ranks is that token, merges or not).
+    Always,
+    /// Only when merging its bytes gives that one token (`tokenizers` BPE merges every word
+    /// unless `ignore_merges` is set). Checked on first use and remembered per id:
+    /// 0 unknown, 1 yes, 2 no.
+    Checked(Vec<AtomicU8>),
+}
+
+/// A byte-level BPE tokenizer.
+///
+/// ```no_run
+/// # use tokenprism::bpe::{BpeTokenizer, Allowed};
+/// let data = std::fs::read("o200k_base.tiktoken").unwrap();
+/// let tok = BpeTokenizer::from_tiktoken_named("o200k_base", &data).unwrap();
+/// let ids = tok.encode_ordinary("hello world");
+/// assert_eq!(ids, [24912, 2375]);
+/// assert_eq!(tok.decode_bytes(&ids).unwrap(), b"hello world");
+/// assert!(tok.encode("<|endoftext|>", &Allowed::none()).is_err());
+/// ```
+pub struct BpeTokenizer {
+    /// Identifies this tokenizer's per-thread work buffers and piece cache.
+    uid: u64,
+    name: String,
+    pattern: Pattern,
+    model: Model,
+    nfc: bool,
+    add_prefix_space: bool,
+    whole: WholeToken,
+    added: AddedTokens,
+}
+
+static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
+/// Buffers and the piece cache one thread uses for one tokenizer.
+#[derive(Default)]
+struct Work {
+    merge: Scratch,
+    cache: PieceCache,
+    words: words::Words,
+    /// Spans (see [`pattern::span_end`]) of more than one pre-token and more than
+    /// [`words::MAX_PIECE`] bytes → their ids (shorter ones are in `words`).
+    spans: PieceCache,
+}
+
+/// The batch entry's key of a span longer than word keys (see [`pattern::span_end`]): no
+/// word key is `[0, 1]` (their second word holds the length, at least 2, in its top byte).
+const SPAN: words::Key = [0, 1];
+
+/// What the lookups of a pre-token need, computed once when it is found: its
+/// [`table::hash_bytes`], and for a piece of at most 8 bytes its [`table::pack`] (0 otherwise),
+/// which is both the vocabulary's and the piece cache's key for it.
+#[derive(Clone, Copy)]
+struct PieceKey {
+    hash: u64,
+    short: u64,
+}
+
+impl PieceKey {
+    #[inline(always)]
+    fn of(piece: &[u8]) -> PieceKey {
+        if piece.len() <= 8 {
+            let short = table::pack(piece);
+            PieceKey { hash: table::hash_short(short, piece.len()), short }
+        } else {
+            PieceKey { hash: table::hash_bytes(piece), short: 0 }
+        }
+    }
+}
+
+/// Pre-tokens found ahead of the one being encoded, their vocabulary slots being prefetched.
+const BATCH: usize = 16;
+
+/// Tokenizers whose work a thread keeps, most recently used last.
+const WORK_PER_THREAD: usize = 4;
+
+thread_local! {
+    static WORK: RefCell<Vec<(u64, Work)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How one pre-token was encoded, for display.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PieceTrace {
+    pub bytes: Vec<u8>,
+    /// The token the whole piece is, when that decided the result without merging.
+    pub whole_token: Option<u32>,
+    /// One part per byte.
+    pub initial: Vec<u32>,
+    /// The merges BPE makes, in order (not used when `whole_token` decided).
+    pub steps: Vec<MergeStep>,
+    pub ids: Vec<u32>,
+}
+
+/// The longest piece [`BpeTokenizer::trace_piece`] accepts (its cost is quadratic).
+pub const MAX_TRACE_BYTES: usize = 4096;
+
+impl BpeTokenizer {
+    /// A tokenizer from tiktoken ranks (`data` is a `.tiktoken` file), a pattern and
+    /// special tokens.
+    pub fn from_tiktoken(
+        name: &str,
+        data: &[u8],
+        pattern: Pattern,
+        specials: &[(String, u32)],
+    ) -> Result<BpeTokenizer> {
+        let model = Model::from_ranks(crate::loaders::tiktoken::parse_tiktoken(data)?)?;
+        let added = specials
+            .iter()
+            .map(|(t, id)| AddedToken { content: t.clone(), id: *id, special: true })
+            .collect();
+        Ok(BpeTokenizer {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            name: name.to_string(),
+            pattern,
+            model,
+            nfc: false,
+            add_prefix_space: false,
+            whole: WholeToken::Always,
+            added: AddedTokens::new(added)?,
+        })
+    }
+
+    /// A known tiktoken encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
+    /// o200k_base, o200k_harmony) from its `.tiktoken` file.
+    pub fn from_tiktoken_named(name: &str, data: &[u8]) -> Result<BpeTokenizer> {
+        let (pattern, specials) = tiktoken_encoding(name).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "unknown tiktoken encoding {name:?}: expected gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base or o200k_harmony"
+            ))
+        })?;
+        BpeTokenizer::from_tiktoken(name, data, pattern, &specials)
+    }
+
+    /// A tokenizer from a Hugging Face `tokenizer.json` with a byte-level BPE model.
+    pub fn from_hf_json(json: &str) -> Result<BpeTokenizer> {
+        let hf = crate::loaders::hf_bpe::parse(json)?;
+        let model = Model::from_merges(&hf.vocab, &hf.merges)?;
+        let whole = if hf.ignore_merges {
+            WholeToken::Always
+        } else {
+            WholeToken::Checked((0..model.vocab.id_bound()).map(|_| AtomicU8::new(0)).collect())
+        };
+        Ok(BpeTokenizer {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            name: hf.name,
+            pattern: hf.pattern,
+            model,
+            nfc: hf.nfc,
+            add_prefix_space: hf.add_prefix_space,
+            whole,
+            added: AddedTokens::new(hf.added)?,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The same tokenizer under another name (e.g. the file it came from).
+    pub fn with_name(mut self, name: &str) -> BpeTokenizer {
+        self.name = name.to_string();
+        self
+    }
+
+    pub fn pattern(&self) -> Pattern {
+        self.pattern
+    }
+
+    /// Whether segments are NFC-normalized before pre-tokenization.
+    pub fn normalizes_nfc(&self) -> bool {
+        self.nfc
+    }
+
+    /// One more than the largest id, special tokens included.
+    pub fn n_vocab(&self) -> u32 {
+        self.model.vocab.id_bound().max(self.added.id_bound())
+    }
+
+    /// The special and added tokens.
+    pub fn added_tokens(&self) -> &[AddedToken] {
+        self.added.tokens()
+    }
+
+    /// The id of the token with these bytes (a special token's content included).
+    pub fn token_to_id(&self, bytes: &[u8]) -> Option<u32> {
+        self.added
+            .tokens()
+            .iter()
+            .find(|t| t.content.as_bytes() == bytes)
+            .map(|t| t.id)
+            .or_else(|| self.model.vocab.get_id(bytes))
+    }
+
+    /// The bytes of token `id`.
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.model.vocab.get_bytes(id).or_else(|| self.added.by_id(id).map(|t| t.content.as_bytes()))
+    }
+
+    /// Encodes `text` with no special tokens: a special token's text is encoded as ordinary
+    /// text. (Added tokens that are not special, like Qwen's `<think>`, are always
+    /// recognized: in `tokenizers` they are part of the vocabulary.)
+    pub fn encode_ordinary(&self, text: &str) -> Vec<u32> {
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.with_work(|w| self.encode_into(text, &Allowed::none(), &mut out, w));
+        out
+    }
+
+    /// Runs `f` with this thread's work buffers and piece cache for this tokenizer.
+    fn with_work<R>(&self, f: impl FnOnce(&mut Work) -> R) -> R {
+        WORK.with(|cell| {
+            let Ok(mut all) = cell.try_borrow_mut() else {
+                return f(&mut Work::default());
+            };
+            let at = match all.iter().position(|(uid, _)| *uid == self.uid) {
+                Some(at) => at,
+                None => {
+                    if all.len() >= WORK_PER_THREAD {
+                        all.remove(0);
+                    }
+                    all.push((self.uid, Work::default()));
+                    all.len() - 1
+                }
+            };
+            let last = all.len() - 1;
+            all.swap(at, last);
+            f(&mut all[last].1)
+        })
+    }
+
+    /// Encodes `text`, encoding the special tokens in `allowed` as themselves and refusing
+    /// (with [`Error::Input`]) any other special token found in the text; tiktoken's
+    /// `encode(text, allowed_special=...)`.
+    pub fn encode(&self, text: &str, allowed: &Allowed) -> Result<Vec<u32>> {
+        self.encode_with_special(text, allowed, &Allowed::All)
+    }
+
+    /// tiktoken's `encode(text, allowed_special, disallowed_special)`: `disallowed` is
+    /// checked first (`Allowed::All` meaning "every special token not in `allowed`"); a
+    /// special token in neither set is encoded as ordinary text.
+    pub fn encode_with_special(
+        &self,
+        text: &str,
+        allowed: &Allowed,
+        disallowed: &Allowed,
+    ) -> Result<Vec<u32>> {
+        self.check_disallowed(text, allowed, disallowed)?;
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.with_work(|w| self.encode_into(text, allowed, &mut out, w));
+        Ok(out)
+    }
+
+    fn check_disallowed(&self, text: &str, allowed: &Allowed, disallowed: &Allowed) -> Result<()> {
+        let refused = |t: &AddedToken| match disallowed {
+            Allowed::All => !allowed.contains(&t.content),
+            Allowed::Only(set) => set.contains(&t.content),
+        };
+        if let Some((at, t)) = self.added.first_special(text, refused) {
+            let chars = text[..at].chars().count();
+            return Err(Error::Input(format!(
+                "the text contains the special token {:?} (at character {chars}), which is disallowed. \
+                 To encode it as the special token, allow it (allowed_special={{{:?}}} or \"all\"); \
+                 to encode it as ordinary text, leave it out of disallowed_special (disallowed_special=() disables this check)",
+                t.content, t.content
+            )));
+        }
+        Ok(())
+    }
+
+    /// Encodes `text` into `out`: allowed special and all non-special added tokens become
+    /// their ids, the rest is encoded as text. Does not check for disallowed tokens.
+    fn encode_into(&self, text: &str, allowed: &Allowed, out: &mut Vec<u32>, w: &mut Work) {
+        if matches!(allowed, Allowed::Only(set) if set.is_empty()) && self.added.all_special() {
+            // Nothing can be split out: skip the special-token scan (encode_ordinary).
+            self.encode_segment(text, out, w);
+            return;
+        }
+        let mut start = 0;
+        self.added.split(
+            text,
+            |t| !t.special || allowed.contains(&t.content),
+            |seg_end, token| {
+                self.encode_segment(&text[start..seg_end], out, w);
+                if let Some(t) = token {
+                    out.push(t.id);
+                    start = seg_end + t.content.len();
+                }
+            },
+        );
+    }
+
+    /// Normalizes, pre-tokenizes and merges one segment of ordinary text.
+    ///
+    /// Pre-tokens are found in batches of [`BATCH`]: each one's piece-cache slot is prefetched
+    /// when it is found, and the batch is encoded after, so the slots' cache misses overlap
+    /// instead of stalling one after the other. The batch lives on the stack and its encoding
+    /// is a function of its own, which keeps the matcher's per-pre-token step small enough to
+    /// be inlined into the matcher's loop.
+    fn encode_segment(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
+        if segment.is_empty() {
+            return;
+        }
+        if self.pattern != Pattern::O200k && pattern::marks_split_words(segment.as_bytes()) {
+            self.encode_spans(segment, out, w);
+            return;
+        }
+        let text = self.normalize(segment);
+        if self.pattern == Pattern::O200k && scan::windows_pay(text.as_bytes()) {
+            self.encode_scanned(&text, out, w);
+        } else {
+            self.encode_text::<false, false>(&text, out, w);
+        }
+    }
+
+    /// [`Self::encode_text`] with o200k's block scanner ([`scan`]), in a function of its own
+    /// (see [`scan::o200k_tile`]).
+    #[inline(never)]
+    fn encode_scanned(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
+        self.encode_text::<true, false>(text, out, w);
+    }
+
+    /// [`Self::encode_text`] looking up whole spans (see [`pattern::span_end`]) where a
+    /// pre-token ends inside one, in a function of its own.
+    #[inline(never)]
+    fn encode_spans(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
+        let text = self.normalize(segment);
+        self.encode_text::<false, true>(&text, out, w);
+    }
+
+    /// Pre-tokenizes and merges normalized text: with o200k's block scanner if `SCAN`, else
+    /// with the pattern's char-at-a-time matcher.
+    #[inline(always)]
+    fn encode_text<const SCAN: bool, const SPANS: bool>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
+        let bytes = text.as_bytes();
+        let mut batch = [(0u32, 0u32, words::NO_KEY, 0u64); BATCH];
+        let mut n = 0;
+        // Queues a batch entry, and encodes the batch when it is full.
+        macro_rules! push {
+            ($a:expr, $b:expr, $key:expr, $h:expr) => {
+                batch[n] = ($a as u32, $b as u32, $key, $h);
+                n += 1;
+                if n == BATCH {
+                    self.encode_pieces::<SPANS>(bytes, &batch, out, w);
+                    n = 0;
+                }
+            };
+        }
+        // The per-pre-token step, written once for the three loops below (a macro, not a
+        // closure in a variable: an attribute on a closure needs it in argument position).
+        macro_rules! piece {
+            ($a:expr, $b:expr) => {{
+                let (a, b): (usize, usize) = ($a, $b);
+                let len = bytes[a..b].len();
+                // A single byte needs no key: it is looked up by value; a piece longer
+                // than the word table's keys is looked up by `encode_piece`.
+                let (key, h) = if (2..=words::MAX_PIECE).contains(&len) {
+                    let key = words::key_at(bytes, a, len);
+                    let h = words::hash(key);
+                    w.words.prefetch(h);
+                    (key, h)
+                } else if len > 1 {
+                    // Longer: its hash for the piece cache, whose slot is prefetched.
+                    let h = table::hash_bytes(&bytes[a..b]);
+                    w.cache.prefetch(h, len);
+                    (words::NO_KEY, h)
+                } else {
+                    (words::NO_KEY, 0)
+                };
+                push!(a, b, key, h);
+            }};
+        }
+        if SCAN {
+            scan::o200k_tile(
+                bytes,
+                crate::simd::Kernel::best(),
+                #[inline(always)]
+                |a, b| piece!(a, b),
+            );
+        } else if !SPANS {
+            self.pattern.for_each(
+                text,
+                #[inline(always)]
+                |a, b| piece!(a, b),
+            );
+        } else {
+            // Where no span can start before (see `pattern::span_end`).
+            let mut no_span = 0;
+            self.pattern.for_each_skipping(
+                text,
+                #[inline(always)]
+                |a, b| {
+                    // A pre-token that ends before a non-ASCII char inside its span (the text
+                    // up to the next space, see `pattern::span_end`), as at a vowel mark: the
+                    // whole span is looked up instead, and on a miss split and remembered.
+                    // (Where the next char is ASCII, as at a comma after a word, the split
+                    // costs less than the span.)
+                    if b < bytes.len() && bytes[b] >= 0x80 && a >= no_span {
+                        match pattern::span_end(bytes, a) {
+                            Ok(e) if e > b => {
+                                let len = e - a;
+                                if len <= words::MAX_PIECE {
+                                    // In the word table, under a key no piece has.
+                                    let key = words::span_key(words::key_at(bytes, a, len));
+                                    let h = words::hash(key);
+                                    w.words.prefetch(h);
+                                    push!(a, e, key, h);
+                                } else {
+                                    let h = table::hash_bytes(&bytes[a..e]);
+                                    w.spans.prefetch(h, len);
+                                    push!(a, e, SPAN, h);
+                                }
+                                return e;
+                            }
+                            Ok(_) => {}
+                            Err(until) => no_span = until,
+                        }
+                    }
+                    piece!(a, b);
+                    b
+                },
+            );
+        }
+        self.encode_pieces::<SPANS>(bytes, &batch[..n], out, w);
+    }
+
+    /// Encodes a batch of pre-tokens of `bytes`: (start, end, word key, hash) each; the hash
+    /// is the word key's, or for a piece longer than word keys its [`table::hash_bytes`].
+    ///
+    /// A piece with a word key is looked up in the word table ([`words`]); on a miss it is
+    /// encoded from the vocabulary and the merge and its ids are stored there. Other pieces go
+    /// through [`Self::encode_piece`] and the piece cache.
+    #[inline(never)]
+    fn encode_pieces<const SPANS: bool>(
+        &self,
+        bytes: &[u8],
+        batch: &[(u32, u32, words::Key, u64)],
+        out: &mut Vec<u32>,
+        w: &mut Work,
+    ) {
+        for &(a, b, key, h) in batch {
+            let (a, b) = (a as usize, b as usize);
+            debug_assert!(a < b && b <= bytes.len());
+            if key != words::NO_KEY && (!SPANS || key != SPAN) && w.words.get_into(key, h, out) {
+                continue;
+            }
+            if SPANS && key == SPAN {
+                // A span longer than word keys.
+                let span = &bytes[a..b];
+                let short = if span.len() <= 8 { table::pack(span) } else { 0 };
+                if !w.spans.get_into(span, h, short, out) {
+                    let start = out.len();
+                    self.encode_span_uncached(bytes, a, b, out, w);
+                    w.spans.insert(span, h, &out[start..]);
+                }
+                continue;
+            }
+            if SPANS && words::is_span_key(key) {
+                let start = out.len();
+                self.encode_span_uncached(bytes, a, b, out, w);
+                w.words.insert(key, h, &out[start..]);
+                continue;
+            }
+            // SAFETY: every batch entry is made by `encode_text`'s step from a piece it has
+            // just sliced as `&bytes[a..b]` (which checked a <= b <= bytes.len()), with this
+            // same `bytes`.
+            let piece = unsafe { bytes.get_unchecked(a..b) };
+            if key == words::NO_KEY {
+                // One byte, or longer than word keys (`h` is its piece-cache hash).
+                self.encode_piece(piece, PieceKey { hash: h, short: 0 }, out, w);
+                continue;
+            }
+            // A piece with a word key is only ever remembered in the word table.
+            let start = out.len();
+            self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+            w.words.insert(key, h, &out[start..]);
+        }
+    }
+
+    /// Encodes the span `bytes[a..e]` (see [`pattern::span_end`]) from its pre-tokens, one
+    /// by one (a span the span table did not have).
+    #[inline(never)]
+    fn encode_span_uncached(&self, bytes: &[u8], a: usize, e: usize, out: &mut Vec<u32>, w: &mut Work) {
+        let mut i = a;
+        while i < e {
+            let b = self.pattern.next_end(bytes, i);
+            debug_assert!(b <= e, "a pre-token of a span ends past it");
+            let piece = &bytes[i..b];
+            let len = piece.len();
+            if (2..=words::MAX_PIECE).contains(&len) {
+                let key = words::key_at(bytes, i, len);
+                let kh = words::hash(key);
+                if !w.words.get_into(key, kh, out) {
+                    let at = out.len();
+                    self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+                    w.words.insert(key, kh, &out[at..]);
+                }
+            } else {
+                self.encode_piece(piece, PieceKey::of(piece), out, w);
+            }
+            i = b;
+        }
+    }
+
+    /// A segment as the pre-tokenizer sees it: NFC as of Unicode 9.0 (Qwen), then the prefix space
+    /// (`add_prefix_space` of a ByteLevel pre-tokenizer).
+    fn normalize<'a>(&self, segment: &'a str) -> Cow<'a, str> {
+        let mut text = if self.nfc { nfc::nfc_unicode9(segment) } else { Cow::Borrowed(segment) };
+        if self.add_prefix_space && !text.starts_with(' ') {
+            text = Cow::Owned(format!(" {text}"));
+        }
+        text
+    }
+
+    /// Encodes one pre-token whose [`PieceKey`] is `key`.
+    ///
+    /// The piece cache is asked first: after a thread's first sight of a piece, whether it was
+    /// a whole token or had to be merged, one probe of one cache line gives its ids.
+    #[inline(always)]
+    fn encode_piece(&self, piece: &[u8], key: PieceKey, out: &mut Vec<u32>, w: &mut Work) {
+        if piece.len() == 1 {
+            out.push(self.model.byte_ids[piece[0] as usize]);
+            return;
+        }
+        if w.cache.get_into(piece, key.hash, key.short, out) {
+            return;
+        }
+        self.encode_piece_uncached(piece, key, out, w, true);
+    }
+
+    /// A piece of two or more bytes from the vocabulary and the merge, without asking a cache
+    /// ([`BpeTokenizer::encode_piece`]'s miss): a whole token, or merged; then remembered in
+    /// the piece cache if `remember` (pieces with a word key are remembered in the word table
+    /// instead, by [`BpeTokenizer::encode_pieces`]).
+    #[inline(never)]
+    fn encode_piece_uncached(
+        &self,
+        piece: &[u8],
+        key: PieceKey,
+        out: &mut Vec<u32>,
+        w: &mut Work,
+        remember: bool,
+    ) {
+        let hash = key.hash;
+        let found = if piece.len() <= 8 {
+            self.model.vocab.get_short(key.short, piece.len(), hash)
+        } else {
+            self.model.vocab.get_id_hashed(piece, hash)
+        };
+        if let Some(id) = found {
+            if self.whole_token_ok(id, piece, &mut w.merge) {
+                out.push(id);
+                if remember {
+                    w.cache.insert(piece, hash, &[id]);
+                }
+                return;
+            }
+        }
+        let mut parts = std::mem::take(&mut w.merge.parts);
+        parts.clear();
+        parts.extend(piece.iter().map(|&b| self.model.byte_ids[b as usize]));
+        merge::merge(&self.model.pairs, &mut parts, &mut w.merge);
+        out.extend_from_slice(&parts);
+        if remember {
+            w.cache.insert(piece, hash, &parts);
+        }
+        w.merge.parts = parts;
+    }
+
+    /// Whether piece `bytes`, which is token `id`, encodes to just `id`.
+    #[inline]
+    fn whole_token_ok(&self, id: u32, bytes: &[u8], sc: &mut Scratch) -> bool {
+        let WholeToken::Checked(known) = &self.whole else { return true };
+        match known[id as usize].load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => {
+                let mut parts: Vec<u32> = bytes.iter().map(|&b| self.model.byte_ids[b as usize]).collect();
+                merge::merge(&self.model.pairs, &mut parts, sc);
+                let ok = parts == [id];
+                known[id as usize].store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+                ok
+            }
+        }
+    }
+
+    /// Encodes many texts on up to `threads` threads (like [`BpeTokenizer::encode_with_special`]
+    /// for each); the first error wins.
+    pub fn encode_batch(
+        &self,
+        texts: &[&str],
+        allowed: &Allowed,
+        disallowed: &Allowed,
+        threads: usize,
+    ) -> Result<Vec<Vec<u32>>> {
+        // wasm32 in the browser has no threads to spawn.
+        let threads = if cfg!(target_arch = "wasm32") { 1 } else { threads.max(1).min(texts.len().max(1)) };
+        if threads == 1 {
+            return texts.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect();
+        }
+        let chunk = texts.len().div_ceil(threads);
+        let results: Vec<Result<Vec<Vec<u32>>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = texts
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("an encode thread panicked")).collect()
+        });
+        let mut out = Vec::with_capacity(texts.len());
+        for r in results {
+            out.extend(r?);
+        }
+        Ok(out)
+    }
+
+    /// The bytes of `ids`, concatenated; an unknown id is an error.
+    pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(ids.len() * 4);
+        for &id in ids {
+            out.extend_from_slice(self.token_bytes(id).ok_or_else(|| unknown_id(id))?);
+        }
+        Ok(out)
+    }
+
+    /// `ids` as text, with U+FFFD for bytes that are not valid UTF-8 (tiktoken's
+    /// `errors="replace"`).
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        Ok(String::from_utf8_lossy(&self.decode_bytes(ids)?).into_owned())
+    }
+
+    /// The text each token completes: entry i holds the chars whose last byte is in token i,
+    /// so a token that ends inside a UTF-8 char gives "" and the next one gives the whole char.
+    /// The entries concatenate to [`BpeTokenizer::decode`]'s text: lossless whenever the bytes
+    /// are valid UTF-8 (bytes that can never form a char become U+FFFD, as there).
+    pub fn decode_pieces(&self, ids: &[u32]) -> Result<Vec<String>> {
+        let mut out = Vec::with_capacity(ids.len());
+        let mut pending: Vec<u8> = Vec::new();
+        for &id in ids {
+            pending.extend_from_slice(self.token_bytes(id).ok_or_else(|| unknown_id(id))?);
+            let mut text = String::new();
+            let mut rest: &[u8] = &pending;
+            loop {
+                match std::str::from_utf8(rest) {
+                    Ok(s) => {
+                        text.push_str(s);
+                        rest = &[];
+                        break;
+                    }
+                    Err(e) => {
+                        let (good, bad) = rest.split_at(e.valid_up_to());
+                        text.push_str(std::str::from_utf8(good).expect("checked valid"));
+                        match e.error_len() {
+                            Some(n) => {
+                                text.push('\u{FFFD}');
+                                rest = &bad[n..];
+                            }
+                            None => {
+                                rest = bad; // a char cut short: wait for the next token
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            pending = rest.to_vec();
+            out.push(text);
+        }
+        if !pending.is_empty() {
+            if let Some(last) = out.last_mut() {
+                last.push_str(&String::from_utf8_lossy(&pending));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The pre-tokens of `text` (special tokens left in as text), after normalization.
+    pub fn pre_tokenize(&self, text: &str) -> Vec<String> {
+        let text = self.normalize(text);
+        self.pattern.split(&text).into_iter().map(|(a, b)| text[a..b].to_string()).collect()
+    }
+
+    /// How one pre-token's bytes become ids: the merge sequence step by step.
+    pub fn trace_piece(&self, bytes: &[u8]) -> Result<PieceTrace> {
+        if bytes.len() > MAX_TRACE_BYTES {
+            return Err(Error::Input(format!(
+                "a traced piece is at most {MAX_TRACE_BYTES} bytes, this one has {}",
+                bytes.len()
+            )));
+        }
+        let initial: Vec<u32> = bytes.iter().map(|&b| self.model.byte_ids[b as usize]).collect();
+        let steps = merge::merge_steps(&self.model.pairs, &initial);
+        let mut ids = Vec::new();
+        if !bytes.is_empty() {
+            self.encode_piece(bytes, PieceKey::of(bytes), &mut ids, &mut Work::default());
+        }
+        let merged = steps.last().map_or(&initial, |s| &s.parts);
+        let whole_token = (ids.len() == 1 && *merged != ids && bytes.len() > 1).then(|| ids[0]);
+        Ok(PieceTrace { bytes: bytes.to_vec(), whole_token, initial: initial.clone(), steps, ids })
+    }
+}
+
+fn unknown_id(id: u32) -> Error {
+    Error::Input(format!("token id {id} is not in the vocabulary"))
+}
+
+impl std::fmt::Debug for BpeTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BpeTokenizer")
+            .field("name", &self.name)
+            .field("pattern", &self.pattern)
+            .field("n_vocab", &self.n_vocab())
+            .field("nfc", &self.nfc)
+            .finish()
+    }
+}

@@ -1,0 +1,277 @@
+//! Tests of the whole tokenizer on a small hand-made vocabulary, plus (when the files from
+//! `scripts/bpe_data.sh` are present) a few known ids of the real encodings. Exhaustive
+//! parity with the references is in tests/test_bpe_parity.py.
+
+use super::*;
+
+fn b64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in bytes.chunks(3) {
+        let n = c.iter().fold(0u32, |acc, &b| acc << 8 | b as u32) << (8 * (3 - c.len()));
+        for k in 0..=c.len() {
+            s.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+        }
+        s.extend(std::iter::repeat_n('=', 3 - c.len()));
+    }
+    s
+}
+
+/// Bytes, then "he" "ll" "hell" "hello" " w" "or" " wor" "ld" " world" "éé"(bytes).
+pub(super) fn toy() -> BpeTokenizer {
+    toy_with(Pattern::Cl100k)
+}
+
+/// [`toy`] with another pre-tokenizer pattern, and tokens for Arabic with vowel marks.
+fn toy_with(pattern: Pattern) -> BpeTokenizer {
+    let mut lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
+    let extra: [&[u8]; 10] =
+        [b"he", b"ll", b"hell", b"hello", b" w", b"or", b" wor", b"ld", b" world", "éé".as_bytes()];
+    for (i, t) in extra.iter().enumerate() {
+        lines.push(format!("{} {}", b64(t), 256 + i));
+    }
+    // Tokens from 310 on (the specials are 300 and 301): ids nobody reads, merges that fire.
+    let arabic = [
+        "\u{64e}",
+        "\u{650}",
+        "ب",
+        "ل",
+        "\u{64e}ب",
+        "\u{650}ل",
+        " ب",
+        " ب\u{64e}",
+        "ال",
+        "\u{651}",
+        "ل\u{651}",
+    ];
+    for (i, t) in arabic.iter().enumerate() {
+        lines.push(format!("{} {}", b64(t.as_bytes()), 310 + i));
+    }
+    let specials = vec![("<|eot|>".to_string(), 300), ("<|eot|>x".to_string(), 301)];
+    BpeTokenizer::from_tiktoken("toy", lines.join("\n").as_bytes(), pattern, &specials).unwrap()
+}
+
+#[test]
+fn encodes_and_decodes() {
+    let t = toy();
+    assert_eq!(t.encode_ordinary("hello world"), [259, 264]);
+    assert_eq!(t.encode_ordinary("hello worl"), [259, 262, b'l' as u32]);
+    assert_eq!(t.decode_bytes(&[259, 264]).unwrap(), b"hello world");
+    assert_eq!(t.encode_ordinary(""), Vec::<u32>::new());
+    assert!(t.decode_bytes(&[999]).is_err());
+}
+
+#[test]
+fn special_tokens_follow_tiktoken() {
+    let t = toy();
+    let text = "hello<|eot|> world";
+    // Disallowed by default: an error that names the token.
+    let err = t.encode(text, &Allowed::none()).unwrap_err().to_string();
+    assert!(err.contains("<|eot|>"), "{err}");
+    // Allowed: one id.
+    let ids = t.encode(text, &Allowed::All).unwrap();
+    assert_eq!(ids, [259, 300, 264]);
+    // Neither: ordinary text.
+    let ids = t.encode_with_special(text, &Allowed::none(), &Allowed::none()).unwrap();
+    assert_eq!(ids, t.encode_ordinary(text));
+    assert_eq!(t.decode_bytes(&ids).unwrap(), text.as_bytes());
+    // Leftmost-longest; an unaccepted longer match does not hide an accepted shorter one.
+    assert_eq!(t.encode("<|eot|>x", &Allowed::All).unwrap(), [301]);
+    let only_short = Allowed::Only(["<|eot|>".to_string()].into());
+    assert_eq!(t.encode_with_special("<|eot|>x", &only_short, &Allowed::none()).unwrap(), [300, b'x' as u32]);
+    // The text between specials is encoded separately: `\s++$` sees the segment's end.
+    assert_eq!(t.pattern().regex(), pattern::CL100K_REGEX);
+}
+
+#[test]
+fn decode_pieces_is_lossless() {
+    let t = toy();
+    // "é" is two bytes; a token boundary inside it gives "" then the char.
+    let ids = [0xC3, 0xA9, b'x' as u32];
+    assert_eq!(t.decode_pieces(&ids).unwrap(), ["", "é", "x"]);
+    let ids = t.encode_ordinary("ééé");
+    assert_eq!(t.decode_pieces(&ids).unwrap().concat(), "ééé");
+    // An invalid byte becomes U+FFFD, as in decode().
+    assert_eq!(t.decode_pieces(&[0xFF, b'a' as u32]).unwrap(), ["\u{FFFD}", "a"]);
+    assert_eq!(t.decode_pieces(&[0xC3]).unwrap(), ["\u{FFFD}"]);
+    assert_eq!(t.decode(&[0xC3]).unwrap(), "\u{FFFD}");
+}
+
+#[test]
+fn trace_shows_each_merge() {
+    let t = toy();
+    let tr = t.trace_piece(b"hello").unwrap();
+    assert_eq!(tr.ids, [259]);
+    let ranks: Vec<u32> = tr.steps.iter().map(|s| s.rank).collect();
+    assert_eq!(ranks, [256, 257, 258, 259]); // he, ll, hell, hello
+    assert_eq!(tr.steps[1].parts, [256, 257, b'o' as u32]);
+}
+
+/// Units of work (crate::cost) `encode` does on `unit` repeated to 10,000 and to 100,000
+/// bytes, after checking that the ids decode back to the text.
+fn run_cost(unit: &str, encode: impl Fn(&str) -> Vec<u32>, decode: impl Fn(&[u32]) -> Vec<u8>) -> (u64, u64) {
+    let work = |bytes: usize| {
+        let text = unit.repeat(bytes / unit.len());
+        let (ids, units) = crate::cost::of(|| encode(&text));
+        assert_eq!(decode(&ids), text.as_bytes(), "{unit:?}");
+        units
+    };
+    (work(10_000), work(100_000))
+}
+
+/// Runs of one char, 100,000 bytes: linear work in pre-tokenizing and merging, counted rather
+/// than timed (a loaded machine fails a time bound): a few units a byte, and ten times the
+/// input about ten times the work (a quadratic step: a hundred times).
+fn assert_linear(what: &str, unit: &str, (small, large): (u64, u64)) {
+    assert!(large <= 16 * 100_000, "{what} {unit:?}: {large} units for 100,000 bytes");
+    assert!(large <= 12 * small, "{what} {unit:?}: 10x the input took {large} / {small} units");
+}
+
+#[test]
+fn long_identical_runs_are_fast() {
+    let t = toy();
+    for unit in ["a", " ", "1", "!", "é"] {
+        let cost = run_cost(unit, |s| t.encode_ordinary(s), |ids| t.decode_bytes(ids).unwrap());
+        assert_linear("toy", unit, cost);
+    }
+}
+
+fn data_dir() -> std::path::PathBuf {
+    std::env::var_os("TOKENPRISM_DATA")
+        .map(Into::into)
+        .unwrap_or_else(|| {
+            std::path::Path::new(&std::env::var("HOME").unwrap()).join(".cache/tokenprism/data")
+        })
+        .join("bpe")
+}
+
+/// Known ids of the real encodings (from tiktoken 0.14 and tokenizers 0.23.3).
+#[test]
+fn real_encodings_when_present() {
+    let dir = data_dir();
+    let Ok(o200k) = std::fs::read(dir.join("o200k_base.tiktoken")) else {
+        eprintln!("skipping: {} has no o200k_base.tiktoken (run scripts/bpe_data.sh)", dir.display());
+        return;
+    };
+    let t = BpeTokenizer::from_tiktoken_named("o200k_base", &o200k).unwrap();
+    assert_eq!(t.encode_ordinary("hello world, it's me"), [24912, 2375, 11, 4275, 668]);
+
+    let cl = std::fs::read(dir.join("cl100k_base.tiktoken")).unwrap();
+    let t = BpeTokenizer::from_tiktoken_named("cl100k_base", &cl).unwrap();
+    assert_eq!(t.encode_ordinary("hello world, it's me"), [15339, 1917, 11, 433, 596, 757]);
+
+    let r50k = std::fs::read(dir.join("r50k_base.tiktoken")).unwrap();
+    let t = BpeTokenizer::from_tiktoken_named("r50k_base", &r50k).unwrap();
+    assert_eq!(t.encode_ordinary("hello world, it's me"), [31373, 995, 11, 340, 338, 502]);
+
+    let gpt2 = std::fs::read_to_string(dir.join("gpt2/tokenizer.json")).unwrap();
+    let h = BpeTokenizer::from_hf_json(&gpt2).unwrap();
+    assert_eq!(h.encode_ordinary("hello world, it's me"), [31373, 995, 11, 340, 338, 502]);
+}
+
+/// tests/test_bpe_parity.py's long runs (there compared with the references) on the real
+/// encodings: linear work for every one (when the files of `scripts/bpe_data.sh` are present).
+#[test]
+fn real_encodings_long_runs_cost_linear_work() {
+    let dir = data_dir();
+    if !dir.join("o200k_base.tiktoken").exists() {
+        eprintln!("skipping: {} has no o200k_base.tiktoken (run scripts/bpe_data.sh)", dir.display());
+        return;
+    }
+    let mut all = Vec::new();
+    for name in ["o200k_base", "cl100k_base", "p50k_base", "r50k_base"] {
+        let data = std::fs::read(dir.join(format!("{name}.tiktoken"))).unwrap();
+        all.push((name, BpeTokenizer::from_tiktoken_named(name, &data).unwrap()));
+    }
+    for name in ["gpt2", "qwen3"] {
+        let json = std::fs::read_to_string(dir.join(name).join("tokenizer.json")).unwrap();
+        all.push((name, BpeTokenizer::from_hf_json(&json).unwrap()));
+    }
+    for (name, t) in &all {
+        for unit in ["a", "A", " ", "\n", "1", "!", "é", "中", "😀", "ab", " a", "\r\n", "'s"] {
+            let cost =
+                run_cost(unit, |s| t.encode(s, &Allowed::All).unwrap(), |ids| t.decode_bytes(ids).unwrap());
+            assert_linear(name, unit, cost);
+        }
+    }
+}
+
+/// Hostile ids (tests/test_hostile.py found these): refused clearly, never truncated to
+/// another id, allocated for, or overflowed.
+#[test]
+fn huge_ids_are_refused() {
+    let lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
+    let mut file = lines.join("\n");
+    file.push_str("\nYWI= 4294967295\n");
+    let e = BpeTokenizer::from_tiktoken("x", file.as_bytes(), Pattern::Cl100k, &[]).unwrap_err();
+    assert!(e.to_string().contains("beyond"), "{e}");
+    let base = lines.join("\n");
+    let e = BpeTokenizer::from_tiktoken("x", base.as_bytes(), Pattern::Cl100k, &[("<s>".into(), u32::MAX)])
+        .unwrap_err();
+    assert!(e.to_string().contains("too large"), "{e}");
+    let vocab: String = (0..=255u8)
+        .map(|b| format!("{:?}: {b}", crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b])))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let json = |id: u64| {
+        format!(
+            r#"{{"model": {{"type": "BPE", "vocab": {{{vocab}}}, "merges": []}},
+                "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}},
+                "added_tokens": [{{"id": {id}, "content": "<x>", "special": true}}]}}"#
+        )
+    };
+    let t = BpeTokenizer::from_hf_json(&json(256)).unwrap();
+    assert_eq!(t.encode("a<x>", &Allowed::All).unwrap(), [97, 256]);
+    assert!(BpeTokenizer::from_hf_json(&json((1 << 32) + 5)).unwrap_err().to_string().contains("32 bits"));
+    assert!(BpeTokenizer::from_hf_json(&json(u32::MAX as u64)).is_err());
+}
+
+/// Encoding by whole spans (see `pattern::span_end`) gives the ids of their pre-tokens, when
+/// a span is first met and when it is found again; spans of up to 15 bytes are in the word
+/// table and longer ones in the span table.
+#[test]
+fn spans_encode_as_their_pre_tokens() {
+    let chars = [
+        "ب", "ل", "ا", "\u{64e}", "\u{650}", "\u{651}", "\u{652}", "ٱ", "क", "\u{93f}", "\u{301}", "e", "l",
+        "'", "s", ",", "1", "\u{a0}", "\u{3000}", "中", "😀",
+    ];
+    let seps = [" ", " ", " ", " ", "  ", "\n", " \n", "\t", ", ", "\u{a0}"];
+    let mut x = 0x5EEDu64;
+    let mut next = |n: usize| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) as usize % n
+    };
+    for p in Pattern::ALL {
+        let t = toy_with(p);
+        let mut warm = Work::default();
+        for _ in 0..300 {
+            // Texts of a few recurring words, so spans come back.
+            let words: Vec<String> =
+                (0..6).map(|_| (0..1 + next(12)).map(|_| chars[next(chars.len())]).collect()).collect();
+            let mut text = String::new();
+            for _ in 0..next(40) {
+                text.push_str(&words[next(words.len())]);
+                text.push_str(seps[next(seps.len())]);
+            }
+            let mut plain = Vec::new();
+            t.encode_text::<false, false>(&text, &mut plain, &mut Work::default());
+            for pass in 0..2 {
+                let mut spans = Vec::new();
+                t.encode_text::<false, true>(&text, &mut spans, &mut warm);
+                assert_eq!(spans, plain, "{p:?} pass {pass}: {text:?}");
+            }
+        }
+    }
+    // Both tables hold spans after a text with a short and a long one.
+    let t = toy_with(Pattern::Cl100k);
+    let mut w = Work::default();
+    let (short, long) = (" بَلِ", " بَلِّبَلِّبَلِّبَلِّ");
+    let text = format!("{short}{long} .");
+    let mut ids = Vec::new();
+    t.encode_text::<false, true>(&text, &mut ids, &mut w);
+    let key = words::span_key(words::key_at(short.as_bytes(), 0, short.len()));
+    assert!(w.words.get_into(key, words::hash(key), &mut Vec::new()), "{short:?} not in the word table");
+    assert!(long.len() > words::MAX_PIECE);
+    let h = table::hash_bytes(long.as_bytes());
+    assert!(w.spans.get_into(long.as_bytes(), h, 0, &mut Vec::new()), "{long:?} not in the span table");
+}
