@@ -1,7 +1,8 @@
 //! The trace's per-stage alignment (run-length encoded) and the BERT switches the page sets.
 
 use tokenprism::normalizers::BertNormalizerConfig;
-use tokenprism::tokenizer::{push_runs, Tokenizer};
+use tokenprism::tokenizer::trace::push_runs;
+use tokenprism::tokenizer::Tokenizer;
 
 const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\n,\n!\nhe\n##llo\n東\n京\n";
 

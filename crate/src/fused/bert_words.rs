@@ -545,3 +545,60 @@ mod tests {
         }
     }
 }
+
+/// The input chars `(first, last + 1)` that chars `a..b` of a word came from (`a < b`): what
+/// `(orig.at(a), orig.at(b - 1) + 1)` gives, without a search in the common cases (a word
+/// whose chars map to consecutive input chars).
+#[inline(always)]
+pub(crate) fn span(orig: Orig, a: usize, b: usize) -> (u32, u32) {
+    match orig {
+        Orig::Linear(first) => (first + a as u32, first + b as u32),
+        Orig::Runs(&[(s, o)]) => (o + (a as u32 - s), o + (b as u32 - s)),
+        _ => (orig.at(a), orig.at(b - 1) + 1),
+    }
+}
+
+/// `b` such that char `k` of the word came from input char `b + k` (wrapping), when the
+/// word's chars map to consecutive input chars.
+#[inline(always)]
+pub(crate) fn linear_base(orig: Orig) -> Option<u32> {
+    match orig {
+        Orig::Linear(first) => Some(first),
+        // A word's first run starts at its char 0 (`Orig::at` relies on it too).
+        Orig::Runs(&[(s, o)]) => Some(o.wrapping_sub(s)),
+        _ => None,
+    }
+}
+
+/// [`Orig::at`] for chars asked in ascending order (a word's pieces):
+/// the run of each char is found by walking forward from the last one, not by a search, so
+/// a word whose chars came from many runs (accents stripped between letters) costs
+/// O(runs + pieces), not O(runs x pieces).
+pub(crate) struct OrigCursor<'a> {
+    orig: Orig<'a>,
+    run: usize,
+}
+
+impl<'a> OrigCursor<'a> {
+    pub(crate) fn new(orig: Orig<'a>) -> Self {
+        OrigCursor { orig, run: 0 }
+    }
+
+    /// The input char of the word's char `k`; `k` must not be less than the last one asked.
+    #[inline]
+    pub(crate) fn at(&mut self, k: usize) -> u32 {
+        match self.orig {
+            Orig::Linear(first) => first + k as u32,
+            Orig::Runs(runs) => {
+                let k = k as u32;
+                // Runs start at ascending chars, the first at char 0 (as Orig::at assumes).
+                while self.run + 1 < runs.len() && runs[self.run + 1].0 <= k {
+                    self.run += 1;
+                }
+                let (s, o) = runs[self.run];
+                debug_assert!(s <= k);
+                o + (k - s)
+            }
+        }
+    }
+}

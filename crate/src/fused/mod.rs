@@ -12,6 +12,7 @@
 //! All of them off is the staged pipeline of [`crate::normalizers::bert`], which the trace
 //! and the tests use as the oracle.
 
+pub(crate) mod bert;
 pub mod bert_normalizer;
 pub mod bert_words;
 

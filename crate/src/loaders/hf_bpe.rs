@@ -124,7 +124,7 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
         if flag(t, "normalized", !special) && nfc {
             return Err(unsupported(format!("added token {content:?} matched after normalization")));
         }
-        added.push(AddedToken { content: content.to_string(), id, special });
+        added.push(AddedToken::new(content, id, special));
     }
 
     Ok(HfBpe {

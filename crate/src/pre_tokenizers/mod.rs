@@ -11,3 +11,26 @@ pub struct Piece {
     pub char_start: usize,
     pub char_end: usize,
 }
+
+#[derive(Clone, Debug)]
+pub enum PreTokenizer {
+    Bert,
+}
+
+/// Splits `text` into words as `pre_tokenizer` does (with none: the whole text is one word).
+pub fn pre_tokenize(pre_tokenizer: Option<&PreTokenizer>, text: &str, emit: impl FnMut(Piece)) {
+    match pre_tokenizer {
+        Some(PreTokenizer::Bert) => bert::split(text, emit),
+        None => {
+            let mut emit = emit;
+            if !text.is_empty() {
+                emit(Piece {
+                    byte_start: 0,
+                    byte_end: text.len(),
+                    char_start: 0,
+                    char_end: text.chars().count(),
+                });
+            }
+        }
+    }
+}

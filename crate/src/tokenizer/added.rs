@@ -1,33 +1,251 @@
-//! Special and added tokens: strings matched in the raw text before anything else runs, each
-//! becoming one id.
+//! Added tokens: strings matched in the text before anything else runs, each becoming one
+//! id (special tokens such as `[CLS]` or `<|endoftext|>`, and added words such as Qwen's
+//! `<think>`), for both model families.
 //!
-//! Matching is leftmost-longest among the accepted tokens, as in `tokenizers` (which accepts
-//! them all). tiktoken's alternation is leftmost-first in hash-map order, which gives the same
-//! matches unless one special token is a prefix of another (no shipped encoding has such a
-//! pair). Where no accepted token starts, the search goes on one byte later, as in tiktoken,
-//! so an accepted token inside a refused one is still found.
+//! Matching is leftmost-longest, as in `tokenizers`. tiktoken's alternation is leftmost-first
+//! in hash-map order, which gives the same matches unless one special token is a prefix of
+//! another (no shipped encoding has such a pair). For byte-level BPE, where no accepted token
+//! starts, the search goes on one byte later, as in tiktoken, so an accepted token inside a
+//! refused one is still found.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 
+use super::Tokenizer;
 use crate::{Error, Result};
 
-/// A string that encodes to one id.
+/// A string that encodes to one id, with the flags of a `tokenizer.json` added token.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddedToken {
-    pub content: String,
     pub id: u32,
-    /// Special tokens (end of text, role markers) are subject to `allowed_special`; other
-    /// added tokens (Qwen's `<think>`) are always recognized.
+    pub content: Arc<str>,
+    /// Only matched where it is not part of a larger word.
+    pub single_word: bool,
+    /// Takes the whitespace before it (lstrip) or after it (rstrip) along.
+    pub lstrip: bool,
+    pub rstrip: bool,
+    /// Matched in the normalized text (true) or in the raw input (false).
+    pub normalized: bool,
+    /// Special tokens are dropped by `skip_special_tokens`, and (byte-level BPE) subject to
+    /// `allowed_special`; other added tokens are always recognized.
     pub special: bool,
+    /// For a `normalized` token whose content the normalizer changes: the normalized
+    /// content, which is what is matched and what decoding yields.
+    pub normalized_form: Option<Arc<str>>,
 }
 
+impl AddedToken {
+    /// A token matched in the raw text, as itself, with no stripping.
+    pub fn new(content: impl Into<Arc<str>>, id: u32, special: bool) -> AddedToken {
+        AddedToken {
+            id,
+            content: content.into(),
+            single_word: false,
+            lstrip: false,
+            rstrip: false,
+            normalized: false,
+            special,
+            normalized_form: None,
+        }
+    }
+
+    /// The text decoding (and `id_to_token`) gives for this token.
+    pub fn decode_text(&self) -> &Arc<str> {
+        self.normalized_form.as_ref().unwrap_or(&self.content)
+    }
+}
+
+/// A leftmost-longest matcher for a set of added tokens.
+#[derive(Clone, Debug)]
+pub(crate) struct AddedMatcher {
+    ac: AhoCorasick,
+    /// Pattern index -> the caller's index of its token.
+    which: Vec<usize>,
+    /// The first byte of every pattern, when they all share it (BERT's `[CLS]`, `[SEP]`...):
+    /// a text without that byte has no match, which one byte search tells.
+    first_byte: Option<u8>,
+}
+
+/// A match of an [`AddedMatcher`]: byte range and the caller's index of the token.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Found {
+    pub start: usize,
+    pub end: usize,
+    pub which: usize,
+}
+
+impl AddedMatcher {
+    /// A matcher for `patterns` (text, the caller's index); empty texts are left out; `None`
+    /// when nothing is left.
+    pub(crate) fn new<'a>(patterns: impl IntoIterator<Item = (&'a str, usize)>) -> Result<Option<Self>> {
+        let pats: Vec<(&str, usize)> = patterns.into_iter().filter(|(p, _)| !p.is_empty()).collect();
+        if pats.is_empty() {
+            return Ok(None);
+        }
+        let ac = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(pats.iter().map(|(p, _)| p))
+            .map_err(|e| Error::Invalid(format!("added tokens: {e}")))?;
+        let first = pats[0].0.as_bytes()[0];
+        let first_byte = pats.iter().all(|(p, _)| p.as_bytes()[0] == first).then_some(first);
+        Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect(), first_byte }))
+    }
+
+    /// False when `text` certainly holds no match.
+    #[inline]
+    pub(crate) fn may_match(&self, text: &str) -> bool {
+        match self.first_byte {
+            Some(b) => text.as_bytes().contains(&b),
+            None => true,
+        }
+    }
+
+    /// The non-overlapping matches in `text`, left to right.
+    pub(crate) fn find_iter<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Found> + 'a {
+        self.ac.find_iter(text).map(|m| Found {
+            start: m.start(),
+            end: m.end(),
+            which: self.which[m.pattern().as_usize()],
+        })
+    }
+
+    /// The leftmost-longest match starting at or after byte `from`.
+    pub(crate) fn find_at(&self, text: &str, from: usize) -> Option<Found> {
+        let m = self.ac.find(Input::new(text).span(from..text.len()))?;
+        Some(Found { start: m.start(), end: m.end(), which: self.which[m.pattern().as_usize()] })
+    }
+}
+
+/// A part of an input: either text for the normalizer and model, or an added token found in it.
+pub(crate) struct Segment {
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub char_start: usize,
+    pub added: Option<usize>,
+}
+
+impl Tokenizer {
+    /// Resolves the added tokens as the reference does when it loads a file: the ids in the
+    /// file are not used; a token already in the vocabulary takes that id, a new one takes
+    /// the next id after the vocabulary; an exact repeat is dropped; a token matched in
+    /// normalized text is stored (for matching and decoding) in its normalized form.
+    pub(crate) fn rebuild_added(&mut self) -> Result<()> {
+        let listed = std::mem::take(&mut self.added);
+        let mut next_id = self.model.vocab.len() as u32;
+        let mut by_content: HashMap<Arc<str>, u32> = HashMap::new();
+        let mut by_id: BTreeMap<u32, AddedToken> = BTreeMap::new();
+        self.special_contents.clear();
+        for mut t in listed {
+            if t.content.is_empty() {
+                continue;
+            }
+            if let Some(id) = by_content.get(&t.content) {
+                if by_id.get(id).is_some_and(|old| {
+                    AddedToken { id: old.id, normalized_form: None, ..t.clone() }
+                        == AddedToken { normalized_form: None, ..old.clone() }
+                }) {
+                    continue;
+                }
+            }
+            let id = match by_content
+                .get(&t.content)
+                .copied()
+                .or_else(|| self.model.vocab.get(&*t.content).copied())
+            {
+                Some(id) => id,
+                None => {
+                    next_id += 1;
+                    next_id - 1
+                }
+            };
+            t.id = id;
+            t.normalized_form = None;
+            if t.normalized && self.normalizer.is_some() {
+                let normed = self.normalize_plain(&t.content);
+                if *normed != *t.content {
+                    t.normalized_form = Some(normed.into());
+                }
+            }
+            by_content.insert(t.content.clone(), id);
+            if t.special {
+                self.special_contents.insert(t.content.clone());
+            }
+            by_id.insert(id, t);
+        }
+        self.added = by_id.into_values().collect();
+        self.added_by_id = self.added.iter().enumerate().map(|(i, a)| (a.id, i)).collect();
+        let mut raw = Vec::new();
+        let mut norm = Vec::new();
+        for (i, a) in self.added.iter().enumerate() {
+            if a.normalized {
+                // Matched in normalized text, so the pattern is the normalized content.
+                norm.push((&**a.decode_text(), i));
+            } else {
+                raw.push((&*a.content, i));
+            }
+        }
+        let (raw, norm) = (AddedMatcher::new(raw)?, AddedMatcher::new(norm)?);
+        self.raw_matcher = raw;
+        self.normalized_matcher = norm;
+        Ok(())
+    }
+
+    /// The added tokens found in `text`, as segments covering all of `text`.
+    pub(crate) fn split_added(&self, m: Option<&AddedMatcher>, text: &str) -> Vec<Segment> {
+        let mut out = Vec::new();
+        let mut start = 0usize;
+        let mut char_pos = 0usize;
+        let mut counted = 0usize; // byte up to which char_pos counts
+        let char_at = |b: usize, counted: &mut usize, char_pos: &mut usize| {
+            *char_pos += text[*counted..b].chars().count();
+            *counted = b;
+            *char_pos
+        };
+        if let Some(m) = m {
+            for found in m.find_iter(text) {
+                let idx = found.which;
+                let tok = &self.added[idx];
+                let (mut s, mut e) = (found.start, found.end);
+                if tok.single_word {
+                    let before_word = text[..s].chars().next_back().is_some_and(crate::unicode::is_word_char);
+                    let after_word = text[e..].chars().next().is_some_and(crate::unicode::is_word_char);
+                    if before_word || after_word {
+                        continue;
+                    }
+                }
+                if tok.lstrip {
+                    let trimmed = text[..s].trim_end_matches(char::is_whitespace).len();
+                    s = trimmed.max(start);
+                }
+                if tok.rstrip {
+                    e = text.len() - text[e..].trim_start_matches(char::is_whitespace).len();
+                }
+                if start < s {
+                    let cs = char_at(start, &mut counted, &mut char_pos);
+                    out.push(Segment { byte_start: start, byte_end: s, char_start: cs, added: None });
+                }
+                let cs = char_at(s, &mut counted, &mut char_pos);
+                out.push(Segment { byte_start: s, byte_end: e, char_start: cs, added: Some(idx) });
+                start = e;
+            }
+        }
+        if start < text.len() || out.is_empty() {
+            let cs = char_at(start, &mut counted, &mut char_pos);
+            out.push(Segment { byte_start: start, byte_end: text.len(), char_start: cs, added: None });
+        }
+        out
+    }
+}
+
+/// The added tokens of a byte-level BPE tokenizer: split out of the text by id, with
+/// tiktoken's choice of which special tokens a call accepts.
 pub(crate) struct AddedTokens {
     tokens: Vec<AddedToken>,
     by_id: HashMap<u32, usize>,
     /// Leftmost-longest, for splitting.
-    splitter: Option<AhoCorasick>,
+    splitter: Option<AddedMatcher>,
     /// Every occurrence, overlapping ones included, for the disallowed check.
     finder: Option<AhoCorasick>,
 }
@@ -47,22 +265,17 @@ impl AddedTokens {
             )));
         }
         let by_id = tokens.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
-        let build = |kind| {
-            if tokens.is_empty() {
-                return Ok(None);
-            }
-            AhoCorasick::builder()
-                .match_kind(kind)
-                .build(tokens.iter().map(|t| t.content.as_str()))
-                .map(Some)
-                .map_err(|e| Error::Invalid(format!("special tokens: {e}")))
+        let finder = match tokens.is_empty() {
+            true => None,
+            false => Some(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .build(tokens.iter().map(|t| &*t.content))
+                    .map_err(|e| Error::Invalid(format!("added tokens: {e}")))?,
+            ),
         };
-        Ok(AddedTokens {
-            splitter: build(MatchKind::LeftmostLongest)?,
-            finder: build(MatchKind::Standard)?,
-            by_id,
-            tokens,
-        })
+        let splitter = AddedMatcher::new(tokens.iter().enumerate().map(|(i, t)| (&*t.content, i)))?;
+        Ok(AddedTokens { splitter, finder, by_id, tokens })
     }
 
     pub fn tokens(&self) -> &[AddedToken] {
@@ -85,11 +298,11 @@ impl AddedTokens {
         accept: impl Fn(&AddedToken) -> bool,
         mut f: impl FnMut(usize, Option<&AddedToken>),
     ) {
-        if let Some(ac) = &self.splitter {
+        if let Some(m) = &self.splitter {
             let mut from = 0;
             while from < text.len() {
-                let Some(m) = ac.find(Input::new(text).span(from..text.len())) else { break };
-                let longest = &self.tokens[m.pattern().as_usize()];
+                let Some(m) = m.find_at(text, from) else { break };
+                let longest = &self.tokens[m.which];
                 // The longest accepted token starting here: the longest match itself, or a
                 // shorter token it begins with.
                 let t = if accept(longest) {
@@ -97,15 +310,15 @@ impl AddedTokens {
                 } else {
                     self.tokens
                         .iter()
-                        .filter(|t| text[m.start()..].starts_with(&t.content) && accept(t))
+                        .filter(|t| text[m.start..].starts_with(&*t.content) && accept(t))
                         .max_by_key(|t| t.content.len())
                 };
                 match t {
                     Some(t) => {
-                        f(m.start(), Some(t));
-                        from = m.start() + t.content.len();
+                        f(m.start, Some(t));
+                        from = m.start + t.content.len();
                     }
-                    None => from = m.start() + 1,
+                    None => from = m.start + 1,
                 }
             }
         }

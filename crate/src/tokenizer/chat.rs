@@ -203,7 +203,7 @@ fn check_role(role: &str) -> Result<()> {
 
 /// The id of `content` if it is one of `tok`'s special tokens.
 fn special_id(tok: &BpeTokenizer, content: &str) -> Option<u32> {
-    tok.added_tokens().iter().find(|t| t.special && t.content == content).map(|t| t.id)
+    tok.added_tokens().iter().find(|t| t.special && &*t.content == content).map(|t| t.id)
 }
 
 #[cfg(test)]

@@ -172,12 +172,17 @@ impl PyBpeTokenizer {
     /// The special tokens (content -> id); not the non-special added tokens.
     #[getter]
     fn special_tokens(&self) -> std::collections::HashMap<String, u32> {
-        self.inner.added_tokens().iter().filter(|t| t.special).map(|t| (t.content.clone(), t.id)).collect()
+        self.inner
+            .added_tokens()
+            .iter()
+            .filter(|t| t.special)
+            .map(|t| (t.content.to_string(), t.id))
+            .collect()
     }
 
     #[getter]
     fn special_tokens_set(&self) -> HashSet<String> {
-        self.inner.added_tokens().iter().filter(|t| t.special).map(|t| t.content.clone()).collect()
+        self.inner.added_tokens().iter().filter(|t| t.special).map(|t| t.content.to_string()).collect()
     }
 
     /// Encodes text; special tokens in `allowed_special` become their ids, those in

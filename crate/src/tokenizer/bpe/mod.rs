@@ -87,7 +87,7 @@ enum WholeToken {
 /// A byte-level BPE tokenizer.
 ///
 /// ```no_run
-/// # use tokenprism::bpe::{BpeTokenizer, Allowed};
+/// # use tokenprism::tokenizer::bpe::{Allowed, BpeTokenizer};
 /// let data = std::fs::read("o200k_base.tiktoken").unwrap();
 /// let tok = BpeTokenizer::from_tiktoken_named("o200k_base", &data).unwrap();
 /// let ids = tok.encode_ordinary("hello world");
@@ -181,10 +181,7 @@ impl BpeTokenizer {
         specials: &[(String, u32)],
     ) -> Result<BpeTokenizer> {
         let model = Model::from_ranks(crate::loaders::tiktoken::parse_tiktoken(data)?)?;
-        let added = specials
-            .iter()
-            .map(|(t, id)| AddedToken { content: t.clone(), id: *id, special: true })
-            .collect();
+        let added = specials.iter().map(|(t, id)| AddedToken::new(t.as_str(), *id, true)).collect();
         Ok(BpeTokenizer {
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
             name: name.to_string(),
@@ -329,7 +326,7 @@ impl BpeTokenizer {
     fn check_disallowed(&self, text: &str, allowed: &Allowed, disallowed: &Allowed) -> Result<()> {
         let refused = |t: &AddedToken| match disallowed {
             Allowed::All => !allowed.contains(&t.content),
-            Allowed::Only(set) => set.contains(&t.content),
+            Allowed::Only(set) => set.contains(&*t.content),
         };
         if let Some((at, t)) = self.added.first_special(text, refused) {
             let chars = text[..at].chars().count();

@@ -1,0 +1,174 @@
+//! [`Trace`]: one run of the pipeline laid open for the page: every stage's text and where its
+//! chars came from, the pre-tokens, the tokens, and the time each step took.
+
+use serde::Serialize;
+
+use super::{AlignedText, Tokenizer};
+use crate::clock::now_micros;
+
+/// One stage of the trace: its output text, where its chars came from, and how long it took.
+#[derive(Clone, Debug, Serialize)]
+pub struct StageTrace {
+    pub name: &'static str,
+    pub text: String,
+    pub micros: f64,
+    /// The alignment of `text` to the input, run-length encoded: `(first, len, step)` stands
+    /// for `len` chars of `text` coming from input chars `first, first + step, ...`
+    /// (`step` is 0 or 1). Compact for the common cases: unchanged text is one run, an
+    /// expansion (NFD, CJK spacing) a run with step 0.
+    pub runs: Vec<(u32, u32, u32)>,
+}
+
+/// Appends `orig` (one input char index per output char) to run-length encoded `runs`.
+pub fn push_runs(runs: &mut Vec<(u32, u32, u32)>, orig: &[u32]) {
+    for &o in orig {
+        if let Some((first, len, step)) = runs.last_mut() {
+            let last = *first + (*len - 1) * *step;
+            if *len == 1 && (o == last || o == last + 1) {
+                *step = o - last;
+                *len += 1;
+                continue;
+            }
+            if *len > 1 && o == last + *step {
+                *len += 1;
+                continue;
+            }
+        }
+        runs.push((o, 1, 1));
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PreTokenTrace {
+    pub text: String,
+    /// Char offsets into the input.
+    pub offsets: (u32, u32),
+}
+
+/// Everything the page shows about one run of the pipeline on one input.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trace {
+    /// raw, clean, cjk, nfd, strip_accents, lowercase (a disabled step repeats its input).
+    pub stages: Vec<StageTrace>,
+    /// For each char of the final normalized text, the index of the input char it came from.
+    pub alignment: Vec<u32>,
+    pub pre_tokens: Vec<PreTokenTrace>,
+    pub pre_tokenize_micros: f64,
+    pub model_micros: f64,
+    pub tokens: Vec<String>,
+    pub ids: Vec<u32>,
+    pub offsets: Vec<(u32, u32)>,
+    pub special_tokens_mask: Vec<u32>,
+    /// The whole run, from input to ids.
+    pub micros: f64,
+    /// What the fast paths did on this input (BERT normalizers only).
+    pub fast: Option<FastTrace>,
+}
+
+/// The fast paths at work on one input: the normalizer's statistics (blocks skipped,
+/// pages hit, zero copy or not) and its time with each fast path switched off in turn.
+#[derive(Clone, Debug, Serialize)]
+pub struct FastTrace {
+    /// The switches in force.
+    pub paths: crate::fused::FastPaths,
+    /// The vector implementation used: avx2, sse2, simd128, swar or scalar.
+    pub kernel: &'static str,
+    pub stats: crate::fused::Stats,
+    /// (variant, microseconds per run of the normalizer alone), warm: "fast paths on",
+    /// "simd off", "page cache off", "lazy output off", "all off (staged)".
+    pub normalize_micros: Vec<(&'static str, f64)>,
+}
+
+impl Tokenizer {
+    /// Runs the pipeline on one input, recording every stage (no truncation or padding:
+    /// the page shows the whole input).
+    pub fn trace(&self, text: &str) -> Trace {
+        let start = now_micros();
+        let mut stages: Vec<StageTrace> = std::iter::once("raw")
+            .chain(self.stage_names())
+            .map(|name| StageTrace { name, text: String::new(), micros: 0.0, runs: Vec::new() })
+            .collect();
+        stages[0].text = text.to_owned();
+        let n_chars = text.chars().count() as u32;
+        if n_chars > 0 {
+            stages[0].runs.push((0, n_chars, 1));
+        }
+        let mut alignment = Vec::new();
+        if stages.len() == 1 {
+            alignment.extend(0..text.chars().count() as u32);
+        }
+        let mut observer = |k: usize, _name: &'static str, t: &AlignedText, micros: f64| {
+            let i = 1 + k;
+            stages[i].text.push_str(&t.text);
+            stages[i].micros += micros;
+            push_runs(&mut stages[i].runs, &t.orig);
+            if i == stages.len() - 1 {
+                alignment.extend_from_slice(&t.orig);
+            }
+        };
+        let mut pre_tokens = Vec::new();
+        let mut timings = (0.0, 0.0);
+        let a = self.encode_single(text, 0, 0, Some(&mut observer), Some(&mut pre_tokens), &mut timings);
+        let enc =
+            crate::processors::post_process(self.post_processor.as_ref(), &self.model.vocab_r, a, None, true);
+        let special_tokens_mask = enc.special_tokens_mask().collect();
+        Trace {
+            stages,
+            alignment,
+            pre_tokens,
+            pre_tokenize_micros: timings.0,
+            model_micros: timings.1,
+            tokens: enc.tokens().into_iter().map(str::to_owned).collect(),
+            ids: enc.ids().collect(),
+            offsets: enc.offsets().collect(),
+            special_tokens_mask,
+            micros: now_micros() - start,
+            fast: self.fast_trace(text),
+        }
+    }
+
+    /// Runs the BERT normalizer alone on `text` with detailed statistics, then times it
+    /// with each fast path off in turn (warm, repeated until the clock can see it).
+    fn fast_trace(&self, text: &str) -> Option<FastTrace> {
+        use crate::fused::{bert_normalizer::normalize, FastPaths, Stats};
+        let cache = self.cache.as_ref()?;
+        let mut stats = Stats::detailed();
+        let _ = normalize(cache, self.fast, text, Some(&mut stats));
+        let variants: [(&'static str, Option<FastPaths>); 5] = [
+            (
+                "fast paths on",
+                Some(FastPaths { simd: true, page_cache: true, lazy_output: true, fused: false }),
+            ),
+            ("simd off", Some(FastPaths { simd: false, ..FastPaths::default() })),
+            ("page cache off", Some(FastPaths { page_cache: false, ..FastPaths::default() })),
+            ("lazy output off", Some(FastPaths { lazy_output: false, ..FastPaths::default() })),
+            ("all off (staged)", None),
+        ];
+        let cfg = *cache.config();
+        let run = |v: &Option<FastPaths>| match v {
+            Some(fp) => normalize(cache, *fp, text, None).len(),
+            None => crate::normalizers::bert::normalize(&cfg, text).text.len(),
+        };
+        let mut normalize_micros = Vec::new();
+        for (name, v) in &variants {
+            run(v); // warm: pages built, code paged in
+            let t0 = now_micros();
+            run(v);
+            let first = (now_micros() - t0).max(0.0);
+            // Browsers round the clock to 0.1 ms or coarser: repeat short runs until the
+            // total is long enough to measure (at most 50 runs, at most ~5 ms).
+            let reps = if first >= 2000.0 { 1 } else { (2000.0 / first.max(1.0)).ceil().min(50.0) as usize };
+            let t0 = now_micros();
+            for _ in 0..reps {
+                std::hint::black_box(run(v));
+            }
+            normalize_micros.push((*name, (now_micros() - t0) / reps as f64));
+        }
+        Some(FastTrace {
+            paths: self.fast,
+            kernel: if self.fast.simd { crate::simd::Kernel::best().name() } else { "scalar" },
+            stats,
+            normalize_micros,
+        })
+    }
+}
