@@ -177,7 +177,7 @@ fuzz_target!(init: {
         match (&staged_batch, &fast_batch, &fast) {
             (Ok(sb), Ok(fb), Ok(f)) => {
                 assert_eq!(ids(&sb[0]), ids(&fb[0]));
-                if tok.padding.as_ref().map_or(true, |p| p.strategy != PaddingStrategy::BatchLongest) {
+                if tok.padding.as_ref().is_none_or(|p| p.strategy != PaddingStrategy::BatchLongest) {
                     assert_eq!(ids(&fb[0]), ids(f), "a batch of one differs from encode on {a:?}");
                 }
             }

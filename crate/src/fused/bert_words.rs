@@ -14,7 +14,7 @@ use crate::simd::Kernel;
 /// only grows, so no word pays for padding) and where each char came from, kept as runs:
 /// `(k, o)` means the word's char `k` came from input char `o`, char `k + 1` from `o + 1`,
 /// and so on until the next run. An ASCII word is one run, whatever its length.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Word {
     bytes: Vec<u8>,
     len: usize,
@@ -23,13 +23,6 @@ pub struct Word {
 }
 
 const PAD: usize = crate::models::wordpiece::vocab_index::SHORT;
-
-impl Default for Word {
-    fn default() -> Self {
-        // No allocation until the first push (a default Word stands in for taken scratch).
-        Word { bytes: Vec::new(), len: 0, n_chars: 0, runs: Vec::new() }
-    }
-}
 
 /// Copies `src` to the start of `dst` (`dst.len() >= src.len()`). Words and runs are mostly
 /// a few bytes long: two overlapping loads and stores copy them without a call into memcpy.
@@ -509,43 +502,6 @@ pub fn for_each_word(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn copy_small_copies_every_length_and_nothing_more() {
-        let src: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(29) ^ 0x5A).collect();
-        for n in 0..=src.len() {
-            for at in 0..4 {
-                let mut dst = vec![0xEEu8; 48];
-                copy_small(&mut dst[at..], &src[..n]);
-                assert_eq!(&dst[at..at + n], &src[..n], "n {n}");
-                assert!(dst[..at].iter().chain(&dst[at + n..]).all(|&b| b == 0xEE), "n {n}: wrote outside");
-            }
-        }
-    }
-
-    #[test]
-    fn a_reused_word_keeps_its_padding() {
-        let mut w = Word::default();
-        for round in 0..3 {
-            let long = "x".repeat(100 * (round + 1));
-            w.push_bytes(long.as_bytes());
-            w.n_chars = long.len() as u32;
-            let v = w.view();
-            assert_eq!(&v.padded[..v.len], long.as_bytes());
-            assert!(v.padded.len() >= v.len + PAD);
-            w.clear();
-            w.push('é', 0);
-            let v = w.view();
-            assert_eq!(v.text(), "é");
-            assert!(v.padded.len() >= v.len + PAD);
-            w.clear();
-        }
-    }
-}
-
 /// The input chars `(first, last + 1)` that chars `a..b` of a word came from (`a < b`): what
 /// `(orig.at(a), orig.at(b - 1) + 1)` gives, without a search in the common cases (a word
 /// whose chars map to consecutive input chars).
@@ -599,6 +555,43 @@ impl<'a> OrigCursor<'a> {
                 debug_assert!(s <= k);
                 o + (k - s)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_small_copies_every_length_and_nothing_more() {
+        let src: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(29) ^ 0x5A).collect();
+        for n in 0..=src.len() {
+            for at in 0..4 {
+                let mut dst = [0xEEu8; 48];
+                copy_small(&mut dst[at..], &src[..n]);
+                assert_eq!(&dst[at..at + n], &src[..n], "n {n}");
+                assert!(dst[..at].iter().chain(&dst[at + n..]).all(|&b| b == 0xEE), "n {n}: wrote outside");
+            }
+        }
+    }
+
+    #[test]
+    fn a_reused_word_keeps_its_padding() {
+        let mut w = Word::default();
+        for round in 0..3 {
+            let long = "x".repeat(100 * (round + 1));
+            w.push_bytes(long.as_bytes());
+            w.n_chars = long.len() as u32;
+            let v = w.view();
+            assert_eq!(&v.padded[..v.len], long.as_bytes());
+            assert!(v.padded.len() >= v.len + PAD);
+            w.clear();
+            w.push('é', 0);
+            let v = w.view();
+            assert_eq!(v.text(), "é");
+            assert!(v.padded.len() >= v.len + PAD);
+            w.clear();
         }
     }
 }

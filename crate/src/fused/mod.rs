@@ -298,7 +298,7 @@ mod tests {
                     _ => script[(r.next() % script.len() as u64) as usize],
                 });
             }
-            out.push(if r.next() % 4 == 0 { '.' } else { ' ' });
+            out.push(if r.next().is_multiple_of(4) { '.' } else { ' ' });
         }
         out
     }
@@ -363,7 +363,7 @@ mod tests {
                             });
                         }
                         for _ in 0..=(r.next() % 3) / 2 {
-                            text.push(if r.next() % 8 == 0 { '\n' } else { ' ' });
+                            text.push(if r.next().is_multiple_of(8) { '\n' } else { ' ' });
                         }
                     }
                     text.truncate(len);

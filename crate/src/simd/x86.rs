@@ -33,26 +33,32 @@ impl Vector for Sse2 {
     const LANES: usize = 16;
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { Sse2(_mm_loadu_si128(p as *const __m128i)) }
     }
     #[inline(always)]
     unsafe fn store(self, p: *mut u8) {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { _mm_storeu_si128(p as *mut __m128i, self.0) }
     }
     #[inline(always)]
     unsafe fn splat(b: u8) -> Self {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { Sse2(_mm_set1_epi8(b as i8)) }
     }
     #[inline(always)]
     unsafe fn high_bits(self) -> u32 {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { _mm_movemask_epi8(self.0) as u32 }
     }
     #[inline(always)]
     unsafe fn eq_ascii(self, b: u8) -> Self {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { Sse2(_mm_cmpeq_epi8(self.0, _mm_set1_epi8(b as i8))) }
     }
     #[inline(always)]
     unsafe fn in_ascii_range(self, lo: u8, hi: u8) -> Self {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe {
             let ge = _mm_cmpgt_epi8(self.0, _mm_set1_epi8((lo - 1) as i8));
             let le = _mm_cmpgt_epi8(_mm_set1_epi8((hi + 1) as i8), self.0);
@@ -61,15 +67,18 @@ impl Vector for Sse2 {
     }
     #[inline(always)]
     unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { Sse2(_mm_or_si128(self.0, o.0)) }
     }
     #[inline(always)]
     unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { Sse2(_mm_and_si128(self.0, o.0)) }
     }
     #[inline(always)]
     unsafe fn and_not(self, o: Self) -> Self {
         // _mm_andnot_si128(a, b) is !a & b.
+        // SAFETY: SSE2 is x86_64 baseline; memory as the impl's note says.
         unsafe { Sse2(_mm_andnot_si128(o.0, self.0)) }
     }
 }
@@ -80,26 +89,32 @@ impl Vector for Avx2 {
     const LANES: usize = 32;
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { Avx2(_mm256_loadu_si256(p as *const __m256i)) }
     }
     #[inline(always)]
     unsafe fn store(self, p: *mut u8) {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { _mm256_storeu_si256(p as *mut __m256i, self.0) }
     }
     #[inline(always)]
     unsafe fn splat(b: u8) -> Self {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { Avx2(_mm256_set1_epi8(b as i8)) }
     }
     #[inline(always)]
     unsafe fn high_bits(self) -> u32 {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { _mm256_movemask_epi8(self.0) as u32 }
     }
     #[inline(always)]
     unsafe fn eq_ascii(self, b: u8) -> Self {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { Avx2(_mm256_cmpeq_epi8(self.0, _mm256_set1_epi8(b as i8))) }
     }
     #[inline(always)]
     unsafe fn in_ascii_range(self, lo: u8, hi: u8) -> Self {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe {
             let ge = _mm256_cmpgt_epi8(self.0, _mm256_set1_epi8((lo - 1) as i8));
             let le = _mm256_cmpgt_epi8(_mm256_set1_epi8((hi + 1) as i8), self.0);
@@ -108,14 +123,17 @@ impl Vector for Avx2 {
     }
     #[inline(always)]
     unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { Avx2(_mm256_or_si256(self.0, o.0)) }
     }
     #[inline(always)]
     unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { Avx2(_mm256_and_si256(self.0, o.0)) }
     }
     #[inline(always)]
     unsafe fn and_not(self, o: Self) -> Self {
+        // SAFETY: AVX2 was verified by the caller; memory as the impl's note says.
         unsafe { Avx2(_mm256_andnot_si256(o.0, self.0)) }
     }
 }

@@ -23,7 +23,7 @@ pub struct Padding {
 /// `n` rounded up to a multiple of `multiple` (when there is one).
 pub(crate) fn round_up(n: usize, multiple: Option<usize>) -> usize {
     match multiple {
-        Some(m) if m > 0 && n % m > 0 => n + m - n % m,
+        Some(m) if m > 0 && !n.is_multiple_of(m) => n + m - n % m,
         _ => n,
     }
 }

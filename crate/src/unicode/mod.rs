@@ -83,7 +83,7 @@ pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
         // SAFETY-free: these arithmetic results are Hangul jamo, always valid chars.
         emit(char::from_u32(L_BASE + s / N_COUNT).unwrap());
         emit(char::from_u32(V_BASE + (s % N_COUNT) / T_COUNT).unwrap());
-        if s % T_COUNT != 0 {
+        if !s.is_multiple_of(T_COUNT) {
             emit(char::from_u32(T_BASE + s % T_COUNT).unwrap());
         }
         return;

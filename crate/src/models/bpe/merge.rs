@@ -469,7 +469,8 @@ mod tests {
         // not time, so load cannot fail it: a few units a byte, and ten times the input about
         // ten times the work (a quadratic merge: a hundred times).
         let t = toy();
-        let merges: [(&str, fn(&PairTable, &mut Vec<u32>, &mut Scratch)); 3] =
+        type MergeFn = fn(&PairTable, &mut Vec<u32>, &mut Scratch);
+        let merges: [(&str, MergeFn); 3] =
             [("merge", merge), ("merge_layers", merge_layers), ("merge_heap", merge_heap)];
         for (name, f) in merges {
             let work = |n: usize| {

@@ -95,7 +95,7 @@ impl Trie {
         if groups.len() >= DENSE_FROM && self.dense.len() / 256 < u16::MAX as usize {
             let d = self.dense.len() / 256;
             self.nodes[at].dense = d as u16;
-            self.dense.extend(std::iter::repeat(NONE).take(256));
+            self.dense.extend(std::iter::repeat_n(NONE, 256));
             dense_at = Some(d * 256);
         }
         for &(b, i, j) in &groups {

@@ -260,7 +260,7 @@ mod tests {
             let text: String = (0..n)
                 .map(|k| {
                     let r = x.rotate_left(5 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                    if r % 4 == 0 {
+                    if r.is_multiple_of(4) {
                         alphabet[(r >> 8) as usize % alphabet.len()]
                     } else {
                         alphabet[run_of + (r >> 8) as usize % 2]

@@ -1051,7 +1051,7 @@ mod tests {
             let mut text = String::new();
             for k in 0..n {
                 let r = x.rotate_left(7 * k as u32) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let a = if r % every == 0 { alphabet.len() } else { common };
+                let a = if r.is_multiple_of(every) { alphabet.len() } else { common };
                 text.push_str(alphabet[(r >> 13) as usize % a]);
             }
             let s = text.as_bytes();
@@ -1190,7 +1190,7 @@ mod tests {
             ["a", "Z", "q", "0", "7", " ", "'", "é", "É", "ß", "中", "\u{301}", "٣", "😀", "ʰ", "\n"];
         // Mostly ASCII letters, so that long ASCII stretches occur.
         let pick = |r: u64, _| {
-            if r % 3 == 0 {
+            if r.is_multiple_of(3) {
                 alphabet[(r >> 8) as usize % alphabet.len()]
             } else {
                 ["a", "b", "X"][(r >> 8) as usize % 3]
@@ -1211,7 +1211,7 @@ mod tests {
         ];
         // Mostly two letters of one script (chosen per text), so that long runs occur.
         let pick = |r: u64, x: u64| {
-            if r % 4 == 0 {
+            if r.is_multiple_of(4) {
                 alphabet[(r >> 8) as usize % alphabet.len()]
             } else {
                 alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 3) * 3]
@@ -1231,7 +1231,7 @@ mod tests {
             "a", " ", "7", "\u{301}", "\n",
         ];
         let pick = |r: u64, x: u64| {
-            if r % 4 == 0 {
+            if r.is_multiple_of(4) {
                 alphabet[(r >> 8) as usize % alphabet.len()]
             } else {
                 alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 6) * 2]
@@ -1275,7 +1275,7 @@ mod tests {
             "\u{4DC0}", "😀", "𠀀", " ", "7", "'",
         ];
         let pick = |r: u64, x: u64| {
-            if r % 3 == 0 {
+            if r.is_multiple_of(3) {
                 alphabet[(r >> 8) as usize % alphabet.len()]
             } else {
                 alphabet[(r >> 8) as usize % 2 + ((x >> 20) as usize % 8) * 2]
