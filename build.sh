@@ -536,7 +536,7 @@ cmd_bench() {
 
 # The browser benchmark: dist/'s Bench tab driver in headless Chromium (Playwright) with the
 # native module and the JS peers on the same corpus slices, ids checked against tokenizers
-# 0.23.3 and tiktoken; writes bench/web_results.{json,md}, bench/web.png and README's
+# 0.23.3 and tiktoken; writes bench/web_results.{json,md}, bench/web.png and docs/PERFORMANCE.md's
 # "Speed in the browser" table (not with --quick). Arguments go to scripts/bench_web.py.
 cmd_bench_web() {
     cmd_build

@@ -5,7 +5,7 @@ JavaScript peers, on the same corpus slices, in one run; ids checked against the
 
 Run by `./build.sh bench-web [--quick]` after dist/ is built. Writes web_results.json,
 web_results.md and web.png into --out (default bench/; --quick defaults to a temporary
-folder) and, for a full run, the table into README.md ("Speed in the browser").
+folder) and, for a full run, the table into docs/PERFORMANCE.md ("Speed in the browser").
 
 Protocol:
 - Inputs: dist/data/bench/<corpus>.json, 256 KB of each development corpus as the native
@@ -463,14 +463,14 @@ def chart(res: dict, path: Path) -> str | None:
 
 
 def update_readme(md: str, res: dict) -> None:
-    readme = REPO / "README.md"
+    readme = REPO / "docs" / "PERFORMANCE.md"
     text = readme.read_text(encoding="utf-8")
     block = (f"{README_START}\n`./build.sh bench-web` (scripts/bench_web.py; full tables in "
-             f"[bench/web_results.md](bench/web_results.md), chart bench/web.png):\n\n{md}{README_END}")
+             f"[bench/web_results.md](../bench/web_results.md), chart bench/web.png):\n\n{md}{README_END}")
     if README_START in text:
         text = re.sub(re.escape(README_START) + ".*?" + re.escape(README_END), lambda _: block, text, flags=re.S)
     else:
-        sys.exit("README.md has no bench-web markers")
+        sys.exit("docs/PERFORMANCE.md has no bench-web markers")
     readme.write_text(text, encoding="utf-8")
 
 
