@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+# The chapter's worked example corpus.
+CHAPTER_CORPUS = " ".join(["низ"] * 5 + ["низко"] * 3 + ["близко"] * 2 + ["низина"] * 2)
+
 
 def chapter_setup(corpus: str):
     words = Counter(corpus.split())

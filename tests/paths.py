@@ -63,6 +63,21 @@ def reference():
     return tokenizers
 
 
+def bpe_dir() -> Path:
+    """The byte-level BPE files (scripts/bpe_data.sh): *.tiktoken, gpt2/ and qwen3/."""
+    return data_dir() / "bpe"
+
+
+def tiktoken_module():
+    """The byte-level BPE oracle, tiktoken==0.14.0, reading its files from bpe_dir() (offline)."""
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(bpe_dir() / "tiktoken-cache")
+    import tiktoken
+
+    if tiktoken.__version__ != "0.14.0":
+        pytest.fail(f"the reference must be tiktoken==0.14.0, found {tiktoken.__version__}", pytrace=False)
+    return tiktoken
+
+
 def bert_pair(*, keep_file_settings: bool = False):
     """(ours, reference) for bert-base-uncased; truncation and padding off unless kept."""
     import tokenprism

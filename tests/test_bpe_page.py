@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import zlib
 
 import pytest
 
-from paths import data_dir, reference, require
+from paths import data_dir, reference, require, tiktoken_module
 from test_bpe_view import naive_merges  # (index, rank, parts after) per merge
 from web_env import ARTIFACTS, chromium, served
 
@@ -31,14 +30,6 @@ TEXTS = [
     "<|endoftext|> after the end",
 ]
 
-
-
-def tiktoken_module():
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(data_dir() / "bpe" / "tiktoken-cache")
-    import tiktoken
-
-    assert tiktoken.__version__ == "0.14.0"
-    return tiktoken
 
 
 def hf(name: str):

@@ -18,7 +18,6 @@ Also checked here: that both references match \\p{L}, \\p{N}, \\s ... exactly as
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -29,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parity import codepoints
-from paths import data_dir, reference, require
+from paths import bpe_dir, data_dir, reference, require, tiktoken_module
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
@@ -38,19 +37,6 @@ HF = ("gpt2.json", "qwen3.json")
 ALL_NAMES = TIKTOKEN + HF
 GENERATED: dict[str, int] = {}
 MINIMUM_GENERATED = 20_000
-
-
-def bpe_dir() -> Path:
-    return data_dir() / "bpe"
-
-
-def tiktoken_module():
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(bpe_dir() / "tiktoken-cache")
-    import tiktoken
-
-    if tiktoken.__version__ != "0.14.0":
-        pytest.fail(f"the reference must be tiktoken==0.14.0, found {tiktoken.__version__}", pytrace=False)
-    return tiktoken
 
 
 class Pair:

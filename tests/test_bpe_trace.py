@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paths import reference, require
-from test_bpe_parity import bpe_dir, tiktoken_module
+from paths import bpe_dir, reference, require, tiktoken_module
 
 SAMPLES = [
     "",

@@ -7,7 +7,6 @@ ranks, and tokenizers 0.23.3 for Qwen3's special tokens.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -18,19 +17,11 @@ sys.path.insert(0, str(ROOT / "web"))
 
 import bpe_view  # noqa: E402
 import view  # noqa: E402
-from paths import data_dir, reference, require  # noqa: E402
+from paths import data_dir, reference, require, tiktoken_module  # noqa: E402
 
 TIKTOKEN = ("o200k_base", "cl100k_base", "r50k_base")
 # Single pre-tokens in all three encodings (a leading space, a word, CJK, emoji, Cyrillic).
 PIECES = [" tokenization", "strawberry", "東京都", "🙂", " привет", " unbelievable", "龘"]
-
-
-def tiktoken_module():
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(data_dir() / "bpe" / "tiktoken-cache")
-    import tiktoken
-
-    assert tiktoken.__version__ == "0.14.0"
-    return tiktoken
 
 
 @pytest.fixture(scope="module", params=TIKTOKEN)

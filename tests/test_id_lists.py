@@ -10,8 +10,7 @@ import pickle
 import sys
 
 import tokenprism
-from test_bpe_parity import bpe_dir, tiktoken_module
-from paths import require
+from paths import bpe_dir, require, tiktoken_module
 
 TEXT = "Hello world, the 42 quick brown foxes jumped over 1234567 lazy dogs. Привет, 世界! " * 20
 

@@ -24,10 +24,8 @@ from paths import CORPORA, corpus, reference
 
 
 # The chapter's code (seed 003, section 1.3): one copy, in tests/chapter.py.
-from chapter import chapter_tokenize, chapter_train_bpe  # noqa: F401 (also imported from here)
+from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 
-
-CHAPTER_CORPUS = " ".join(["низ"] * 5 + ["низко"] * 3 + ["близко"] * 2 + ["низина"] * 2)
 # The seed's merges and counts (REFERENCE.md, "Textbook chapter (seed 003) worked example").
 CHAPTER_MERGES = [("и", "з", 12), ("н", "из", 10), ("низ", "_", 5), ("к", "о", 5), ("ко", "_", 5),
                   ("низ", "ко_", 3), ("б", "л", 2), ("бл", "из", 2), ("близ", "ко_", 2),

@@ -1,7 +1,7 @@
 """The Train tab end to end: dist/ served over HTTP in Debian's Chromium (one browser and one
 page for the whole module, reused by every test in order).
 
-Expected values come from the textbook chapter's own code (tests/test_train.py), tokenizers
+Expected values come from the textbook chapter's own code (tests/chapter.py), tokenizers
 0.23.3 and tiktoken 0.14.0, run here:
 - the chapter example shows the chapter's 11 merges in order, and the word box the chapter's
   tokenize() with every merge's effect;
@@ -28,7 +28,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import tokenprism
 from paths import corpus, reference
-from test_train import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
+from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from test_train_view import reference_spans
 
 from web_env import ARTIFACTS, DIST, ROOT, chromium, served  # noqa: E402

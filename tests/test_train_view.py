@@ -1,6 +1,6 @@
 """web/train_view.py (the Train tab's logic) and the exercise scripts, natively.
 
-Expected values come from the textbook chapter's own code (tests/test_train.py), tokenizers
+Expected values come from the textbook chapter's own code (tests/chapter.py), tokenizers
 0.23.3 and tiktoken 0.14.0, run here:
 - the chapter example's corpus, and merge_steps() ending where the chapter's tokenize() ends;
 - byte-level spelling (GPT-2's byte alphabet) and merge_steps() against tokenizers loading the
@@ -13,7 +13,6 @@ Expected values come from the textbook chapter's own code (tests/test_train.py),
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -22,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenprism
-from paths import data_dir, reference, require
-from test_train import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
+from paths import data_dir, reference, require, tiktoken_module
+from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
@@ -33,15 +32,6 @@ import fertility  # noqa: E402
 import russian_merges  # noqa: E402
 import train_corpora  # noqa: E402
 import train_view as tv  # noqa: E402
-
-
-def tiktoken_module():
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(data_dir() / "bpe" / "tiktoken-cache")
-    import tiktoken
-
-    if tiktoken.__version__ != "0.14.0":
-        pytest.fail(f"the reference must be tiktoken==0.14.0, found {tiktoken.__version__}", pytrace=False)
-    return tiktoken
 
 
 def reference_spans(trained_json: str | None = None) -> dict:
