@@ -110,7 +110,7 @@ setup_pyodide() {
         "pyodide@$PYODIDE_VERSION"
 }
 
-# The JavaScript peers of the browser benchmark (./build.sh bench-web, tests/test_bench_web.py)
+# The JavaScript peers of the browser benchmark (./build.sh bench-web, tests/web/test_bench_web.py)
 # and esbuild, which bundles them into one worker module. Benchmark-only: the page never
 # loads them. Pinned; kept apart from Pyodide's folder.
 BENCH_WEB_NPM=(@huggingface/transformers@4.3.2 gpt-tokenizer@4.0.0 js-tiktoken@1.0.21

@@ -8,7 +8,7 @@ has cached the build. Builds alternate within a round, so a machine whose load d
 each alike; the figures are medians over the rounds. By default every visit gets a real
 (on-disk) profile, as a user's browser has one: only there does Chromium keep its code cache
 (compiled JavaScript and WebAssembly) between visits. `--incognito` uses Playwright's
-in-memory contexts instead (as tests/test_page_core.py does).
+in-memory contexts instead (as tests/web/test_page_core.py does).
 
 Figures are milliseconds since navigation start, from window.tokenprismTimes (boot.js) and
 the paint timing; wasm_compile_ms is the time Pyodide's WebAssembly.instantiateStreaming took.

@@ -1,5 +1,5 @@
 """Writes the seed corpora of the fuzz targets (crate/fuzz/corpus/<target>/) from the string
-literals of tests/*.py and small tokenizer files cut from the real ones in $TOKENPRISM_DATA.
+literals of tests/**/*.py and small tokenizer files cut from the real ones in $TOKENPRISM_DATA.
 Nothing here is committed: `./build.sh test` and scripts/fuzz.sh run it before fuzzing, and
 libFuzzer adds what it finds to the same folders.
 
@@ -23,7 +23,7 @@ DATA = Path(os.environ.get("TOKENPRISM_DATA") or Path.home() / ".cache/tokenpris
 def test_strings() -> list[str]:
     """Every str literal of the tests (1 to 400 chars), in a stable order."""
     seen: dict[str, None] = {}
-    for path in sorted((ROOT / "tests").glob("*.py")):
+    for path in sorted((ROOT / "tests").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and 0 < len(node.value) <= 400:

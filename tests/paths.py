@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+# The repository (this file is tests/paths.py).
+ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from paths import CHROMIUM, CHROMIUM_ARGS
+from paths import CHROMIUM, CHROMIUM_ARGS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 

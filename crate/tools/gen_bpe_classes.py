@@ -7,7 +7,7 @@ code point gets one small class number, and the matchers test bits of a per-clas
 
 Unicode version: both references match on Unicode 16.0.0. tiktoken 0.14.0 uses fancy-regex
 0.19 over regex-syntax 0.8.11 (tables from UCD 16.0.0); tokenizers 0.23.3 uses Oniguruma, which
-also answers \\p{L}, \\p{N}, \\p{M} etc. exactly as 16.0.0 (tests/test_bpe_parity.py probes both
+also answers \\p{L}, \\p{N}, \\p{M} etc. exactly as 16.0.0 (tests/parity/test_bpe_parity.py probes both
 references on every code point). Debian 12 only ships UCD 15.0 in /usr/share/unicode, so the
 General_Category comes from PyPI `unicodedata2==16.0.0` (a build of CPython's unicodedata on
 UCD 16.0.0), which scripts/bpe_data.sh installs into the cache:

@@ -4,7 +4,7 @@ hang. Each case runs in a child process with a timeout, so a crash or a hang of 
 is a failure of that case, not of the test run.
 
 Not repeated here: the bad tokenizer files and the lone surrogates of Tokenizer's own methods
-(tests/test_bad_files.py), and threads (tests/test_concurrency.py).
+(tests/core/test_bad_files.py), and threads (tests/core/test_concurrency.py).
 
 Big inputs: the memory tests encode a string of TOKENPRISM_HOSTILE_MB million chars (default 20,
 so `./build.sh test` stays fast; TOKENPRISM_HOSTILE_MB=100 runs the full 100 MB size, ~5 min) and

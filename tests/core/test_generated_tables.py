@@ -2,10 +2,9 @@
 crates the reference links (unicode_categories 0.1.1, unicode-normalization-alignments
 0.1.12): nobody edited them by hand, and regenerating changes nothing."""
 
-import pathlib
 import subprocess
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from paths import ROOT
 
 
 def test_bert_tables_are_reproducible():

@@ -14,14 +14,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from paths import CORPORA, bert_json, corpus, reference
+from paths import CORPORA, ROOT, bert_json, corpus, reference
 
-REPO = Path(__file__).resolve().parent.parent
-BENCH = REPO / "scripts" / "bench.py"
+BENCH = ROOT / "scripts" / "bench.py"
 PEERS = os.environ.get("TOKENPRISM_BENCH_PEERS") == "1"
 
 
@@ -35,7 +33,7 @@ def results(tmp_path_factory):
     cmd = [sys.executable, str(BENCH), "--quick", "--out", str(out), "--allow-debug"]
     if not PEERS:
         cmd.append("--no-peers")
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert p.returncode == 0, f"bench.py exited {p.returncode}\n{p.stderr[-4000:]}"
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
     return out, data, p.stderr

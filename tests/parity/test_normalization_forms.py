@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenprism
+from paths import ROOT
 
-REPO = Path(__file__).resolve().parent.parent
 NORMALIZATION_TEST = Path(
     os.environ.get("NORMALIZATION_TEST", "/usr/share/unicode/NormalizationTest.txt.bz2")
 )
@@ -63,7 +63,7 @@ def normalization_test():
 
 def test_forms_tables_are_generated_and_current():
     """The checked-in tables are exactly what the generator makes from the UCD files."""
-    generator = REPO / "crate" / "tools" / "gen_forms.py"
+    generator = ROOT / "crate" / "tools" / "gen_forms.py"
     result = subprocess.run(
         [sys.executable, str(generator), "--check"], capture_output=True, text=True
     )

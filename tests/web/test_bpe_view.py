@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT  # noqa: E402
 sys.path.insert(0, str(ROOT / "web"))
 
 import bpe_view  # noqa: E402

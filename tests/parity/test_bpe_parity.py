@@ -21,16 +21,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parity import codepoints
-from paths import bpe_dir, data_dir, reference, require, tiktoken_module
+from paths import ROOT, bpe_dir, data_dir, reference, require, tiktoken_module
 
-ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 TIKTOKEN = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
 HF = ("gpt2.json", "qwen3.json")

@@ -14,7 +14,6 @@ Expected values come from the textbook chapter's own code (tests/chapter.py), to
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -24,7 +23,7 @@ import tokenprism
 from paths import data_dir, reference, require, tiktoken_module
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT  # noqa: E402
 sys.path.insert(0, str(ROOT / "web"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
