@@ -15,12 +15,7 @@ import random
 import pytest
 
 from parity import codepoints, first_diff
-from paths import CORPORA, bert_pair, corpus
-
-
-@pytest.fixture(scope="module")
-def toks():
-    return bert_pair()
+from paths import CORPORA, corpus
 
 
 def check(ours, ref, texts):

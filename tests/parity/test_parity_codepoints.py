@@ -20,7 +20,6 @@ import time
 import pytest
 
 from parity import codepoints, first_diff
-from paths import bert_pair
 
 TOTAL = 1_112_064
 ALL = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
@@ -33,11 +32,6 @@ BATCH = 32    # joined strings per encode_batch call
 CONTEXTS = ("{c}", "a{c}b", "{c}{c}", "\u00e9{c}", "\u1ec7{c}", "\u6771{c}\u4eac")
 ENCODE_CONTEXTS = CONTEXTS
 MAX_REPORT = 25
-
-
-@pytest.fixture(scope="module")
-def toks():
-    return bert_pair()
 
 
 def chunks():

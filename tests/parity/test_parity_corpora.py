@@ -15,15 +15,10 @@ from array import array
 import pytest
 
 from parity import codepoints, first_diff
-from paths import CORPORA, bert_pair, corpus
+from paths import CORPORA, corpus
 
 CHUNK = 4096
 BATCH = 256
-
-
-@pytest.fixture(scope="module")
-def toks():
-    return bert_pair()
 
 
 def chunks(text: str) -> list[str]:

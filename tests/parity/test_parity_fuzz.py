@@ -26,11 +26,6 @@ def hsettings(n: int):
                                            HealthCheck.filter_too_much])
 
 
-@pytest.fixture(scope="module")
-def toks():
-    return bert_pair()
-
-
 @pytest.fixture(scope="module", autouse=True)
 def summary():
     yield

@@ -10,20 +10,14 @@ the page renders a chart.
 from __future__ import annotations
 
 import json
-import sys
 
+import bench_slices
+import bench_web
 import pytest
 
-from paths import ROOT  # noqa: E402
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "web"))
-
-import bench_slices  # noqa: E402
-import bench_view  # noqa: E402
-import bench_web  # noqa: E402
-from paths import CHROMIUM, CHROMIUM_ARGS, data_dir  # noqa: E402
-
-DIST = ROOT / "dist"
+import bench_view
+from paths import data_dir
+from web_env import DIST, chromium
 TINY = 3000  # bytes of each corpus
 
 
@@ -137,28 +131,24 @@ def test_view_chart_marks_runs_whose_ids_differ():
 
 
 def test_bench_tab_renders_a_chart(served):
-    from playwright.sync_api import sync_playwright
-
     base, _ = served
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_context(service_workers="block").new_page()
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(base + "index.html")
-            page.wait_for_function("() => document.getElementById('bench').dataset.state === 'ready'", timeout=240_000)
-            page.get_by_test_id("tab-bench").click()
-            assert page.get_by_test_id("bench").is_visible()
-            assert not page.get_by_test_id("app").is_visible()
-            page.evaluate("Object.assign(document.getElementById('bench').dataset, {rounds: '1', minMs: '5'})")
-            page.get_by_test_id("bench-corpus").select_option("ru")
-            page.get_by_test_id("bench-run").click()
-            page.wait_for_function("() => document.getElementById('bench').dataset.state === 'done'", timeout=240_000)
-            charts = page.locator("[data-testid=bench-chart]")
-            assert charts.count() == 2  # normalizer and encode
-            assert page.locator("[data-testid=bench-chart] rect").count() >= 12
-            assert "same ids" in page.get_by_test_id("bench-summary").text_content()
-            assert errors == []
-        finally:
-            browser.close()
+    # Its own Chromium, not conftest's: the `run` fixture's harness starts a Playwright session
+    # of its own, and two cannot be open at once in one thread.
+    with chromium() as browser:
+        page = browser.new_context(service_workers="block").new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base + "index.html")
+        page.wait_for_function("() => document.getElementById('bench').dataset.state === 'ready'", timeout=240_000)
+        page.get_by_test_id("tab-bench").click()
+        assert page.get_by_test_id("bench").is_visible()
+        assert not page.get_by_test_id("app").is_visible()
+        page.evaluate("Object.assign(document.getElementById('bench').dataset, {rounds: '1', minMs: '5'})")
+        page.get_by_test_id("bench-corpus").select_option("ru")
+        page.get_by_test_id("bench-run").click()
+        page.wait_for_function("() => document.getElementById('bench').dataset.state === 'done'", timeout=240_000)
+        charts = page.locator("[data-testid=bench-chart]")
+        assert charts.count() == 2  # normalizer and encode
+        assert page.locator("[data-testid=bench-chart] rect").count() >= 12
+        assert "same ids" in page.get_by_test_id("bench-summary").text_content()
+        assert errors == []

@@ -17,7 +17,7 @@ import pytest
 
 from paths import data_dir, reference, require, tiktoken_module
 from test_bpe_view import naive_merges  # (index, rank, parts after) per merge
-from web_env import ARTIFACTS, chromium, served
+from web_env import ARTIFACTS
 
 READY_TIMEOUT_MS = 180_000
 PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
@@ -64,19 +64,12 @@ def label(data: bytes) -> str:
 
 # ----------------------------------------------------------------------------- fixtures
 
-@pytest.fixture(scope="module")
-def base_url():
-    with served() as url:
-        yield url
-
-
 FIGURES: dict[str, float] = {}
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
+@pytest.fixture(scope="module", autouse=True)
+def figures():
+    yield
     if FIGURES:  # load and encode times, for the record (upper bounds on a shared machine)
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "bpe_figures.json").write_text(json.dumps(FIGURES, indent=2) + "\n")

@@ -7,16 +7,12 @@ ranks, and tokenizers 0.23.3 for Qwen3's special tokens.
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from paths import ROOT  # noqa: E402
-sys.path.insert(0, str(ROOT / "web"))
-
-import bpe_view  # noqa: E402
-import view  # noqa: E402
-from paths import data_dir, reference, require, tiktoken_module  # noqa: E402
+import bpe_view
+import view
+from paths import data_dir, reference, require, tiktoken_module
 
 TIKTOKEN = ("o200k_base", "cl100k_base", "r50k_base")
 # Single pre-tokens in all three encodings (a leading space, a word, CJK, emoji, Cyrillic).

@@ -14,12 +14,9 @@ import os
 import zlib
 
 import pytest
-from playwright import sync_api
-
-import tokenizers
 
 from parity import reference_stages
-from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, Watch, launch, served
+from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, Watch, launch
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
@@ -40,16 +37,9 @@ OVERLOADED_LIMIT_MS = 1000
 FIGURES: dict[str, float] = {}
 
 
-@pytest.fixture(scope="module")
-def base_url():
-    with served() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    with sync_api.sync_playwright() as p:
-        yield p
+@pytest.fixture(scope="module", autouse=True)
+def figures():
+    yield
     if FIGURES:
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / "figures.json"
@@ -59,25 +49,17 @@ def playwright():
 
 @pytest.fixture
 def browser(playwright):
-    # One browser per test: a renderer crash on a loaded machine stays in its own test.
+    # One browser per test (not conftest's one per module): a renderer crash on a loaded machine
+    # stays in its own test.
     browser = launch(playwright)
     yield browser
     browser.close()
 
 
-@pytest.fixture(scope="module")
-def reference():
-    tok = tokenizers.Tokenizer.from_file(str(BERT_JSON))
-    # The file switches on padding to 128; the page shows the unpadded encoding.
-    tok.no_padding()
-    tok.no_truncation()
-    return tok
-
-
-def test_reference_values_match_the_issue(reference):
+def test_reference_values_match_the_issue(bert_reference):
     # Guards the oracle itself: if these drift, the page tests below would chase them.
     assert reference_stages(EXAMPLE)["lowercase"] == "hello, world!  東  京 "
-    assert reference.encode(EXAMPLE).ids == [101, 7592, 1010, 2088, 999, 1879, 1755, 102]
+    assert bert_reference.encode(EXAMPLE).ids == [101, 7592, 1010, 2088, 999, 1879, 1755, 102]
 
 
 def open_page(browser, url, **context_args):
@@ -180,7 +162,7 @@ def go_to_step(page, k):
         "document.querySelector('.timeline .current')?.dataset.step === String(k)", arg=k)
 
 
-def test_page_steps_through_every_stage(browser, base_url, reference):
+def test_page_steps_through_every_stage(browser, base_url, bert_reference):
     page, watch = open_page(browser, base_url)
     try:
         FIGURES["shell_visible_ms"] = round(page.evaluate(
@@ -193,8 +175,8 @@ def test_page_steps_through_every_stage(browser, base_url, reference):
         for text in INPUTS:
             type_text(page, text)
             expected = reference_stages(text)
-            encoding = reference.encode(text)
-            words = [w for w, _ in reference.pre_tokenizer.pre_tokenize_str(expected["lowercase"])]
+            encoding = bert_reference.encode(text)
+            words = [w for w, _ in bert_reference.pre_tokenizer.pre_tokenize_str(expected["lowercase"])]
             go_to_step(page, 0)
             names = [*expected, "pre_tokens", "wordpiece", "ids"]
             for k, name in enumerate(names):
@@ -230,7 +212,7 @@ def test_page_steps_through_every_stage(browser, base_url, reference):
     assert watch.problems == []
 
 
-def test_inspector_tokens_and_counts(shared, reference):
+def test_inspector_tokens_and_counts(shared, bert_reference):
     page, watch = shared
     text = "Héllo [UNK]? ☃ xyzzyq"
     type_text(page, text)
@@ -253,7 +235,7 @@ def test_inspector_tokens_and_counts(shared, reference):
     page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
     page.wait_for_function("() => document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
 
-    encoding = reference.encode(text)
+    encoding = bert_reference.encode(text)
     spans = page.get_by_test_id("token-span")
     assert spans.count() == len(encoding.ids) - 2
     unk = page.locator('[data-testid="token-span"].unk')
@@ -274,7 +256,7 @@ def test_inspector_tokens_and_counts(shared, reference):
     assert watch.problems == []
 
 
-def test_options_change_the_stages(shared, reference):
+def test_options_change_the_stages(shared, bert_reference):
     page, watch = shared
     text = "Crème BRÛLÉE\t東京"
     type_text(page, text)
@@ -315,7 +297,7 @@ def test_fast_path_view_on_the_input_bytes(shared):
     assert watch.problems == []
 
 
-def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, reference):
+def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, bert_reference):
     page, watch = open_page(browser, base_url)
     text = "Ἀθῆναι İstanbul"
     try:
@@ -341,7 +323,7 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
         assert fresh.locator('input[name="opt"][value="lowercase"]').is_checked()
         assert fresh.get_by_test_id("mode-ids").is_checked()
         expected = reference_stages(text, strip=False)["lowercase"]
-        words = [w for w, _ in reference.pre_tokenizer.pre_tokenize_str(expected)]
+        words = [w for w, _ in bert_reference.pre_tokenizer.pre_tokenize_str(expected)]
         assert fresh.get_by_test_id("pre-token").all_text_contents() == words
         assert fresh.get_by_test_id("notice").is_hidden()
         # The gallery: every example is a link to this page; one opens its state.
@@ -356,14 +338,14 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, referen
     assert watch.problems == []
 
 
-def test_long_text_is_capped_with_show_all(shared, reference):
+def test_long_text_is_capped_with_show_all(shared, bert_reference):
     page, watch = shared
     text = "Ünïcödé words, repeated to make a text longer than the drawing cap. " * 50
     page.get_by_test_id("input").fill(text)
     page.get_by_test_id("show-all").wait_for()
     shown = page.get_by_test_id("token-view").text_content()
     assert len(shown) == 2000 and text.startswith(shown)
-    n = len(reference.encode(text).ids)
+    n = len(bert_reference.encode(text).ids)
     assert page.get_by_test_id("count-tokens").text_content() == f"tokens{n:,}"
     page.get_by_test_id("show-all").click()
     wait_for_text(page, text)
@@ -373,14 +355,14 @@ def test_long_text_is_capped_with_show_all(shared, reference):
     assert watch.problems == []
 
 
-def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tmp_path):
+def test_local_tokenizer_files_and_copy_buttons(browser, base_url, bert_reference, tmp_path):
     page, watch = open_page(browser, base_url, permissions=["clipboard-read", "clipboard-write"])
     text = "Héllo, Wörld! naïve 東京"
     try:
         type_text(page, text)
         page.get_by_test_id("copy-ids").click()
         page.wait_for_function("() => document.querySelector('#copy-status').textContent === 'copied'")
-        assert json.loads(page.evaluate("navigator.clipboard.readText()")) == reference.encode(text).ids
+        assert json.loads(page.evaluate("navigator.clipboard.readText()")) == bert_reference.encode(text).ids
         page.get_by_test_id("copy-link").click()
         page.wait_for_function("() => document.querySelector('#share-status').textContent === 'link copied'")
         assert page.evaluate("navigator.clipboard.readText()") == page.evaluate("location.href")
@@ -390,7 +372,7 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, reference, tm
         page.wait_for_function("() => document.querySelector('[data-testid=tokenizer]').value === 'custom'")
         page.wait_for_function("() => !location.hash")  # a local file is never put in a link
         go_to_step(page, 8)
-        assert json.loads(page.get_by_test_id("step-ids").text_content()) == reference.encode(text).ids
+        assert json.loads(page.get_by_test_id("step-ids").text_content()) == bert_reference.encode(text).ids
         page.get_by_test_id("copy-link").click()
         # The handler is async: wait for its message rather than read the previous one.
         page.wait_for_function("() => document.querySelector('#share-status').textContent.includes('built-in')",
@@ -493,7 +475,7 @@ def main_thread_task_cpu_ms(trace_path):
             and e.get("name") == "RunTask" and e.get("dur", 0) > 10_000 and "tdur" in e]
 
 
-def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, reference):
+def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, bert_reference):
     page, watch = open_page(browser, base_url,
                             permissions=["clipboard-read", "clipboard-write"])
     unit = "Héllo, Wörld! The quick brown fox jumps over the lazy dog; naïve café 東京.\n"
@@ -526,7 +508,7 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, refere
         FIGURES["paste_1mb_long_tasks_ms"] = [round(t["ms"]) for t in tasks]
         FIGURES["paste_1mb_worker_ms"] = round(page.evaluate(
             "parseFloat(document.querySelector('[data-testid=busy]').textContent.match(/[\\d.]+/)[0])"), 1)
-        n_tokens = len(reference.encode(big).ids)
+        n_tokens = len(bert_reference.encode(big).ids)
         assert page.get_by_test_id("count-tokens").text_content() == f"tokens{n_tokens:,}"
         assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(big.encode()):,}"
         # The box shows the start of the text; the drawing is capped, with a way to see all.

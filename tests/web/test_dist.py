@@ -23,11 +23,13 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+import dist_manifest
 import pytest
+import serve
 from tokenizers import Tokenizer
 
 import web_env
-from web_env import ARTIFACTS, DIST, ROOT, Watch, load_script
+from web_env import ARTIFACTS, DIST, ROOT, Watch
 
 PREFIX = "/demo/tokenprism/"
 READY_TIMEOUT_MS = 90_000
@@ -35,10 +37,6 @@ READY_TIMEOUT_MS = 90_000
 OFFLINE_COPY_TIMEOUT_MS = 90_000
 TEXT = "Offline, über alles: 東京!"
 PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
-
-
-serve = load_script("serve")
-dist_manifest = load_script("dist_manifest")
 
 
 @pytest.fixture(scope="module")
@@ -279,12 +277,6 @@ def test_server_modes(manifest):
 
 
 # ------------------------------------------------------------------------ in the browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with web_env.chromium() as browser:
-        yield browser
 
 
 def wait_ready(page) -> None:

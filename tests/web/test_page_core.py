@@ -16,15 +16,12 @@ import json
 import os
 import shutil
 import zlib
-from pathlib import Path
 
-import pytest
-
+import dist_manifest
 import tokenizers
 
-from web_env import ARTIFACTS, LONGTASK_SCRIPT, ROOT, Watch, chromium, load_script, served
+from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, ROOT, Watch, served
 
-DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 READY_TIMEOUT_MS = 180_000
 # crate/src/wasm.rs PANIC_TEST_INPUT: the one input on which the core panics.
@@ -37,20 +34,6 @@ document.addEventListener("securitypolicyviolation", (e) => {
   window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
 });
 """ + LONGTASK_SCRIPT
-
-
-
-@pytest.fixture(scope="module")
-def base_url():
-    # The default server: no-cache, cross-origin isolation and the CSP header.
-    with served(DIST) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 def bert(lowercase=True):
@@ -350,7 +333,7 @@ def test_python_starts_without_a_usable_snapshot_or_bytecode(browser, tmp_path):
         f.write('\ndocument.title = "tokenprism (current source)"\n')
     shutil.copy(ROOT / "web" / "sw.js", site / "sw.js")
     manifest = json.loads((site / "manifest.json").read_text())
-    load_script("dist_manifest").finish(site, manifest["versions"])
+    dist_manifest.finish(site, manifest["versions"])
     with served(site) as url:
         context = new_context(browser)
         try:

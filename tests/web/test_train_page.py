@@ -19,7 +19,6 @@ Needs `./build.sh build` first (dist/ is its output).
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -27,17 +26,13 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import tokenprism
-from paths import corpus, reference
+import train_view as tv
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
+from paths import corpus, reference
 from test_train_view import reference_spans
-
-from web_env import ARTIFACTS, DIST, ROOT, chromium, served  # noqa: E402
+from web_env import ARTIFACTS, DIST
 
 TRAIN_DATA = DIST / "data" / "train"
-sys.path.insert(0, str(ROOT / "web"))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import train_view as tv  # noqa: E402
 
 READY_MS = 300_000  # a loaded 2-core machine can take minutes to start Pyodide
 FIGURES: dict = {}
@@ -49,21 +44,21 @@ def require_dist():
 
 
 @pytest.fixture(scope="module")
-def page():
+def page(base_url, browser):
     require_dist()
     problems: list[str] = []
-    with served() as url, chromium() as browser:
-        context = browser.new_context(accept_downloads=True)
-        pg = context.new_page()
-        pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-        pg.goto(url)
-        pg.wait_for_selector('[data-testid="train-panel"][data-state="ready"]', state="attached", timeout=READY_MS)
-        pg.get_by_test_id("tab-train").click()
-        assert pg.get_by_test_id("train-panel").is_visible()
-        assert not pg.get_by_test_id("app").is_visible()
-        pg.problems = problems
-        yield pg
+    context = browser.new_context(accept_downloads=True)
+    pg = context.new_page()
+    pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    pg.goto(base_url)
+    pg.wait_for_selector('[data-testid="train-panel"][data-state="ready"]', state="attached", timeout=READY_MS)
+    pg.get_by_test_id("tab-train").click()
+    assert pg.get_by_test_id("train-panel").is_visible()
+    assert not pg.get_by_test_id("app").is_visible()
+    pg.problems = problems
+    yield pg
+    context.close()
     if FIGURES:
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "train_page.json").write_text(json.dumps(FIGURES, indent=2) + "\n")

@@ -13,24 +13,17 @@ Expected values come from the textbook chapter's own code (tests/chapter.py), to
 
 from __future__ import annotations
 
-import sys
-
+import fertility
 import pytest
+import russian_merges
+import train_corpora
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenprism
-from paths import data_dir, reference, require, tiktoken_module
+import train_view as tv
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
-
-from paths import ROOT  # noqa: E402
-sys.path.insert(0, str(ROOT / "web"))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import fertility  # noqa: E402
-import russian_merges  # noqa: E402
-import train_corpora  # noqa: E402
-import train_view as tv  # noqa: E402
+from paths import data_dir, reference, require, tiktoken_module
 
 
 def reference_spans(trained_json: str | None = None) -> dict:

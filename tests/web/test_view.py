@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 import unicodedata
 import zlib
 from pathlib import Path
@@ -14,13 +13,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from paths import ROOT  # noqa: E402
-sys.path.insert(0, str(ROOT / "web"))
+import view
+from parity import reference_stages
+from web_env import DIST
 
-import view  # noqa: E402
-from parity import reference_stages  # noqa: E402
-
-BERT_JSON = ROOT / "dist" / "data" / "bert-base-uncased" / "tokenizer.json"
+BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
 INPUTS = [
     EXAMPLE,
@@ -40,16 +37,6 @@ def bert():
 
     assert BERT_JSON.exists(), "dist/ is missing: run ./build.sh build"
     return tokenprism.Tokenizer.from_file(str(BERT_JSON))
-
-
-@pytest.fixture(scope="module")
-def reference():
-    import tokenizers
-
-    tok = tokenizers.Tokenizer.from_file(str(BERT_JSON))
-    tok.no_padding()
-    tok.no_truncation()
-    return tok
 
 
 def tags(node):
@@ -158,14 +145,14 @@ def test_char_info_against_unicodedata():
 # ---------------------------------------------------------------------------------- stepper
 
 @pytest.mark.parametrize("text", INPUTS)
-def test_every_step_shows_the_reference_text(bert, reference, text):
+def test_every_step_shows_the_reference_text(bert, bert_reference, text):
     trace = bert.trace(text)
     expected = reference_stages(text)
     all_steps = view.steps(trace)
     assert [s["name"] for s in all_steps] == [*expected, "pre_tokens", "wordpiece", "ids"]
-    encoding = reference.encode(text)
+    encoding = bert_reference.encode(text)
     normalized = expected["lowercase"]
-    words = [w for w, _ in reference.pre_tokenizer.pre_tokenize_str(normalized)]
+    words = [w for w, _ in bert_reference.pre_tokenizer.pre_tokenize_str(normalized)]
     for k, s in enumerate(all_steps):
         node = view.render_step(trace, k, text)
         assert node.attrs["data-step"] == s["name"]
@@ -199,9 +186,9 @@ def test_step_index_falls_back_to_the_last_stage(bert):
 # ----------------------------------------------------------------------------------- tokens
 
 @pytest.mark.parametrize("text", INPUTS)
-def test_tokens_over_the_original_text(bert, reference, text):
+def test_tokens_over_the_original_text(bert, bert_reference, text):
     trace = bert.trace(text)
-    encoding = reference.encode(text)
+    encoding = bert_reference.encode(text)
     node = view.render_tokens_over_text(trace, "text")
     assert node.text() == text
     spans = node.find_all("token-span")
@@ -215,10 +202,10 @@ def test_tokens_over_the_original_text(bert, reference, text):
     assert [int(c.text()) for c in ids.find_all("token-id")] == encoding.ids
 
 
-def test_counts_cover_the_input(bert, reference):
+def test_counts_cover_the_input(bert, bert_reference):
     text = "naïve 東京 👩🏽‍💻"
     node = view.render_counts(bert.trace(text))
-    n_tokens = len(reference.encode(text).ids)
+    n_tokens = len(bert_reference.encode(text).ids)
     assert node.find("count-chars").text() == f"chars{len(text)}"
     assert node.find("count-bytes").text() == f"bytes{len(text.encode())}"
     assert node.find("count-tokens").text() == f"tokens{n_tokens}"
