@@ -1,5 +1,5 @@
 """The textbook chapter's BPE code (seed 003, "Глава 1. Токенизация", section 1.3), the one
-copy the tests and scripts/train_bench.py run as the reference.
+copy the tests and scripts/bench/train_bench.py run as the reference.
 
 `train_bpe` is split into its set-up and its loop body (statements verbatim) so the benchmark
 can time the body from any training state; `chapter_train_bpe` runs them as the chapter's loop

@@ -32,7 +32,7 @@ def bert_reference():
 
 @pytest.fixture(scope="module")
 def base_url():
-    """The built site (web_env.DIST) served by scripts/serve.py with its default headers
+    """The built site (web_env.DIST) served by scripts/build/serve.py with its default headers
     (no-cache, cross-origin isolation, the CSP): the site's URL."""
     with web_env.served() as url:
         yield url

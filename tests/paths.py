@@ -3,7 +3,7 @@
 The data is fetched and built by `./build.sh setup` (never committed):
 
     <data>/bert-base-uncased/tokenizer.json, vocab.txt
-    <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/corpora.py)
+    <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/data/corpora.py)
 
 <data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. A missing file fails the test (it is
 never skipped): a parity suite that silently skips proves nothing.
@@ -66,7 +66,7 @@ def reference():
 
 
 def bpe_dir() -> Path:
-    """The byte-level BPE files (scripts/bpe_data.sh): *.tiktoken, gpt2/ and qwen3/."""
+    """The byte-level BPE files (scripts/data/bpe_data.sh): *.tiktoken, gpt2/ and qwen3/."""
     return data_dir() / "bpe"
 
 

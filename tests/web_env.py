@@ -1,4 +1,4 @@
-"""What the browser tests share: the built site (dist/), a local server for it (scripts/serve.py)
+"""What the browser tests share: the built site (dist/), a local server for it (scripts/build/serve.py)
 and Debian's Chromium. A missing dist/ fails the test with instructions; it is never skipped."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def require_dist(path: Path = DIST / "index.html") -> None:
 
 @contextmanager
 def served(directory: Path = DIST, prefix: str = "/", plain: bool = False):
-    """scripts/serve.py serving `directory` on a free port under `prefix`; yields the site's
+    """scripts/build/serve.py serving `directory` on a free port under `prefix`; yields the site's
     URL. plain=True: MIME types only, as a plain static host (default: serve.py's headers)."""
     require_dist(directory / "index.html")
     with serve.background(directory, prefix=prefix, plain=plain) as url:

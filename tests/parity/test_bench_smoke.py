@@ -1,4 +1,4 @@
-"""The benchmark harness (scripts/bench.py) end to end, on a small input: a harness test, not
+"""The benchmark harness (scripts/bench/bench.py) end to end, on a small input: a harness test, not
 a timed one. It runs `bench.py --quick` (about 64 KB per corpus, one round, no callgrind)
 with tokenprism and tokenizers 0.23.3 only, and checks that the results are complete and that
 every cell's ids (and the normalizer's output) hash identical to the reference.
@@ -19,7 +19,7 @@ import pytest
 
 from paths import CORPORA, ROOT, bert_json, corpus, reference
 
-BENCH = ROOT / "scripts" / "bench.py"
+BENCH = ROOT / "scripts" / "bench" / "bench.py"
 PEERS = os.environ.get("TOKENPRISM_BENCH_PEERS") == "1"
 
 

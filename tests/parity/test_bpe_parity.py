@@ -1,7 +1,7 @@
 """Byte-level BPE parity: tokenprism.BpeTokenizer against the references, id for id.
 
 - tiktoken 0.14.0: o200k_base, cl100k_base, p50k_base, r50k_base (and its "gpt2", built from
-  encoder.json + vocab.bpe), loaded offline from the files scripts/bpe_data.sh fetched
+  encoder.json + vocab.bpe), loaded offline from the files scripts/data/bpe_data.sh fetched
   (their SHA-256 are the ones tiktoken checks);
 - tokenizers 0.23.3: GPT-2 and Qwen3 tokenizer.json (Qwen3: NFC, a Split regex, ByteLevel).
 

@@ -77,7 +77,7 @@ def test_manifest_lists_every_file_with_its_sha256(manifest):
                  "data/bert-base-uncased/tokenizer.json"):
         assert name in manifest["files"], name
     assert not [n for n in on_disk if n.endswith((".map", ".d.ts", ".stamp")) or "__pycache__" in n]
-    # The only bytecode: the page's modules', made by the build (scripts/pyodide_pyc.mjs) and
+    # The only bytecode: the page's modules', made by the build (scripts/build/pyodide_pyc.mjs) and
     # listed for boot.js; "checked hash" pycs (flags 3), used only while their source matches.
     listed = json.loads((DIST / "py-modules.json").read_text())
     pycs = sorted(n for n in on_disk if n.endswith(".pyc"))
@@ -199,7 +199,7 @@ def test_pyodide_urls_are_the_known_unused_ones():
 
 
 def test_pyodide_snapshot_is_for_this_pyodide():
-    # The memory snapshot the page starts Python from (scripts/pyodide_snapshot.py): gzip of
+    # The memory snapshot the page starts Python from (scripts/build/pyodide_snapshot.py): gzip of
     # Pyodide's snapshot format, stamped with the build id of the pyodide.asm.mjs next to it
     # (Pyodide refuses any other; the browser tests check the page does use it).
     data = gzip.decompress((DIST / "pyodide" / "snapshot.gz").read_bytes())

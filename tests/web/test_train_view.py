@@ -5,8 +5,8 @@ Expected values come from the textbook chapter's own code (tests/chapter.py), to
 - the chapter example's corpus, and merge_steps() ending where the chapter's tokenize() ends;
 - byte-level spelling (GPT-2's byte alphabet) and merge_steps() against tokenizers loading the
   trained tokenizer.json;
-- exercise 1 (scripts/russian_merges.py): the chapter's code's first 50 merges;
-- exercise 2 (scripts/fertility.py): our token counts per tokenizer equal the references' on the
+- exercise 1 (scripts/exercises/russian_merges.py): the chapter's code's first 50 merges;
+- exercise 2 (scripts/exercises/fertility.py): our token counts per tokenizer equal the references' on the
   parallel texts, the trained tokenizer's too;
 - exercise 3: the indentation table from our tokens equals the one from the references' tokens.
 """

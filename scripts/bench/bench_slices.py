@@ -1,11 +1,11 @@
 """The browser benchmark's inputs: a slice of each development corpus, as documents.
 
-    python3 scripts/bench_slices.py CORPORA_DIR OUT_DIR [--bytes N]
+    python3 scripts/bench/bench_slices.py CORPORA_DIR OUT_DIR [--bytes N]
 
 Writes OUT_DIR/<corpus>.json for en, ru, el, ar, zh, code: the first N (default 262144) bytes
 of ~/.cache/tokenprism/data/corpora/<corpus>.txt, cut at a char boundary, split into the
-native benchmark's documents (scripts/bench.py: whole lines, at least 4096 bytes each). The
-page (Bench tab), scripts/bench_web.py and the native runs all read these same documents.
+native benchmark's documents (scripts/bench/bench.py: whole lines, at least 4096 bytes each). The
+page (Bench tab), scripts/bench/bench_web.py and the native runs all read these same documents.
 Also OUT_DIR/index.json: {"corpora": {corpus: {"bytes": b, "documents": n}}, "native": bool};
 with --native FILE (the JSON of `./build.sh bench`, bench/results.json) a copy of it as
 OUT_DIR/native.json, which the Bench tab shows beside the wasm figures.

@@ -1,6 +1,6 @@
 """Differential fuzzing against the references, with a large budget (outside CI).
 
-    python3 scripts/diff_fuzz.py --minutes 15 [--only bert,cl100k_base,o200k_base] [--seed N]
+    python3 scripts/fuzz/diff_fuzz.py --minutes 15 [--only bert,cl100k_base,o200k_base] [--seed N]
 
 Hypothesis draws texts from tests/strategies.py (the pieces where tokenizers go wrong: combining
 runs, controls, every whitespace, CJK edges, special tokens in text, long words, any code point)
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402

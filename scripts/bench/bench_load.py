@@ -1,6 +1,6 @@
 """Page load times of one or more builds of the page, alternated in one run (issue #8).
 
-    python scripts/bench_load.py dist [other-dist ...] [--rounds 5] [--incognito] [--json out]
+    python scripts/bench/bench_load.py dist [other-dist ...] [--rounds 5] [--incognito] [--json out]
 
 Each round opens every build in turn, in Debian's Chromium (the tests' flags): a fresh visit
 (a new, empty browser profile), then a repeat visit in the same profile once the service worker
@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from paths import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
@@ -106,7 +106,7 @@ def main() -> None:
 
     from playwright import sync_api
 
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "scripts" / "build"))
     import serve
 
     runs = {str(b): {"fresh": [], "repeat": []} for b in args.builds}

@@ -1,7 +1,7 @@
 """The browser benchmark: tokenprism's WebAssembly builds against the native module and the
 JavaScript peers, on the same corpus slices, in one run; ids checked against the references.
 
-    python3 scripts/bench_web.py [--quick] [--out DIR] [--corpora en,ru] [--no-readme]
+    python3 scripts/bench/bench_web.py [--quick] [--out DIR] [--corpora en,ru] [--no-readme]
 
 Run by `./build.sh bench-web [--quick]` after dist/ is built. Writes web_results.json,
 web_results.md and web.png into --out (default bench/; --quick defaults to a temporary
@@ -9,7 +9,7 @@ folder) and, for a full run, the table into README.md ("Speed in the browser").
 
 Protocol:
 - Inputs: dist/data/bench/<corpus>.json, 256 KB of each development corpus as the native
-  benchmark's documents (scripts/bench_slices.py). Special tokens off everywhere.
+  benchmark's documents (scripts/bench/bench_slices.py). Special tokens off everywhere.
 - Browser: headless Debian Chromium (tests/paths.py), driven with Playwright. A quiet harness
   page (no Pyodide, no service worker) runs web/bench.js, the Bench tab's own driver: per
   cell, one hashed warm-up pass per run, then ROUNDS rounds with the order rotating, each run
@@ -21,7 +21,7 @@ Protocol:
   `normalizer.normalize_str` / BPE `encode_ordinary`, called from the page through Playwright
   as one more run of the same rounds (NativeBridge), so wasm ÷ native is a per-round ratio.
 - References: tokenizers 0.23.3 (BERT ids and normalized text), tiktoken 0.14.0 (o200k ids).
-  Every run's hash (sha256 of per-document u32 LE count + ids, as scripts/bench_worker.py)
+  Every run's hash (sha256 of per-document u32 LE count + ids, as scripts/bench/bench_worker.py)
   is compared with the reference's; a peer that differs is reported and never counted as the
   fastest peer; a tokenprism run that differs makes the script exit with status 3.
 """
@@ -48,8 +48,8 @@ from pathlib import Path
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "scripts"))
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO / "tests"))
 
 from bench import CORPORA, machine  # noqa: E402
@@ -171,7 +171,7 @@ def build_peers(out: Path) -> dict:
     wrong = {n: v for n, v in versions.items() if v != PEER_PACKAGES[n]}
     if wrong:
         sys.exit(f"JS peers missing or at other versions in {NPM}: {wrong} (run ./build.sh setup)")
-    src = REPO / "scripts" / "bench_web"
+    src = Path(__file__).resolve().parent / "bench_web"
     out.mkdir(parents=True, exist_ok=True)
     esbuild = NPM / "node_modules" / ".bin" / "esbuild"
     cmd = [str(esbuild), str(src / "peers-worker.js"), "--bundle", "--format=esm", "--platform=browser",
@@ -465,7 +465,7 @@ def chart(res: dict, path: Path) -> str | None:
 def update_readme(md: str, res: dict) -> None:
     readme = REPO / "README.md"
     text = readme.read_text(encoding="utf-8")
-    block = (f"{README_START}\n`./build.sh bench-web` (scripts/bench_web.py; full tables in "
+    block = (f"{README_START}\n`./build.sh bench-web` (scripts/bench/bench_web.py; full tables in "
              f"[bench/web_results.md](bench/web_results.md), chart bench/web.png):\n\n{md}{README_END}")
     if README_START in text:
         text = re.sub(re.escape(README_START) + ".*?" + re.escape(README_END), lambda _: block, text, flags=re.S)

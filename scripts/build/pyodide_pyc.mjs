@@ -1,6 +1,6 @@
 // Compiles the page's Python modules to bytecode with the page's own Pyodide (issue #8):
 //
-//     node scripts/pyodide_pyc.mjs PYODIDE_DIR OUT_DIR file.py [file.py ...]
+//     node scripts/build/pyodide_pyc.mjs PYODIDE_DIR OUT_DIR file.py [file.py ...]
 //
 // Compiling app.py, view.py, bpe_app.py and the rest is a large share of the page's Python
 // start-up (Pyodide's interpreter runs the compiler in wasm). The files written, OUT_DIR/NAME.TAG.pyc

@@ -1,21 +1,21 @@
 """The speed benchmark: tokenprism against tokenizers 0.23.3 (the reference for ids),
 tokenizers 1.0.0rc3, tokie and kitoken on bert-base-uncased, one thread, ids verified.
 
-    python3 scripts/bench.py                  # full run (~10-20 min), writes bench/
-    python3 scripts/bench.py --quick --out D  # smoke run (~64 KB per corpus, 1 round)
-    python3 scripts/bench.py --no-peers       # only tokenprism and tokenizers 0.23.3
+    python3 scripts/bench/bench.py                  # full run (~10-20 min), writes bench/
+    python3 scripts/bench/bench.py --quick --out D  # smoke run (~64 KB per corpus, 1 round)
+    python3 scripts/bench/bench.py --no-peers       # only tokenprism and tokenizers 0.23.3
 
 Writes results.json, results.md and encode.png into --out (default: bench/ of the repository;
 --quick defaults to a temporary folder so that a smoke run never overwrites the real results).
 
 Protocol (the write-up's, made explicit):
-- Unit of work: each corpus (scripts/corpora.py) is cut into documents of consecutive whole
+- Unit of work: each corpus (scripts/data/corpora.py) is cut into documents of consecutive whole
   lines, line ends kept, each at least DOC_BYTES (4096) bytes of UTF-8 (so 4-6.5 KB; the
   last may be shorter). Documents are repeated cyclically until the corpus totals about
   5 MB. Every implementation encodes every document with one Python call, special tokens off,
   truncation and padding off, and the timed work includes getting the ids as a Python list
   (`.ids` where the call returns an Encoding). Same documents, same order, for everyone.
-- Every implementation runs in its own worker process (scripts/bench_worker.py), peers in
+- Every implementation runs in its own worker process (scripts/bench/bench_worker.py), peers in
   their own virtualenvs; RAYON_NUM_THREADS=1, TOKENIZERS_PARALLELISM=false (one thread).
 - Per cell (corpus x operation): one warm-up pass per implementation, which is also where the
   output is hashed; then ROUNDS rounds, in each of which every implementation runs once, the
@@ -53,7 +53,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).resolve().parent / "bench_worker.py"
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 SHORT_SIZES = (8, 16, 32, 64, 256)
@@ -69,7 +69,7 @@ PEER_VENVS = {
     "kitoken": ("kitoken==0.11.1", "kitoken", []),
 }
 VENV_DIRS = {"tokenizers-1.0.0rc3": "tk1", "tokie": "tokie", "kitoken": "kitoken", REF: "tk023",
-             # BPE peers (scripts/bpe_bench.py)
+             # BPE peers (scripts/bench/bpe_bench.py)
              "gigatoken": "gigatoken", "fastokens": "fastokens"}
 
 
@@ -861,7 +861,7 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = a.tokenizer or data_dir() / "bert-base-uncased" / "tokenizer.json"
     missing = [p for p in [tokenizer] + [data_dir() / "corpora" / f"{c}.txt" for c in corpora] if not p.is_file()]
     if missing:
-        log(f"missing data: {', '.join(map(str, missing))}; run ./build.sh setup (or scripts/corpora.py)")
+        log(f"missing data: {', '.join(map(str, missing))}; run ./build.sh setup (or scripts/data/corpora.py)")
         return 2
 
     started = time.time()

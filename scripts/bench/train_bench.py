@@ -2,7 +2,7 @@
 """BPE training speed: tokenprism.train_bpe against the textbook chapter's code and against
 Hugging Face tokenizers' BpeTrainer, one thread.
 
-    python3 scripts/train_bench.py [--rounds 3] [--chapter-mb 1] [--bytes-mb 5] [--merges 30000]
+    python3 scripts/bench/train_bench.py [--rounds 3] [--chapter-mb 1] [--bytes-mb 5] [--merges 30000]
 
 (a) Chapter mode, 1 MB of English to vocab_size 1000, against the chapter's Python code
     (seed 003, section 1.3). That code recounts every pair of every distinct word and rewrites
@@ -19,7 +19,7 @@ Hugging Face tokenizers' BpeTrainer, one thread.
     space, the 256 bytes as initial alphabet, no special tokens) with RAYON_NUM_THREADS=1, in
     a subprocess. Rounds alternate the two; the median of the per-round ratios is printed.
 Times are CPU seconds of the process (time.process_time), not wall-clock: on a shared, loaded
-machine wall-clock time mostly measures the other processes. Corpora: scripts/corpora.py
+machine wall-clock time mostly measures the other processes. Corpora: scripts/data/corpora.py
 (./build.sh setup).
 """
 
@@ -39,7 +39,7 @@ DATA = Path(os.environ.get("TOKENPRISM_DATA") or os.path.expanduser("~/.cache/to
 
 # The chapter's code (seed 003, section 1.3), split into its set-up and its loop body so the
 # body can be timed from any training state: the tests' copy, tests/chapter.py.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from chapter import chapter_iteration, chapter_setup, chapter_tokenize, chapter_train_bpe  # noqa: E402
 
 

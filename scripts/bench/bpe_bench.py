@@ -2,14 +2,14 @@
 """The byte-level BPE benchmark: tokenprism.BpeTokenizer against tiktoken (the reference for
 ids), gigatoken, fastokens and tokenizers 0.23.3 / 1.0.0rc3, on o200k_base and cl100k_base.
 
-    python3 scripts/bpe_bench.py                  # full run, writes bench/bpe_results.{json,md}
-    python3 scripts/bpe_bench.py --quick --out D  # smoke run (~64 KB per corpus, 1 round)
+    python3 scripts/bench/bpe_bench.py                  # full run, writes bench/bpe_results.{json,md}
+    python3 scripts/bench/bpe_bench.py --quick --out D  # smoke run (~64 KB per corpus, 1 round)
 
-Protocol (the same as scripts/bench.py, whose helpers this imports):
+Protocol (the same as scripts/bench/bench.py, whose helpers this imports):
 - Documents: each corpus cut into whole-line documents of >= 4 KB, cycled to about
   --corpus-bytes (default 2 MB); one Python call per document, special tokens off
   (encode_ordinary or its equivalent), ids returned as a Python list.
-- Each implementation runs in its own worker process (scripts/bpe_bench_worker.py), peers in
+- Each implementation runs in its own worker process (scripts/bench/bpe_bench_worker.py), peers in
   their own virtualenvs under ~/.cache/tokenprism/venvs; RAYON_NUM_THREADS=1 (one thread).
 - Per cell: one warm-up pass per implementation (where the ids are hashed: FNV-1a 64 per
   document, compared with tiktoken's), then --rounds rounds, the order rotating each round, a
@@ -23,7 +23,7 @@ Protocol (the same as scripts/bench.py, whose helpers this imports):
 - bpe-openai (a Rust crate, no Python binding): crate/tools/bpe-openai-bench times it against
   tokenprism's Rust API in one process on the same documents (built here with cargo), ids
   hashed as above and compared with tiktoken's; its own tables.
-- tokenizers needs a tokenizer.json for the encoding: scripts/tiktoken_to_hf.py writes one
+- tokenizers needs a tokenizer.json for the encoding: scripts/data/tiktoken_to_hf.py writes one
   from the rank file (and checks its ids against tiktoken's) into the data directory.
 Peers not measured are listed with the reason.
 """
@@ -113,8 +113,8 @@ def rows_for(encoding: str, pattern: str, compare: str | None = None) -> list[di
     if not tj.is_file():  # derived from the rank file, checked against tiktoken (see the script)
         import subprocess
 
-        bench.log(f"writing {tj} (scripts/tiktoken_to_hf.py)")
-        subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "tiktoken_to_hf.py"), encoding])
+        bench.log(f"writing {tj} (scripts/data/tiktoken_to_hf.py)")
+        subprocess.run([sys.executable, str(REPO / "scripts" / "data" / "tiktoken_to_hf.py"), encoding])
     for r in rows:
         r["opts"] = dict(opts, tokenizer_json=str(tj))
         if r.get("needs_json") and not tj.is_file():

@@ -1,4 +1,4 @@
-"""One implementation under benchmark, driven by scripts/bench.py over stdin/stdout.
+"""One implementation under benchmark, driven by scripts/bench/bench.py over stdin/stdout.
 
 Runs in whatever Python has the implementation installed (the system Python for tokenprism
 and tokenizers 0.23.3, a virtualenv for each peer whose package name clashes or that we keep

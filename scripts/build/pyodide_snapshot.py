@@ -1,6 +1,6 @@
 """Make a memory snapshot of Pyodide after its start-up, for the page to start from (issue #8).
 
-    python scripts/pyodide_snapshot.py PYODIDE_DIR OUT.gz
+    python scripts/build/pyodide_snapshot.py PYODIDE_DIR OUT.gz
 
 Pyodide's start-up runs its interpreter over the bootstrap (the import system, `pyodide`, its
 FFI) for seconds: ~3 s of the page's ~4.5 s on a quiet machine, in both fresh and repeat
@@ -23,9 +23,9 @@ import gzip
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # What the page's Python imports from the standard library and Pyodide (web/*.py), plus
 # what those pull in; importing them here is what the snapshot saves the page. They pull in

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes a Hugging Face tokenizer.json for a tiktoken encoding (cl100k_base, o200k_base), so
-that `tokenizers` can be benchmarked on it (scripts/bpe_bench.py).
+that `tokenizers` can be benchmarked on it (scripts/bench/bpe_bench.py).
 
-    python3 scripts/tiktoken_to_hf.py o200k_base [OUT]   # default OUT: <data>/bpe/o200k/tokenizer.json
+    python3 scripts/data/tiktoken_to_hf.py o200k_base [OUT]   # default OUT: <data>/bpe/o200k/tokenizer.json
 
 How the file is derived from the rank file (facts of the format, no other converter used):
 - vocab: each token's bytes through GPT-2's byte-to-unicode table, id = rank;

@@ -1,4 +1,4 @@
-// Stands in for onnxruntime-web / onnxruntime-common when scripts/bench_web.py bundles
+// Stands in for onnxruntime-web / onnxruntime-common when scripts/bench/bench_web.py bundles
 // @huggingface/transformers for the benchmark: only its tokenizers run, never a model, so
 // the ONNX runtime (tens of MB of wasm) is neither needed nor loaded.
 export const env = { wasm: {}, webgpu: {}, webnn: {}, logLevel: "warning", versions: {} };

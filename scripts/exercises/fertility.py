@@ -1,12 +1,12 @@
 """Exercises 2 and 3 of the Train tab, natively (tokenprism): fertility of the same text in
 English and Russian for every tokenizer we have, and how each encodes Python indentation.
 
-    python scripts/fertility.py                       # the fertility table (markdown)
-    python scripts/fertility.py --train ru-10k --vocab 1000 --byte-level
+    python scripts/exercises/fertility.py                       # the fertility table (markdown)
+    python scripts/exercises/fertility.py --train ru-10k --vocab 1000 --byte-level
                                                       # ... with a tokenizer trained on a bundled text
-    python scripts/fertility.py --indent              # exercise 3: tokens of each indentation run
+    python scripts/exercises/fertility.py --indent              # exercise 3: tokens of each indentation run
 
-The texts are the page's (scripts/train_corpora.py: the LibreOffice help pages in en-US and ru);
+The texts are the page's (scripts/data/train_corpora.py: the LibreOffice help pages in en-US and ru);
 the table is built by web/train_view.py, the same code that draws it in the page.
 """
 
@@ -17,9 +17,9 @@ import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "web"))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "data"))
 
 import train_view as tv  # noqa: E402
 

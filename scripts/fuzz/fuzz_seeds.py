@@ -1,9 +1,9 @@
 """Writes the seed corpora of the fuzz targets (crate/fuzz/corpus/<target>/) from the string
 literals of tests/**/*.py and small tokenizer files cut from the real ones in $TOKENPRISM_DATA.
-Nothing here is committed: `./build.sh test` and scripts/fuzz.sh run it before fuzzing, and
+Nothing here is committed: `./build.sh test` and scripts/fuzz/fuzz.sh run it before fuzzing, and
 libFuzzer adds what it finds to the same folders.
 
-    python3 scripts/fuzz_seeds.py [--out crate/fuzz/corpus]
+    python3 scripts/fuzz/fuzz_seeds.py [--out crate/fuzz/corpus]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("TOKENPRISM_DATA") or Path.home() / ".cache/tokenprism/data")
 
 

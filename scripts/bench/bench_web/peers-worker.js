@@ -1,6 +1,6 @@
 // The JavaScript peers for the browser benchmark, in one module worker that answers the same
 // messages as web/bench-worker.js (configs, hash, time), so web/bench.js times them in the
-// same rounds as tokenprism. Bundled by scripts/bench_web.py with esbuild from the npm
+// same rounds as tokenprism. Bundled by scripts/bench/bench_web.py with esbuild from the npm
 // packages `./build.sh setup` installs (pinned versions); served only by the benchmark
 // harness, never part of dist/. Every peer loads local files only (no network).
 //

@@ -1,8 +1,8 @@
-"""What scripts/bench_worker.py (BERT) and scripts/bpe_bench_worker.py (byte-level BPE) share:
+"""What scripts/bench/bench_worker.py (BERT) and scripts/bench/bpe_bench_worker.py (byte-level BPE) share:
 the line protocol's loop, loading documents and the timed loop.
 
 Standard library only: the workers run in the peers' virtualenvs. They are started as
-`python scripts/<worker>.py ...`, so this file's directory is on sys.path.
+`python scripts/bench/<worker>.py ...`, so this file's directory is on sys.path.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 page's 10 KB of Russian help text, each with the Russian morpheme it matches (web/train_view.py's
 list and rule, the same as the page's).
 
-    python scripts/russian_merges.py [--merges 50] [--text ru-10k]
+    python scripts/exercises/russian_merges.py [--merges 50] [--text ru-10k]
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "web"))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "data"))
 
 import train_view as tv  # noqa: E402
 

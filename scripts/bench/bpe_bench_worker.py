@@ -1,6 +1,6 @@
 """One byte-level BPE implementation under benchmark, driven by scripts/bpe_bench.py.
 
-Same line protocol as scripts/bench_worker.py (hello / load / run / output / tokens / quit),
+Same line protocol as scripts/bench/bench_worker.py (hello / load / run / output / tokens / quit),
 standard library only, started in the Python that has the implementation installed:
 
     python bpe_bench_worker.py IMPL ENCODING OPTIONS_JSON

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of crate/fuzz and runs them one after another.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     default: 10 seconds each, every target
+#   scripts/fuzz/fuzz.sh [SECONDS] [TARGET...]     default: 10 seconds each, every target
 #
-# Each target starts from its seed corpus (scripts/fuzz_seeds.py: the tests' strings and
+# Each target starts from its seed corpus (scripts/fuzz/fuzz_seeds.py: the tests' strings and
 # small tokenizer files) plus whatever earlier runs added to crate/fuzz/corpus/<target>/.
 # A finding stops that target with its input in crate/fuzz/artifacts/<target>/ (rerun
 # it with `crate/fuzz/target/.../<target> <file>`); the script then exits non-zero.
@@ -16,7 +16,7 @@
 # installs cargo-fuzz into the cache; FUZZ_SANITIZER=none builds without ASan.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FUZZ=$ROOT/crate/fuzz
 CACHE=${TOKENPRISM_CACHE:-$HOME/.cache/tokenprism}
 CARGO_FUZZ_VERSION=${CARGO_FUZZ_VERSION:-0.13.2}
@@ -37,7 +37,7 @@ triple=$(rustc -vV | awk '/^host:/ {print $2}')
     --target "$triple" >/dev/null 2>"$FUZZ/build.log" || { cat "$FUZZ/build.log" >&2; exit 1; })
 bin=$FUZZ/target/$triple/release
 
-"$PY" "$ROOT/scripts/fuzz_seeds.py" --out "$FUZZ/corpus" >/dev/null
+"$PY" "$ROOT/scripts/fuzz/fuzz_seeds.py" --out "$FUZZ/corpus" >/dev/null
 mkdir -p "$FUZZ/logs"
 status=0
 for t in "${targets[@]}"; do

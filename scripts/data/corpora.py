@@ -16,8 +16,8 @@ Idempotent: a corpus whose file already exists is left alone (delete it to rebui
 Files are written atomically (temporary name, then rename), so an interrupted run never leaves
 a truncated corpus behind.
 
-    python scripts/corpora.py            # build what is missing, print sizes
-    python scripts/corpora.py --force    # rebuild all six
+    python scripts/data/corpora.py            # build what is missing, print sizes
+    python scripts/data/corpora.py --force    # rebuild all six
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The Train tab's bundled texts, built into a folder (build.sh puts them in dist/data/train/).
 
-    python scripts/train_corpora.py OUT_DIR     # write the texts and index.json
-    python scripts/train_corpora.py --fetch     # only download what is needed (./build.sh setup)
+    python scripts/data/train_corpora.py OUT_DIR     # write the texts and index.json
+    python scripts/data/train_corpora.py --fetch     # only download what is needed (./build.sh setup)
 
-The slices come from the development corpora (scripts/corpora.py; never committed):
+The slices come from the development corpora (scripts/data/corpora.py; never committed):
 
     en-10k, en-100k     English (Debian fortunes), the first 10 / 100 KB, cut at a line end
     ru-10k, ru-100k     Russian (Debian fortunes-ru), likewise
