@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import serve
 
+import serve
 from paths import CHROMIUM, CHROMIUM_ARGS, ROOT
 
 # The built site the page tests run against: dist/, or another build in $TOKENPRISM_DIST.

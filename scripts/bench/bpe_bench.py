@@ -36,7 +36,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -174,7 +173,7 @@ def markdown(res: dict) -> str:
             out.append(f"| {size} | " + " | ".join(fmt(cell.get(n, {}).get("us_per_call")) for n in names) + " |")
         w = e.get("worst")
         if w:
-            out += ["", f"Worst case, 'a' × 100,000 (one call, median ms; per-byte time ÷ English's per-byte time):", "",
+            out += ["", "Worst case, 'a' × 100,000 (one call, median ms; per-byte time ÷ English's per-byte time):", "",
                     "| | " + " | ".join(labels[n] for n in names) + " |", "|---|" + "---:|" * len(names),
                     "| ms | " + " | ".join(fmt(w.get(n, {}).get("ms")) for n in names) + " |",
                     "| × English per byte | " + " | ".join(fmt(w.get(n, {}).get("vs_english_per_byte")) for n in names) + " |"]
@@ -264,7 +263,8 @@ def main(argv=None) -> int:
              "corpora": {}, "short": {}, "worst": {}}
         res["encodings"][enc] = e
 
-        def cell(key, docs, unit, min_seconds):
+        # Called within this loop's turn; the defaults bind this encoding's workers and rows.
+        def cell(key, docs, unit, min_seconds, workers=workers, rows=rows):
             p = tmp / f"{key}.json"
             p.write_text(json.dumps(docs), encoding="utf-8")
             for w in workers:

@@ -47,9 +47,10 @@ MAKE = """async (imports) => {
 
 
 def make_snapshot(pyodide_dir: Path) -> bytes:
+    from playwright import sync_api
+
     import serve
     from paths import CHROMIUM, CHROMIUM_ARGS
-    from playwright import sync_api
 
     # Plain: no CSP header, so page.evaluate may import the runtime.
     with serve.background(pyodide_dir, plain=True) as url, sync_api.sync_playwright() as p:

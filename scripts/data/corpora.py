@@ -23,7 +23,6 @@ a truncated corpus behind.
 from __future__ import annotations
 
 import argparse
-import glob
 import html.parser
 import os
 import subprocess

@@ -44,6 +44,7 @@ class Bert:
 
     def __init__(self):
         import tokenizers
+
         import tokenprism
 
         assert tokenizers.__version__ == "0.23.3", tokenizers.__version__
@@ -73,6 +74,7 @@ class Tiktoken:
     def __init__(self, name: str):
         os.environ["TIKTOKEN_CACHE_DIR"] = str(data_dir() / "bpe" / "tiktoken-cache")
         import tiktoken
+
         import tokenprism
 
         assert tiktoken.__version__ == "0.14.0", tiktoken.__version__

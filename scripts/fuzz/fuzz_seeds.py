@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import base64
 import hashlib
 import json
 import os

@@ -9,8 +9,8 @@ import multiprocessing
 import pickle
 
 import tokenizers
-import tokenprism
 
+import tokenprism
 from paths import CORPORA, bert_dir, data_dir, require
 
 

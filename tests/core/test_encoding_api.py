@@ -14,11 +14,13 @@ import warnings
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_encoding_fields import (
+    outcome,  # the reference raises (or panics) where truncation cannot be met
+)
 
 import strategies
 from parity import FIELDS, describe_input, encoding_diff
 from paths import bert_pair
-from test_encoding_fields import outcome  # the reference raises (or panics) where truncation cannot be met
 
 FIELDS_ALL = FIELDS + ("sequence_ids",)
 
@@ -143,18 +145,18 @@ def test_words_is_deprecated_word_ids():
         assert [type(w.message) for w in caught] == [DeprecationWarning]
     with warnings.catch_warnings(record=True) as a:
         warnings.simplefilter("always")
-        x.words
+        _ = x.words
     with warnings.catch_warnings(record=True) as b:
         warnings.simplefilter("always")
-        y.words
+        _ = y.words
     assert str(a[0].message) == str(b[0].message)
 
 
 def test_negative_indices_raise_as_the_reference():
     ours, ref = configured(None, None)
     for e in (ours.encode("hello"), ref.encode("hello")):
-        for call in (lambda: e.char_to_token(-1), lambda: e.token_to_chars(-1),
-                     lambda: e.word_to_tokens(-1), lambda: e.char_to_word(0, -1)):
+        for call in (lambda e=e: e.char_to_token(-1), lambda e=e: e.token_to_chars(-1),
+                     lambda e=e: e.word_to_tokens(-1), lambda e=e: e.char_to_word(0, -1)):
             with pytest.raises(OverflowError):
                 call()
 

@@ -68,8 +68,8 @@ def test_fields_match_reference(padding, truncation):
     ours, ref = bert_pair()
     configure((ours, ref), padding, truncation)
     for text, pair, special in itertools.product(TEXTS, PAIRS, (True, False)):
-        x = outcome(lambda: ours.encode(text, pair, add_special_tokens=special))
-        y = outcome(lambda: ref.encode(text, pair, add_special_tokens=special))
+        x = outcome(lambda t=text, p=pair, s=special: ours.encode(t, p, add_special_tokens=s))
+        y = outcome(lambda t=text, p=pair, s=special: ref.encode(t, p, add_special_tokens=s))
         where = f"{text!r} / {pair!r}, add_special_tokens={special}, {padding}, {truncation}"
         if isinstance(x, BaseException) or isinstance(y, BaseException):
             assert isinstance(x, BaseException) and isinstance(y, BaseException), f"{where}: {x!r} vs {y!r}"

@@ -20,11 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenprism
-from paths import CORPORA, corpus, reference
-
 
 # The chapter's code (seed 003, section 1.3): one copy, in tests/chapter.py.
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
+from paths import CORPORA, corpus, reference
 
 # The seed's merges and counts (REFERENCE.md, "Textbook chapter (seed 003) worked example").
 CHAPTER_MERGES = [("и", "з", 12), ("н", "из", 10), ("низ", "_", 5), ("к", "о", 5), ("ко", "_", 5),

@@ -66,7 +66,10 @@ class Pair:
         if got != want:
             i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
             lo = max(0, i - 3)
-            show = lambda ids: [self.ours.decode_single_token_bytes(t) for t in ids[lo:i + 4]]
+
+            def show(ids):
+                return [self.ours.decode_single_token_bytes(t) for t in ids[lo:i + 4]]
+
             pytest.fail(f"{self.name}: ids differ at token {i} for text={codepoints(text)}\n"
                         f"  ours {got[lo:i + 4]} {show(got)}\n  ref  {want[lo:i + 4]} {show(want)}", pytrace=False)
         return got

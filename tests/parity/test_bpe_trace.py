@@ -25,6 +25,7 @@ SAMPLES = [
 
 def tiktoken_pair(name):
     import regex
+
     import tokenprism
 
     ref = tiktoken_module().get_encoding(name)

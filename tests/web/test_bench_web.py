@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 
-import bench_slices
-import bench_web
 import pytest
 
+import bench_slices
 import bench_view
+import bench_web
 from paths import data_dir
 from web_env import DIST, chromium
+
 TINY = 3000  # bytes of each corpus
 
 

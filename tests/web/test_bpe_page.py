@@ -14,9 +14,9 @@ import json
 import zlib
 
 import pytest
+from test_bpe_view import naive_merges  # (index, rank, parts after) per merge
 
 from paths import data_dir, reference, require, tiktoken_module
-from test_bpe_view import naive_merges  # (index, rank, parts after) per merge
 from web_env import ARTIFACTS
 
 READY_TIMEOUT_MS = 180_000

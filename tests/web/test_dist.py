@@ -23,11 +23,11 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
-import dist_manifest
 import pytest
-import serve
 from tokenizers import Tokenizer
 
+import dist_manifest
+import serve
 import web_env
 from web_env import ARTIFACTS, DIST, ROOT, Watch
 

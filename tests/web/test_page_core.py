@@ -17,9 +17,9 @@ import os
 import shutil
 import zlib
 
-import dist_manifest
 import tokenizers
 
+import dist_manifest
 from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, ROOT, Watch, served
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"

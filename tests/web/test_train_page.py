@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from test_train_view import reference_spans
 
 import tokenprism
 import train_view as tv
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from paths import corpus, reference
-from test_train_view import reference_spans
 from web_env import ARTIFACTS, DIST
 
 TRAIN_DATA = DIST / "data" / "train"

@@ -13,14 +13,14 @@ Expected values come from the textbook chapter's own code (tests/chapter.py), to
 
 from __future__ import annotations
 
-import fertility
 import pytest
-import russian_merges
-import train_corpora
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fertility
+import russian_merges
 import tokenprism
+import train_corpora
 import train_view as tv
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from paths import data_dir, reference, require, tiktoken_module
