@@ -441,10 +441,11 @@ print(json.dumps({"modules": names, "bytecode": bytecode}))' "$ROOT/web" "$out/p
     cp "$DATA"/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken "$out/data/bpe/"
     cp "$DATA/bpe/gpt2/tokenizer.json" "$out/data/bpe/gpt2/"
     cp "$DATA/bpe/qwen3/tokenizer.json" "$out/data/bpe/qwen3/"
-    # The Bench tab's inputs: 256 KB of each corpus as documents, and the native benchmark's
-    # JSON (./build.sh bench) when there is one, shown beside the wasm figures.
+    # The Bench tab's inputs: 256 KB of each corpus as documents, and the installed native
+    # module's speed on them (a few seconds, one thread), shown beside the wasm figures. Kept
+    # per module binary in the cache, so assembling twice gives the same site.
     "$PY" "$ROOT/scripts/bench/bench_slices.py" "$DATA/corpora" "$out/data/bench" \
-        --native "$ROOT/bench/results.json"
+        --native "$BERT_DIR/tokenizer.json" --cache "$CACHE/bench-native"
     # The Train tab's bundled texts (slices of the corpora, the parallel help pages).
     "$PY" "$ROOT/scripts/data/train_corpora.py" "$out/data/train"
     find "$out" -name __pycache__ -prune -exec rm -rf {} +
