@@ -187,7 +187,10 @@ def markdown(res: dict) -> str:
                     out.append(f"| {c} | error | error | - |")
                     continue
                 t, b = cell["tokenprism"], cell["bpe-openai"]
-                ok = lambda x: "✓" if x.get("ids_match") else ("✗" if x.get("ids_match") is False else "?")  # noqa: E731
+
+                def ok(x):
+                    return "✓" if x.get("ids_match") else ("✗" if x.get("ids_match") is False else "?")
+
                 out.append(f"| {c} | {fmt(t['mbps'])} {ok(t)} | {fmt(b['mbps'])} {ok(b)} | {ratio_text(t.get('vs_bpe_openai'))} |")
         rw = e.get("rust_worst")
         if rw and "error" not in rw:

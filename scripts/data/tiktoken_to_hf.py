@@ -80,7 +80,10 @@ def build(encoding: str) -> dict:
     enc = tiktoken.get_encoding(encoding)
     ranks = read_ranks(DATA / "bpe" / f"{encoding}.tiktoken")
     b2u = bytes_to_unicode()
-    show = lambda b: "".join(b2u[x] for x in b)  # noqa: E731
+
+    def show(b):
+        return "".join(b2u[x] for x in b)
+
     vocab = {show(t): r for t, r in ranks.items()}
     merges = []
     for t, r in sorted(ranks.items(), key=lambda kv: kv[1]):
