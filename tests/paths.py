@@ -60,8 +60,11 @@ def reference():
     import tokenizers  # an ImportError fails the test: the reference is required
 
     if tokenizers.__version__ != "0.23.3":
-        pytest.fail(f"the parity reference must be tokenizers==0.23.3, found {tokenizers.__version__}"
-                    " (pip install tokenizers==0.23.3)", pytrace=False)
+        pytest.fail(
+            f"the parity reference must be tokenizers==0.23.3, found {tokenizers.__version__}"
+            " (pip install tokenizers==0.23.3)",
+            pytrace=False,
+        )
     return tokenizers
 
 
@@ -76,7 +79,9 @@ def tiktoken_module():
     import tiktoken
 
     if tiktoken.__version__ != "0.14.0":
-        pytest.fail(f"the reference must be tiktoken==0.14.0, found {tiktoken.__version__}", pytrace=False)
+        pytest.fail(
+            f"the reference must be tiktoken==0.14.0, found {tiktoken.__version__}", pytrace=False
+        )
     return tiktoken
 
 

@@ -66,10 +66,15 @@ class Watch:
     def __init__(self, page):
         self.problems: list[str] = []
         self.requests: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        page.on(
+            "console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}")
+        )
         page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
         page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+        page.on(
+            "response",
+            lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"),
+        )
         page.on("request", lambda r: self.requests.append(r.url))
 
         def dialog(d):

@@ -68,9 +68,15 @@ PEER_VENVS = {
     "tokie": ("tokie==0.1.4", "tokie", []),
     "kitoken": ("kitoken==0.11.1", "kitoken", []),
 }
-VENV_DIRS = {"tokenizers-1.0.0rc3": "tk1", "tokie": "tokie", "kitoken": "kitoken", REF: "tk023",
-             # BPE peers (scripts/bench/bpe_bench.py)
-             "gigatoken": "gigatoken", "fastokens": "fastokens"}
+VENV_DIRS = {
+    "tokenizers-1.0.0rc3": "tk1",
+    "tokie": "tokie",
+    "kitoken": "kitoken",
+    REF: "tk023",
+    # BPE peers (scripts/bench/bpe_bench.py)
+    "gigatoken": "gigatoken",
+    "fastokens": "fastokens",
+}
 
 
 def log(msg: str) -> None:
@@ -82,7 +88,9 @@ def data_dir() -> Path:
 
 
 def venv_root() -> Path:
-    return Path(os.environ.get("TOKENPRISM_VENVS") or os.path.expanduser("~/.cache/tokenprism/venvs"))
+    return Path(
+        os.environ.get("TOKENPRISM_VENVS") or os.path.expanduser("~/.cache/tokenprism/venvs")
+    )
 
 
 # --------------------------------------------------------------------------- implementations
@@ -91,33 +99,88 @@ def venv_root() -> Path:
 def implementations(peers: bool, ablations: bool, ablation_api: str) -> list[dict]:
     """The rows, in table order. kind: ours | ref | peer. ops: what each one runs."""
     rows = [
-        dict(name="tokenprism-ids", label="tokenprism (ids only)", kind="ours", impl="tokenprism",
-             opts={"api": "encode_ids"}, call="tok.encode_ids(doc, add_special_tokens=False)",
-             ops=("encode", "short")),
-        dict(name="tokenprism", label="tokenprism (Encoding)", kind="ours", impl="tokenprism",
-             opts={"api": "encode"}, call="tok.encode(doc, add_special_tokens=False).ids",
-             ops=("encode", "normalize", "short")),
+        dict(
+            name="tokenprism-ids",
+            label="tokenprism (ids only)",
+            kind="ours",
+            impl="tokenprism",
+            opts={"api": "encode_ids"},
+            call="tok.encode_ids(doc, add_special_tokens=False)",
+            ops=("encode", "short"),
+        ),
+        dict(
+            name="tokenprism",
+            label="tokenprism (Encoding)",
+            kind="ours",
+            impl="tokenprism",
+            opts={"api": "encode"},
+            call="tok.encode(doc, add_special_tokens=False).ids",
+            ops=("encode", "normalize", "short"),
+        ),
     ]
     if ablations:
         for fp in FAST_PATHS:
-            ops = ("encode", "normalize") if fp != "fused" else ("encode",)  # fused: not a normalizer path
+            ops = (
+                ("encode", "normalize") if fp != "fused" else ("encode",)
+            )  # fused: not a normalizer path
             api = ablation_api
-            rows.append(dict(
-                name=f"tokenprism-no-{fp}", label=f"tokenprism, {fp} off", kind="ours", impl="tokenprism",
-                opts={"api": api, "fast_paths": {fp: False}}, ablation=fp,
-                call=("tok.encode_ids(doc, add_special_tokens=False)" if api == "encode_ids"
-                      else "tok.encode(doc, add_special_tokens=False).ids") + f" with {fp}=False",
-                ops=ops))
-    rows.append(dict(name=REF, label="tokenizers 0.23.3", kind="ref", impl="tokenizers", opts={},
-                     call="tok.encode(doc, add_special_tokens=False).ids", ops=("encode", "normalize", "short")))
+            rows.append(
+                dict(
+                    name=f"tokenprism-no-{fp}",
+                    label=f"tokenprism, {fp} off",
+                    kind="ours",
+                    impl="tokenprism",
+                    opts={"api": api, "fast_paths": {fp: False}},
+                    ablation=fp,
+                    call=(
+                        "tok.encode_ids(doc, add_special_tokens=False)"
+                        if api == "encode_ids"
+                        else "tok.encode(doc, add_special_tokens=False).ids"
+                    )
+                    + f" with {fp}=False",
+                    ops=ops,
+                )
+            )
+    rows.append(
+        dict(
+            name=REF,
+            label="tokenizers 0.23.3",
+            kind="ref",
+            impl="tokenizers",
+            opts={},
+            call="tok.encode(doc, add_special_tokens=False).ids",
+            ops=("encode", "normalize", "short"),
+        )
+    )
     if peers:
         rows += [
-            dict(name="tokenizers-1.0.0rc3", label="tokenizers 1.0.0rc3", kind="peer", impl="tokenizers1",
-                 opts={}, call="tok.encode(doc, add_special_tokens=False).ids", ops=("encode", "short")),
-            dict(name="tokie", label="tokie", kind="peer", impl="tokie", opts={},
-                 call="tok.encode(doc, add_special_tokens=False).ids", ops=("encode", "short")),
-            dict(name="kitoken", label="kitoken", kind="peer", impl="kitoken", opts={},
-                 call="tok.encode(doc, False)", ops=("encode", "short")),
+            dict(
+                name="tokenizers-1.0.0rc3",
+                label="tokenizers 1.0.0rc3",
+                kind="peer",
+                impl="tokenizers1",
+                opts={},
+                call="tok.encode(doc, add_special_tokens=False).ids",
+                ops=("encode", "short"),
+            ),
+            dict(
+                name="tokie",
+                label="tokie",
+                kind="peer",
+                impl="tokie",
+                opts={},
+                call="tok.encode(doc, add_special_tokens=False).ids",
+                ops=("encode", "short"),
+            ),
+            dict(
+                name="kitoken",
+                label="kitoken",
+                kind="peer",
+                impl="kitoken",
+                opts={},
+                call="tok.encode(doc, False)",
+                ops=("encode", "short"),
+            ),
         ]
     return rows
 
@@ -131,7 +194,9 @@ def dist_version(python: str, dist: str) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def ensure_venv(name: str, requirement: str, dist: str, flags: list[str]) -> tuple[str | None, str | None]:
+def ensure_venv(
+    name: str, requirement: str, dist: str, flags: list[str]
+) -> tuple[str | None, str | None]:
     """(python of a virtualenv holding `requirement`, None) or (None, why not). Idempotent."""
     want = requirement.split("==")[1]
     d = venv_root() / VENV_DIRS[name]
@@ -144,7 +209,9 @@ def ensure_venv(name: str, requirement: str, dist: str, flags: list[str]) -> tup
         r = run_quiet([sys.executable, "-m", "venv", str(d)])
         if r.returncode != 0:
             return None, f"python -m venv failed: {r.stdout.strip()[-400:]}"
-    r = run_quiet([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", *flags, requirement])
+    r = run_quiet(
+        [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", *flags, requirement]
+    )
     if r.returncode != 0:
         tail = " ".join(r.stdout.strip().splitlines()[-3:])
         return None, f"pip install {' '.join(flags + [requirement])} failed: {tail[-500:]}"
@@ -162,8 +229,19 @@ def tokenprism_venv(wheel: Path) -> str:
     if not py.exists():
         d.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "venv", str(d)], check=True)
-    r = run_quiet([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--force-reinstall",
-                   "--no-deps", str(wheel)])
+    r = run_quiet(
+        [
+            str(py),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--force-reinstall",
+            "--no-deps",
+            str(wheel),
+        ]
+    )
     if r.returncode != 0:
         raise SystemExit(f"pip install {wheel} into {d} failed: {r.stdout[-600:]}")
     return str(py)
@@ -200,13 +278,24 @@ class Worker:
         self.row = row
         self.name = row["name"]
         self.err_path = tmp / f"{self.name}.stderr"
-        env = dict(os.environ, RAYON_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1",
-                   PYTHONDONTWRITEBYTECODE="1")
+        env = dict(
+            os.environ,
+            RAYON_NUM_THREADS="1",
+            TOKENIZERS_PARALLELISM="false",
+            OMP_NUM_THREADS="1",
+            PYTHONDONTWRITEBYTECODE="1",
+        )
         env.pop("PYTHONPATH", None)
         self.proc = subprocess.Popen(
             [row["python"], str(script), row["impl"], str(tokenizer), json.dumps(row["opts"])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.err_path, "w"),
-            text=True, cwd=tmp, env=env, bufsize=1)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(self.err_path, "w"),
+            text=True,
+            cwd=tmp,
+            env=env,
+            bufsize=1,
+        )
         self.dead: str | None = None
         try:
             self.hello = self.ask(cmd="hello")
@@ -227,7 +316,9 @@ class Worker:
         if not line:
             self.proc.wait(timeout=30)
             tail = self.err_path.read_text(errors="replace").strip().splitlines()[-6:]
-            self.dead = f"worker exited with status {self.proc.returncode}: {' | '.join(tail)}"[:800]
+            self.dead = f"worker exited with status {self.proc.returncode}: {' | '.join(tail)}"[
+                :800
+            ]
             raise WorkerError(self.dead)
         r = json.loads(line)
         if not r.get("ok"):
@@ -322,7 +413,9 @@ def first_difference(a, b) -> int:
     return n
 
 
-def diagnose(ref: Worker, w: Worker, key: str, op: str, ref_dig: list[str], dig: list[str], docs: list[str]) -> dict:
+def diagnose(
+    ref: Worker, w: Worker, key: str, op: str, ref_dig: list[str], dig: list[str], docs: list[str]
+) -> dict:
     bad = [i for i, (x, y) in enumerate(zip(ref_dig, dig)) if x != y]
     info = {"documents_differing": len(bad), "documents": len(docs)}
     if not bad:
@@ -335,8 +428,8 @@ def diagnose(ref: Worker, w: Worker, key: str, op: str, ref_dig: list[str], dig:
         b = w.ask(cmd="output", key=key, op=op, index=i)["value"]
         k = first_difference(a, b)
         info["position"] = k
-        info["reference_around"] = a[max(0, k - 3):k + 6]
-        info["this_around"] = b[max(0, k - 3):k + 6]
+        info["reference_around"] = a[max(0, k - 3) : k + 6]
+        info["this_around"] = b[max(0, k - 3) : k + 6]
         if op == "encode":
             info["reference_tokens"] = ref.ask(cmd="tokens", ids=info["reference_around"])["value"]
             info["this_tokens"] = ref.ask(cmd="tokens", ids=info["this_around"])["value"]
@@ -346,8 +439,17 @@ def diagnose(ref: Worker, w: Worker, key: str, op: str, ref_dig: list[str], dig:
     return info
 
 
-def measure(workers: list[Worker], key: str, op: str, rounds: int, min_seconds: float,
-            docs: list[str], unit: str, ref_name: str = REF, hash_key: str = "sha256") -> dict:
+def measure(
+    workers: list[Worker],
+    key: str,
+    op: str,
+    rounds: int,
+    min_seconds: float,
+    docs: list[str],
+    unit: str,
+    ref_name: str = REF,
+    hash_key: str = "sha256",
+) -> dict:
     """One cell: warm-up (hashed), then `rounds` rotating rounds. unit: mbps | us.
     ref_name: the row whose output is the truth; hash_key: the worker reply's hash field."""
     cell: dict[str, dict] = {}
@@ -356,14 +458,20 @@ def measure(workers: list[Worker], key: str, op: str, rounds: int, min_seconds: 
     for w in ws:
         try:
             r = w.ask(cmd="run", key=key, op=op, min_seconds=0, hash=True)
-            cell[w.name] = {hash_key: r[hash_key], "bytes": r["bytes"], "calls_per_pass": r["calls"] // r["passes"],
-                            "tokens": r["tokens"], "values": [], "cpu_per_wall": []}
+            cell[w.name] = {
+                hash_key: r[hash_key],
+                "bytes": r["bytes"],
+                "calls_per_pass": r["calls"] // r["passes"],
+                "tokens": r["tokens"],
+                "values": [],
+                "cpu_per_wall": [],
+            }
             digests[w.name] = r["doc_digests"]
         except WorkerError as e:
             cell[w.name] = {"error": str(e)}
     ok = [w for w in ws if "error" not in cell[w.name]]
     for k in range(rounds):
-        order = ok[k % len(ok):] + ok[:k % len(ok)] if ok else []
+        order = ok[k % len(ok) :] + ok[: k % len(ok)] if ok else []
         for w in order:
             c = cell[w.name]
             if "error" in c:
@@ -395,7 +503,9 @@ def measure(workers: list[Worker], key: str, op: str, rounds: int, min_seconds: 
     return cell
 
 
-def summarize(cell: dict, rows: list[dict], unit: str, ref_name: str = REF, hash_key: str = "sha256") -> dict:
+def summarize(
+    cell: dict, rows: list[dict], unit: str, ref_name: str = REF, hash_key: str = "sha256"
+) -> dict:
     """Adds medians and per-round ratios; returns {name: summary} plus '_fastest_peer'."""
     kinds = {r["name"]: r["kind"] for r in rows}
 
@@ -408,11 +518,27 @@ def summarize(cell: dict, rows: list[dict], unit: str, ref_name: str = REF, hash
         n = min(len(sa), len(sb))
         return med([sa[i] / sb[i] for i in range(n)]) if n else None
 
-    peers = [n for n, c in cell.items() if kinds.get(n) in ("ref", "peer") and c.get("values") and c.get("ids_match")]
+    peers = [
+        n
+        for n, c in cell.items()
+        if kinds.get(n) in ("ref", "peer") and c.get("values") and c.get("ids_match")
+    ]
     fastest = max(peers, key=lambda n: med(speed(n)), default=None)
     out = {}
     for name, c in cell.items():
-        s = {k: c[k] for k in (hash_key, "ids_match", "mismatch", "error", "tokens", "bytes", "calls_per_pass") if k in c}
+        s = {
+            k: c[k]
+            for k in (
+                hash_key,
+                "ids_match",
+                "mismatch",
+                "error",
+                "tokens",
+                "bytes",
+                "calls_per_pass",
+            )
+            if k in c
+        }
         vals = c.get("values") or []
         key = "mbps" if unit == "mbps" else "us_per_call"
         s[key] = rnd(med(vals))
@@ -439,29 +565,50 @@ def callgrind(tokenizer: Path, en_text: str, tmp: Path, build: bool) -> dict:
         log("building the Rust example encode_file (cargo build --release --example encode_file)")
         r = run_quiet(["cargo", "build", "--release", "--example", "encode_file"], cwd=crate)
         if r.returncode != 0:
-            return {"error": "cargo build --release --example encode_file failed: " + r.stdout[-600:]}
+            return {
+                "error": "cargo build --release --example encode_file failed: " + r.stdout[-600:]
+            }
     if not exe.exists():
-        return {"error": f"{exe} does not exist (build it with cargo build --release --example encode_file)"}
+        return {
+            "error": f"{exe} does not exist (build it with cargo build --release --example encode_file)"
+        }
     # about 1 MB of English, cut at a line end
     b = en_text.encode("utf-8")
     cut = b.rfind(b"\n", 0, 1_000_000) + 1 or len(b)
     text_file = tmp / "callgrind-en.txt"
     text_file.write_bytes(b[:cut])
     size = cut
-    res = {"text": f"the first {size} bytes of the English corpus (cut at a line end)", "bytes": size,
-           "binary": str(exe), "modes": {}}
+    res = {
+        "text": f"the first {size} bytes of the English corpus (cut at a line end)",
+        "bytes": size,
+        "binary": str(exe),
+        "modes": {},
+    }
     for mode in ("encode", "ids", "normalize"):
         counts = {}
         for rounds in (1, 3):
-            r = run_quiet(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           str(exe), str(tokenizer), str(text_file), str(rounds), mode])
+            r = run_quiet(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--callgrind-out-file=/dev/null",
+                    str(exe),
+                    str(tokenizer),
+                    str(text_file),
+                    str(rounds),
+                    mode,
+                ]
+            )
             m = re.search(r"Collected\s*:\s*(\d+)", r.stdout)
             if r.returncode != 0 or not m:
                 return {**res, "error": f"valgrind {mode} x{rounds} failed: {r.stdout[-600:]}"}
             counts[rounds] = int(m.group(1))
         per_mb = (counts[3] - counts[1]) / 2 / size * 1e6
-        res["modes"][mode] = {"instructions_1_round": counts[1], "instructions_3_rounds": counts[3],
-                              "instructions_per_mb": round(per_mb)}
+        res["modes"][mode] = {
+            "instructions_1_round": counts[1],
+            "instructions_3_rounds": counts[3],
+            "instructions_per_mb": round(per_mb),
+        }
         log(f"callgrind {mode}: {per_mb / 1e6:.1f}M instructions per MB")
     enc = res["modes"]["encode"]["instructions_per_mb"]
     res["normalizer_share"] = rnd(res["modes"]["normalize"]["instructions_per_mb"] / enc, 3)
@@ -482,10 +629,17 @@ def machine() -> dict:
         flags = f.group(1) if f else ""
     except OSError:
         pass
-    info = {"cpu": cpu, "cores": os.cpu_count(), "avx2": " avx2" in f" {flags} ", "os": platform.platform(),
-            "python": platform.python_version()}
+    info = {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "avx2": " avx2" in f" {flags} ",
+        "os": platform.platform(),
+        "python": platform.python_version(),
+    }
     try:
-        info["memory_gib"] = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+        info["memory_gib"] = round(
+            os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1
+        )
     except (ValueError, OSError):
         pass
     return info
@@ -495,6 +649,7 @@ def git_info() -> dict:
     def g(*a):
         r = run_quiet(["git", "-C", str(REPO), *a])
         return r.stdout.strip() if r.returncode == 0 else None
+
     head = g("rev-parse", "--short", "HEAD")
     dirty = g("status", "--porcelain", "--", "crate", "python", "pyproject.toml")
     return {"head": head, "source_dirty": bool(dirty) if dirty is not None else None}
@@ -527,7 +682,9 @@ def fmt_ratio(x: float | None) -> str:
     return "-" if x is None else f"×{fmt(x)}"
 
 
-def cell_text(s: dict | None, key: str, ratio_key: str | None = "vs_ref", ratio_suffix: str = "") -> str:
+def cell_text(
+    s: dict | None, key: str, ratio_key: str | None = "vs_ref", ratio_suffix: str = ""
+) -> str:
     if s is None:
         return "not run"
     if "error" in s and not s.get(key):
@@ -545,13 +702,17 @@ def cell_text(s: dict | None, key: str, ratio_key: str | None = "vs_ref", ratio_
 def mismatch_text(d: dict) -> str:
     if "first_document" not in d:
         return json.dumps(d, ensure_ascii=False)[:600]
-    t = (f"{d['documents_differing']} of {d['documents']} inputs differ; the first is input {d['first_document']} "
-         f"({d['document_bytes']} bytes), from output position {d.get('position', '?')}: ")
+    t = (
+        f"{d['documents_differing']} of {d['documents']} inputs differ; the first is input {d['first_document']} "
+        f"({d['document_bytes']} bytes), from output position {d.get('position', '?')}: "
+    )
     if "reference_tokens" in d:
         t += f"tokenizers 0.23.3 `{' '.join(map(str, d['reference_tokens']))}` vs `{' '.join(map(str, d['this_tokens']))}`"
     elif "reference_around" in d:
-        t += f"tokenizers 0.23.3 {json.dumps(d['reference_around'], ensure_ascii=False)} vs " \
-             f"{json.dumps(d['this_around'], ensure_ascii=False)}"
+        t += (
+            f"tokenizers 0.23.3 {json.dumps(d['reference_around'], ensure_ascii=False)} vs "
+            f"{json.dumps(d['this_around'], ensure_ascii=False)}"
+        )
     if d.get("document_start"):
         t += f" (input starts {json.dumps(d['document_start'][:100], ensure_ascii=False)})"
     if d.get("error"):
@@ -567,13 +728,20 @@ def markdown(res: dict) -> str:
     L = []
     L.append("# tokenprism benchmark: bert-base-uncased, one thread")
     L.append("")
-    L.append(f"{res['date']} · {m['cpu']}, {m['cores']} cores{' (AVX2)' if m.get('avx2') else ''}, "
-             f"{m.get('memory_gib', '?')} GiB · Python {m['python']} · load average "
-             f"{res['load_average']['start']} at start, {res['load_average']['end']} at end (shared machine)"
-             + (" · **quick smoke run, not a measurement**" if res["quick"] else ""))
+    L.append(
+        f"{res['date']} · {m['cpu']}, {m['cores']} cores{' (AVX2)' if m.get('avx2') else ''}, "
+        f"{m.get('memory_gib', '?')} GiB · Python {m['python']} · load average "
+        f"{res['load_average']['start']} at start, {res['load_average']['end']} at end (shared machine)"
+        + (" · **quick smoke run, not a measurement**" if res["quick"] else "")
+    )
     L.append("")
-    pkg = {"tokenprism": "tokenprism", "tokenizers": "tokenizers", "tokenizers1": "tokenizers", "tokie": "tokie",
-           "kitoken": "kitoken"}
+    pkg = {
+        "tokenprism": "tokenprism",
+        "tokenizers": "tokenizers",
+        "tokenizers1": "tokenizers",
+        "tokie": "tokie",
+        "kitoken": "kitoken",
+    }
     seen, vs = set(), []
     for r in rows:
         v = (pkg[r["impl"]], r.get("version"))
@@ -582,19 +750,25 @@ def markdown(res: dict) -> str:
             vs.append(f"{v[0]} {v[1]}")
     vers = ", ".join(vs)
     tp = res.get("tokenprism_build", {})
-    L.append(f"Versions: {vers}. tokenprism extension sha256 {tp.get('extension_sha256', '?')}, repository at "
-             f"{tp.get('git_head', '?')}{' (uncommitted changes in the source)' if tp.get('source_dirty') else ''}"
-             f"{'; ' + res['rustc'] if res.get('rustc') else ''}.")
+    L.append(
+        f"Versions: {vers}. tokenprism extension sha256 {tp.get('extension_sha256', '?')}, repository at "
+        f"{tp.get('git_head', '?')}{' (uncommitted changes in the source)' if tp.get('source_dirty') else ''}"
+        f"{'; ' + res['rustc'] if res.get('rustc') else ''}."
+    )
     L.append("")
     p = res["protocol"]
     L.append(f"Protocol: {p['summary']}")
     L.append("")
     ok = not res["mismatches"]
     if ok:
-        L.append("**Verified:** every cell's ids (and the normalizer's output) hash identical to tokenizers 0.23.3's.")
+        L.append(
+            "**Verified:** every cell's ids (and the normalizer's output) hash identical to tokenizers 0.23.3's."
+        )
     else:
-        L.append(f"**⚠ {len(res['mismatches'])} CELL(S) WITH OUTPUT DIFFERENT FROM tokenizers 0.23.3** "
-                 "(marked ⚠ below; details at the end and in results.json).")
+        L.append(
+            f"**⚠ {len(res['mismatches'])} CELL(S) WITH OUTPUT DIFFERENT FROM tokenizers 0.23.3** "
+            "(marked ⚠ below; details at the end and in results.json)."
+        )
     L.append("")
     main_rows = [r for r in rows if "ablation" not in r and "encode" in r["ops"]]
 
@@ -602,31 +776,52 @@ def markdown(res: dict) -> str:
     enc = res["encode"]
     L.append("## 1. Full encode: MB/s (× tokenizers 0.23.3)")
     L.append("")
-    L.append("Median MB/s over the rounds; in brackets the median of the per-round ratios to tokenizers 0.23.3.")
+    L.append(
+        "Median MB/s over the rounds; in brackets the median of the per-round ratios to tokenizers 0.23.3."
+    )
     L.append("")
     L.append("| implementation | call per document | " + " | ".join(corpora) + " |")
     L.append("|---|---|" + "---:|" * len(corpora))
     for r in main_rows:
-        cells = [cell_text(enc[c].get(r["name"]) if r.get("status") == "ok" else None, "mbps") for c in corpora]
+        cells = [
+            cell_text(enc[c].get(r["name"]) if r.get("status") == "ok" else None, "mbps")
+            for c in corpora
+        ]
         L.append(f"| {r['label']} | `{r['call']}` | " + " | ".join(cells) + " |")
     L.append("")
-    L.append("tokenprism against the fastest verified peer (any other implementation whose ids matched), "
-             "median of per-round ratios:")
+    L.append(
+        "tokenprism against the fastest verified peer (any other implementation whose ids matched), "
+        "median of per-round ratios:"
+    )
     L.append("")
     L.append("| | " + " | ".join(corpora) + " |")
     L.append("|---|" + "---:|" * len(corpora))
-    L.append("| fastest verified peer | " + " | ".join(
-        (f"{label[enc[c]['_fastest_peer']]} {fmt(enc[c][enc[c]['_fastest_peer']]['mbps'])}"
-         if enc[c].get("_fastest_peer") else "-") for c in corpora) + " |")
+    L.append(
+        "| fastest verified peer | "
+        + " | ".join(
+            (
+                f"{label[enc[c]['_fastest_peer']]} {fmt(enc[c][enc[c]['_fastest_peer']]['mbps'])}"
+                if enc[c].get("_fastest_peer")
+                else "-"
+            )
+            for c in corpora
+        )
+        + " |"
+    )
     for name in ("tokenprism-ids", "tokenprism"):
-        L.append(f"| {label[name]} | " + " | ".join(
-            fmt_ratio(enc[c].get(name, {}).get("vs_fastest_peer")) for c in corpora) + " |")
+        L.append(
+            f"| {label[name]} | "
+            + " | ".join(fmt_ratio(enc[c].get(name, {}).get("vs_fastest_peer")) for c in corpora)
+            + " |"
+        )
     L.append("")
     ab = [r for r in rows if "ablation" in r]
     if ab:
         base = "tokenprism-ids" if ab[0]["opts"]["api"] == "encode_ids" else "tokenprism"
-        L.append(f"Each fast path off in turn ({label[base]} API): MB/s (× the same with all fast paths on, "
-                 "median of per-round ratios):")
+        L.append(
+            f"Each fast path off in turn ({label[base]} API): MB/s (× the same with all fast paths on, "
+            "median of per-round ratios):"
+        )
         L.append("")
         L.append("| fast path off | " + " | ".join(corpora) + " |")
         L.append("|---|" + "---:|" * len(corpora))
@@ -643,15 +838,20 @@ def markdown(res: dict) -> str:
         nz = res["normalize"]
         L.append("## 2. The normalizer alone: MB/s (× tokenizers 0.23.3)")
         L.append("")
-        L.append("`tok.normalizer.normalize_str(doc)` per document. tokenizers 1.0.0rc3, tokie and kitoken "
-                 "expose no normalizer in their Python APIs.")
+        L.append(
+            "`tok.normalizer.normalize_str(doc)` per document. tokenizers 1.0.0rc3, tokie and kitoken "
+            "expose no normalizer in their Python APIs."
+        )
         L.append("")
         L.append("| implementation | " + " | ".join(corpora) + " |")
         L.append("|---|" + "---:|" * len(corpora))
         for r in rows:
             if "normalize" not in r["ops"]:
                 continue
-            cells = [cell_text(nz[c].get(r["name"]) if r.get("status") == "ok" else None, "mbps") for c in corpora]
+            cells = [
+                cell_text(nz[c].get(r["name"]) if r.get("status") == "ok" else None, "mbps")
+                for c in corpora
+            ]
             lab = "tokenprism (all fast paths)" if r["name"] == "tokenprism" else r["label"]
             L.append(f"| {lab} | " + " | ".join(cells) + " |")
         L.append("")
@@ -662,9 +862,11 @@ def markdown(res: dict) -> str:
         sizes = list(sh)
         L.append("## 3. Short inputs: microseconds per call from Python")
         L.append("")
-        L.append(f"{p['short_slices']} slices per corpus and size (whole chars, at most N UTF-8 bytes, from "
-                 "random positions), one call each, same call as above; the mean over the six corpora of "
-                 "the median µs per call.")
+        L.append(
+            f"{p['short_slices']} slices per corpus and size (whole chars, at most N UTF-8 bytes, from "
+            "random positions), one call each, same call as above; the mean over the six corpora of "
+            "the median µs per call."
+        )
         L.append("")
         L.append("| implementation | " + " | ".join(f"{s} B" for s in sizes) + " |")
         L.append("|---|" + "---:|" * len(sizes))
@@ -683,8 +885,10 @@ def markdown(res: dict) -> str:
                 cells.append(t)
             L.append(f"| {r['label']} | " + " | ".join(cells) + " |")
         L.append("")
-        L.append("tokenprism (ids only) speed-up over the fastest verified peer per corpus and size "
-                 "(below ×1.00 means a peer is faster):")
+        L.append(
+            "tokenprism (ids only) speed-up over the fastest verified peer per corpus and size "
+            "(below ×1.00 means a peer is faster):"
+        )
         L.append("")
         L.append("| corpus | " + " | ".join(f"{s} B" for s in sizes) + " |")
         L.append("|---|" + "---:|" * len(sizes))
@@ -706,20 +910,27 @@ def markdown(res: dict) -> str:
         if "error" in cg and not cg.get("modes"):
             L.append(f"Not measured: {cg['error']}")
         else:
-            L.append(f"`encode_file` (cargo build --release --example encode_file, from the working tree at the "
-                     f"time of the run) on {cg['text']}; (instructions with 3 rounds − with 1 round) / 2 / MB, "
-                     "which cancels loading the tokenizer and the text.")
+            L.append(
+                f"`encode_file` (cargo build --release --example encode_file, from the working tree at the "
+                f"time of the run) on {cg['text']}; (instructions with 3 rounds − with 1 round) / 2 / MB, "
+                "which cancels loading the tokenizer and the text."
+            )
             L.append("")
             L.append("| mode | what | instructions per MB |")
             L.append("|---|---|---:|")
-            what = {"encode": "full Encoding (ids, tokens, offsets)", "ids": "ids only",
-                    "normalize": "normalizer alone"}
+            what = {
+                "encode": "full Encoding (ids, tokens, offsets)",
+                "ids": "ids only",
+                "normalize": "normalizer alone",
+            }
             for mode, v in cg["modes"].items():
                 L.append(f"| {mode} | {what[mode]} | {v['instructions_per_mb'] / 1e6:.1f}M |")
             if "normalizer_share" in cg:
                 L.append("")
-                L.append(f"The normalizer's share of the full encode: {cg['normalizer_share'] * 100:.0f}% "
-                         "(normalize / encode).")
+                L.append(
+                    f"The normalizer's share of the full encode: {cg['normalizer_share'] * 100:.0f}% "
+                    "(normalize / encode)."
+                )
             if "error" in cg:
                 L.append(f"\n{cg['error']}")
         L.append("")
@@ -734,8 +945,10 @@ def markdown(res: dict) -> str:
         L.append("## ⚠ Output mismatches")
         L.append("")
         for mm in res["mismatches"]:
-            L.append(f"- **{label.get(mm['implementation'], mm['implementation'])}**, {mm['table']} "
-                     f"{mm['cell']}: {mismatch_text(mm['detail'])}")
+            L.append(
+                f"- **{label.get(mm['implementation'], mm['implementation'])}**, {mm['table']} "
+                f"{mm['cell']}: {mismatch_text(mm['detail'])}"
+            )
         L.append("")
     return "\n".join(L)
 
@@ -746,7 +959,17 @@ def chart(res: dict, path: Path) -> str | None:
         import matplotlib
     except ImportError:
         log("matplotlib missing: pip install matplotlib")
-        r = run_quiet([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "matplotlib"])
+        r = run_quiet(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "matplotlib",
+            ]
+        )
         if r.returncode != 0:
             return "matplotlib is not installed and pip install failed: " + r.stdout[-300:]
         import importlib
@@ -757,12 +980,21 @@ def chart(res: dict, path: Path) -> str | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in res["implementations"]
-            if "ablation" not in r and "encode" in r["ops"] and r.get("status") == "ok"]
+    rows = [
+        r
+        for r in res["implementations"]
+        if "ablation" not in r and "encode" in r["ops"] and r.get("status") == "ok"
+    ]
     corpora = list(res["corpora"])
     enc = res["encode"]
-    colors = {"tokenprism-ids": "#1b5e20", "tokenprism": "#66bb6a", REF: "#9e9e9e",
-              "tokenizers-1.0.0rc3": "#1565c0", "tokie": "#ef6c00", "kitoken": "#8e24aa"}
+    colors = {
+        "tokenprism-ids": "#1b5e20",
+        "tokenprism": "#66bb6a",
+        REF: "#9e9e9e",
+        "tokenizers-1.0.0rc3": "#1565c0",
+        "tokie": "#ef6c00",
+        "kitoken": "#8e24aa",
+    }
     fig, ax = plt.subplots(figsize=(10, 4.6), dpi=100)
     n = len(rows)
     width = 0.8 / max(n, 1)
@@ -779,9 +1011,17 @@ def chart(res: dict, path: Path) -> str | None:
             if is_bad:
                 b.set_hatch("xx")
                 b.set_edgecolor("red")
-                ax.annotate("ids\ndiffer", (b.get_x() + b.get_width() / 2, y), xytext=(0, 2),
-                            textcoords="offset points", ha="center", va="bottom", color="red", fontsize=6,
-                            fontweight="bold")
+                ax.annotate(
+                    "ids\ndiffer",
+                    (b.get_x() + b.get_width() / 2, y),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    ha="center",
+                    va="bottom",
+                    color="red",
+                    fontsize=6,
+                    fontweight="bold",
+                )
     ax.set_yscale("log")
     ax.set_xticks(range(len(corpora)))
     ax.set_xticklabels(corpora)
@@ -789,8 +1029,11 @@ def chart(res: dict, path: Path) -> str | None:
     ax.grid(axis="y", which="both", alpha=0.3)
     ax.set_axisbelow(True)
     m = res["machine"]
-    ax.set_title(f"bert-base-uncased encode, one thread, median of {res['protocol']['rounds']} rounds "
-                 f"({res['date'][:10]}, {m['cpu']}, {m['cores']} cores)", fontsize=10)
+    ax.set_title(
+        f"bert-base-uncased encode, one thread, median of {res['protocol']['rounds']} rounds "
+        f"({res['date'][:10]}, {m['cpu']}, {m['cores']} cores)",
+        fontsize=10,
+    )
     ax.legend(fontsize=8, ncol=3, loc="upper left", frameon=False)
     top = max((s.get("mbps") or 0) for c in corpora for s in enc[c].values() if isinstance(s, dict))
     if top:
@@ -805,36 +1048,71 @@ def chart(res: dict, path: Path) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="smoke run: ~64 KB per corpus, 1 round, no callgrind")
-    ap.add_argument("--out", type=Path, help="output folder (default: bench/, or a temporary folder with --quick)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="smoke run: ~64 KB per corpus, 1 round, no callgrind"
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: bench/, or a temporary folder with --quick)",
+    )
     ap.add_argument("--no-peers", action="store_true", help="only tokenprism and tokenizers 0.23.3")
-    ap.add_argument("--no-ablations", action="store_true", help="skip tokenprism with each fast path off")
-    ap.add_argument("--ablation-api", choices=("encode", "encode_ids"), default="encode",
-                    help="the call the fast-path ablations use (default encode: fused off then means "
-                         "the staged pipeline, not a different output type)")
+    ap.add_argument(
+        "--no-ablations", action="store_true", help="skip tokenprism with each fast path off"
+    )
+    ap.add_argument(
+        "--ablation-api",
+        choices=("encode", "encode_ids"),
+        default="encode",
+        help="the call the fast-path ablations use (default encode: fused off then means "
+        "the staged pipeline, not a different output type)",
+    )
     ap.add_argument("--corpora", default=",".join(CORPORA))
-    ap.add_argument("--tokenizer", type=Path, help="tokenizer.json (default: bert-base-uncased in the data dir)")
+    ap.add_argument(
+        "--tokenizer", type=Path, help="tokenizer.json (default: bert-base-uncased in the data dir)"
+    )
     ap.add_argument("--rounds", type=int)
-    ap.add_argument("--corpus-bytes", type=int, help="bytes per corpus (default 5,000,000; quick 64,000)")
-    ap.add_argument("--min-seconds", type=float, help="least time per timed run (default 0.5; quick 0)")
-    ap.add_argument("--short-n", type=int, help="short slices per corpus and size (default 1000; quick 40)")
-    ap.add_argument("--short-min-seconds", type=float, help="least time per short-input run (default 0.1)")
+    ap.add_argument(
+        "--corpus-bytes", type=int, help="bytes per corpus (default 5,000,000; quick 64,000)"
+    )
+    ap.add_argument(
+        "--min-seconds", type=float, help="least time per timed run (default 0.5; quick 0)"
+    )
+    ap.add_argument(
+        "--short-n", type=int, help="short slices per corpus and size (default 1000; quick 40)"
+    )
+    ap.add_argument(
+        "--short-min-seconds", type=float, help="least time per short-input run (default 0.1)"
+    )
     ap.add_argument("--skip-normalize", action="store_true")
     ap.add_argument("--skip-short", action="store_true")
     ap.add_argument("--skip-callgrind", action="store_true")
     ap.add_argument("--callgrind", action="store_true", help="run callgrind even with --quick")
-    ap.add_argument("--no-build", action="store_true", help="don't (re)build the Rust example for callgrind")
+    ap.add_argument(
+        "--no-build", action="store_true", help="don't (re)build the Rust example for callgrind"
+    )
     ap.add_argument("--no-chart", action="store_true")
-    ap.add_argument("--tokenprism-wheel", type=Path,
-                    help="measure this wheel, installed into its own virtualenv (default: the tokenprism "
-                         "of the Python running this script)")
-    ap.add_argument("--render", type=Path, metavar="RESULTS_JSON",
-                    help="only rewrite results.md and encode.png (into --out, default the JSON's folder) "
-                         "from an existing results.json")
-    ap.add_argument("--allow-debug", action="store_true",
-                    help="run even if the tokenprism extension is a debug build (default: refuse)")
+    ap.add_argument(
+        "--tokenprism-wheel",
+        type=Path,
+        help="measure this wheel, installed into its own virtualenv (default: the tokenprism "
+        "of the Python running this script)",
+    )
+    ap.add_argument(
+        "--render",
+        type=Path,
+        metavar="RESULTS_JSON",
+        help="only rewrite results.md and encode.png (into --out, default the JSON's folder) "
+        "from an existing results.json",
+    )
+    ap.add_argument(
+        "--allow-debug",
+        action="store_true",
+        help="run even if the tokenprism extension is a debug build (default: refuse)",
+    )
     a = ap.parse_args(argv)
 
     if a.render:
@@ -843,7 +1121,9 @@ def main(argv: list[str] | None = None) -> int:
         dest.mkdir(parents=True, exist_ok=True)
         (dest / "results.md").write_text(markdown(res) + "\n", encoding="utf-8")
         why = None if a.no_chart else chart(res, dest / "encode.png")
-        log(f"rendered {dest}/results.md{'' if a.no_chart or why else ', encode.png'}{' (no chart: ' + why + ')' if why else ''}")
+        log(
+            f"rendered {dest}/results.md{'' if a.no_chart or why else ', encode.png'}{' (no chart: ' + why + ')' if why else ''}"
+        )
         return 0
 
     quick = a.quick
@@ -853,20 +1133,30 @@ def main(argv: list[str] | None = None) -> int:
     short_n = a.short_n or (40 if quick else 1000)
     short_min = a.short_min_seconds if a.short_min_seconds is not None else (0.0 if quick else 0.1)
     do_callgrind = (not a.skip_callgrind) and (a.callgrind or not quick)
-    out = a.out or (Path(tempfile.gettempdir()) / "tokenprism-bench-quick" if quick else REPO / "bench")
+    out = a.out or (
+        Path(tempfile.gettempdir()) / "tokenprism-bench-quick" if quick else REPO / "bench"
+    )
     corpora = [c for c in a.corpora.split(",") if c]
     for c in corpora:
         if c not in CORPORA:
             ap.error(f"unknown corpus {c!r}")
     tokenizer = a.tokenizer or data_dir() / "bert-base-uncased" / "tokenizer.json"
-    missing = [p for p in [tokenizer] + [data_dir() / "corpora" / f"{c}.txt" for c in corpora] if not p.is_file()]
+    missing = [
+        p
+        for p in [tokenizer] + [data_dir() / "corpora" / f"{c}.txt" for c in corpora]
+        if not p.is_file()
+    ]
     if missing:
-        log(f"missing data: {', '.join(map(str, missing))}; run ./build.sh setup (or scripts/data/corpora.py)")
+        log(
+            f"missing data: {', '.join(map(str, missing))}; run ./build.sh setup (or scripts/data/corpora.py)"
+        )
         return 2
 
     started = time.time()
     load_start = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    rows = implementations(peers=not a.no_peers, ablations=not a.no_ablations, ablation_api=a.ablation_api)
+    rows = implementations(
+        peers=not a.no_peers, ablations=not a.no_ablations, ablation_api=a.ablation_api
+    )
     tp_python = sys.executable
     if a.tokenprism_wheel:
         tp_python = tokenprism_venv(a.tokenprism_wheel.resolve())
@@ -902,9 +1192,11 @@ def main(argv: list[str] | None = None) -> int:
     if tp_hello.get("debug_build") and not a.allow_debug:
         for w in workers:
             w.close()
-        log(f"the tokenprism extension {tp_hello.get('module')} is a debug build (it has .debug_info): its "
+        log(
+            f"the tokenprism extension {tp_hello.get('module')} is a debug build (it has .debug_info): its "
             "speed means nothing. Build a release wheel (maturin build --release) and pass it with "
-            "--tokenprism-wheel, or install it, or pass --allow-debug for a harness-only run.")
+            "--tokenprism-wheel, or install it, or pass --allow-debug for a harness-only run."
+        )
         return 2
 
     def using(op):
@@ -916,29 +1208,46 @@ def main(argv: list[str] | None = None) -> int:
         "quick": quick,
         "machine": machine(),
         "rustc": rustc_version(),
-        "tokenprism_build": {"extension_sha256": tp_hello.get("extension_sha256"), "module": tp_hello.get("module"),
-                             "debug_build": tp_hello.get("debug_build"),
-                             "wheel": a.tokenprism_wheel.name if a.tokenprism_wheel else None,
-                             **{f"git_{k}" if k == "head" else k: v for k, v in git_info().items()}},
-        "tokenizer": str(tokenizer.name if tokenizer.parent.name != "bert-base-uncased" else "bert-base-uncased/tokenizer.json"),
+        "tokenprism_build": {
+            "extension_sha256": tp_hello.get("extension_sha256"),
+            "module": tp_hello.get("module"),
+            "debug_build": tp_hello.get("debug_build"),
+            "wheel": a.tokenprism_wheel.name if a.tokenprism_wheel else None,
+            **{f"git_{k}" if k == "head" else k: v for k, v in git_info().items()},
+        },
+        "tokenizer": str(
+            tokenizer.name
+            if tokenizer.parent.name != "bert-base-uncased"
+            else "bert-base-uncased/tokenizer.json"
+        ),
         "protocol": {
-            "summary": (f"one thread (RAYON_NUM_THREADS=1, TOKENIZERS_PARALLELISM=false), each implementation in "
-                        f"its own process; each corpus cut into documents of whole lines of at least {DOC_BYTES} "
-                        f"bytes, cycled to about {target:,} bytes; one call per document, special tokens off, "
-                        f"truncation and padding off, ids as a Python list; one warm-up pass (hashed), then "
-                        f"{rounds} round(s) with the order rotating, each run at least {min_s} s of whole passes; "
-                        f"median MB/s (MB = 10^6 bytes of UTF-8 input) and median of per-round ratios; every "
-                        f"cell's sha256 of the ids compared with tokenizers 0.23.3's."),
+            "summary": (
+                f"one thread (RAYON_NUM_THREADS=1, TOKENIZERS_PARALLELISM=false), each implementation in "
+                f"its own process; each corpus cut into documents of whole lines of at least {DOC_BYTES} "
+                f"bytes, cycled to about {target:,} bytes; one call per document, special tokens off, "
+                f"truncation and padding off, ids as a Python list; one warm-up pass (hashed), then "
+                f"{rounds} round(s) with the order rotating, each run at least {min_s} s of whole passes; "
+                f"median MB/s (MB = 10^6 bytes of UTF-8 input) and median of per-round ratios; every "
+                f"cell's sha256 of the ids compared with tokenizers 0.23.3's."
+            ),
             "documents": f"consecutive whole lines, line ends kept, each at least {DOC_BYTES} bytes of UTF-8",
-            "corpus_bytes": target, "rounds": rounds, "warmup_passes": 1, "min_seconds_per_run": min_s,
+            "corpus_bytes": target,
+            "rounds": rounds,
+            "warmup_passes": 1,
+            "min_seconds_per_run": min_s,
             "order": "rotating by one implementation per round",
             "unit": "MB/s = UTF-8 input bytes / wall seconds / 1e6",
             "hash": "sha256 over documents in order of (u32 LE count, u32 LE ids...); normalizer: (u32 LE byte count, UTF-8 bytes)",
-            "short_sizes": list(SHORT_SIZES), "short_slices": short_n, "short_min_seconds": short_min,
+            "short_sizes": list(SHORT_SIZES),
+            "short_slices": short_n,
+            "short_min_seconds": short_min,
             "ablation_api": a.ablation_api,
         },
-        "implementations": [{k: v for k, v in r.items() if k not in ("python", "impl", "not_run")} | {"impl": r["impl"]}
-                            for r in rows],
+        "implementations": [
+            {k: v for k, v in r.items() if k not in ("python", "impl", "not_run")}
+            | {"impl": r["impl"]}
+            for r in rows
+        ],
         "corpora": {},
         "encode": {},
         "normalize": {},
@@ -951,8 +1260,14 @@ def main(argv: list[str] | None = None) -> int:
     def record_mismatches(table: str, cell_name: str, summ: dict) -> None:
         for name, s in summ.items():
             if isinstance(s, dict) and s.get("ids_match") is False:
-                res["mismatches"].append({"table": table, "cell": cell_name, "implementation": name,
-                                          "detail": s.get("mismatch", {})})
+                res["mismatches"].append(
+                    {
+                        "table": table,
+                        "cell": cell_name,
+                        "implementation": name,
+                        "detail": s.get("mismatch", {}),
+                    }
+                )
 
     def add_base_ratios(cell: dict, summ: dict, base: str) -> None:
         for name, s in summ.items():
@@ -970,8 +1285,12 @@ def main(argv: list[str] | None = None) -> int:
             texts[c] = text
             docs, total = corpus_docs(text, target)
             src_bytes = len(text.encode("utf-8"))
-            res["corpora"][c] = {"source_bytes": src_bytes, "bytes": total, "documents": len(docs),
-                                 "times_source": rnd(total / src_bytes, 3)}
+            res["corpora"][c] = {
+                "source_bytes": src_bytes,
+                "bytes": total,
+                "documents": len(docs),
+                "times_source": rnd(total / src_bytes, 3),
+            }
             path = tmp / f"{c}.json"
             path.write_text(json.dumps(docs), encoding="utf-8")
             for w in workers:
@@ -979,13 +1298,20 @@ def main(argv: list[str] | None = None) -> int:
                     w.ask(cmd="load", key=c, path=str(path))
                 except WorkerError as e:
                     log(f"{w.name}: {e}")
-            log(f"[{time.time() - started:6.0f}s] {c}: {total:,} bytes in {len(docs)} documents; encode")
+            log(
+                f"[{time.time() - started:6.0f}s] {c}: {total:,} bytes in {len(docs)} documents; encode"
+            )
             cell = measure(using("encode"), c, "encode", rounds, min_s, docs, "mbps")
             summ = summarize(cell, rows, "mbps")
             add_base_ratios(cell, summ, ablation_base)
             res["encode"][c] = summ
             record_mismatches("encode", c, summ)
-            log("    " + ", ".join(f"{n} {fmt(s.get('mbps'))}" for n, s in summ.items() if isinstance(s, dict)))
+            log(
+                "    "
+                + ", ".join(
+                    f"{n} {fmt(s.get('mbps'))}" for n, s in summ.items() if isinstance(s, dict)
+                )
+            )
             if not a.skip_normalize:
                 log(f"[{time.time() - started:6.0f}s] {c}: normalize")
                 cell = measure(using("normalize"), c, "normalize", rounds, min_s, docs, "mbps")
@@ -993,7 +1319,12 @@ def main(argv: list[str] | None = None) -> int:
                 add_base_ratios(cell, summ, "tokenprism")
                 res["normalize"][c] = summ
                 record_mismatches("normalize", c, summ)
-                log("    " + ", ".join(f"{n} {fmt(s.get('mbps'))}" for n, s in summ.items() if isinstance(s, dict)))
+                log(
+                    "    "
+                    + ", ".join(
+                        f"{n} {fmt(s.get('mbps'))}" for n, s in summ.items() if isinstance(s, dict)
+                    )
+                )
         if not a.skip_short:
             short_ws = using("short")
             for size in SHORT_SIZES:
@@ -1010,9 +1341,17 @@ def main(argv: list[str] | None = None) -> int:
                             log(f"{w.name}: {e}")
                     cell = measure(short_ws, key, "encode", rounds, short_min, sl, "us")
                     summ = summarize(cell, rows, "us")
-                    for v in summ.values():  # keep the JSON small: verdicts, not hashes, per short cell
+                    for (
+                        v
+                    ) in summ.values():  # keep the JSON small: verdicts, not hashes, per short cell
                         if isinstance(v, dict):
-                            for k in ("us_per_call_rounds", "sha256", "bytes", "calls_per_pass", "tokens"):
+                            for k in (
+                                "us_per_call_rounds",
+                                "sha256",
+                                "bytes",
+                                "calls_per_pass",
+                                "tokens",
+                            ):
                                 v.pop(k, None)
                     summ["_mean_bytes"] = rnd(sum(len(x.encode("utf-8")) for x in sl) / len(sl), 3)
                     res["short"][size]["by_corpus"][c] = summ
@@ -1024,9 +1363,17 @@ def main(argv: list[str] | None = None) -> int:
                     if us:
                         res["short"][size]["mean"][w.name] = {
                             "us_per_call": rnd(sum(us) / len(us)),
-                            "ids_match": all(p_.get("ids_match") for p_ in per) if len(us) == len(per) else None}
-                log(f"[{time.time() - started:6.0f}s] short {size} B: " + ", ".join(
-                    f"{n} {fmt(v['us_per_call'])} us" for n, v in res["short"][size]["mean"].items()))
+                            "ids_match": all(p_.get("ids_match") for p_ in per)
+                            if len(us) == len(per)
+                            else None,
+                        }
+                log(
+                    f"[{time.time() - started:6.0f}s] short {size} B: "
+                    + ", ".join(
+                        f"{n} {fmt(v['us_per_call'])} us"
+                        for n, v in res["short"][size]["mean"].items()
+                    )
+                )
     finally:
         for w in workers:
             w.close()
@@ -1038,27 +1385,44 @@ def main(argv: list[str] | None = None) -> int:
     if do_callgrind and "en" in texts:
         log(f"[{time.time() - started:6.0f}s] callgrind")
         res["callgrind"] = callgrind(tokenizer, texts["en"], tmp, build=not a.no_build)
-    res["load_average"] = {"start": load_start, "end": " / ".join(f"{x:.2f}" for x in os.getloadavg())}
+    res["load_average"] = {
+        "start": load_start,
+        "end": " / ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
     res["seconds"] = round(time.time() - started, 1)
 
-    (out / "results.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out / "results.json").write_text(
+        json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     (out / "results.md").write_text(markdown(res) + "\n", encoding="utf-8")
     if not a.no_chart:
         why = chart(res, out / "encode.png")
         if why:
             log(f"no chart: {why}")
             res["chart"] = why
-            (out / "results.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            (out / "results.json").write_text(
+                json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
     shutil.rmtree(tmp, ignore_errors=True)
-    log(f"wrote {out}/results.json, results.md{'' if a.no_chart else ', encode.png'} in {res['seconds']:.0f} s")
+    log(
+        f"wrote {out}/results.json, results.md{'' if a.no_chart else ', encode.png'} in {res['seconds']:.0f} s"
+    )
     ours_bad = [mm for mm in res["mismatches"] if mm["implementation"].startswith("tokenprism")]
-    ours_missing = [n["name"] for n in not_run + res.get("worker_failures", []) if n["name"].startswith("tokenprism")]
+    ours_missing = [
+        n["name"]
+        for n in not_run + res.get("worker_failures", [])
+        if n["name"].startswith("tokenprism")
+    ]
     if ours_missing:
         log(f"!!! tokenprism rows that did not run: {', '.join(ours_missing)}")
         return 2
     if res["mismatches"]:
-        log(f"!!! {len(res['mismatches'])} cell(s) differ from tokenizers 0.23.3: "
-            + "; ".join(f"{mm['implementation']} {mm['table']} {mm['cell']}" for mm in res["mismatches"]))
+        log(
+            f"!!! {len(res['mismatches'])} cell(s) differ from tokenizers 0.23.3: "
+            + "; ".join(
+                f"{mm['implementation']} {mm['table']} {mm['cell']}" for mm in res["mismatches"]
+            )
+        )
     return 3 if ours_bad else 0
 
 

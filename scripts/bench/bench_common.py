@@ -40,7 +40,13 @@ def timed_passes(f, docs: list[str], min_seconds: float) -> dict:
         cpu = time.process_time() - c0
     finally:
         gc.enable()
-    return {"results": res, "seconds": wall, "cpu_seconds": cpu, "passes": passes, "calls": passes * len(docs)}
+    return {
+        "results": res,
+        "seconds": wall,
+        "cpu_seconds": cpu,
+        "passes": passes,
+        "calls": passes * len(docs),
+    }
 
 
 def serve(handle) -> None:

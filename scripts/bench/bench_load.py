@@ -61,8 +61,9 @@ FIGURES = """() => {
 def visit(context, url):
     page = context.new_page()
     page.goto(url)
-    page.wait_for_selector('[data-testid="app"]:is([data-state="ready"], [data-state="failed"])',
-                           timeout=180_000)
+    page.wait_for_selector(
+        '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])', timeout=180_000
+    )
     state = page.get_by_test_id("app").get_attribute("data-state")
     if state != "ready":
         raise RuntimeError(page.get_by_test_id("error").text_content())
@@ -76,7 +77,8 @@ def fresh_and_repeat(playwright, url, incognito, browser):
             context = browser.new_context()
         else:
             context = playwright.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
         context.add_init_script(INIT_SCRIPT)
         try:
             page, fresh = visit(context, url)
@@ -114,8 +116,11 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         urls = [stack.enter_context(serve.background(b)) for b in args.builds]
         p = stack.enter_context(sync_api.sync_playwright())
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS) \
-            if args.incognito else None
+        browser = (
+            p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            if args.incognito
+            else None
+        )
         for r in range(args.rounds):
             for build, url in zip(args.builds, urls):
                 loads.append(os.getloadavg()[0])
@@ -125,11 +130,22 @@ def main() -> None:
                 print(f"round {r} {build}: fresh {fresh}\n    repeat {repeat}", flush=True)
         if browser:
             browser.close()
-    keys = ["shell_visible", "first_tokens", "python_downloaded", "python_start", "wasm_compile",
-            "python_ready", "app_start", "page_ready"]
-    summary = {"load_avg_1min": [round(min(loads), 1), round(max(loads), 1)],
-               "cores": os.cpu_count(), "rounds": args.rounds,
-               "profile": "incognito" if args.incognito else "on-disk"}
+    keys = [
+        "shell_visible",
+        "first_tokens",
+        "python_downloaded",
+        "python_start",
+        "wasm_compile",
+        "python_ready",
+        "app_start",
+        "page_ready",
+    ]
+    summary = {
+        "load_avg_1min": [round(min(loads), 1), round(max(loads), 1)],
+        "cores": os.cpu_count(),
+        "rounds": args.rounds,
+        "profile": "incognito" if args.incognito else "on-disk",
+    }
     print(f"load average {summary['load_avg_1min']} on {os.cpu_count()} cores; medians, ms")
     print(f"{'build':<28} {'visit':<7} " + " ".join(f"{k:>17}" for k in keys))
     for build, visits in runs.items():

@@ -48,24 +48,35 @@ def cut(text: str, limit: int) -> str:
     return b.decode("utf-8", errors="ignore")
 
 
-def write_slices(corpora: Path, out: Path, limit: int = SLICE_BYTES, native: Path | None = None,
-                 cache: Path | None = None) -> dict:
+def write_slices(
+    corpora: Path,
+    out: Path,
+    limit: int = SLICE_BYTES,
+    native: Path | None = None,
+    cache: Path | None = None,
+) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     index, docs_of = {}, {}
     for c in CORPORA:
         text = cut((corpora / f"{c}.txt").read_text(encoding="utf-8"), limit)
         docs_of[c] = documents(text)
         (out / f"{c}.json").write_text(json.dumps(docs_of[c], ensure_ascii=False), encoding="utf-8")
-        index[c] = {"bytes": sum(len(d.encode("utf-8")) for d in docs_of[c]), "documents": len(docs_of[c])}
+        index[c] = {
+            "bytes": sum(len(d.encode("utf-8")) for d in docs_of[c]),
+            "documents": len(docs_of[c]),
+        }
     figures = native_figures(native, docs_of, cache) if native is not None else None
     if figures is not None:
         (out / "native.json").write_text(json.dumps(figures), encoding="utf-8")
-    (out / "index.json").write_text(json.dumps({"corpora": index, "native": figures is not None}),
-                                    encoding="utf-8")
+    (out / "index.json").write_text(
+        json.dumps({"corpora": index, "native": figures is not None}), encoding="utf-8"
+    )
     return index
 
 
-def native_figures(tokenizer_json: Path, docs_of: dict[str, list[str]], cache: Path | None) -> dict | None:
+def native_figures(
+    tokenizer_json: Path, docs_of: dict[str, list[str]], cache: Path | None
+) -> dict | None:
     """The installed module's MB/s and ids hash per corpus, in bench/results.json's shape (only
     what the tab reads), from `cache` when it holds figures for the same inputs."""
     try:
@@ -75,9 +86,12 @@ def native_figures(tokenizer_json: Path, docs_of: dict[str, list[str]], cache: P
         log(f"bench slices: no native figures (the native module is not importable: {e})")
         return None
     key = hashlib.sha256()
-    for part in (Path(_core.__file__).read_bytes(), tokenizer_json.read_bytes(),
-                 json.dumps(docs_of, ensure_ascii=False).encode("utf-8"),
-                 f"{NATIVE_ROUNDS} {NATIVE_MIN_SECONDS} {sorted(NATIVE_ROWS.items())}".encode()):
+    for part in (
+        Path(_core.__file__).read_bytes(),
+        tokenizer_json.read_bytes(),
+        json.dumps(docs_of, ensure_ascii=False).encode("utf-8"),
+        f"{NATIVE_ROUNDS} {NATIVE_MIN_SECONDS} {sorted(NATIVE_ROWS.items())}".encode(),
+    ):
         key.update(hashlib.sha256(part).digest())
     cached = cache / f"bench-native-{key.hexdigest()[:20]}.json" if cache is not None else None
     if cached is not None and cached.is_file():
@@ -89,15 +103,22 @@ def native_figures(tokenizer_json: Path, docs_of: dict[str, list[str]], cache: P
     tok.no_truncation()
     tok.no_padding()
     enc = tok.encode_ids
-    ops = {"encode": lambda d: enc(d, add_special_tokens=False), "normalize": tok.normalizer.normalize_str}
+    ops = {
+        "encode": lambda d: enc(d, add_special_tokens=False),
+        "normalize": tok.normalizer.normalize_str,
+    }
     figures: dict = {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
-        "module": {"version": tokenprism.__version__,
-                   "extension_sha256": hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]},
+        "module": {
+            "version": tokenprism.__version__,
+            "extension_sha256": hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16],
+        },
         "how": f"timed while the site was built: one thread, the median of {NATIVE_ROUNDS} rounds of "
-               f"at least {NATIVE_MIN_SECONDS} s over the slice's documents",
-        "corpora": {}, "encode": {}, "normalize": {},
+        f"at least {NATIVE_MIN_SECONDS} s over the slice's documents",
+        "corpora": {},
+        "encode": {},
+        "normalize": {},
     }
     for c, docs in docs_of.items():
         nbytes = sum(len(d.encode("utf-8")) for d in docs)
@@ -110,8 +131,13 @@ def native_figures(tokenizer_json: Path, docs_of: dict[str, list[str]], cache: P
             for _ in range(NATIVE_ROUNDS):
                 t = timed_passes(f, docs, NATIVE_MIN_SECONDS)
                 rounds.append(round(nbytes * t["passes"] / t["seconds"] / 1e6, 2))
-            figures[op][c] = {NATIVE_ROWS[op]: {"mbps": statistics.median(rounds), "mbps_rounds": rounds,
-                                                "sha256": h.hexdigest()}}
+            figures[op][c] = {
+                NATIVE_ROWS[op]: {
+                    "mbps": statistics.median(rounds),
+                    "mbps_rounds": rounds,
+                    "sha256": h.hexdigest(),
+                }
+            }
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps(figures), encoding="utf-8")
@@ -123,9 +149,15 @@ def main() -> None:
     ap.add_argument("corpora", type=Path)
     ap.add_argument("out", type=Path)
     ap.add_argument("--bytes", type=int, default=SLICE_BYTES)
-    ap.add_argument("--native", type=Path, metavar="TOKENIZER_JSON",
-                    help="time the installed native module with this tokenizer.json")
-    ap.add_argument("--cache", type=Path, metavar="DIR", help="reuse (and keep) the native figures here")
+    ap.add_argument(
+        "--native",
+        type=Path,
+        metavar="TOKENIZER_JSON",
+        help="time the installed native module with this tokenizer.json",
+    )
+    ap.add_argument(
+        "--cache", type=Path, metavar="DIR", help="reuse (and keep) the native figures here"
+    )
     a = ap.parse_args()
     write_slices(a.corpora, a.out, a.bytes, a.native, a.cache)
 

@@ -64,6 +64,7 @@ def load_impl(impl: str, tokenizer_json: str, opts: dict):
 
             def encode(d):
                 return enc(d, add_special_tokens=False).ids
+
         # The normalizer object snapshots the tokenizer (fast paths included): take it once.
         norm = tok.normalizer.normalize_str
         extra = {"fast_paths": dict(tok.fast_paths), "module": tokenprism.__file__}
@@ -85,8 +86,15 @@ def load_impl(impl: str, tokenizer_json: str, opts: dict):
         def encode(d):
             return enc(d, add_special_tokens=False).ids
 
-        return tokenizers.__version__, {"encode": encode, "normalize": tok.normalizer.normalize_str,
-                                        "id_to_token": tok.id_to_token}, {}
+        return (
+            tokenizers.__version__,
+            {
+                "encode": encode,
+                "normalize": tok.normalizer.normalize_str,
+                "id_to_token": tok.id_to_token,
+            },
+            {},
+        )
 
     if impl == "tokenizers1":  # the 1.x line: no normalizer in its Python API
         import tokenizers
@@ -125,7 +133,9 @@ def load_impl(impl: str, tokenizer_json: str, opts: dict):
         # The file switches padding and truncation on (128); kitoken keeps them as
         # "processing" steps: drop them, as no_padding()/no_truncation() do for the others.
         cfg = tok.config()
-        cfg["processing"] = [p for p in cfg.get("processing", []) if not ({"Pad", "Truncate"} & set(p))]
+        cfg["processing"] = [
+            p for p in cfg.get("processing", []) if not ({"Pad", "Truncate"} & set(p))
+        ]
         tok.set_config(cfg)
         enc = tok.encode
 
@@ -150,15 +160,18 @@ def elf_has_debug_info(path: str) -> bool | None:
         strndx = int.from_bytes(data[0x3E:0x40], "little")
 
         def sec(i):
-            h = data[shoff + i * entsize: shoff + (i + 1) * entsize]
-            return (int.from_bytes(h[0:4], "little"), int.from_bytes(h[0x18:0x20], "little"),
-                    int.from_bytes(h[0x20:0x28], "little"))
+            h = data[shoff + i * entsize : shoff + (i + 1) * entsize]
+            return (
+                int.from_bytes(h[0:4], "little"),
+                int.from_bytes(h[0x18:0x20], "little"),
+                int.from_bytes(h[0x20:0x28], "little"),
+            )
 
         _, stroff, _ = sec(strndx)
         for i in range(num):
             name_off = sec(i)[0]
             end = data.index(b"\0", stroff + name_off)
-            if data[stroff + name_off:end] == b".debug_info":
+            if data[stroff + name_off : end] == b".debug_info":
                 return True
         return False
     except (OSError, ValueError, IndexError):
@@ -186,8 +199,14 @@ def main() -> None:
     def handle(req: dict) -> dict:
         cmd = req["cmd"]
         if cmd == "hello":
-            return {"ok": True, "impl": impl, "version": version, "ops": sorted(set(ops) - {"id_to_token"}),
-                    "python": platform.python_version(), **extra}
+            return {
+                "ok": True,
+                "impl": impl,
+                "version": version,
+                "ops": sorted(set(ops) - {"id_to_token"}),
+                "python": platform.python_version(),
+                **extra,
+            }
         if cmd == "load":
             docs[req["key"]], sizes[req["key"]] = load_docs(req["path"])
             return {"ok": True, "docs": len(docs[req["key"]]), "bytes": sizes[req["key"]]}
@@ -197,8 +216,12 @@ def main() -> None:
                 return {"ok": False, "error": f"{impl} has no {op!r} in its Python API"}
             t = timed_passes(ops[op], docs[req["key"]], float(req.get("min_seconds", 0.0)))
             res = t.pop("results")
-            reply = {"ok": True, **t, "bytes": sizes[req["key"]],
-                     "tokens": sum(len(r) for r in res) if op == "encode" else None}
+            reply = {
+                "ok": True,
+                **t,
+                "bytes": sizes[req["key"]],
+                "tokens": sum(len(r) for r in res) if op == "encode" else None,
+            }
             if req.get("hash"):
                 h = hashlib.sha256()
                 digests = []

@@ -95,8 +95,13 @@ def main() -> None:
     def handle(req: dict) -> dict:
         cmd = req["cmd"]
         if cmd == "hello":
-            return {"ok": True, "impl": impl, "version": version, "ops": ["encode"],
-                    "python": platform.python_version()}
+            return {
+                "ok": True,
+                "impl": impl,
+                "version": version,
+                "ops": ["encode"],
+                "python": platform.python_version(),
+            }
         if cmd == "load":
             docs[req["key"]], sizes[req["key"]] = load_docs(req["path"])
             return {"ok": True, "docs": len(docs[req["key"]]), "bytes": sizes[req["key"]]}
@@ -105,7 +110,12 @@ def main() -> None:
                 raise ValueError(f"no op {req['op']!r}")
             t = timed_passes(encode, docs[req["key"]], float(req.get("min_seconds", 0.0)))
             res = t.pop("results")
-            reply = {"ok": True, **t, "bytes": sizes[req["key"]], "tokens": sum(len(r) for r in res)}
+            reply = {
+                "ok": True,
+                **t,
+                "bytes": sizes[req["key"]],
+                "tokens": sum(len(r) for r in res),
+            }
             if req.get("hash"):
                 per_doc = [fnv_ids(r) for r in res]
                 h = fnv_ids([len(per_doc)] + per_doc)

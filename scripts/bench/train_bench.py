@@ -53,8 +53,10 @@ def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
         runs.append(time.process_time() - t0)
     ours = statistics.median(runs)
     n = len(r.merges)
-    print(f"(a) chapter mode: {len(text.encode()) / 1e6:.2f} MB, vocab_size {vocab_size}: "
-          f"{r.initial_vocab_size} initial symbols, {n} merges")
+    print(
+        f"(a) chapter mode: {len(text.encode()) / 1e6:.2f} MB, vocab_size {vocab_size}: "
+        f"{r.initial_vocab_size} initial symbols, {n} merges"
+    )
     print(f"    tokenprism.train_bpe: {ours:.3f} s (median of 3)")
     if full:
         t0 = time.process_time()
@@ -77,13 +79,15 @@ def chapter_bench(text: str, vocab_size: int, samples: int, full: bool) -> None:
         for _ in range(samples):
             chapter_iteration(words, state, merges_done, set(vocab))
         per = (time.process_time() - t0) / samples
-        assert merges_done[m:m + samples] == r.merges[m:m + samples], "state rebuilt wrongly"
+        assert merges_done[m : m + samples] == r.merges[m : m + samples], "state rebuilt wrongly"
         points.append((m, per))
         print(f"    chapter's code, one iteration after {m} merges: {per * 1000:.0f} ms")
     points.append((n, points[-1][1]))  # the last quarter at the 3/4 cost: an over-estimate of it
     total = setup + sum((m1 - m0) * (p0 + p1) / 2 for (m0, p0), (m1, p1) in zip(points, points[1:]))
-    print(f"    chapter's code, estimated: set-up {setup:.2f} s + {n} iterations = {total:.0f} s "
-          f"-> {total / ours:.0f}x  (estimate from {samples} timed iterations at each of 4 points)")
+    print(
+        f"    chapter's code, estimated: set-up {setup:.2f} s + {n} iterations = {total:.0f} s "
+        f"-> {total / ours:.0f}x  (estimate from {samples} timed iterations at each of 4 points)"
+    )
 
 
 HF_WORKER = r"""
@@ -110,23 +114,34 @@ def byte_level_bench(texts: list[str], merges: int, rounds: int, tmp: Path) -> N
     worker = tmp / "train_bench_hf.py"
     worker.write_text(HF_WORKER)
     size = sum(len(t.encode()) for t in texts) / 1e6
-    print(f"(b) byte-level: {size:.2f} MB in {len(texts)} lines, {merges} merges (vocab_size {256 + merges})")
+    print(
+        f"(b) byte-level: {size:.2f} MB in {len(texts)} lines, {merges} merges (vocab_size {256 + merges})"
+    )
     env = dict(os.environ, RAYON_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     ratios, ours_t, theirs_t = [], [], []
     for k in range(rounds):
         t0 = time.process_time()
         r = tokenprism.train_bpe(texts, 256 + merges, byte_level=True)
         ours = time.process_time() - t0
-        out = subprocess.run([sys.executable, str(worker), str(path), str(256 + merges)], env=env,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, str(worker), str(path), str(256 + merges)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         theirs = json.loads(out.stdout)["seconds"]
         ours_t.append(ours)
         theirs_t.append(theirs)
         ratios.append(theirs / ours)
-        print(f"    round {k + 1}: tokenprism {ours:.2f} s ({len(r.merges)} merges), "
-              f"tokenizers BpeTrainer (1 thread) {theirs:.2f} s -> {theirs / ours:.2f}x")
-    print(f"    median: tokenprism {statistics.median(ours_t):.2f} s, tokenizers {statistics.median(theirs_t):.2f} s, "
-          f"ratio {statistics.median(ratios):.2f}x (>1: ours faster)")
+        print(
+            f"    round {k + 1}: tokenprism {ours:.2f} s ({len(r.merges)} merges), "
+            f"tokenizers BpeTrainer (1 thread) {theirs:.2f} s -> {theirs / ours:.2f}x"
+        )
+    print(
+        f"    median: tokenprism {statistics.median(ours_t):.2f} s, tokenizers {statistics.median(theirs_t):.2f} s, "
+        f"ratio {statistics.median(ratios):.2f}x (>1: ours faster)"
+    )
 
 
 def main() -> None:
@@ -150,7 +165,12 @@ def main() -> None:
         per = int(args.bytes_mb * 1e6 / len(langs))
         texts = []
         for lang in langs:
-            data = (corpora / f"{lang}.txt").read_text(encoding="utf-8").encode()[:per].decode(errors="ignore")
+            data = (
+                (corpora / f"{lang}.txt")
+                .read_text(encoding="utf-8")
+                .encode()[:per]
+                .decode(errors="ignore")
+            )
             texts.extend(data.splitlines(keepends=True))
         byte_level_bench(texts, args.merges, args.rounds, Path(os.environ.get("TMPDIR", "/tmp")))
 

@@ -68,7 +68,9 @@ def main() -> None:
     args = parser.parse_args()
     versions = dict(item.split("=", 1) for item in args.version)
     manifest = finish(args.folder, versions)
-    print(f"{len(manifest['files'])} files, {manifest['total_size']} bytes, build {manifest['build']}")
+    print(
+        f"{len(manifest['files'])} files, {manifest['total_size']} bytes, build {manifest['build']}"
+    )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # what those pull in; importing them here is what the snapshot saves the page. They pull in
 # `random`, whose state would then be the same for every visitor: boot.js reseeds it.
 IMPORTS = [
-    "asyncio", "base64", "binascii", "dataclasses", "difflib", "json", "traceback",
-    "unicodedata", "zlib", "pyodide.ffi", "pyodide.http",
+    "asyncio",
+    "base64",
+    "binascii",
+    "dataclasses",
+    "difflib",
+    "json",
+    "traceback",
+    "unicodedata",
+    "zlib",
+    "pyodide.ffi",
+    "pyodide.http",
 ]
 
 MAKE = """async (imports) => {

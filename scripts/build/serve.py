@@ -41,9 +41,11 @@ def normalize_prefix(prefix: str) -> str:
 # The page's Content-Security-Policy (README "Publish"), the <meta> in web/index.html plus
 # frame-ancestors, which only a header can carry. Workers get their policy from their own
 # response, so the header also covers the tokenizer workers (they compile wasm too).
-CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
-       "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; "
-       "base-uri 'self'; form-action 'none'; frame-ancestors 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'none'; frame-ancestors 'self'"
+)
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -66,7 +68,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if not url.path.startswith(self.prefix):
             self.send_error(404, "outside the served prefix")
             return False
-        self.path = "/" + self.path[len(self.prefix):]
+        self.path = "/" + self.path[len(self.prefix) :]
         return True
 
     def do_GET(self) -> None:
@@ -92,8 +94,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def send_header(self, keyword: str, value: str) -> None:
         # SimpleHTTPRequestHandler redirects a folder without its slash to path + "/", built
         # from the stripped path; put the prefix back in front of it.
-        if keyword == "Location" and self.prefix != "/" and value.startswith("/") \
-                and not value.startswith(self.prefix):
+        if (
+            keyword == "Location"
+            and self.prefix != "/"
+            and value.startswith("/")
+            and not value.startswith(self.prefix)
+        ):
             value = self.prefix + value[1:]
         super().send_header(keyword, value)
 
@@ -155,8 +161,7 @@ def main() -> None:
         help="only the MIME types: no no-cache, no cross-origin isolation headers",
     )
     args = parser.parse_args()
-    server = make_server(args.directory, args.host, args.port, prefix=args.prefix,
-                         plain=args.plain)
+    server = make_server(args.directory, args.host, args.port, prefix=args.prefix, plain=args.plain)
     host, port = server.server_address[:2]
     url = f"http://{host}:{port}{normalize_prefix(args.prefix)}"
     print(f"Serving {args.directory} at {url}  (Ctrl-C to stop)", flush=True)

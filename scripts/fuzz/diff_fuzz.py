@@ -62,9 +62,16 @@ class Bert:
             want = self.ref.encode(*args)
             for ours in (self.ours, self.staged):
                 d = encoding_diff(ours.encode(*args), want, FIELDS_ALL)
-                assert d is None, f"bert encode differs ({ours.fast_paths()})\n{describe_input(*args)}\n{d}"
-        got, want = self.ours.normalizer.normalize_str(text), self.ref.normalizer.normalize_str(text)
-        assert got == want, f"bert normalizer differs\n{describe_input(text)}\nours {got!r}\nref  {want!r}"
+                assert d is None, (
+                    f"bert encode differs ({ours.fast_paths()})\n{describe_input(*args)}\n{d}"
+                )
+        got, want = (
+            self.ours.normalizer.normalize_str(text),
+            self.ref.normalizer.normalize_str(text),
+        )
+        assert got == want, (
+            f"bert normalizer differs\n{describe_input(text)}\nours {got!r}\nref  {want!r}"
+        )
         ids = self.ref.encode(text).ids
         assert self.ours.decode(ids) == self.ref.decode(ids), f"bert decode differs for ids {ids}"
         assert self.ours.encode_ids(text) == ids, f"bert encode_ids differs\n{describe_input(text)}"
@@ -80,21 +87,29 @@ class Tiktoken:
         assert tiktoken.__version__ == "0.14.0", tiktoken.__version__
         self.name = name
         self.ref = tiktoken.get_encoding(name)
-        self.ours = tokenprism.BpeTokenizer.from_tiktoken_file(str(data_dir() / "bpe" / f"{name}.tiktoken"), name)
+        self.ours = tokenprism.BpeTokenizer.from_tiktoken_file(
+            str(data_dir() / "bpe" / f"{name}.tiktoken"), name
+        )
 
     def check(self, text: str, pair: str) -> None:
         for t in (text, text + pair):
             want = self.ref.encode_ordinary(t)
             got = self.ours.encode_ordinary(t)
-            assert got == want, f"{self.name} encode_ordinary differs\n{describe_input(t)}\nours {got}\nref  {want}"
+            assert got == want, (
+                f"{self.name} encode_ordinary differs\n{describe_input(t)}\nours {got}\nref  {want}"
+            )
             want = self.ref.encode(t, allowed_special="all")
             got = self.ours.encode(t, allowed_special="all")
-            assert got == want, f"{self.name} encode(all specials) differs\n{describe_input(t)}\nours {got}\nref  {want}"
+            assert got == want, (
+                f"{self.name} encode(all specials) differs\n{describe_input(t)}\nours {got}\nref  {want}"
+            )
             assert self.ours.decode(got) == self.ref.decode(want), f"{self.name} decode differs"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--minutes", type=float, default=15)
     ap.add_argument("--batch", type=int, default=2000, help="examples per hypothesis round")
     ap.add_argument("--only", default="bert,cl100k_base,o200k_base")
@@ -106,9 +121,14 @@ def main() -> None:
     texts = st.one_of(S.text, S.text, S.long_text, S.native_text)
 
     def round_(ref, seed: int) -> None:
-        @settings(max_examples=args.batch, deadline=None, database=None, derandomize=False,
-                  phases=[Phase.generate, Phase.shrink],
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=args.batch,
+            deadline=None,
+            database=None,
+            derandomize=False,
+            phases=[Phase.generate, Phase.shrink],
+            suppress_health_check=list(HealthCheck),
+        )
         @given(texts, S.short_text)
         def run(text, pair):
             ref.check(text, pair)
@@ -126,14 +146,23 @@ def main() -> None:
         try:
             round_(ref, seed)
         except AssertionError:
-            print(f"FINDING in round {rounds} ({ref.name}, seed {seed}); examples so far: {counts}", flush=True)
+            print(
+                f"FINDING in round {rounds} ({ref.name}, seed {seed}); examples so far: {counts}",
+                flush=True,
+            )
             raise
         rounds += 1
         if rounds % len(refs) == 0:
             left = max(0, end - time.monotonic())
-            print(f"{rounds} rounds, {sum(counts.values()):,} examples, {left / 60:.1f} min left", flush=True)
-    print("examples compared (hypothesis, including shrinking re-runs): "
-          + ", ".join(f"{k} {v:,}" for k, v in counts.items()) + f"; total {sum(counts.values()):,}")
+            print(
+                f"{rounds} rounds, {sum(counts.values()):,} examples, {left / 60:.1f} min left",
+                flush=True,
+            )
+    print(
+        "examples compared (hypothesis, including shrinking re-runs): "
+        + ", ".join(f"{k} {v:,}" for k, v in counts.items())
+        + f"; total {sum(counts.values()):,}"
+    )
 
 
 if __name__ == "__main__":

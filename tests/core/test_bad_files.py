@@ -33,56 +33,132 @@ def set_in(path: list, value):
         for k in path[:-1]:
             d = d[k]
         d[path[-1]] = value
+
     return f
 
 
 # (name, json text, exception type, regex the message must match)
 JSON_CASES = [
-    ("malformed JSON", lambda: '{"version": "1.0", "model": {', ValueError, r"json|malformed|pars|EOF"),
-    ("truncated file", lambda: bert_json().read_text(encoding="utf-8")[:5000], ValueError,
-     r"json|malformed|pars|EOF"),
+    (
+        "malformed JSON",
+        lambda: '{"version": "1.0", "model": {',
+        ValueError,
+        r"json|malformed|pars|EOF",
+    ),
+    (
+        "truncated file",
+        lambda: bert_json().read_text(encoding="utf-8")[:5000],
+        ValueError,
+        r"json|malformed|pars|EOF",
+    ),
     ("not an object", lambda: "[1, 2, 3]", ValueError, r"object|malformed"),
     ("empty string", lambda: "", ValueError, r"json|malformed|pars|EOF|empty"),
-    ("vocab not an object",
-     lambda: edit(lambda c: c["model"].__setitem__("vocab", list(c["model"]["vocab"]))),
-     ValueError, r"vocab"),
-    ("vocab id a string", lambda: edit(lambda c: c["model"]["vocab"].__setitem__("hello", "7592")),
-     ValueError, r"hello|vocab.*(id|integer)|(id|integer).*vocab"),
-    ("vocab id negative", lambda: edit(lambda c: c["model"]["vocab"].__setitem__("hello", -1)),
-     ValueError, r"hello|vocab"),
-    ("lowercase a string", lambda: edit(set_in(["normalizer", "lowercase"], "true")),
-     ValueError, r"lowercase"),
-    ("max_input_chars_per_word a string",
-     lambda: edit(set_in(["model", "max_input_chars_per_word"], "100")),
-     ValueError, r"max_input_chars_per_word"),
-    ("missing [UNK]", lambda: edit(lambda c: c["model"]["vocab"].pop("[UNK]")), ValueError,
-     r"\[UNK\]"),
+    (
+        "vocab not an object",
+        lambda: edit(lambda c: c["model"].__setitem__("vocab", list(c["model"]["vocab"]))),
+        ValueError,
+        r"vocab",
+    ),
+    (
+        "vocab id a string",
+        lambda: edit(lambda c: c["model"]["vocab"].__setitem__("hello", "7592")),
+        ValueError,
+        r"hello|vocab.*(id|integer)|(id|integer).*vocab",
+    ),
+    (
+        "vocab id negative",
+        lambda: edit(lambda c: c["model"]["vocab"].__setitem__("hello", -1)),
+        ValueError,
+        r"hello|vocab",
+    ),
+    (
+        "lowercase a string",
+        lambda: edit(set_in(["normalizer", "lowercase"], "true")),
+        ValueError,
+        r"lowercase",
+    ),
+    (
+        "max_input_chars_per_word a string",
+        lambda: edit(set_in(["model", "max_input_chars_per_word"], "100")),
+        ValueError,
+        r"max_input_chars_per_word",
+    ),
+    (
+        "missing [UNK]",
+        lambda: edit(lambda c: c["model"]["vocab"].pop("[UNK]")),
+        ValueError,
+        r"\[UNK\]",
+    ),
     ("empty vocab", lambda: edit(set_in(["model", "vocab"], {})), ValueError, r"empty|vocab"),
     ("missing model", lambda: edit(lambda c: c.pop("model")), ValueError, r"model"),
-    ("normalizer Replace",
-     lambda: edit(set_in(["normalizer"], {"type": "Replace", "pattern": {"String": "a"},
-                                          "content": "b"})),
-     ValueError, r"(?=.*normalizer)(?=.*Replace)"),
-    ("model Unigram",
-     lambda: edit(set_in(["model"], {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]]})),
-     ValueError, r"(?=.*model)(?=.*Unigram)"),
-    ("pre_tokenizer Metaspace",
-     lambda: edit(set_in(["pre_tokenizer"], {"type": "Metaspace", "replacement": "\u2581",
-                                             "prepend_scheme": "always", "split": True})),
-     ValueError, r"(?=.*pre_?tokenizer)(?=.*Metaspace)"),
-    ("post_processor ByteLevel",
-     lambda: edit(set_in(["post_processor"], {"type": "ByteLevel", "add_prefix_space": True,
-                                              "trim_offsets": True, "use_regex": True})),
-     ValueError, r"(?=.*post_?processor)(?=.*ByteLevel)"),
-    ("decoder BPEDecoder",
-     lambda: edit(set_in(["decoder"], {"type": "BPEDecoder", "suffix": "</w>"})),
-     ValueError, r"(?=.*decoder)(?=.*BPEDecoder)"),
-    ("template with unknown special token",
-     lambda: edit(lambda c: c["post_processor"]["special_tokens"].pop("[SEP]")),
-     ValueError, r"\[SEP\]"),
-    ("truncation strategy unknown",
-     lambda: edit(set_in(["truncation"], {"max_length": 10, "strategy": "Sideways", "stride": 0})),
-     ValueError, r"Sideways|strategy|truncation"),
+    (
+        "normalizer Replace",
+        lambda: edit(
+            set_in(["normalizer"], {"type": "Replace", "pattern": {"String": "a"}, "content": "b"})
+        ),
+        ValueError,
+        r"(?=.*normalizer)(?=.*Replace)",
+    ),
+    (
+        "model Unigram",
+        lambda: edit(
+            set_in(["model"], {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]]})
+        ),
+        ValueError,
+        r"(?=.*model)(?=.*Unigram)",
+    ),
+    (
+        "pre_tokenizer Metaspace",
+        lambda: edit(
+            set_in(
+                ["pre_tokenizer"],
+                {
+                    "type": "Metaspace",
+                    "replacement": "\u2581",
+                    "prepend_scheme": "always",
+                    "split": True,
+                },
+            )
+        ),
+        ValueError,
+        r"(?=.*pre_?tokenizer)(?=.*Metaspace)",
+    ),
+    (
+        "post_processor ByteLevel",
+        lambda: edit(
+            set_in(
+                ["post_processor"],
+                {
+                    "type": "ByteLevel",
+                    "add_prefix_space": True,
+                    "trim_offsets": True,
+                    "use_regex": True,
+                },
+            )
+        ),
+        ValueError,
+        r"(?=.*post_?processor)(?=.*ByteLevel)",
+    ),
+    (
+        "decoder BPEDecoder",
+        lambda: edit(set_in(["decoder"], {"type": "BPEDecoder", "suffix": "</w>"})),
+        ValueError,
+        r"(?=.*decoder)(?=.*BPEDecoder)",
+    ),
+    (
+        "template with unknown special token",
+        lambda: edit(lambda c: c["post_processor"]["special_tokens"].pop("[SEP]")),
+        ValueError,
+        r"\[SEP\]",
+    ),
+    (
+        "truncation strategy unknown",
+        lambda: edit(
+            set_in(["truncation"], {"max_length": 10, "strategy": "Sideways", "stride": 0})
+        ),
+        ValueError,
+        r"Sideways|strategy|truncation",
+    ),
 ]
 
 
@@ -96,7 +172,9 @@ def test_bad_json(name, make, exc, pattern):
         t.encode("a \u2603 b")  # a loader that defers the check must fail here at the latest
     assert type(info.value).__name__ != "PanicException"
     msg = str(info.value)
-    assert re.search(pattern, msg, re.I | re.S), f"{name}: message doesn't say what is wrong: {msg!r}"
+    assert re.search(pattern, msg, re.I | re.S), (
+        f"{name}: message doesn't say what is wrong: {msg!r}"
+    )
 
 
 @pytest.mark.parametrize("name,make,exc,pattern", JSON_CASES, ids=[c[0] for c in JSON_CASES])
@@ -110,7 +188,9 @@ def test_bad_json_file(tmp_path, name, make, exc, pattern):
         t = tokenprism.Tokenizer.from_file(str(p))
         t.encode("a \u2603 b")
     msg = str(info.value).replace(str(p), "<path>")  # the path holds the test's name: ignore it
-    assert re.search(pattern, msg, re.I | re.S), f"{name}: message doesn't say what is wrong: {msg!r}"
+    assert re.search(pattern, msg, re.I | re.S), (
+        f"{name}: message doesn't say what is wrong: {msg!r}"
+    )
 
 
 def test_nonexistent_path(tmp_path):
@@ -130,9 +210,11 @@ def test_directory_path(tmp_path):
         tokenprism.Tokenizer.from_file(str(tmp_path))
 
 
-@pytest.mark.parametrize("content", [b"\xff\xfe{\"version\": \"1.0\"}", b"[PAD]\n[UNK]\ncaf\xe9\n",
-                                     b"{\"model\": \"\xc3\x28\"}"],
-                         ids=["utf16-bom-json", "latin1-vocab", "bad-utf8-in-json"])
+@pytest.mark.parametrize(
+    "content",
+    [b'\xff\xfe{"version": "1.0"}', b"[PAD]\n[UNK]\ncaf\xe9\n", b'{"model": "\xc3\x28"}'],
+    ids=["utf16-bom-json", "latin1-vocab", "bad-utf8-in-json"],
+)
 @pytest.mark.parametrize("loader", ["from_file", "from_vocab"])
 def test_not_utf8(tmp_path, content, loader):
     import tokenprism

@@ -42,7 +42,9 @@ class Qwen:
         self.ref = reference().Tokenizer.from_file(str(path))
         self.plain = reference().Tokenizer.from_file(str(path))
         self.plain.encode_special_tokens = True  # special tokens' text read as text
-        self.specials = {t.content for t in self.ref.get_added_tokens_decoder().values() if t.special}
+        self.specials = {
+            t.content for t in self.ref.get_added_tokens_decoder().values() if t.special
+        }
 
     def ref_naive(self, rendered: str) -> list[int]:
         return self.ref.encode(rendered, add_special_tokens=False).ids
@@ -61,7 +63,8 @@ class Harmony:
         import tokenprism
 
         self.ours = tokenprism.BpeTokenizer.from_tiktoken_file(
-            str(require(bpe_dir() / "o200k_base.tiktoken")), "o200k_harmony")
+            str(require(bpe_dir() / "o200k_base.tiktoken")), "o200k_harmony"
+        )
         self.ref = tiktoken_module().get_encoding("o200k_harmony")
         self.specials = self.ref.special_tokens_set
 
@@ -93,13 +96,18 @@ def test_chatml_renders_the_textbooks_example(qwen):
 def test_harmony_matches_tiktoken(harmony):
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "2+2?"}]
     rendered = harmony.ours.apply_chat_template(messages, tokenize=False)
-    assert rendered == "<|start|>system<|message|>Be brief.<|end|><|start|>user<|message|>2+2?<|end|><|start|>assistant"
+    assert (
+        rendered
+        == "<|start|>system<|message|>Be brief.<|end|><|start|>user<|message|>2+2?<|end|><|start|>assistant"
+    )
     assert harmony.ours.apply_chat_template(messages) == harmony.ref_naive(rendered)
 
 
 def check_conversation(pair, messages, add_generation_prompt):
     ours = pair.ours.apply_chat_template(messages, add_generation_prompt=add_generation_prompt)
-    rendered = pair.ours.apply_chat_template(messages, add_generation_prompt=add_generation_prompt, tokenize=False)
+    rendered = pair.ours.apply_chat_template(
+        messages, add_generation_prompt=add_generation_prompt, tokenize=False
+    )
     parts = pair.ours.chat_parts(messages, add_generation_prompt=add_generation_prompt)
     assert "".join(p["text"] for p in parts) == rendered
     assert [i for p in parts for i in p["ids"]] == ours
@@ -137,11 +145,29 @@ def test_typed_markers_stay_text(name, request):
     assert sum(i in marker_ids for i in naive) > sum(i in marker_ids for i in ours)
 
 
-MARKER_BITS = ["<|im_start|>", "<|im_end|>", "<|start|>", "<|message|>", "<|end|>",
-               "<|endoftext|>", "<|", "|>", "im_end", "\n", " ", "\n\n", "assistant", "system"]
-content = st.lists(st.one_of(st.text(max_size=12), st.sampled_from(MARKER_BITS)), max_size=6).map("".join)
+MARKER_BITS = [
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|start|>",
+    "<|message|>",
+    "<|end|>",
+    "<|endoftext|>",
+    "<|",
+    "|>",
+    "im_end",
+    "\n",
+    " ",
+    "\n\n",
+    "assistant",
+    "system",
+]
+content = st.lists(st.one_of(st.text(max_size=12), st.sampled_from(MARKER_BITS)), max_size=6).map(
+    "".join
+)
 roles = st.sampled_from(["system", "user", "assistant", "tool", "developer", "ユーザー"])
-conversations = st.lists(st.fixed_dictionaries({"role": roles, "content": content}), min_size=0, max_size=4)
+conversations = st.lists(
+    st.fixed_dictionaries({"role": roles, "content": content}), min_size=0, max_size=4
+)
 
 
 @pytest.mark.parametrize("name", ["qwen", "harmony"])
@@ -172,6 +198,8 @@ def test_bad_input_is_a_clear_error(qwen):
     # Qwen has no harmony markers; o200k_base has no chat markers at all.
     with pytest.raises(ValueError, match="<\\|start\\|>"):
         tok.apply_chat_template([{"role": "user", "content": "x"}], template="harmony")
-    o200k = tokenprism.BpeTokenizer.from_tiktoken_file(str(bpe_dir() / "o200k_base.tiktoken"), "o200k_base")
+    o200k = tokenprism.BpeTokenizer.from_tiktoken_file(
+        str(bpe_dir() / "o200k_base.tiktoken"), "o200k_base"
+    )
     with pytest.raises(ValueError, match="no chat markers"):
         o200k.apply_chat_template([{"role": "user", "content": "x"}])

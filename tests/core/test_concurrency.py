@@ -27,7 +27,9 @@ def _tokenizers():
 def _documents(limit_bytes: int = 60_000) -> list[str]:
     docs: list[str] = []
     for lang in CORPORA:
-        text = require(data_dir() / "corpora" / f"{lang}.txt").read_text(encoding="utf-8")[:limit_bytes]
+        text = require(data_dir() / "corpora" / f"{lang}.txt").read_text(encoding="utf-8")[
+            :limit_bytes
+        ]
         docs.extend(line for line in text.split("\n") if line.strip())
     return docs
 
@@ -103,11 +105,16 @@ def test_dask_local_cluster_of_worker_processes():
     ours, ref = _tokenizers()
     docs = _documents(30_000)
     chunks = [docs[i : i + 100] for i in range(0, len(docs), 100)]
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         with Client(cluster) as client:
             # The tokenizer itself travels to the workers (pickled by Dask).
             remote = client.scatter(ours, broadcast=True)
-            futures = [client.submit(lambda tok, c: [tok.encode(d).ids for d in c], remote, c) for c in chunks]
+            futures = [
+                client.submit(lambda tok, c: [tok.encode(d).ids for d in c], remote, c)
+                for c in chunks
+            ]
             got = [ids for part in client.gather(futures) for ids in part]
             workers = {w for w in client.run(lambda: __import__("os").getpid()).values()}
     assert len(workers) == 2

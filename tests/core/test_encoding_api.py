@@ -34,7 +34,10 @@ CONFIGS = [
     (None, dict(max_length=8, stride=2)),
     (None, dict(max_length=7, stride=3, direction="left")),
     (dict(direction="right"), dict(max_length=10, stride=1, strategy="only_second")),
-    (dict(direction="left", length=14), dict(max_length=11, stride=2, strategy="only_first", direction="left")),
+    (
+        dict(direction="left", length=14),
+        dict(max_length=11, stride=2, strategy="only_first", direction="left"),
+    ),
     (None, dict(max_length=4, stride=1)),
 ]
 
@@ -84,7 +87,9 @@ def check(ours_tok, ref_tok, text, pair, special, where):
     y = outcome(lambda: ref_tok.encode(text, pair, add_special_tokens=special))
     where = f"{describe_input(text, pair)}\nadd_special_tokens={special}, {where}"
     if isinstance(x, BaseException) or isinstance(y, BaseException):
-        assert isinstance(x, BaseException) and isinstance(y, BaseException), f"{where}: {x!r} vs {y!r}"
+        assert isinstance(x, BaseException) and isinstance(y, BaseException), (
+            f"{where}: {x!r} vs {y!r}"
+        )
         return
     same(x, y, text, pair, where)
     back = pickle.loads(pickle.dumps(x))
@@ -127,8 +132,15 @@ def test_queries_match_reference_any_text(text, pair):
 
 def test_queries_fixed_cases():
     """Words split in pieces, empty inputs and pairs, added tokens inside the text."""
-    cases = [("", None), ("", ""), ("hi", ""), ("", "hi"), ("unaffable unaffable naïve", "a b c"),
-             ("[CLS] x [MASK] y", "[SEP]"), ("東京タワー is tall!!", "x,y;z")]
+    cases = [
+        ("", None),
+        ("", ""),
+        ("hi", ""),
+        ("", "hi"),
+        ("unaffable unaffable naïve", "a b c"),
+        ("[CLS] x [MASK] y", "[SEP]"),
+        ("東京タワー is tall!!", "x,y;z"),
+    ]
     for padding, truncation in CONFIGS:
         ours, ref = configured(padding, truncation)
         for (text, pair), special in [(c, s) for c in cases for s in (True, False)]:
@@ -155,8 +167,12 @@ def test_words_is_deprecated_word_ids():
 def test_negative_indices_raise_as_the_reference():
     ours, ref = configured(None, None)
     for e in (ours.encode("hello"), ref.encode("hello")):
-        for call in (lambda e=e: e.char_to_token(-1), lambda e=e: e.token_to_chars(-1),
-                     lambda e=e: e.word_to_tokens(-1), lambda e=e: e.char_to_word(0, -1)):
+        for call in (
+            lambda e=e: e.char_to_token(-1),
+            lambda e=e: e.token_to_chars(-1),
+            lambda e=e: e.word_to_tokens(-1),
+            lambda e=e: e.char_to_word(0, -1),
+        ):
             with pytest.raises(OverflowError):
                 call()
 
@@ -165,8 +181,13 @@ def test_negative_indices_raise_as_the_reference():
 def test_batch_items_and_their_pickles(padding):
     """encode_batch pads every item (and its overflowing parts) as the reference does."""
     ours, ref = configured(padding, dict(max_length=9, stride=2))
-    items = ["hello world, this is a longer text that overflows", ("a pair", "of texts, unaffable and long"),
-             "", "東京", ("x", "")]
+    items = [
+        "hello world, this is a longer text that overflows",
+        ("a pair", "of texts, unaffable and long"),
+        "",
+        "東京",
+        ("x", ""),
+    ]
     for i, (x, y) in enumerate(zip(ours.encode_batch(items), ref.encode_batch(items), strict=True)):
         text, pair = (items[i], None) if isinstance(items[i], str) else items[i]
         same(x, y, text, pair, f"batch item {i}")

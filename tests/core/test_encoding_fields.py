@@ -72,7 +72,9 @@ def test_fields_match_reference(padding, truncation):
         y = outcome(lambda t=text, p=pair, s=special: ref.encode(t, p, add_special_tokens=s))
         where = f"{text!r} / {pair!r}, add_special_tokens={special}, {padding}, {truncation}"
         if isinstance(x, BaseException) or isinstance(y, BaseException):
-            assert isinstance(x, BaseException) and isinstance(y, BaseException), f"{where}: {x!r} vs {y!r}"
+            assert isinstance(x, BaseException) and isinstance(y, BaseException), (
+                f"{where}: {x!r} vs {y!r}"
+            )
             continue
         d = encoding_diff(x, y, FIELDS_ALL)
         assert d is None, f"{where}\n{d}"
@@ -81,7 +83,9 @@ def test_fields_match_reference(padding, truncation):
     xs = outcome(lambda: ours.encode_batch(items))
     ys = outcome(lambda: ref.encode_batch(items))
     if isinstance(xs, BaseException) or isinstance(ys, BaseException):
-        assert isinstance(xs, BaseException) and isinstance(ys, BaseException), f"batch: {xs!r} vs {ys!r}"
+        assert isinstance(xs, BaseException) and isinstance(ys, BaseException), (
+            f"batch: {xs!r} vs {ys!r}"
+        )
         return
     for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
         d = encoding_diff(x, y, FIELDS_ALL)

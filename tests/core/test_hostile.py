@@ -25,7 +25,14 @@ from paths import bert_json, bert_vocab, data_dir, reference, require
 
 # What a hostile call may raise. PanicException derives from BaseException, so it is never
 # one of these.
-CLEAR = ("ValueError", "TypeError", "OverflowError", "OSError", "UnicodeEncodeError", "UnicodeDecodeError")
+CLEAR = (
+    "ValueError",
+    "TypeError",
+    "OverflowError",
+    "OSError",
+    "UnicodeEncodeError",
+    "UnicodeDecodeError",
+)
 
 PRELUDE = """
 import json, os, sys, tokenprism
@@ -46,9 +53,12 @@ def cl100k():
 def child(body: str, timeout: float = 120) -> dict:
     """Runs `body` (which sets `result`) in a fresh interpreter; returns what happened:
     {"kind": "ok", "value": repr} or {"kind": "exc", "type": ..., "msg": ...}."""
-    prelude = PRELUDE.format(bert_json=str(bert_json()), bert_vocab=str(bert_vocab()),
-                             tiktoken_cache=str(data_dir() / "bpe" / "tiktoken-cache"),
-                             cl100k=str(require(data_dir() / "bpe" / "cl100k_base.tiktoken")))
+    prelude = PRELUDE.format(
+        bert_json=str(bert_json()),
+        bert_vocab=str(bert_vocab()),
+        tiktoken_cache=str(data_dir() / "bpe" / "tiktoken-cache"),
+        cl100k=str(require(data_dir() / "bpe" / "cl100k_base.tiktoken")),
+    )
     script = prelude + textwrap.dedent(f"""
         try:
 {textwrap.indent(textwrap.dedent(body), " " * 12)}
@@ -58,14 +68,17 @@ def child(body: str, timeout: float = 120) -> dict:
         print("RESULT " + json.dumps(out))
     """)
     try:
-        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"hang: no answer within {timeout} s for:\n{body}")
     lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
     assert r.returncode == 0 and lines, (
         f"the child process died (exit {r.returncode}) on:\n{body}\nstdout:\n{r.stdout[-3000:]}\n"
-        f"stderr:\n{r.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+        f"stderr:\n{r.stderr[-3000:]}"
+    )
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 def clear_error(out: dict, pattern: str | None = None) -> None:
@@ -93,7 +106,7 @@ SURROGATES = [
     ("bpe trace_piece", "cl100k().trace_piece('\\ud800')"),
     ("bpe token_to_id", "cl100k().token_to_id('\\ud800')"),
     ("bpe allowed_special", "cl100k().encode('x', allowed_special={'\\ud800'})"),
-    ("Tokenizer.from_str", "Tokenizer.from_str('{\"model\": \"\\ud800\"}')"),
+    ("Tokenizer.from_str", 'Tokenizer.from_str(\'{"model": "\\ud800"}\')'),
     ("token_to_id", "bert().token_to_id('\\ud800')"),
     ("pad_token", "bert().enable_padding(pad_token='\\ud800')"),
 ]
@@ -115,10 +128,21 @@ BYTES_CALLS = [
     ("bpe encode bytes", "cl100k().encode(b'\\xff\\xfe')", "error"),
     ("bpe encode_ordinary bytes", "cl100k().encode_ordinary(b'abc')", "error"),
     # The BPE bytes APIs: any bytes, UTF-8 or not, are a token or a piece.
-    ("bpe token_to_id bytes", "cl100k().token_to_id(b'\\xff')", "cl100k().encode_single_token(b'\\xff')"),
-    ("bpe trace_piece bytes", "cl100k().trace_piece(b'\\xff\\xfe\\x80abc')['ids']",
-     "cl100k()._encode_single_piece(b'\\xff\\xfe\\x80abc')"),
-    ("bpe decode_bytes", "cl100k().decode_bytes(cl100k().trace_piece(b'\\xe9t\\xe9')['ids'])", "b'\\xe9t\\xe9'"),
+    (
+        "bpe token_to_id bytes",
+        "cl100k().token_to_id(b'\\xff')",
+        "cl100k().encode_single_token(b'\\xff')",
+    ),
+    (
+        "bpe trace_piece bytes",
+        "cl100k().trace_piece(b'\\xff\\xfe\\x80abc')['ids']",
+        "cl100k()._encode_single_piece(b'\\xff\\xfe\\x80abc')",
+    ),
+    (
+        "bpe decode_bytes",
+        "cl100k().decode_bytes(cl100k().trace_piece(b'\\xe9t\\xe9')['ids'])",
+        "b'\\xe9t\\xe9'",
+    ),
 ]
 
 
@@ -130,14 +154,18 @@ def test_bytes(name, expr, want):
     got = child(f"result = {expr}")
     assert got["kind"] == "ok", got
     # The expected value comes from tiktoken on the same file.
-    ref = child("import tiktoken\nenc = tiktoken.get_encoding('cl100k_base')\nresult = "
-                + want.replace("cl100k()", "enc"))
+    ref = child(
+        "import tiktoken\nenc = tiktoken.get_encoding('cl100k_base')\nresult = "
+        + want.replace("cl100k()", "enc")
+    )
     assert ref["kind"] == "ok", ref
     assert got["value"] == ref["value"]
 
 
 def test_not_utf8_tiktoken_file():
-    clear_error(child("result = BpeTokenizer.from_tiktoken_bytes(b'\\xff\\xfe\\x00 1\\n', 'cl100k_base')"))
+    clear_error(
+        child("result = BpeTokenizer.from_tiktoken_bytes(b'\\xff\\xfe\\x00 1\\n', 'cl100k_base')")
+    )
 
 
 # ---------------------------------------------------------------- settings
@@ -146,47 +174,115 @@ SETTINGS = [
     # (name, statements, "error" | "ok")
     ("max_length -1", "t = bert(); t.enable_truncation(max_length=-1)", "error"),
     ("max_length 2**64", "t = bert(); t.enable_truncation(max_length=2**64)", "error"),
-    ("max_length 2**63", "t = bert(); t.enable_truncation(max_length=2**63); result = t.encode('a b c').ids", "ok"),
-    ("max_length 0", "t = bert(); t.enable_truncation(max_length=0); result = t.encode('a b c').ids", "ok"),
+    (
+        "max_length 2**63",
+        "t = bert(); t.enable_truncation(max_length=2**63); result = t.encode('a b c').ids",
+        "ok",
+    ),
+    (
+        "max_length 0",
+        "t = bert(); t.enable_truncation(max_length=0); result = t.encode('a b c').ids",
+        "ok",
+    ),
     ("stride > max_length", "t = bert(); t.enable_truncation(max_length=4, stride=10)", "error"),
-    ("stride 2**62", "t = bert(); t.enable_truncation(max_length=2**63, stride=2**62); result = t.encode('a').ids", "ok"),
+    (
+        "stride 2**62",
+        "t = bert(); t.enable_truncation(max_length=2**63, stride=2**62); result = t.encode('a').ids",
+        "ok",
+    ),
     # Accepted when set, as in the reference, which then panics on a long input; we raise.
-    ("stride = effective max_length", "t = bert(); t.enable_truncation(max_length=10, stride=8); t.encode('a ' * 20)", "error"),
+    (
+        "stride = effective max_length",
+        "t = bert(); t.enable_truncation(max_length=10, stride=8); t.encode('a ' * 20)",
+        "error",
+    ),
     ("stride -1", "t = bert(); t.enable_truncation(max_length=4, stride=-1)", "error"),
     ("strategy unknown", "t = bert(); t.enable_truncation(8, strategy='middle')", "error"),
     ("direction unknown", "t = bert(); t.enable_truncation(8, direction='up')", "error"),
     ("pad length -1", "t = bert(); t.enable_padding(length=-1)", "error"),
-    ("pad length 2**63", "t = bert(); t.enable_padding(length=2**63); result = t.encode('a').ids", "error"),
-    ("pad_to_multiple_of 0", "t = bert(); t.enable_padding(pad_to_multiple_of=0); result = t.encode('a b').ids", "ok"),
-    ("pad_to_multiple_of 2**40", "t = bert(); t.enable_padding(pad_to_multiple_of=2**40); result = t.encode('a').ids", "error"),
-    ("pad_to_multiple_of 2**64-1", "t = bert(); t.enable_padding(pad_to_multiple_of=2**64-1); result = t.encode('a').ids", "error"),
+    (
+        "pad length 2**63",
+        "t = bert(); t.enable_padding(length=2**63); result = t.encode('a').ids",
+        "error",
+    ),
+    (
+        "pad_to_multiple_of 0",
+        "t = bert(); t.enable_padding(pad_to_multiple_of=0); result = t.encode('a b').ids",
+        "ok",
+    ),
+    (
+        "pad_to_multiple_of 2**40",
+        "t = bert(); t.enable_padding(pad_to_multiple_of=2**40); result = t.encode('a').ids",
+        "error",
+    ),
+    (
+        "pad_to_multiple_of 2**64-1",
+        "t = bert(); t.enable_padding(pad_to_multiple_of=2**64-1); result = t.encode('a').ids",
+        "error",
+    ),
     ("pad_id -1", "t = bert(); t.enable_padding(pad_id=-1)", "error"),
     ("pad_id 2**32", "t = bert(); t.enable_padding(pad_id=2**32)", "error"),
-    ("num_threads 0", "result = [e.ids for e in bert().encode_batch(['a b', 'c d'], num_threads=0)]", "ok"),
-    ("num_threads 2**62", "result = [e.ids for e in bert().encode_batch(['a b', 'c d'], num_threads=2**62)]", "ok"),
+    (
+        "num_threads 0",
+        "result = [e.ids for e in bert().encode_batch(['a b', 'c d'], num_threads=0)]",
+        "ok",
+    ),
+    (
+        "num_threads 2**62",
+        "result = [e.ids for e in bert().encode_batch(['a b', 'c d'], num_threads=2**62)]",
+        "ok",
+    ),
     ("num_threads -1", "bert().encode_batch(['a'], num_threads=-1)", "error"),
-    ("set_num_threads huge", "tokenprism.set_num_threads(2**62); result = [e.ids for e in bert().encode_batch(['a', 'b', 'c'])]", "ok"),
+    (
+        "set_num_threads huge",
+        "tokenprism.set_num_threads(2**62); result = [e.ids for e in bert().encode_batch(['a', 'b', 'c'])]",
+        "ok",
+    ),
     ("set_num_threads -1", "tokenprism.set_num_threads(-1)", "error"),
     ("decode id 2**32", "bert().decode([2**32])", "error"),
     ("decode id -1", "bert().decode([-1])", "error"),
     ("decode unknown id", "result = bert().decode([10**9, 2023])", "ok"),
     ("id_to_token -1", "bert().id_to_token(-1)", "error"),
     ("id_to_token huge", "result = bert().id_to_token(2**32 - 1)", "ok"),
-    ("bpe num_threads 0", "result = cl100k().encode_ordinary_batch(['a', 'b'], num_threads=0)", "ok"),
-    ("bpe num_threads 2**62", "result = cl100k().encode_batch(['a', 'b'], num_threads=2**62)", "ok"),
+    (
+        "bpe num_threads 0",
+        "result = cl100k().encode_ordinary_batch(['a', 'b'], num_threads=0)",
+        "ok",
+    ),
+    (
+        "bpe num_threads 2**62",
+        "result = cl100k().encode_batch(['a', 'b'], num_threads=2**62)",
+        "ok",
+    ),
     ("bpe num_threads -1", "cl100k().encode_batch(['a'], num_threads=-1)", "error"),
     ("bpe decode unknown id", "cl100k().decode([2**31])", "error"),
     ("bpe decode id 2**32", "cl100k().decode([2**32])", "error"),
     ("bpe decode -1", "cl100k().decode_bytes([-1])", "error"),
     ("bpe single token -1", "cl100k().decode_single_token_bytes(-1)", "error"),
     ("bpe single token unknown", "cl100k().decode_single_token_bytes(10**9)", "error"),
-    ("bpe decode half a char strict", "t = cl100k(); t.decode(t.trace_piece(b'\\xe6')['ids'], errors='strict')", "error"),
+    (
+        "bpe decode half a char strict",
+        "t = cl100k(); t.decode(t.trace_piece(b'\\xe6')['ids'], errors='strict')",
+        "error",
+    ),
     ("bpe trace_piece too long", "cl100k().trace_piece('a' * 100000)", "error"),
     ("bpe allowed_special not a set", "cl100k().encode('x', allowed_special=5)", "error"),
-    ("bpe unknown pattern", "BpeTokenizer.from_tiktoken_file(CL100K, 'mine', pattern='nope')", "error"),
+    (
+        "bpe unknown pattern",
+        "BpeTokenizer.from_tiktoken_file(CL100K, 'mine', pattern='nope')",
+        "error",
+    ),
     ("bpe unknown encoding name", "BpeTokenizer.from_tiktoken_file(CL100K, 'nope')", "error"),
-    ("bpe special token id 2**32", "BpeTokenizer.from_tiktoken_file(CL100K, 'x', pattern='cl100k', special_tokens={'<s>': 2**32})", "error"),
-    ("bpe special token empty", "BpeTokenizer.from_tiktoken_file(CL100K, 'x', pattern='cl100k', special_tokens={'': 5})", "error"),
+    (
+        "bpe special token id 2**32",
+        "BpeTokenizer.from_tiktoken_file(CL100K, 'x', pattern='cl100k', special_tokens={'<s>': 2**32})",
+        "error",
+    ),
+    (
+        "bpe special token empty",
+        "BpeTokenizer.from_tiktoken_file(CL100K, 'x', pattern='cl100k', special_tokens={'': 5})",
+        "error",
+    ),
     ("normalize unknown form", "tokenprism.normalize('x', 'NFX')", "error"),
 ]
 
@@ -266,13 +362,18 @@ def test_huge_tokenizer_json(tmp_path):
     rng = random.Random(9)
     n0 = len(vocab)
     for i in range(300_000):
-        vocab.setdefault("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(rng.randint(6, 12))) + str(i), n0 + i)
+        vocab.setdefault(
+            "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(rng.randint(6, 12))) + str(i),
+            n0 + i,
+        )
     vocab["x" * 10_000_000] = n0 + 300_000
     bert["truncation"] = bert["padding"] = None
     p = tmp_path / "tokenizer.json"
     p.write_text(json.dumps(bert), encoding="utf-8")
-    text = "hello world " + " ".join(list(vocab)[n0:n0 + 50]) + " qqqq x" + "x" * 200
-    out = child(f"t = Tokenizer.from_file({str(p)!r})\nresult = t.encode({text!r}).ids", timeout=300)
+    text = "hello world " + " ".join(list(vocab)[n0 : n0 + 50]) + " qqqq x" + "x" * 200
+    out = child(
+        f"t = Tokenizer.from_file({str(p)!r})\nresult = t.encode({text!r}).ids", timeout=300
+    )
     assert out["kind"] == "ok", out
     ref = reference().Tokenizer.from_file(str(p))
     assert out["value"] == repr(ref.encode(text).ids)
@@ -289,12 +390,20 @@ def _compare_vocab_txt(path: str, texts: list[str]) -> None:
     from tokenizers import BertWordPieceTokenizer
 
     ref = BertWordPieceTokenizer(path, lowercase=True)
-    out = child(f"t = Tokenizer.from_vocab({path!r})\nresult = [t.encode(x).ids for x in {texts!r}]")
+    out = child(
+        f"t = Tokenizer.from_vocab({path!r})\nresult = [t.encode(x).ids for x in {texts!r}]"
+    )
     assert out["kind"] == "ok", out
     assert out["value"] == repr([ref.encode(x).ids for x in texts])
 
 
-VOCAB_TEXTS = ["hello world", "the unaffable playing", "Héllo, Wörld! 東京", "[CLS] a [SEP] b [MASK]", "un ##aff"]
+VOCAB_TEXTS = [
+    "hello world",
+    "the unaffable playing",
+    "Héllo, Wörld! 東京",
+    "[CLS] a [SEP] b [MASK]",
+    "un ##aff",
+]
 
 
 def test_vocab_txt_duplicate_entries(tmp_path):
@@ -328,7 +437,9 @@ def test_tokenizer_json_duplicate_and_missing_ids(tmp_path):
     p = tmp_path / "tokenizer.json"
     p.write_text(text, encoding="utf-8")
     texts = ["hello helloo world the", "the world is big", "unworldly"]
-    out = child(f"t = Tokenizer.from_file({str(p)!r})\nresult = [t.encode(x).ids for x in {texts!r}]")
+    out = child(
+        f"t = Tokenizer.from_file({str(p)!r})\nresult = [t.encode(x).ids for x in {texts!r}]"
+    )
     ref = reference().Tokenizer.from_file(str(p))
     assert out["kind"] == "ok", out
     assert out["value"] == repr([ref.encode(x).ids for x in texts])
@@ -344,26 +455,45 @@ def test_tiktoken_duplicate_and_missing_ranks(tmp_path):
     gap = tmp_path / "gap.tiktoken"
     gap.write_bytes(b"\n".join(lines[:1000] + lines[1001:]) + b"\n")
     text = "hello world, the unaffable tokenizer 12345"
-    out = child(f"result = BpeTokenizer.from_tiktoken_file({str(gap)!r}, 'cl100k_base').encode_ordinary({text!r})")
+    out = child(
+        f"result = BpeTokenizer.from_tiktoken_file({str(gap)!r}, 'cl100k_base').encode_ordinary({text!r})"
+    )
     os.environ["TIKTOKEN_CACHE_DIR"] = str(data_dir() / "bpe" / "tiktoken-cache")
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    enc = tiktoken.Encoding("gap", pat_str=tiktoken.get_encoding("cl100k_base")._pat_str,
-                            mergeable_ranks=load_tiktoken_bpe(str(gap)), special_tokens={})
+    enc = tiktoken.Encoding(
+        "gap",
+        pat_str=tiktoken.get_encoding("cl100k_base")._pat_str,
+        mergeable_ranks=load_tiktoken_bpe(str(gap)),
+        special_tokens={},
+    )
     assert out["kind"] == "ok", out
     assert out["value"] == repr(enc.encode_ordinary(text))
     nobyte = tmp_path / "nobyte.tiktoken"
     nobyte.write_bytes(b"\n".join(lines[:65] + lines[66:]) + b"\n")
-    clear_error(child(f"result = BpeTokenizer.from_tiktoken_file({str(nobyte)!r}, 'cl100k_base')"), r"byte")
+    clear_error(
+        child(f"result = BpeTokenizer.from_tiktoken_file({str(nobyte)!r}, 'cl100k_base')"), r"byte"
+    )
 
 
 HUGE_IDS = [
-    ("tiktoken rank 2**32-1", "BpeTokenizer.from_tiktoken_bytes(b'IQ== 4294967295\\n', 'cl100k_base')"),
-    ("tiktoken rank 2**31", "BpeTokenizer.from_tiktoken_bytes(b'IQ== 2147483648\\n', 'cl100k_base')"),
-    ("tiktoken rank 2**40", "BpeTokenizer.from_tiktoken_bytes(b'IQ== 1099511627776\\n', 'cl100k_base')"),
-    ("wordpiece id 2**31-1",
-     "Tokenizer.from_str(json.dumps({'model': {'type': 'WordPiece', 'unk_token': '[UNK]', 'vocab': {'[UNK]': 0, 'a': 2**31 - 1}}}))"),
+    (
+        "tiktoken rank 2**32-1",
+        "BpeTokenizer.from_tiktoken_bytes(b'IQ== 4294967295\\n', 'cl100k_base')",
+    ),
+    (
+        "tiktoken rank 2**31",
+        "BpeTokenizer.from_tiktoken_bytes(b'IQ== 2147483648\\n', 'cl100k_base')",
+    ),
+    (
+        "tiktoken rank 2**40",
+        "BpeTokenizer.from_tiktoken_bytes(b'IQ== 1099511627776\\n', 'cl100k_base')",
+    ),
+    (
+        "wordpiece id 2**31-1",
+        "Tokenizer.from_str(json.dumps({'model': {'type': 'WordPiece', 'unk_token': '[UNK]', 'vocab': {'[UNK]': 0, 'a': 2**31 - 1}}}))",
+    ),
 ]
 
 
@@ -371,34 +501,54 @@ HUGE_IDS = [
 def test_huge_ids_are_refused_without_allocating(name, expr):
     """A one-line file naming an id of billions must not make the loader allocate a table of
     billions of entries (an abort, or minutes of swapping): a clear error instead."""
-    out = child(f"import resource\nresource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\nresult = {expr}",
-                timeout=60)
+    out = child(
+        f"import resource\nresource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\nresult = {expr}",
+        timeout=60,
+    )
     clear_error(out)
 
 
 def test_bpe_json_huge_ids(tmp_path):
     """A byte-level BPE tokenizer.json whose vocabulary or added token has an id beyond u32, or
     of billions: refused, never truncated to a wrong id or allocated."""
-    gpt2 = json.loads(require(data_dir() / "bpe" / "gpt2" / "tokenizer.json").read_text(encoding="utf-8"))
+    gpt2 = json.loads(
+        require(data_dir() / "bpe" / "gpt2" / "tokenizer.json").read_text(encoding="utf-8")
+    )
     vocab = {t: i for t, i in gpt2["model"]["vocab"].items() if i < 256}
     assert len(vocab) == 256
+
     def tok(vocab, added):
-        return json.dumps({"model": {"type": "BPE", "vocab": vocab, "merges": []},
-                           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
-                           "added_tokens": added})
+        return json.dumps(
+            {
+                "model": {"type": "BPE", "vocab": vocab, "merges": []},
+                "pre_tokenizer": {
+                    "type": "ByteLevel",
+                    "add_prefix_space": False,
+                    "use_regex": True,
+                },
+                "added_tokens": added,
+            }
+        )
+
     ok = tok(vocab, [{"id": 256, "content": "<|x|>", "special": True}])
     out = child(f"result = BpeTokenizer.from_str({ok!r}).encode('a<|x|>', allowed_special='all')")
     assert out["kind"] == "ok" and out["value"] == "[64, 256]", out
-    for bad in (tok(dict(vocab, big=3_000_000_000), []),
-                tok(vocab, [{"id": 2**32 + 5, "content": "<|x|>", "special": True}])):
-        out = child("import resource\nresource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
-                    f"t = BpeTokenizer.from_str({bad!r})\nresult = (t.n_vocab, t.encode('a<|x|>', allowed_special='all'))",
-                    timeout=60)
+    for bad in (
+        tok(dict(vocab, big=3_000_000_000), []),
+        tok(vocab, [{"id": 2**32 + 5, "content": "<|x|>", "special": True}]),
+    ):
+        out = child(
+            "import resource\nresource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+            f"t = BpeTokenizer.from_str({bad!r})\nresult = (t.n_vocab, t.encode('a<|x|>', allowed_special='all'))",
+            timeout=60,
+        )
         clear_error(out)
     # The largest u32 is an id the reference accepts: a correct result or a clear refusal.
     edge = tok(vocab, [{"id": 2**32 - 1, "content": "<|x|>", "special": True}])
-    out = child(f"t = BpeTokenizer.from_str({edge!r})\nresult = (t.n_vocab, t.encode('a<|x|>', allowed_special='all'))",
-                timeout=60)
+    out = child(
+        f"t = BpeTokenizer.from_str({edge!r})\nresult = (t.n_vocab, t.encode('a<|x|>', allowed_special='all'))",
+        timeout=60,
+    )
     ok_or_clear(out)
     if out["kind"] == "ok":
         assert out["value"] == repr((2**32, [64, 2**32 - 1])), out
@@ -450,21 +600,31 @@ MEMORY_CASES = [
 ]
 
 
-@pytest.mark.parametrize("name,lang,make,call,count", MEMORY_CASES, ids=[m[0] for m in MEMORY_CASES])
+@pytest.mark.parametrize(
+    "name,lang,make,call,count", MEMORY_CASES, ids=[m[0] for m in MEMORY_CASES]
+)
 def test_big_string_memory(name, lang, make, call, count, record_property):
     """The core's peak working memory on a big input stays within 4x the input. What the call
     returns is the caller's (a Python list of ids costs ~36 bytes an id, an Encoding ~40
     bytes a token, as in the reference); the bound is on the peak beyond that result."""
-    body = MEMORY.format(corpus=str(require(data_dir() / "corpora" / f"{lang}.txt")), mb=HOSTILE_MB,
-                         make=make, call=call, warm=call.replace("(text)", "('warm up')"), count=count)
+    body = MEMORY.format(
+        corpus=str(require(data_dir() / "corpora" / f"{lang}.txt")),
+        mb=HOSTILE_MB,
+        make=make,
+        call=call,
+        warm=call.replace("(text)", "('warm up')"),
+        count=count,
+    )
     out = child(body, timeout=900)
     assert out["kind"] == "ok", out
     m = eval(out["value"])  # a dict of ints we printed ourselves
     working = m["peak_extra"] - m["result_held"]
     record_property("memory", m)
-    print(f"{name}: input {m['input'] / 1e6:.0f} MB, peak +{m['peak_extra'] / 1e6:.0f} MB, result "
-          f"{m['result_held'] / 1e6:.0f} MB, working {working / 1e6:.0f} MB ({working / m['input']:.2f}x), "
-          f"{m['count']} items")
+    print(
+        f"{name}: input {m['input'] / 1e6:.0f} MB, peak +{m['peak_extra'] / 1e6:.0f} MB, result "
+        f"{m['result_held'] / 1e6:.0f} MB, working {working / 1e6:.0f} MB ({working / m['input']:.2f}x), "
+        f"{m['count']} items"
+    )
     assert working <= 4 * m["input"], m
 
 
@@ -475,7 +635,15 @@ def test_no_word_boundaries():
     out = child("t = bert()\nresult = t.encode_ids('a' * 10_000_000)", timeout=120)
     assert out["kind"] == "ok", out
     assert out["value"] == "[101, 100, 102]"
-    for s in ("'a' * 2_000_000", "'1' * 2_000_000", "' ' * 2_000_000", "'\\u0301' * 1_000_000",
-              "'😀' * 500_000"):
-        out = child(f"t = cl100k()\nx = {s}\nids = t.encode_ordinary(x)\nresult = t.decode(ids) == x", timeout=300)
+    for s in (
+        "'a' * 2_000_000",
+        "'1' * 2_000_000",
+        "' ' * 2_000_000",
+        "'\\u0301' * 1_000_000",
+        "'😀' * 500_000",
+    ):
+        out = child(
+            f"t = cl100k()\nx = {s}\nids = t.encode_ordinary(x)\nresult = t.decode(ids) == x",
+            timeout=300,
+        )
         assert out == {"kind": "ok", "value": "True"}, (s, out)

@@ -26,9 +26,19 @@ from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from paths import CORPORA, corpus, reference
 
 # The seed's merges and counts (REFERENCE.md, "Textbook chapter (seed 003) worked example").
-CHAPTER_MERGES = [("и", "з", 12), ("н", "из", 10), ("низ", "_", 5), ("к", "о", 5), ("ко", "_", 5),
-                  ("низ", "ко_", 3), ("б", "л", 2), ("бл", "из", 2), ("близ", "ко_", 2),
-                  ("низ", "и", 2), ("низи", "н", 2)]
+CHAPTER_MERGES = [
+    ("и", "з", 12),
+    ("н", "из", 10),
+    ("низ", "_", 5),
+    ("к", "о", 5),
+    ("ко", "_", 5),
+    ("низ", "ко_", 3),
+    ("б", "л", 2),
+    ("бл", "из", 2),
+    ("близ", "ко_", 2),
+    ("низ", "и", 2),
+    ("низи", "н", 2),
+]
 
 
 def test_chapter_worked_example():
@@ -40,7 +50,9 @@ def test_chapter_worked_example():
     assert r.tokenize("низко") == ["низко_"]
     assert r.tokenize("низменность") == ["низ", "м", "е", "н", "н", "о", "с", "т", "ь", "_"]
     assert r.tokenize("низина") == ["низин", "а", "_"]
-    assert set(r.vocab) == {c for w in CHAPTER_CORPUS.split() for c in w} | {"_"} | {a + b for a, b in r.merges}
+    assert set(r.vocab) == {c for w in CHAPTER_CORPUS.split() for c in w} | {"_"} | {
+        a + b for a, b in r.merges
+    }
     # a list of texts is the same corpus as their concatenation with whitespace
     assert tokenprism.train_bpe(CHAPTER_CORPUS.split(" "), 20).merges == r.merges
 
@@ -48,7 +60,9 @@ def test_chapter_worked_example():
 # Small alphabets make ties common; "_" is the end-of-word marker too; the separators
 # include Python-only whitespace (U+001C..U+001F) and Unicode spaces.
 ALPHABET = st.sampled_from(["ab", "abc", "aб_", "ab_c", "низко", "xyzw", "aaab"])
-SEPARATORS = st.sampled_from([" ", " ", " ", "\n", "\t", "\x1c", "\x1f", "\xa0", "\u3000", "  ", "\x85"])
+SEPARATORS = st.sampled_from(
+    [" ", " ", " ", "\n", "\t", "\x1c", "\x1f", "\xa0", "\u3000", "  ", "\x85"]
+)
 
 
 @st.composite
@@ -71,9 +85,18 @@ def test_random_corpora_match_the_chapters_code(case, word):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 6).flatmap(lambda n: st.tuples(
-    st.lists(st.sampled_from(["ab", "ba", "abab", "aab", "bba", "ababab", "c"]), min_size=1, max_size=40),
-    st.integers(0, 30))))
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(
+                st.sampled_from(["ab", "ba", "abab", "aab", "bba", "ababab", "c"]),
+                min_size=1,
+                max_size=40,
+            ),
+            st.integers(0, 30),
+        )
+    )
+)
 def test_many_ties(case):
     words, vocab_size = case
     text = " ".join(words)
@@ -83,7 +106,7 @@ def test_many_ties(case):
 def _slices(lang: str, n: int, size: int) -> list[str]:
     data = corpus(lang).read_text(encoding="utf-8")
     step = len(data) // n
-    return [data[i * step:i * step + size] for i in range(n)]
+    return [data[i * step : i * step + size] for i in range(n)]
 
 
 def test_byte_level_export_loads_in_tokenizers_and_gives_our_ids():
@@ -122,13 +145,20 @@ def test_byte_level_tokenize_follows_the_merges():
 
 def test_progress_is_reported_and_can_stop():
     seen = []
-    r = tokenprism.train_bpe(CHAPTER_CORPUS, 20, progress=lambda done, pair, count: seen.append((done, pair, count)))
+    r = tokenprism.train_bpe(
+        CHAPTER_CORPUS, 20, progress=lambda done, pair, count: seen.append((done, pair, count))
+    )
     assert seen == [(i + 1, m, c) for i, (m, c) in enumerate(zip(r.merges, r.counts))]
     assert len(seen) == 11 and not r.cancelled
 
     for stop in (False, "stop"):
-        r = tokenprism.train_bpe(CHAPTER_CORPUS, 20, progress=lambda done, pair, count, s=stop: s if done == 3 else None)
-        assert r.cancelled and [(a, b, c) for (a, b), c in zip(r.merges, r.counts)] == CHAPTER_MERGES[:3]
+        r = tokenprism.train_bpe(
+            CHAPTER_CORPUS, 20, progress=lambda done, pair, count, s=stop: s if done == 3 else None
+        )
+        assert (
+            r.cancelled
+            and [(a, b, c) for (a, b), c in zip(r.merges, r.counts)] == CHAPTER_MERGES[:3]
+        )
 
     class Boom(Exception):
         pass
@@ -144,8 +174,12 @@ def test_progress_is_reported_and_can_stop():
 def test_cancel_a_long_byte_level_run():
     text = corpus("en").read_text(encoding="utf-8")[:300_000]
     calls = []
-    r = tokenprism.train_bpe(text, 256 + 5000, byte_level=True,
-                             progress=lambda done, pair, count: calls.append(done) or (done < 50))
+    r = tokenprism.train_bpe(
+        text,
+        256 + 5000,
+        byte_level=True,
+        progress=lambda done, pair, count: calls.append(done) or (done < 50),
+    )
     assert r.cancelled and len(r.merges) == 50 and calls == list(range(1, 51))
 
 

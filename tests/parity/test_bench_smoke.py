@@ -71,9 +71,15 @@ def test_every_corpus_and_implementation(results):
 
 def test_tokenprism_matches_reference_everywhere(results):
     _, data, _ = results
-    ours = [r["name"] for r in data["implementations"] if r["kind"] == "ours" and r.get("status") == "ok"]
+    ours = [
+        r["name"]
+        for r in data["implementations"]
+        if r["kind"] == "ours" and r.get("status") == "ok"
+    ]
     # every fast path switched off in turn is measured too, and must give the same ids
-    assert {f"tokenprism-no-{fp}" for fp in ("simd", "page_cache", "lazy_output", "fused")} <= set(ours)
+    assert {f"tokenprism-no-{fp}" for fp in ("simd", "page_cache", "lazy_output", "fused")} <= set(
+        ours
+    )
     bad = [m for m in data["mismatches"] if m["implementation"].startswith("tokenprism")]
     assert not bad, bad
     ref = {c: data["encode"][c]["tokenizers-0.23.3"]["sha256"] for c in CORPORA}

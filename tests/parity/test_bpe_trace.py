@@ -29,7 +29,9 @@ def tiktoken_pair(name):
     import tokenprism
 
     ref = tiktoken_module().get_encoding(name)
-    ours = tokenprism.BpeTokenizer.from_tiktoken_file(str(require(bpe_dir() / f"{name}.tiktoken")), name)
+    ours = tokenprism.BpeTokenizer.from_tiktoken_file(
+        str(require(bpe_dir() / f"{name}.tiktoken")), name
+    )
     return ours, ref, regex.compile(ref._pat_str)
 
 
@@ -68,7 +70,7 @@ def check_tiktoken(pair, text):
             assert t["partial"]
         assert t["special"] == (raw.decode("utf-8", "replace") in specials)
     for seg in tr["segments"]:
-        piece = text.encode()[seg["start"]:seg["end"]].decode()
+        piece = text.encode()[seg["start"] : seg["end"]].decode()
         if seg["kind"] == "special":
             assert piece in specials and seg["pre_tokens"] == []
             continue
@@ -81,8 +83,10 @@ def check_tiktoken(pair, text):
         # Each pre-token's ids: tiktoken on that piece.
         for p in seg["pre_tokens"]:
             assert p["ids"] == ref.encode_ordinary(p["text"])
-            assert piece.encode()[p["start"]:p["end"]].decode() == p["text"]
-        assert [i for p in seg["pre_tokens"] for i in p["ids"]] == ids[seg["first_token"]:seg["end_token"]]
+            assert piece.encode()[p["start"] : p["end"]].decode() == p["text"]
+        assert [i for p in seg["pre_tokens"] for i in p["ids"]] == ids[
+            seg["first_token"] : seg["end_token"]
+        ]
 
 
 @pytest.mark.parametrize("text", SAMPLES)
@@ -92,8 +96,12 @@ def test_tiktoken_samples(o200k, cl100k, text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(max_size=10), st.sampled_from(["<|endoftext|>", " ", "\n", "'s", "123"])),
-                max_size=8).map("".join))
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=10), st.sampled_from(["<|endoftext|>", " ", "\n", "'s", "123"])),
+        max_size=8,
+    ).map("".join)
+)
 def test_tiktoken_generated(o200k, text):
     check_tiktoken(o200k, text)
 
@@ -107,7 +115,7 @@ def test_qwen_samples(qwen, text):
     assert "".join(t["text"] for t in tr["tokens"]) == ref.decode(ids, skip_special_tokens=False)
     for seg in tr["segments"]:
         if seg["kind"] == "text":
-            raw = text.encode()[seg["start"]:seg["end"]].decode()
+            raw = text.encode()[seg["start"] : seg["end"]].decode()
             # Qwen normalizes with NFC: the reference's normalizer gives the same text.
             want = ref.normalizer.normalize_str(raw)
             assert (seg["normalized"] or raw) == want

@@ -31,7 +31,7 @@ def byte_slices(text: str, rng: random.Random, max_bytes: int, per_len: int) -> 
     for n in range(max_bytes + 1):
         for _ in range(per_len):
             p = rng.randrange(len(text) - max_bytes)
-            s = text[p:p + n]
+            s = text[p : p + n]
             while len(s.encode()) > n:
                 s = s[:-1]
             out.append(s)
@@ -51,22 +51,57 @@ def test_documents(toks, lang):
     docs = []
     for size in (1000, 2047, 2048, 2049, 5000, 20000):
         p = rng.randrange(len(text) - size)
-        docs.append(text[p:p + size])
+        docs.append(text[p : p + size])
     check(*toks, docs)
 
 
 def test_added_tokens_and_brackets(toks):
     texts = [
-        "[CLS]", "[SEP] hello", "x[MASK]y", "a [UNK] b [PAD]", "[cls] [Sep]", "[", "[[", "[CLS",
-        "hello [world]", "[CLS][SEP]", " [MASK] ", "Привет [MASK] мир", "東京[SEP]大阪",
-        "[" * 40, "a[" * 20 + "[SEP]",
+        "[CLS]",
+        "[SEP] hello",
+        "x[MASK]y",
+        "a [UNK] b [PAD]",
+        "[cls] [Sep]",
+        "[",
+        "[[",
+        "[CLS",
+        "hello [world]",
+        "[CLS][SEP]",
+        " [MASK] ",
+        "Привет [MASK] мир",
+        "東京[SEP]大阪",
+        "[" * 40,
+        "a[" * 20 + "[SEP]",
     ]
     check(*toks, texts)
 
 
 def test_non_ascii_runs(toks):
     rng = random.Random(7)
-    pieces = ["привет", "ПРИВЕТ", "Ёлка", "καλημέρα", "ΆΈΉ", "مَرْحَبًا", "ـــ", "東京", "中文。",
-              "ｱｲｳ", "é", "\u0301", "\u200b", "\u00a0", "\u3000", "ﬁ", "😀", "a", "A", " ", ".", ",", "\n"]
+    pieces = [
+        "привет",
+        "ПРИВЕТ",
+        "Ёлка",
+        "καλημέρα",
+        "ΆΈΉ",
+        "مَرْحَبًا",
+        "ـــ",
+        "東京",
+        "中文。",
+        "ｱｲｳ",
+        "é",
+        "\u0301",
+        "\u200b",
+        "\u00a0",
+        "\u3000",
+        "ﬁ",
+        "😀",
+        "a",
+        "A",
+        " ",
+        ".",
+        ",",
+        "\n",
+    ]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30))) for _ in range(600)]
     check(*toks, texts)

@@ -25,7 +25,7 @@ TOTAL = 1_112_064
 ALL = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
 SEP = " "
 CHUNK = 2048  # code points per joined string
-BATCH = 32    # joined strings per encode_batch call
+BATCH = 32  # joined strings per encode_batch call
 
 # {c} after an accented letter: precomposed é (NFD -> e U+0301, ccc 230) and ệ (NFD -> e U+0323
 # U+0302, ccc 220 and 230) so a mark {c} with any combining class is reordered among them.
@@ -36,7 +36,7 @@ MAX_REPORT = 25
 
 def chunks():
     for i in range(0, len(ALL), CHUNK):
-        yield ALL[i:i + CHUNK]
+        yield ALL[i : i + CHUNK]
 
 
 def instances(context: str, cps) -> list[str]:
@@ -61,10 +61,13 @@ def test_normalizer_alone(toks):
     t1 = time.perf_counter()
     b = list(map(ref.normalizer.normalize_str, strs))
     t2 = time.perf_counter()
-    bad = [f"  {codepoints(s)}: ours {x!r} vs reference {y!r}"
-           for s, x, y in zip(strs, a, b) if x != y]
-    print(f"\nnormalizer alone: {len(strs):,} code points compared "
-          f"(ours {t1 - t0:.1f}s, reference {t2 - t1:.1f}s)")
+    bad = [
+        f"  {codepoints(s)}: ours {x!r} vs reference {y!r}" for s, x, y in zip(strs, a, b) if x != y
+    ]
+    print(
+        f"\nnormalizer alone: {len(strs):,} code points compared "
+        f"(ours {t1 - t0:.1f}s, reference {t2 - t1:.1f}s)"
+    )
     assert len(strs) == TOTAL
     assert not bad, report("normalize_str(c)", bad, len(strs))
 
@@ -88,12 +91,22 @@ def test_normalizer_in_context(toks, context):
         compared += len(cps)
         if x == y:
             continue
-        alone = [f"  {codepoints(s)}: ours {no.normalize_str(s)!r} vs reference "
-                 f"{nr.normalize_str(s)!r}" for s in inst if no.normalize_str(s) != nr.normalize_str(s)]
-        bad.extend(alone or [f"  chunk U+{cps[0]:04X}..U+{cps[-1]:04X} joined with {SEP!r} differs "
-                             f"(no single instance does): {first_diff(list(x), list(y))}"])
-    print(f"\nnormalizer, context {context!r}: {compared:,} code points compared "
-          f"(ours {t_ours:.1f}s, reference {t_ref:.1f}s)")
+        alone = [
+            f"  {codepoints(s)}: ours {no.normalize_str(s)!r} vs reference {nr.normalize_str(s)!r}"
+            for s in inst
+            if no.normalize_str(s) != nr.normalize_str(s)
+        ]
+        bad.extend(
+            alone
+            or [
+                f"  chunk U+{cps[0]:04X}..U+{cps[-1]:04X} joined with {SEP!r} differs "
+                f"(no single instance does): {first_diff(list(x), list(y))}"
+            ]
+        )
+    print(
+        f"\nnormalizer, context {context!r}: {compared:,} code points compared "
+        f"(ours {t_ours:.1f}s, reference {t_ref:.1f}s)"
+    )
     assert compared == TOTAL
     assert not bad, report(f"normalize_str({context!r})", bad, compared)
 
@@ -102,9 +115,11 @@ def _encode_diff(ours, ref, s: str) -> str | None:
     a, b = ours.encode(s), ref.encode(s)
     if a.ids == b.ids and a.offsets == b.offsets:
         return None
-    return (f"  {codepoints(s)}:\n    ids     ours {a.ids} vs reference {b.ids}\n"
-            f"    offsets ours {a.offsets} vs reference {b.offsets}\n"
-            f"    tokens  ours {a.tokens} vs reference {b.tokens}")
+    return (
+        f"  {codepoints(s)}:\n    ids     ours {a.ids} vs reference {b.ids}\n"
+        f"    offsets ours {a.offsets} vs reference {b.offsets}\n"
+        f"    tokens  ours {a.tokens} vs reference {b.tokens}"
+    )
 
 
 def test_encode_alone(toks):
@@ -116,7 +131,7 @@ def test_encode_alone(toks):
     t_ours = t_ref = 0.0
     step = 1 << 15
     for i in range(0, len(ALL), step):
-        strs = [chr(c) for c in ALL[i:i + step]]
+        strs = [chr(c) for c in ALL[i : i + step]]
         t0 = time.perf_counter()
         ea = ours.encode_batch(strs)
         a = [(e.ids, e.offsets) for e in ea]
@@ -129,8 +144,10 @@ def test_encode_alone(toks):
         for s, x, y in zip(strs, a, b):
             if x != y:
                 bad.append(_encode_diff(ours, ref, s))
-    print(f"\nencode alone: {compared:,} code points compared "
-          f"(ours {t_ours:.1f}s, reference {t_ref:.1f}s)")
+    print(
+        f"\nencode alone: {compared:,} code points compared "
+        f"(ours {t_ours:.1f}s, reference {t_ref:.1f}s)"
+    )
     assert compared == TOTAL
     assert not bad, report("encode(c)", bad, compared)
 
@@ -144,7 +161,7 @@ def test_encode_in_context(toks, context):
     t_ours = t_ref = 0.0
     all_chunks = list(chunks())
     for i in range(0, len(all_chunks), BATCH):
-        group = all_chunks[i:i + BATCH]
+        group = all_chunks[i : i + BATCH]
         inst = [instances(context, cps) for cps in group]
         joined = [SEP.join(x) for x in inst]
         t0 = time.perf_counter()
@@ -161,10 +178,14 @@ def test_encode_in_context(toks, context):
             if not alone:
                 what = "ids" if x[0] != y[0] else "offsets"
                 k = 0 if x[0] != y[0] else 1
-                alone = [f"  chunk U+{cps[0]:04X}..U+{cps[-1]:04X} joined with {SEP!r}: {what} "
-                         f"differ (no single instance does): {first_diff(x[k], y[k])}"]
+                alone = [
+                    f"  chunk U+{cps[0]:04X}..U+{cps[-1]:04X} joined with {SEP!r}: {what} "
+                    f"differ (no single instance does): {first_diff(x[k], y[k])}"
+                ]
             bad.extend(alone)
-    print(f"\nencode, context {context!r}: {compared:,} code points compared "
-          f"(ours {t_ours:.1f}s, reference {t_ref:.1f}s)")
+    print(
+        f"\nencode, context {context!r}: {compared:,} code points compared "
+        f"(ours {t_ours:.1f}s, reference {t_ref:.1f}s)"
+    )
     assert compared == TOTAL
     assert not bad, report(f"encode({context!r})", bad, compared)

@@ -39,7 +39,7 @@ def digest(tok, parts: list[str]):
     n_tokens = 0
     t0 = time.perf_counter()
     for i in range(0, len(parts), BATCH):
-        for e in tok.encode_batch(parts[i:i + BATCH]):
+        for e in tok.encode_batch(parts[i : i + BATCH]):
             ids = e.ids
             n_tokens += len(ids)
             ids_h.update(array("I", [len(ids)] + ids).tobytes())
@@ -76,12 +76,16 @@ def test_corpus_hash(toks, lang):
     a_ids, a_offs, a_n, a_t = digest(ours, parts)
     b_ids, b_offs, b_n, b_t = digest(ref, parts)
     size = path.stat().st_size
-    print(f"\n{lang}: {size:,} bytes, {len(text):,} chars, {len(parts):,} chunks, {b_n:,} tokens; "
-          f"ids sha256 {b_ids[:16]}; ours {a_t:.1f}s ({size / a_t / 1e6:.1f} MB/s), "
-          f"reference {b_t:.1f}s ({size / b_t / 1e6:.1f} MB/s) [encode_batch]")
+    print(
+        f"\n{lang}: {size:,} bytes, {len(text):,} chars, {len(parts):,} chunks, {b_n:,} tokens; "
+        f"ids sha256 {b_ids[:16]}; ours {a_t:.1f}s ({size / a_t / 1e6:.1f} MB/s), "
+        f"reference {b_t:.1f}s ({size / b_t / 1e6:.1f} MB/s) [encode_batch]"
+    )
     assert size > 1_000_000, f"{path} is only {size} bytes: rebuild it with ./build.sh setup"
     if (a_ids, a_offs) != (b_ids, b_offs):
         which = "ids" if a_ids != b_ids else "offsets (ids identical)"
-        pytest.fail(f"{lang}: {which} hash differs: ours {a_ids if a_ids != b_ids else a_offs} vs "
-                    f"reference {b_ids if a_ids != b_ids else b_offs} ({a_n} vs {b_n} tokens)\n"
-                    + locate(ours, ref, parts))
+        pytest.fail(
+            f"{lang}: {which} hash differs: ours {a_ids if a_ids != b_ids else a_offs} vs "
+            f"reference {b_ids if a_ids != b_ids else b_offs} ({a_n} vs {b_n} tokens)\n"
+            + locate(ours, ref, parts)
+        )

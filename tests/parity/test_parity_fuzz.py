@@ -21,17 +21,26 @@ MINIMUM = 20_000
 
 
 def hsettings(n: int):
-    return settings(max_examples=n, deadline=None, derandomize=False,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
 def summary():
     yield
     total = sum(GENERATED.values())
-    print(f"\ngenerated strings compared: {total:,} "
-          + ", ".join(f"{k} {v:,}" for k, v in GENERATED.items()))
+    print(
+        f"\ngenerated strings compared: {total:,} "
+        + ", ".join(f"{k} {v:,}" for k, v in GENERATED.items())
+    )
 
 
 def count(name: str, n: int = 1) -> None:
@@ -59,9 +68,14 @@ def test_single(toks):
         x, y = no.normalize_str(text), nr.normalize_str(text)
         assert x == y, f"normalize_str differs for {codepoints(text)}:\n ours {x!r}\n ref  {y!r}"
         for skip in (True, False):
-            x, y = ours.decode(b.ids, skip_special_tokens=skip), ref.decode(b.ids, skip_special_tokens=skip)
-            assert x == y, (f"decode(skip_special_tokens={skip}) differs for ids {b.ids} "
-                            f"(of {codepoints(text)}):\n ours {x!r}\n ref  {y!r}")
+            x, y = (
+                ours.decode(b.ids, skip_special_tokens=skip),
+                ref.decode(b.ids, skip_special_tokens=skip),
+            )
+            assert x == y, (
+                f"decode(skip_special_tokens={skip}) differs for ids {b.ids} "
+                f"(of {codepoints(text)}):\n ours {x!r}\n ref  {y!r}"
+            )
 
     check()
     assert GENERATED["single"] - n0 >= 8000
@@ -166,20 +180,24 @@ def test_truncation_pairs(strategy, direction):
         # long for a pair: both count as "refused"
         for t, catch in ((ours, Exception), (ref, BaseException)):
             try:
-                t.enable_truncation(max_length, stride=stride, strategy=strategy,
-                                    direction=direction)
+                t.enable_truncation(
+                    max_length, stride=stride, strategy=strategy, direction=direction
+                )
                 out.append(t.encode(a, b, add_special_tokens=special))
             except catch as e:
                 if isinstance(e, (KeyboardInterrupt, SystemExit)):
                     raise
                 out.append(e)
         x, y = out
-        setting = (f"enable_truncation({max_length}, stride={stride}, strategy={strategy!r}, "
-                   f"direction={direction!r}), add_special_tokens={special}")
+        setting = (
+            f"enable_truncation({max_length}, stride={stride}, strategy={strategy!r}, "
+            f"direction={direction!r}), add_special_tokens={special}"
+        )
         if isinstance(x, BaseException) or isinstance(y, BaseException):
             assert isinstance(x, BaseException) and isinstance(y, BaseException), (
                 f"only one side raised with {setting} for\n{describe_input(a, b)}\n"
-                f" ours {x!r}\n ref  {y!r}")
+                f" ours {x!r}\n ref  {y!r}"
+            )
             return
         d = encoding_diff(x, y, FIELDS_ALL)
         assert d is None, f"encode differs with {setting} for\n{describe_input(a, b)}\n{d}"

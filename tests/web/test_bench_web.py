@@ -46,11 +46,24 @@ def served(tiny, tmp_path_factory):
 def run(tiny, served):
     base, versions = served
     corpora = list(bench_slices.CORPORA)
-    browser = bench_web.browser_run(base, {"corpora": corpora, "tokenizers": ["bert", "o200k"],
-                                           "ops": ["normalize", "encode"], "rounds": 1, "minMs": 5,
-                                           "peersUrl": "bench-peers/peers.js"}, verbose=False)
-    res = {"references": bench_web.reference_hashes(tiny, corpora), "browser": browser,
-           "native": {"cells": {}}, "peer_versions": versions}
+    browser = bench_web.browser_run(
+        base,
+        {
+            "corpora": corpora,
+            "tokenizers": ["bert", "o200k"],
+            "ops": ["normalize", "encode"],
+            "rounds": 1,
+            "minMs": 5,
+            "peersUrl": "bench-peers/peers.js",
+        },
+        verbose=False,
+    )
+    res = {
+        "references": bench_web.reference_hashes(tiny, corpora),
+        "browser": browser,
+        "native": {"cells": {}},
+        "peer_versions": versions,
+    }
     return res
 
 
@@ -62,7 +75,7 @@ def test_slices_are_whole_chars_and_documents(tiny):
         joined = "".join(docs)
         assert text.startswith(joined), c
         assert len(joined.encode("utf-8")) <= TINY
-        assert len(text[:len(joined) + 1].encode("utf-8")) > TINY, c  # the longest such prefix
+        assert len(text[: len(joined) + 1].encode("utf-8")) > TINY, c  # the longest such prefix
         assert index[c] == {"bytes": len(joined.encode("utf-8")), "documents": len(docs)}
 
 
@@ -75,15 +88,30 @@ def test_every_tokenprism_run_gives_the_reference_ids(run):
         for r in cell["runs"]:
             if r["kind"] == "ours":
                 seen.add((cell["tokenizer"], cell["op"], r["name"]))
-                assert r["sha256"] == ref, (cell["corpus"], cell["tokenizer"], cell["op"], r["name"])
+                assert r["sha256"] == ref, (
+                    cell["corpus"],
+                    cell["tokenizer"],
+                    cell["op"],
+                    r["name"],
+                )
                 assert r["mbps"] > 0
     # Every build and every fast path switched off ran, for both BERT stages and for o200k.
     # And each way of passing the text (encodeInto, wasm-bindgen's string glue, already in wasm memory).
-    names = {"wasm-simd", "wasm-scalar", *(f"wasm-simd-no-{f}" for f in ("simd", "page_cache", "lazy_output", "fused")),
-             "wasm-simd-wbg", "wasm-simd-resident", "wasm-scalar-resident"}
+    names = {
+        "wasm-simd",
+        "wasm-scalar",
+        *(f"wasm-simd-no-{f}" for f in ("simd", "page_cache", "lazy_output", "fused")),
+        "wasm-simd-wbg",
+        "wasm-simd-resident",
+        "wasm-scalar-resident",
+    }
     for op in ("normalize", "encode"):
         assert {n for t, o, n in seen if t == "bert" and o == op} == names
-    assert {n for t, o, n in seen if t == "o200k"} == {"wasm-simd", "wasm-simd-wbg", "wasm-simd-resident"}
+    assert {n for t, o, n in seen if t == "o200k"} == {
+        "wasm-simd",
+        "wasm-simd-wbg",
+        "wasm-simd-resident",
+    }
 
 
 def test_peers_run_and_are_checked_against_the_reference(run):
@@ -104,19 +132,46 @@ def test_peers_run_and_are_checked_against_the_reference(run):
                 continue
             same = r["sha256"] == ref
             assert r["ids_match_ref"] == same
-            assert ((cell["corpus"], f"{cell['tokenizer']}/{cell['op']}", r["name"]) in listed) == (not same)
+            assert ((cell["corpus"], f"{cell['tokenizer']}/{cell['op']}", r["name"]) in listed) == (
+                not same
+            )
             if not same:  # never the "fastest peer" a ratio is computed against
                 assert cell.get("fastest_peer") != r["label"]
-    md = bench_web.markdown({**res, "machine": {}, "date": "test", "protocol": {"rounds": 1, "min_ms": 0}})
+    md = bench_web.markdown(
+        {**res, "machine": {}, "date": "test", "protocol": {"rounds": 1, "min_ms": 0}}
+    )
     for m in res["peer_mismatches"]:
         assert m["run"] in md
 
 
 def test_view_chart_marks_runs_whose_ids_differ():
-    results = {"cells": [{"corpus": "en", "tokenizer": "bert", "op": "encode", "runs": [
-        {"name": "wasm-simd", "label": "wasm simd128", "kind": "ours", "sha256": "a", "mbps": 40.0},
-        {"name": "wasm-scalar", "label": "wasm scalar", "kind": "ours", "sha256": "b", "mbps": 10.0},
-        {"name": "p", "label": "peer", "kind": "peer", "sha256": "a", "mbps": 5.0}]}], "seconds": 1.0}
+    results = {
+        "cells": [
+            {
+                "corpus": "en",
+                "tokenizer": "bert",
+                "op": "encode",
+                "runs": [
+                    {
+                        "name": "wasm-simd",
+                        "label": "wasm simd128",
+                        "kind": "ours",
+                        "sha256": "a",
+                        "mbps": 40.0,
+                    },
+                    {
+                        "name": "wasm-scalar",
+                        "label": "wasm scalar",
+                        "kind": "ours",
+                        "sha256": "b",
+                        "mbps": 10.0,
+                    },
+                    {"name": "p", "label": "peer", "kind": "peer", "sha256": "a", "mbps": 5.0},
+                ],
+            }
+        ],
+        "seconds": 1.0,
+    }
     nodes = bench_view.render(results)
     chart = nodes[1]
     bars = chart.find_all("bench-bar")
@@ -140,14 +195,20 @@ def test_bench_tab_renders_a_chart(served):
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(base + "index.html")
-        page.wait_for_function("() => document.getElementById('bench').dataset.state === 'ready'", timeout=240_000)
+        page.wait_for_function(
+            "() => document.getElementById('bench').dataset.state === 'ready'", timeout=240_000
+        )
         page.get_by_test_id("tab-bench").click()
         assert page.get_by_test_id("bench").is_visible()
         assert not page.get_by_test_id("app").is_visible()
-        page.evaluate("Object.assign(document.getElementById('bench').dataset, {rounds: '1', minMs: '5'})")
+        page.evaluate(
+            "Object.assign(document.getElementById('bench').dataset, {rounds: '1', minMs: '5'})"
+        )
         page.get_by_test_id("bench-corpus").select_option("ru")
         page.get_by_test_id("bench-run").click()
-        page.wait_for_function("() => document.getElementById('bench').dataset.state === 'done'", timeout=240_000)
+        page.wait_for_function(
+            "() => document.getElementById('bench').dataset.state === 'done'", timeout=240_000
+        )
         charts = page.locator("[data-testid=bench-chart]")
         assert charts.count() == 2  # normalizer and encode
         assert page.locator("[data-testid=bench-chart] rect").count() >= 12

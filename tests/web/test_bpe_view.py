@@ -25,7 +25,8 @@ def pair(request):
 
     name = request.param
     ours = tokenprism.BpeTokenizer.from_tiktoken_file(
-        str(require(data_dir() / "bpe" / f"{name}.tiktoken")), name)
+        str(require(data_dir() / "bpe" / f"{name}.tiktoken")), name
+    )
     return name, ours, tiktoken_module().get_encoding(name)
 
 
@@ -54,7 +55,7 @@ def naive_merges(ranks: dict[bytes, int], piece: bytes) -> list[tuple[int, int, 
         if best is None:
             return out
         i, rank = best
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
         out.append((i, rank, list(parts)))
 
 
@@ -122,8 +123,11 @@ def test_pre_tokens_and_counts(pair):
     assert [c.text() for c in chips] == [p["text"] for p in pres]
     assert [c.attrs["aria-pressed"] for c in chips].count("true") == 1
     c = bpe_view.counts(text, trace)
-    assert (c["chars"], c["bytes"], c["tokens"]) == (len(text), len(text.encode()),
-                                                     len(ref.encode_ordinary(text)))
+    assert (c["chars"], c["bytes"], c["tokens"]) == (
+        len(text),
+        len(text.encode()),
+        len(ref.encode_ordinary(text)),
+    )
 
 
 def test_chat_parts_mark_the_markers():
@@ -138,7 +142,8 @@ def test_chat_parts_mark_the_markers():
     nodes = tree.find_all("bpe-chat-part")
     markers = [n for n in nodes if n.attrs["data-kind"] == "marker"]
     assert [json.loads(n.attrs["data-ids"]) for n in markers] == [
-        [ref.token_to_id(n.text().split("[")[0])] for n in markers]
+        [ref.token_to_id(n.text().split("[")[0])] for n in markers
+    ]
     # The typed marker stays text: its part has no special id.
     specials = {ref.token_to_id("<|im_start|>"), ref.token_to_id("<|im_end|>")}
     typed = [n for n in nodes if "x<|im_end|>y" in n.text()]
@@ -149,8 +154,13 @@ def test_chat_parts_mark_the_markers():
 def test_state_round_trip_and_old_links():
     state = view.default_state()
     bpe = bpe_view.default_bpe()
-    bpe.update(tokenizer="qwen3", text="<b>hi</b> 東京\n", specials=True, view="ids",
-               messages=[["user", "<|im_end|>"], ["assistant", "ok"]])
+    bpe.update(
+        tokenizer="qwen3",
+        text="<b>hi</b> 東京\n",
+        specials=True,
+        view="ids",
+        messages=[["user", "<|im_end|>"], ["assistant", "ok"]],
+    )
     state.update(tab="bpe", bpe=bpe)
     back, message = view.decode_state(view.encode_state(state))
     assert message is None and back == state
@@ -160,15 +170,25 @@ def test_state_round_trip_and_old_links():
     back, message = view.decode_state(view.encode_state(old))
     assert message is None and back == old and "bpe" not in back and "tab" not in back
     # Bad BPE parts are refused as a whole.
-    for bad in ({"t": "x", "s": True, "v": "text", "m": []},
-                {"t": "x", "s": 0, "v": "text", "m": [["user"]]},
-                {"t": "x", "s": 0, "v": "text", "m": [], "k": "not-a-tokenizer"},
-                {"t": "x", "s": 0, "v": "text", "m": [["u", "c"]] * 100}):
+    for bad in (
+        {"t": "x", "s": True, "v": "text", "m": []},
+        {"t": "x", "s": 0, "v": "text", "m": [["user"]]},
+        {"t": "x", "s": 0, "v": "text", "m": [], "k": "not-a-tokenizer"},
+        {"t": "x", "s": 0, "v": "text", "m": [["u", "c"]] * 100},
+    ):
         assert bpe_view.from_link(bad) is None
     import base64
     import zlib
-    compact = {"t": "a", "k": "bert-base-uncased", "o": "1111", "f": "1111", "s": "lowercase",
-               "v": "text", "a": "nope"}
+
+    compact = {
+        "t": "a",
+        "k": "bert-base-uncased",
+        "o": "1111",
+        "f": "1111",
+        "s": "lowercase",
+        "v": "text",
+        "a": "nope",
+    }
     raw = json.dumps(compact).encode()
     frag = "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
     assert view.decode_state(frag)[1] is not None

@@ -74,7 +74,8 @@ def open_page(browser, url, **context_args):
         # The core in its worker answers before Python is ready.
         page.wait_for_function(
             "() => document.querySelector('[data-testid=early]').textContent.includes('tokens')",
-            timeout=READY_TIMEOUT_MS)
+            timeout=READY_TIMEOUT_MS,
+        )
 
     # "failed" ends the wait early; the page then shows why, and so does the assertion.
     page.wait_for_selector(
@@ -141,7 +142,8 @@ def wait_for_text(page, text, timeout=30_000):
     """Waits until the token view shows `text` (the trace for it has been drawn)."""
     page.wait_for_function(
         "want => document.querySelector('[data-testid=token-view]')?.textContent === want",
-        arg=text, timeout=timeout,
+        arg=text,
+        timeout=timeout,
     )
 
 
@@ -159,24 +161,34 @@ def go_to_step(page, k):
     page.locator(f'[data-testid="timeline"] [data-step="{k}"] .tl-hit').click()
     page.wait_for_function(
         "k => document.querySelector('[data-testid=step]') && "
-        "document.querySelector('.timeline .current')?.dataset.step === String(k)", arg=k)
+        "document.querySelector('.timeline .current')?.dataset.step === String(k)",
+        arg=k,
+    )
 
 
 def test_page_steps_through_every_stage(browser, base_url, bert_reference):
     page, watch = open_page(browser, base_url)
     try:
-        FIGURES["shell_visible_ms"] = round(page.evaluate(
-            "performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1"), 1)
+        FIGURES["shell_visible_ms"] = round(
+            page.evaluate(
+                "performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1"
+            ),
+            1,
+        )
         FIGURES["python_ready_ms"] = round(page.evaluate("window.tokenprismTimes.pythonReady"), 1)
         FIGURES["page_ready_ms"] = round(page.evaluate("window.tokenprismTimes.ready"), 1)
-        FIGURES["core_first_result_ms"] = round(page.evaluate("window.tokenprismTimes.firstResult"), 1)
+        FIGURES["core_first_result_ms"] = round(
+            page.evaluate("window.tokenprismTimes.firstResult"), 1
+        )
         # The default text is there at once, drawn from the first trace.
         wait_for_text(page, EXAMPLE)
         for text in INPUTS:
             type_text(page, text)
             expected = reference_stages(text)
             encoding = bert_reference.encode(text)
-            words = [w for w, _ in bert_reference.pre_tokenizer.pre_tokenize_str(expected["lowercase"])]
+            words = [
+                w for w, _ in bert_reference.pre_tokenizer.pre_tokenize_str(expected["lowercase"])
+            ]
             go_to_step(page, 0)
             names = [*expected, "pre_tokens", "wordpiece", "ids"]
             for k, name in enumerate(names):
@@ -192,7 +204,9 @@ def test_page_steps_through_every_stage(browser, base_url, bert_reference):
                 elif name == "wordpiece":
                     assert page.get_by_test_id("wp-token").all_text_contents() == encoding.tokens
                 else:
-                    assert json.loads(page.get_by_test_id("step-ids").text_content()) == encoding.ids
+                    assert (
+                        json.loads(page.get_by_test_id("step-ids").text_content()) == encoding.ids
+                    )
                 if k < len(names) - 1:
                     # Alternate the Next button and the arrow key.
                     if k % 2:
@@ -201,7 +215,8 @@ def test_page_steps_through_every_stage(browser, base_url, bert_reference):
                         page.keyboard.press("ArrowRight")
                     page.wait_for_function(
                         "n => document.querySelector('[data-testid=step]')?.dataset.step === n",
-                        arg=names[k + 1])
+                        arg=names[k + 1],
+                    )
             assert page.get_by_test_id("next").is_disabled()
             page.keyboard.press("ArrowLeft")
             assert step_name(page) == "wordpiece"
@@ -221,7 +236,9 @@ def test_inspector_tokens_and_counts(shared, bert_reference):
     page.get_by_test_id("step-text").focus()
     page.keyboard.press("ArrowRight")
     assert page.get_by_test_id("inspect-code-point").text_content() == "code pointU+00E9"
-    assert page.get_by_test_id("inspect-name").text_content() == "nameLATIN SMALL LETTER E WITH ACUTE"
+    assert (
+        page.get_by_test_id("inspect-name").text_content() == "nameLATIN SMALL LETTER E WITH ACUTE"
+    )
     assert page.get_by_test_id("inspect-UTF-8").text_content() == "UTF-8C3 A9"
     assert page.get_by_test_id("inspect-from").text_content().startswith("frominput char 1")
     go_to_step(page, 3)  # NFD: é became e + U+0301, both from input char 1
@@ -233,7 +250,9 @@ def test_inspector_tokens_and_counts(shared, bert_reference):
     # Pointer: hovering a char inspects it.
     box = page.locator('[data-testid="step-text"] [data-s="0"]').bounding_box()
     page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
-    page.wait_for_function("() => document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=inspect-char]')?.textContent === 'charH'"
+    )
 
     encoding = bert_reference.encode(text)
     spans = page.get_by_test_id("token-span")
@@ -243,7 +262,7 @@ def test_inspector_tokens_and_counts(shared, bert_reference):
     # Hovering a token marks it in every view.
     spans.nth(0).hover()
     page.wait_for_function("() => document.querySelectorAll('.tok-hl').length >= 1")
-    assert page.locator('.tok-hl').first.get_attribute("data-t") == "1"
+    assert page.locator(".tok-hl").first.get_attribute("data-t") == "1"
     status = page.get_by_test_id("token-status").text_content()
     assert f"→ id {encoding.ids[1]} · input chars 0–5: 'Héllo'" in status
     assert page.get_by_test_id("count-tokens").text_content() == f"tokens{len(encoding.ids)}"
@@ -266,7 +285,8 @@ def test_options_change_the_stages(shared, bert_reference):
     go_to_step(page, 5)
     page.wait_for_function(
         "want => document.querySelector('[data-testid=step-text]')?.textContent === want",
-        arg=expected["lowercase"])
+        arg=expected["lowercase"],
+    )
     for k, name in enumerate(expected):
         go_to_step(page, k)
         assert page.get_by_test_id("step-text").text_content() == expected[name], name
@@ -276,7 +296,8 @@ def test_options_change_the_stages(shared, bert_reference):
     for name in ("simd", "page_cache", "lazy_output", "fused"):
         page.locator(f'input[name="fast"][value="{name}"]').uncheck()
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=fast]')?.textContent.includes('scalar')")
+        "() => document.querySelector('[data-testid=fast]')?.textContent.includes('scalar')"
+    )
     assert page.get_by_test_id("step-ids").text_content() == before
     assert watch.problems == []
 
@@ -287,7 +308,10 @@ def test_fast_path_view_on_the_input_bytes(shared):
     type_text(page, text)
     cells = page.get_by_test_id("block")
     assert cells.count() >= len(text.encode()) // 16 - 1
-    kinds = {c.split()[1] for c in cells.evaluate_all("cs => cs.map(c => c.className.baseVal ?? c.className)")}
+    kinds = {
+        c.split()[1]
+        for c in cells.evaluate_all("cs => cs.map(c => c.className.baseVal ?? c.className)")
+    }
     assert kinds <= {"skipped", "folded", "decoded"} and len(kinds) >= 2
     summary = page.get_by_test_id("fast-summary").text_content()
     assert "kernel simd128" in summary and "allocation" in summary
@@ -307,7 +331,9 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, bert_re
         go_to_step(page, 6)
         page.get_by_test_id("mode-ids").check()
         page.wait_for_function("() => location.hash.length > 3")
-        page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=token-id]').length > 0"
+        )
         link = page.evaluate("location.href")
         assert link.startswith(base_url + "#s=")
     finally:
@@ -316,7 +342,9 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, bert_re
 
     fresh, watch = open_page(browser, link)
     try:
-        fresh.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
+        fresh.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=token-id]').length > 0"
+        )
         assert fresh.get_by_test_id("input").input_value() == text
         assert step_name(fresh) == "pre_tokens"
         assert not fresh.locator('input[name="opt"][value="strip_accents"]').is_checked()
@@ -331,7 +359,9 @@ def test_share_link_restores_the_view_in_a_fresh_page(browser, base_url, bert_re
         assert len(hrefs) == 8 and all(h.startswith(base_url + "#s=") for h in hrefs)
         fresh.locator("#examples summary").click()
         fresh.get_by_test_id("example").nth(1).click()  # CJK
-        fresh.wait_for_function("() => document.querySelector('[data-testid=step]')?.dataset.step === 'cjk'")
+        fresh.wait_for_function(
+            "() => document.querySelector('[data-testid=step]')?.dataset.step === 'cjk'"
+        )
         assert "東京" in fresh.get_by_test_id("input").input_value()
     finally:
         fresh.context.close()
@@ -361,22 +391,38 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, bert_referenc
     try:
         type_text(page, text)
         page.get_by_test_id("copy-ids").click()
-        page.wait_for_function("() => document.querySelector('#copy-status').textContent === 'copied'")
-        assert json.loads(page.evaluate("navigator.clipboard.readText()")) == bert_reference.encode(text).ids
+        page.wait_for_function(
+            "() => document.querySelector('#copy-status').textContent === 'copied'"
+        )
+        assert (
+            json.loads(page.evaluate("navigator.clipboard.readText()"))
+            == bert_reference.encode(text).ids
+        )
         page.get_by_test_id("copy-link").click()
-        page.wait_for_function("() => document.querySelector('#share-status').textContent === 'link copied'")
+        page.wait_for_function(
+            "() => document.querySelector('#share-status').textContent === 'link copied'"
+        )
         assert page.evaluate("navigator.clipboard.readText()") == page.evaluate("location.href")
 
         # A vocab.txt picked from disk: read locally, the same ids as the reference.
-        page.get_by_test_id("tokenizer-file").set_input_files(str(DIST / "data" / "bert-base-uncased" / "vocab.txt"))
-        page.wait_for_function("() => document.querySelector('[data-testid=tokenizer]').value === 'custom'")
+        page.get_by_test_id("tokenizer-file").set_input_files(
+            str(DIST / "data" / "bert-base-uncased" / "vocab.txt")
+        )
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=tokenizer]').value === 'custom'"
+        )
         page.wait_for_function("() => !location.hash")  # a local file is never put in a link
         go_to_step(page, 8)
-        assert json.loads(page.get_by_test_id("step-ids").text_content()) == bert_reference.encode(text).ids
+        assert (
+            json.loads(page.get_by_test_id("step-ids").text_content())
+            == bert_reference.encode(text).ids
+        )
         page.get_by_test_id("copy-link").click()
         # The handler is async: wait for its message rather than read the previous one.
-        page.wait_for_function("() => document.querySelector('#share-status').textContent.includes('built-in')",
-                               timeout=30_000)
+        page.wait_for_function(
+            "() => document.querySelector('#share-status').textContent.includes('built-in')",
+            timeout=30_000,
+        )
 
         # A tokenizer.json whose normalizer keeps case: the options follow the file.
         cased = json.loads(BERT_JSON.read_text(encoding="utf-8"))
@@ -385,11 +431,14 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, bert_referenc
         path = tmp_path / "cased.json"
         path.write_text(json.dumps(cased), encoding="utf-8")
         page.get_by_test_id("tokenizer-file").set_input_files(str(path))
-        page.wait_for_function("() => !document.querySelector('input[name=opt][value=lowercase]').checked")
+        page.wait_for_function(
+            "() => !document.querySelector('input[name=opt][value=lowercase]').checked"
+        )
         go_to_step(page, 5)
         page.wait_for_function(
             "want => document.querySelector('[data-testid=step-text]')?.textContent === want",
-            arg=reference_stages(text, strip=False, lower=False)["lowercase"])
+            arg=reference_stages(text, strip=False, lower=False)["lowercase"],
+        )
 
         # A broken file: a short message, the tokenizer in use stays.
         bad = tmp_path / "bad.json"
@@ -421,12 +470,20 @@ def test_hostile_links(browser, base_url):
     cases = [
         # (fragment, text the box must then hold, whether a notice is expected)
         (pack(compact(xss)), xss, False),
-        (pack(compact("</script><script>alert(1)</script>")), "</script><script>alert(1)</script>", False),
+        (
+            pack(compact("</script><script>alert(1)</script>")),
+            "</script><script>alert(1)</script>",
+            False,
+        ),
         (pack(compact("javascript:alert(1)")), "javascript:alert(1)", False),
         ("s=javascript:alert(1)", None, True),
         ("javascript:alert(document.cookie)", None, True),
         (pack(compact("a" * 10_000_000)), None, True),  # 10 MB of text
-        ("s=" + base64.urlsafe_b64encode(zlib.compress(b'{"t":"\xff\xfe\xfd"}')).decode(), None, True),
+        (
+            "s=" + base64.urlsafe_b64encode(zlib.compress(b'{"t":"\xff\xfe\xfd"}')).decode(),
+            None,
+            True,
+        ),
         ("s=%E0%A4%A", None, True),  # broken percent-encoding
         ("s=" + "A" * 200_000, None, True),
     ]
@@ -440,12 +497,15 @@ def test_hostile_links(browser, base_url):
             print("hostile case", k, fragment[:40], flush=True)
             fresh.wait_for_function(
                 "want => document.querySelector('[data-testid=input]').value === want",
-                arg=want, timeout=90_000)
+                arg=want,
+                timeout=90_000,
+            )
             wait_for_text(fresh, want)
             if notice:
                 # The default text may already be showing: wait for the link to be handled.
                 fresh.wait_for_function(
-                    "() => !document.querySelector('[data-testid=notice]').hidden", timeout=30_000)
+                    "() => !document.querySelector('[data-testid=notice]').hidden", timeout=30_000
+                )
             else:
                 assert fresh.get_by_test_id("notice").is_hidden(), fragment[:40]
             # A link's own step (raw) or the default view's (lowercase).
@@ -455,9 +515,11 @@ def test_hostile_links(browser, base_url):
             # Each hostile case starts from a different state, so reset between them.
             fresh.evaluate("() => { location.hash = ''; }")
             fresh.wait_for_function(
-                "want => document.querySelector('[data-testid=input]').value === want",
-                arg=default)
-        assert fresh.get_by_test_id("error").is_hidden(), fresh.get_by_test_id("error").text_content()
+                "want => document.querySelector('[data-testid=input]').value === want", arg=default
+            )
+        assert fresh.get_by_test_id("error").is_hidden(), fresh.get_by_test_id(
+            "error"
+        ).text_content()
     finally:
         fresh.context.close()
     assert watch.problems == []
@@ -467,19 +529,28 @@ def main_thread_task_cpu_ms(trace_path):
     """The CPU time (ms) of each task over 10 ms on the page's main thread in a Chrome trace."""
     data = json.loads(trace_path.read_text())
     events = data["traceEvents"] if isinstance(data, dict) else data
-    main = {(e["pid"], e["tid"]) for e in events
-            if e.get("ph") == "M" and e.get("name") == "thread_name"
-            and e["args"].get("name") == "CrRendererMain"}
-    return [e["tdur"] / 1000 for e in events
-            if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X"
-            and e.get("name") == "RunTask" and e.get("dur", 0) > 10_000 and "tdur" in e]
+    main = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M"
+        and e.get("name") == "thread_name"
+        and e["args"].get("name") == "CrRendererMain"
+    }
+    return [
+        e["tdur"] / 1000
+        for e in events
+        if (e.get("pid"), e.get("tid")) in main
+        and e.get("ph") == "X"
+        and e.get("name") == "RunTask"
+        and e.get("dur", 0) > 10_000
+        and "tdur" in e
+    ]
 
 
 def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, bert_reference):
-    page, watch = open_page(browser, base_url,
-                            permissions=["clipboard-read", "clipboard-write"])
+    page, watch = open_page(browser, base_url, permissions=["clipboard-read", "clipboard-write"])
     unit = "Héllo, Wörld! The quick brown fox jumps over the lazy dog; naïve café 東京.\n"
-    big = (unit * (1_000_000 // len(unit.encode()) + 1))
+    big = unit * (1_000_000 // len(unit.encode()) + 1)
     try:
         page.evaluate("text => navigator.clipboard.writeText(text)", big)
         box = page.get_by_test_id("input")
@@ -489,13 +560,18 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, bert_r
         page.wait_for_timeout(1000)
         trace_path = ARTIFACTS / "paste_1mb_trace.json"
         ARTIFACTS.mkdir(exist_ok=True)
-        browser.start_tracing(page=page, path=str(trace_path),
-                              categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
+        browser.start_tracing(
+            page=page,
+            path=str(trace_path),
+            categories=["devtools.timeline", "disabled-by-default-devtools.timeline"],
+        )
         pasted_at = page.evaluate("performance.now()")
         box.press("Control+V")  # a real paste, from the clipboard
         page.wait_for_function(
             "n => document.querySelector('[data-testid=count-chars]')?.textContent === 'chars' + n",
-            arg=f"{len(big):,}", timeout=60_000)
+            arg=f"{len(big):,}",
+            timeout=60_000,
+        )
         page.wait_for_timeout(500)
         browser.stop_tracing()
         cpu = main_thread_task_cpu_ms(trace_path)
@@ -506,8 +582,12 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, bert_r
         FIGURES["paste_1mb_bytes"] = len(big.encode())
         FIGURES["paste_1mb_longest_task_ms"] = round(longest, 1)
         FIGURES["paste_1mb_long_tasks_ms"] = [round(t["ms"]) for t in tasks]
-        FIGURES["paste_1mb_worker_ms"] = round(page.evaluate(
-            "parseFloat(document.querySelector('[data-testid=busy]').textContent.match(/[\\d.]+/)[0])"), 1)
+        FIGURES["paste_1mb_worker_ms"] = round(
+            page.evaluate(
+                "parseFloat(document.querySelector('[data-testid=busy]').textContent.match(/[\\d.]+/)[0])"
+            ),
+            1,
+        )
         n_tokens = len(bert_reference.encode(big).ids)
         assert page.get_by_test_id("count-tokens").text_content() == f"tokens{n_tokens:,}"
         assert page.get_by_test_id("count-bytes").text_content() == f"bytes{len(big.encode()):,}"
@@ -519,7 +599,10 @@ def test_one_megabyte_paste_keeps_the_main_thread_free(browser, base_url, bert_r
         assert page.get_by_test_id("token-view").text_content() == big[:2000]
         load = os.getloadavg()[0] / (os.cpu_count() or 1)
         FIGURES["paste_1mb_load_per_core"] = round(load, 1)
-        assert longest <= (LONG_TASK_LIMIT_MS if load <= 1.0 else OVERLOADED_LIMIT_MS), (load, tasks)
+        assert longest <= (LONG_TASK_LIMIT_MS if load <= 1.0 else OVERLOADED_LIMIT_MS), (
+            load,
+            tasks,
+        )
         assert cpu and max(cpu) <= LONG_TASK_LIMIT_MS, sorted(cpu)[-5:]
     finally:
         page.context.close()
@@ -543,8 +626,9 @@ def test_screenshots_light_dark_and_phone(browser, base_url):
         page.get_by_test_id("theme").click()  # back to auto
     finally:
         page.context.close()
-    phone, watch2 = open_page(browser, base_url, color_scheme="dark",
-                              viewport={"width": 390, "height": 844})
+    phone, watch2 = open_page(
+        browser, base_url, color_scheme="dark", viewport={"width": 390, "height": 844}
+    )
     try:
         wait_for_text(phone, EXAMPLE)
         width = phone.evaluate("document.documentElement.scrollWidth")

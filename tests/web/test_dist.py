@@ -70,11 +70,20 @@ def test_manifest_lists_every_file_with_its_sha256(manifest):
         assert entry["sha256"] == hashlib.sha256(data).hexdigest(), name
     assert manifest["total_size"] == sum(e["size"] for e in manifest["files"].values())
     # What the page needs is there, and the developer-only files are not.
-    for name in ("index.html", "boot.js", "app.py", "sw.js", "sw-register.js",
-                 "pkg/tokenprism.js", "pkg/tokenprism_bg.wasm",
-                 "pkg-nosimd/tokenprism.js", "pkg-nosimd/tokenprism_bg.wasm",
-                 "pyodide/pyodide.mjs", "pyodide/pyodide.asm.wasm",
-                 "data/bert-base-uncased/tokenizer.json"):
+    for name in (
+        "index.html",
+        "boot.js",
+        "app.py",
+        "sw.js",
+        "sw-register.js",
+        "pkg/tokenprism.js",
+        "pkg/tokenprism_bg.wasm",
+        "pkg-nosimd/tokenprism.js",
+        "pkg-nosimd/tokenprism_bg.wasm",
+        "pyodide/pyodide.mjs",
+        "pyodide/pyodide.asm.wasm",
+        "data/bert-base-uncased/tokenizer.json",
+    ):
         assert name in manifest["files"], name
     assert not [n for n in on_disk if n.endswith((".map", ".d.ts", ".stamp")) or "__pycache__" in n]
     # The only bytecode: the page's modules', made by the build (scripts/build/pyodide_pyc.mjs) and
@@ -143,8 +152,10 @@ PYODIDE_URLS = {
 
 def own_text_files() -> list[Path]:
     return [
-        p for p in sorted(DIST.rglob("*"))
-        if p.suffix in OWN_SUFFIXES and p.is_file()
+        p
+        for p in sorted(DIST.rglob("*"))
+        if p.suffix in OWN_SUFFIXES
+        and p.is_file()
         and p.relative_to(DIST).parts[0] not in ("pyodide", "data")
     ]
 
@@ -157,8 +168,11 @@ def test_shipped_files_make_no_absolute_references():
     for path in files:
         text = path.read_text(encoding="utf-8")
         name = path.relative_to(DIST).as_posix()
-        problems += [f"{name}: URL {m.group(0)!r}" for m in URL_WITH_SCHEME.finditer(text)
-                     if not text.startswith(XML_NAMESPACES, m.start())]
+        problems += [
+            f"{name}: URL {m.group(0)!r}"
+            for m in URL_WITH_SCHEME.finditer(text)
+            if not text.startswith(XML_NAMESPACES, m.start())
+        ]
         if name.endswith(".html"):
             problems += [f"{name}: {m.group(0)!r}" for m in UNQUOTED_ROOT_ATTRIBUTE.finditer(text)]
         for m in ROOT_REFERENCE.finditer(text):
@@ -195,7 +209,9 @@ def test_pyodide_urls_are_the_known_unused_ones():
     boot = (DIST / "boot.js").read_text()
     assert 'const indexURL = here("pyodide/");' in boot
     assert re.findall(r"loadPyodide\(\{[^}]*\}\)", boot) == [
-        "loadPyodide({ indexURL, _loadSnapshot: snapshot })", "loadPyodide({ indexURL })"]
+        "loadPyodide({ indexURL, _loadSnapshot: snapshot })",
+        "loadPyodide({ indexURL })",
+    ]
 
 
 def test_pyodide_snapshot_is_for_this_pyodide():
@@ -214,8 +230,13 @@ def test_build_sh_dist_into_another_folder_gives_the_same_site(tmp_path, manifes
     # function: same files, same bytes (the build is up to date, so this only assembles).
     out = tmp_path / "site"
     env = {**os.environ, "PYTHON": os.environ.get("PYTHON", sys.executable)}
-    run = subprocess.run(["bash", str(ROOT / "build.sh"), "dist", str(out)], env=env,
-                         capture_output=True, text=True, timeout=1200)
+    run = subprocess.run(
+        ["bash", str(ROOT / "build.sh"), "dist", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert json.loads((out / "manifest.json").read_text()) == manifest, (
         "dist/ differs from a fresh `./build.sh dist`: rebuild with ./build.sh build"
@@ -224,8 +245,13 @@ def test_build_sh_dist_into_another_folder_gives_the_same_site(tmp_path, manifes
     other = tmp_path / "precious"
     other.mkdir()
     (other / "keep.txt").write_text("mine")
-    run = subprocess.run(["bash", str(ROOT / "build.sh"), "dist", str(other)], env=env,
-                         capture_output=True, text=True, timeout=1200)
+    run = subprocess.run(
+        ["bash", str(ROOT / "build.sh"), "dist", str(other)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert run.returncode != 0
     assert (other / "keep.txt").read_text() == "mine"
 
@@ -256,7 +282,10 @@ def test_server_modes(manifest):
         origin = base[: -len(PREFIX)]
         status, headers, body = _get(base + "pkg/tokenprism_bg.wasm")
         assert status == 200 and headers["Content-Type"] == "application/wasm"
-        assert hashlib.sha256(body).hexdigest() == manifest["files"]["pkg/tokenprism_bg.wasm"]["sha256"]
+        assert (
+            hashlib.sha256(body).hexdigest()
+            == manifest["files"]["pkg/tokenprism_bg.wasm"]["sha256"]
+        )
         assert "Cross-Origin-Opener-Policy" not in headers and "Cache-Control" not in headers
         # Module scripts load only with a JavaScript MIME type.
         assert _get(base + "pyodide/pyodide.mjs")[1]["Content-Type"] == "text/javascript"
@@ -335,7 +364,9 @@ def wait_offline_copy(page) -> None:
     poll(
         lambda: page.evaluate(WORKER_STATE),
         lambda state: state.get("active") == "activated",
-        lambda state: f"no active service worker after {OFFLINE_COPY_TIMEOUT_MS // 1000} s: {state}",
+        lambda state: (
+            f"no active service worker after {OFFLINE_COPY_TIMEOUT_MS // 1000} s: {state}"
+        ),
     )
 
 
@@ -355,12 +386,19 @@ def poll(get, done, what):
 
 
 def wait_for_caches(page, want: list[str]) -> None:
-    poll(lambda: cache_names(page), lambda have: have == want, lambda have: f"caches {have}, expected {want}")
+    poll(
+        lambda: cache_names(page),
+        lambda have: have == want,
+        lambda have: f"caches {have}, expected {want}",
+    )
 
 
 def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
     with served(DIST, plain=True) as base:
-        with visit(browser, base, permissions=["clipboard-read", "clipboard-write"]) as (page, watch):
+        with visit(browser, base, permissions=["clipboard-read", "clipboard-write"]) as (
+            page,
+            watch,
+        ):
             # No cross-origin isolation from this host, and the page needs none.
             assert page.evaluate("crossOriginIsolated") is False
             check_tokenizes(page)
@@ -374,7 +412,8 @@ def test_plain_host_under_a_sub_path_then_offline(browser, manifest):
             page.get_by_test_id("copy-link").click()
             # The clipboard write is asynchronous: read it once the page says it is done.
             page.wait_for_function(
-                "() => document.querySelector('#share-status').textContent === 'link copied'")
+                "() => document.querySelector('#share-status').textContent === 'link copied'"
+            )
             url = page.evaluate("navigator.clipboard.readText()")
             assert url.startswith(base) and "#s=" in url, url
             page.reload()
@@ -471,8 +510,11 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
 
             # Publish a new build: a changed page, re-manifested the way build.sh does it.
             index = site / "index.html"
-            index.write_text(index.read_text().replace("<title>tokenprism</title>",
-                                                       "<title>tokenprism, next build</title>"))
+            index.write_text(
+                index.read_text().replace(
+                    "<title>tokenprism</title>", "<title>tokenprism, next build</title>"
+                )
+            )
             shutil.copy(ROOT / "web" / "sw.js", site / "sw.js")
             new = dist_manifest.finish(site, manifest["versions"])
             new_cache = f"tokenprism {PREFIX} {new['build']}"
@@ -508,31 +550,46 @@ def test_bpe_files_are_cached_on_first_use(browser, manifest):
         with visit(browser, base) as (page, watch):
             wait_offline_copy(page)
             precached = {url.removeprefix(base) for url in page.evaluate(CACHED_URLS, cache)}
-            want = {path for path in manifest["files"]
-                    if path not in ("sw.js", "manifest.json") and not path.startswith(ON_DEMAND)}
+            want = {
+                path
+                for path in manifest["files"]
+                if path not in ("sw.js", "manifest.json") and not path.startswith(ON_DEMAND)
+            }
             assert precached == want
             assert any(path.startswith(ON_DEMAND) for path in manifest["files"])
 
             # First use of the BPE tab: its module and o200k_base go into the same cache.
             page.get_by_test_id("tab-bpe").click()
-            page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]'
-                                   '[data-tokenizer="o200k_base"]', state="attached",
-                                   timeout=READY_TIMEOUT_MS)
-            used = {"pkg-bpe/tokenprism.js", "pkg-bpe/tokenprism_bg.wasm",
-                    "data/bpe/o200k_base.tiktoken"}
-            have = poll(lambda: {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)},
-                        lambda have: used <= have, lambda have: sorted(used - have))
+            page.wait_for_selector(
+                '[data-testid="bpe-panel"][data-state="ready"][data-tokenizer="o200k_base"]',
+                state="attached",
+                timeout=READY_TIMEOUT_MS,
+            )
+            used = {
+                "pkg-bpe/tokenprism.js",
+                "pkg-bpe/tokenprism_bg.wasm",
+                "data/bpe/o200k_base.tiktoken",
+            }
+            have = poll(
+                lambda: {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)},
+                lambda have: used <= have,
+                lambda have: sorted(used - have),
+            )
             assert not [p for p in have - used if p.startswith(ON_DEMAND)]
 
             # Offline: the page opens on the BPE tab (the address holds it) and encodes.
             page.context.set_offline(True)
             page.reload()
-            page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]'
-                                   '[data-tokenizer="o200k_base"]', state="attached",
-                                   timeout=READY_TIMEOUT_MS)
+            page.wait_for_selector(
+                '[data-testid="bpe-panel"][data-state="ready"][data-tokenizer="o200k_base"]',
+                state="attached",
+                timeout=READY_TIMEOUT_MS,
+            )
             text = "offline BPE: Привет 東京 🙂"
             page.get_by_test_id("bpe-input").fill(text)
-            page.wait_for_selector('[data-testid="bpe-panel"][data-state="ready"]', state="attached")
+            page.wait_for_selector(
+                '[data-testid="bpe-panel"][data-state="ready"]', state="attached"
+            )
             shown = json.loads(page.get_by_test_id("bpe-ids").text_content())
             assert shown == tiktoken.get_encoding("o200k_base").encode_ordinary(text)
         assert watch.problems == []

@@ -28,12 +28,15 @@ READY_TIMEOUT_MS = 180_000
 PANIC_TEST_INPUT = "\0tokenprism: panic test\0"
 
 # Records CSP violations and long tasks from the very start of every page and worker.
-INIT_SCRIPT = """
+INIT_SCRIPT = (
+    """
 window.__csp = [];
 document.addEventListener("securitypolicyviolation", (e) => {
   window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
 });
-""" + LONGTASK_SCRIPT
+"""
+    + LONGTASK_SCRIPT
+)
 
 
 def bert(lowercase=True):
@@ -49,10 +52,13 @@ def bert(lowercase=True):
 
 
 def wait_ready(page):
-    page.wait_for_selector('[data-testid="app"]:is([data-state="ready"], [data-state="failed"])',
-                           timeout=READY_TIMEOUT_MS)
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready", \
-        page.get_by_test_id("error").text_content()
+    page.wait_for_selector(
+        '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])',
+        timeout=READY_TIMEOUT_MS,
+    )
+    assert page.get_by_test_id("app").get_attribute("data-state") == "ready", page.get_by_test_id(
+        "error"
+    ).text_content()
 
 
 def open_page(context, url):
@@ -72,7 +78,9 @@ def new_context(browser, **kwargs):
 def wait_for_text(page, text, timeout=60_000):
     page.wait_for_function(
         "want => document.querySelector('[data-testid=token-view]')?.textContent === want",
-        arg=text, timeout=timeout)
+        arg=text,
+        timeout=timeout,
+    )
 
 
 def shown_ids(page):
@@ -86,6 +94,7 @@ def csp_violations(page):
 
 
 # ------------------------------------------------------------------------------- the panic
+
 
 def test_the_core_survives_a_panic(browser, base_url):
     context = new_context(browser)
@@ -177,6 +186,7 @@ def test_wasm_memory_does_not_grow_over_10000_runs(browser, base_url):
 
 # -------------------------------------------------------------------------- the size limit
 
+
 def test_inputs_over_the_size_limit_get_a_message(browser, base_url):
     context = new_context(browser, permissions=["clipboard-read", "clipboard-write"])
     page, watch = open_page(context, base_url)
@@ -199,8 +209,13 @@ def test_inputs_over_the_size_limit_get_a_message(browser, base_url):
         # loaded beyond one runnable task per core, where every task stretches).
         tasks = [t["ms"] for t in page.evaluate("window.__longtasks") if t["start"] >= started - 1]
         load = os.getloadavg()[0] / (os.cpu_count() or 1)
-        write_artifact("memory.json", {"paste_over_limit_longest_task_ms": max(tasks, default=0),
-                                       "paste_over_limit_load_per_core": round(load, 1)})
+        write_artifact(
+            "memory.json",
+            {
+                "paste_over_limit_longest_task_ms": max(tasks, default=0),
+                "paste_over_limit_load_per_core": round(load, 1),
+            },
+        )
         assert max(tasks, default=0) < (1000 if load <= 1 else 5000), (load, tasks)
         # Text a drop would add beyond the limit: the same message.
         page.evaluate("""() => {
@@ -209,7 +224,9 @@ def test_inputs_over_the_size_limit_get_a_message(browser, base_url):
           const box = document.querySelector("[data-testid=input]");
           box.dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
         }""")
-        page.wait_for_function("() => document.querySelector('[data-testid=notice]').textContent.includes('dropped')")
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=notice]').textContent.includes('dropped')"
+        )
         assert box.input_value() == "Héllo, Wörld! 東京"
         # Under the limit, the same paste path works.
         page.evaluate("navigator.clipboard.writeText('é'.repeat(200_000))")
@@ -217,7 +234,8 @@ def test_inputs_over_the_size_limit_get_a_message(browser, base_url):
         box.press("Control+V")
         page.wait_for_function(
             "() => document.querySelector('[data-testid=count-bytes]')?.textContent === 'bytes400,000'",
-            timeout=120_000)
+            timeout=120_000,
+        )
     finally:
         context.close()
     assert watch.problems == []
@@ -225,9 +243,12 @@ def test_inputs_over_the_size_limit_get_a_message(browser, base_url):
 
 # ------------------------------------------------------------------------ CSP and hostility
 
+
 def pack(text: str) -> str:
     state = {"t": text, "k": "bert-base-uncased", "o": "1111", "f": "1111", "s": "raw", "v": "text"}
-    return "s=" + base64.urlsafe_b64encode(zlib.compress(json.dumps(state).encode())).decode().rstrip("=")
+    return "s=" + base64.urlsafe_b64encode(
+        zlib.compress(json.dumps(state).encode())
+    ).decode().rstrip("=")
 
 
 def test_csp_holds_and_hostile_links_open_nothing(browser, base_url):
@@ -249,12 +270,18 @@ def test_csp_holds_and_hostile_links_open_nothing(browser, base_url):
         wait_for_text(page, "CSP check, naïve")
         page.get_by_test_id("mode-ids").check()
         page.get_by_test_id("theme").click()
-        for xss in ["<img src=x onerror=alert(1)>", "</script><script>alert(1)</script>",
-                    "javascript:alert(1)", '"><svg onload=alert(1)>']:
+        for xss in [
+            "<img src=x onerror=alert(1)>",
+            "</script><script>alert(1)</script>",
+            "javascript:alert(1)",
+            '"><svg onload=alert(1)>',
+        ]:
             page.evaluate("f => { location.hash = f; }", pack(xss))
             page.wait_for_function(
-                "want => document.querySelector('[data-testid=input]').value === want", arg=xss,
-                timeout=60_000)
+                "want => document.querySelector('[data-testid=input]').value === want",
+                arg=xss,
+                timeout=60_000,
+            )
             page.get_by_test_id("mode-text").check()
             wait_for_text(page, xss)
             assert page.locator("#app img, #app svg[onload], script:not([src])").count() == 0
@@ -268,6 +295,7 @@ def test_csp_holds_and_hostile_links_open_nothing(browser, base_url):
 
 
 # ----------------------------------------------------------------------------- load times
+
 
 def load_figures(page):
     return page.evaluate("""() => {

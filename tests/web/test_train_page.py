@@ -52,7 +52,9 @@ def page(base_url, browser):
     pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
     pg.goto(base_url)
-    pg.wait_for_selector('[data-testid="train-panel"][data-state="ready"]', state="attached", timeout=READY_MS)
+    pg.wait_for_selector(
+        '[data-testid="train-panel"][data-state="ready"]', state="attached", timeout=READY_MS
+    )
     pg.get_by_test_id("tab-train").click()
     assert pg.get_by_test_id("train-panel").is_visible()
     assert not pg.get_by_test_id("app").is_visible()
@@ -74,32 +76,47 @@ def wait_state(page, states, timeout=120_000):
     try:
         page.wait_for_function(
             "states => states.includes(document.querySelector('[data-testid=train-status]').dataset.state)",
-            arg=states, timeout=timeout)
+            arg=states,
+            timeout=timeout,
+        )
     except PlaywrightTimeout:
         # Say where it stopped: the status (state, merge count, time), any error shown.
-        raise AssertionError(f"state never became one of {states} in {timeout / 1000:.0f} s: {status(page)}, "
-                             f"error box: {page.get_by_test_id('error').text_content()!r}") from None
+        raise AssertionError(
+            f"state never became one of {states} in {timeout / 1000:.0f} s: {status(page)}, "
+            f"error box: {page.get_by_test_id('error').text_content()!r}"
+        ) from None
     return status(page)
 
 
 def merge_rows(page, testid="train-merges"):
     """[(left, right, count, new)] as the table shows them."""
-    return [tuple(r) for r in page.evaluate("""id => Array.from(document.querySelectorAll(`[data-testid=${id}-row]`), row => {
+    return [
+        tuple(r)
+        for r in page.evaluate(
+            """id => Array.from(document.querySelectorAll(`[data-testid=${id}-row]`), row => {
         const pair = row.querySelectorAll('[data-testid=pair] code');
         const cells = row.querySelectorAll('[role=cell]');
         return [pair[0].textContent, pair[1].textContent, Number(cells[2].textContent),
                 row.querySelector('[data-testid=new]').textContent];
-    })""", testid)]
+    })""",
+            testid,
+        )
+    ]
 
 
 def set_text(page, text):
-    page.evaluate("t => { document.getElementById('train-corpus').value = '';"
-                  " document.getElementById('train-text').value = t; }", text)
+    page.evaluate(
+        "t => { document.getElementById('train-corpus').value = '';"
+        " document.getElementById('train-text').value = t; }",
+        text,
+    )
 
 
 def forget_state(page):
     """Clears the shown state, so a wait after the next click cannot see the previous run's."""
-    page.evaluate("() => { document.querySelector('[data-testid=train-status]').dataset.state = 'clicked'; }")
+    page.evaluate(
+        "() => { document.querySelector('[data-testid=train-status]').dataset.state = 'clicked'; }"
+    )
 
 
 def train(page, vocab, mode):
@@ -125,7 +142,10 @@ def test_chapter_example_shows_the_chapters_merges(page):
 @pytest.mark.parametrize("word", ["низко", "низменность", "низина", "близкий"])
 def test_tokenize_a_word_step_by_step(page, word):
     merges, _ = chapter_train_bpe(CHAPTER_CORPUS, 20)
-    if page.get_by_test_id("train-text").input_value() != CHAPTER_CORPUS or status(page)["count"] != 11:
+    if (
+        page.get_by_test_id("train-text").input_value() != CHAPTER_CORPUS
+        or status(page)["count"] != 11
+    ):
         forget_state(page)
         page.get_by_test_id("train-chapter").click()
         wait_state(page, ["done", "exhausted"])
@@ -133,30 +153,48 @@ def test_tokenize_a_word_step_by_step(page, word):
     want = chapter_tokenize(word, merges)
     page.wait_for_function(
         "want => JSON.stringify(Array.from(document.querySelectorAll('[data-testid=train-token]'),"
-        " e => e.textContent)) === want", arg=json.dumps(want, ensure_ascii=False, separators=(",", ":")), timeout=30_000)
-    steps = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=train-step]'),"
-                          " li => Array.from(li.querySelectorAll('.part'), e => e.textContent))")
+        " e => e.textContent)) === want",
+        arg=json.dumps(want, ensure_ascii=False, separators=(",", ":")),
+        timeout=30_000,
+    )
+    steps = page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-testid=train-step]'),"
+        " li => Array.from(li.querySelectorAll('.part'), e => e.textContent))"
+    )
     expected = tv.merge_steps(word, merges)
     assert steps == [s["parts"] for s in expected]
     assert steps[0] == list(word) + ["_"] and steps[-1] == want
     # each step is one of the chapter's merges, applied
-    labels = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=train-step] .step-label'),"
-                           " e => e.textContent)")
-    assert labels[1:] == [f"merge {s['rank']}: {s['pair'][0]} + {s['pair'][1]}" for s in expected[1:]]
+    labels = page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-testid=train-step] .step-label'),"
+        " e => e.textContent)"
+    )
+    assert labels[1:] == [
+        f"merge {s['rank']}: {s['pair'][0]} + {s['pair'][1]}" for s in expected[1:]
+    ]
 
 
 def test_bad_vocab_sizes_are_explained(page):
     set_text(page, "some text")
-    for vocab, mode, words in [("abc", "chapter", "whole number"), ("100", "byte", "at least 256"), ("", "chapter", "Type")]:
+    for vocab, mode, words in [
+        ("abc", "chapter", "whole number"),
+        ("100", "byte", "at least 256"),
+        ("", "chapter", "Type"),
+    ]:
         page.get_by_test_id("train-vocab").fill(vocab)
         page.get_by_test_id(f"train-mode-{mode}").check()
         page.get_by_test_id("train-start").click()
-        page.wait_for_function("w => document.querySelector('[data-testid=train-message]').textContent.includes(w)",
-                               arg=words, timeout=10_000)
+        page.wait_for_function(
+            "w => document.querySelector('[data-testid=train-message]').textContent.includes(w)",
+            arg=words,
+            timeout=10_000,
+        )
         assert page.get_by_test_id("train-message").is_visible()
     set_text(page, "   ")
     train(page, 300, "byte")
-    page.wait_for_function("() => document.querySelector('[data-testid=train-message]').textContent.includes('Paste')")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=train-message]').textContent.includes('Paste')"
+    )
 
 
 def test_pasted_text_trains_live_and_cancel_stops_it(page):
@@ -165,12 +203,15 @@ def test_pasted_text_trains_live_and_cancel_stops_it(page):
     # same turn as it draws a live count past the table's rows (the third count or later). The
     # worker may be far ahead of what the page has drawn by then, or done: the page still stops
     # at what it shows.
-    text = "".join(corpus(lang).read_text(encoding="utf-8")[:500_000] for lang in ("en", "ru", "el"))
+    text = "".join(
+        corpus(lang).read_text(encoding="utf-8")[:500_000] for lang in ("en", "ru", "el")
+    )
     page.get_by_test_id("train-vocab").fill("900000")
     page.get_by_test_id("train-mode-byte").check()
     set_text(page, text)
     forget_state(page)
-    page.evaluate("""past => {
+    page.evaluate(
+        """past => {
         const status = document.querySelector('[data-testid=train-status]');
         const cancel = document.querySelector('[data-testid=train-cancel]');
         const seen = [];
@@ -187,14 +228,18 @@ def test_pasted_text_trains_live_and_cancel_stops_it(page):
         });
         watch.observe(status, {attributes: true, attributeFilter: ['data-state', 'data-count']});
         window.__watch = watch;
-    }""", tv.TABLE_ROWS)
+    }""",
+        tv.TABLE_ROWS,
+    )
     page.get_by_test_id("train-start").click(timeout=120_000)
     try:
         page.wait_for_function("() => window.__cancel !== null", timeout=120_000)
     except PlaywrightTimeout:
         page.evaluate("() => window.__watch.disconnect()")
-        raise AssertionError(f"no live progress to cancel: {status(page)}, "
-                             f"error box: {page.get_by_test_id('error').text_content()!r}") from None
+        raise AssertionError(
+            f"no live progress to cancel: {status(page)}, "
+            f"error box: {page.get_by_test_id('error').text_content()!r}"
+        ) from None
     clicked = page.evaluate("() => window.__cancel")
     seen = clicked["seen"]
     # stopped in the click's own turn: cancelled, at the count it showed, Train usable again
@@ -213,7 +258,9 @@ def test_pasted_text_trains_live_and_cancel_stops_it(page):
         page.get_by_test_id("train-download").click(timeout=60_000)
     downloaded = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
     initial = 256
-    native = json.loads(tokenprism.train_bpe(text, initial + s["count"], byte_level=True).to_tokenizer_json())
+    native = json.loads(
+        tokenprism.train_bpe(text, initial + s["count"], byte_level=True).to_tokenizer_json()
+    )
     assert len(downloaded["model"]["merges"]) == s["count"]
     assert downloaded["model"]["merges"] == native["model"]["merges"]
     FIGURES["live_counts_seen"] = seen
@@ -246,7 +293,9 @@ def test_100kb_to_vocabulary_500(page):
     theirs = reference().Tokenizer.from_str(downloaded)
     assert theirs.get_vocab_size() == 500
     ours = tokenprism.train_bpe(text, 500, byte_level=True)
-    assert theirs.encode("Hello there, people!").ids == ours.tokenizer().encode_ordinary("Hello there, people!")
+    assert theirs.encode("Hello there, people!").ids == ours.tokenizer().encode_ordinary(
+        "Hello there, people!"
+    )
 
 
 def test_exercise1_russian_merges(page):
@@ -254,12 +303,18 @@ def test_exercise1_russian_merges(page):
     initial = len({c for w in text.split() for c in w} | {"_"})
     merges, counts = chapter_train_bpe(text, initial + 50)
     page.get_by_test_id("ex1-run").click()
-    page.wait_for_function("() => document.querySelector('[data-testid=ex1-status]').dataset.count === '50'",
-                           timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=ex1-status]').dataset.count === '50'",
+        timeout=120_000,
+    )
     assert merge_rows(page, "ex1-merges") == [(a, b, c, a + b) for (a, b), c in zip(merges, counts)]
-    notes = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=morpheme]'), e => e.textContent)")
+    notes = page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-testid=morpheme]'), e => e.textContent)"
+    )
     want = [tv.morpheme_for(a + b) for a, b in merges]
-    assert notes == ["" if m is None else f"{m['form']} ({m['kind']}: {m['example']})" for m in want]
+    assert notes == [
+        "" if m is None else f"{m['form']} ({m['kind']}: {m['example']})" for m in want
+    ]
     assert sum(bool(n) for n in notes) >= 5
 
 
@@ -267,7 +322,9 @@ def test_exercise2_fertility_equals_the_references(page):
     text = (TRAIN_DATA / "en-100k.txt").read_text(encoding="utf-8")
     trained = tokenprism.train_bpe(text, 500, byte_level=True).to_tokenizer_json()
     refs = reference_spans(trained)
-    texts = {k: (TRAIN_DATA / f"parallel-{k}.txt").read_text(encoding="utf-8") for k in ("en", "ru")}
+    texts = {
+        k: (TRAIN_DATA / f"parallel-{k}.txt").read_text(encoding="utf-8") for k in ("en", "ru")
+    }
     want = {name: {k: len(f(t)) for k, t in texts.items()} for name, f in refs.items()}
     page.get_by_test_id("ex2-run").click()
     page.wait_for_selector("[data-testid=ex2-table]", timeout=300_000)
@@ -281,7 +338,9 @@ def test_exercise2_fertility_equals_the_references(page):
         assert (en, ru) == (want[key]["en"], want[key]["ru"]), key
         assert ratio == f"{ru / en:.2f}×"
     assert page.locator("[data-testid=ex2-chart] [data-testid=ex2-bar-ru]").count() == len(shown)
-    FIGURES["fertility"] = {key: {"en": en, "ru": ru, "ru_over_en": round(ru / en, 3)} for key, en, ru, _ in shown}
+    FIGURES["fertility"] = {
+        key: {"en": en, "ru": ru, "ru_over_en": round(ru / en, 3)} for key, en, ru, _ in shown
+    }
 
 
 def test_exercise3_indentation_equals_the_references(page):
@@ -296,7 +355,9 @@ def test_exercise3_indentation_equals_the_references(page):
         row.querySelector('[data-testid=ex3-verdict]').textContent])""")
     assert shown == [[[tv.show(t) for t in r["tokens"]], r["verdict"]] for r in rows]
     assert page.get_by_test_id("ex3-snippet").text_content() == tv.INDENT_SNIPPET
-    FIGURES["indentation"] = {r["key"]: r["verdict"] for r in rows if r["width"] == 4 and r["line"] == 2}
+    FIGURES["indentation"] = {
+        r["key"]: r["verdict"] for r in rows if r["width"] == 4 and r["line"] == 2
+    }
 
 
 def test_no_page_errors(page):

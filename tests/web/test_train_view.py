@@ -45,15 +45,19 @@ def reference_spans(trained_json: str | None = None) -> dict:
         def spans(text):
             ids = tok.encode(text, add_special_tokens=False).ids
             return fertility.spans_from_bytes([tv.token_bytes(tok.id_to_token(i)) for i in ids])
+
         return spans
 
     for name in ("gpt2", "qwen3"):
-        out[name] = hf(tk.Tokenizer.from_file(str(require(data_dir() / "bpe" / name / "tokenizer.json"))))
+        out[name] = hf(
+            tk.Tokenizer.from_file(str(require(data_dir() / "bpe" / name / "tokenizer.json")))
+        )
     tt = tiktoken_module()
     for name in ("cl100k_base", "o200k_base"):
         enc = tt.get_encoding(name)
         out[name] = lambda text, enc=enc: fertility.spans_from_bytes(
-            [enc.decode_single_token_bytes(t) for t in enc.encode_ordinary(text)])
+            [enc.decode_single_token_bytes(t) for t in enc.encode_ordinary(text)]
+        )
     if trained_json is not None:
         out["trained"] = hf(tk.Tokenizer.from_str(trained_json))
     return out
@@ -72,8 +76,11 @@ def test_chapter_corpus_is_the_chapters():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text("abнизко_ ", min_size=1, max_size=6), min_size=1, max_size=20),
-       st.integers(0, 40), st.text("abнизкоx_", max_size=8))
+@given(
+    st.lists(st.text("abнизко_ ", min_size=1, max_size=6), min_size=1, max_size=20),
+    st.integers(0, 40),
+    st.text("abнизкоx_", max_size=8),
+)
 def test_merge_steps_end_at_the_chapters_tokenize(words, vocab, word):
     merges, _ = chapter_train_bpe(" ".join(words), vocab)
     assert tv.merge_steps(word, merges)[-1]["parts"] == chapter_tokenize(word, merges)
@@ -84,7 +91,9 @@ def test_byte_chars_are_gpt2s_byte_alphabet():
     assert set(tv.BYTE_CHARS) == set(tk.pre_tokenizers.ByteLevel.alphabet())
     level = tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     text = "".join(chr(c) for c in range(1, 0x800)) + "東京👩🏽‍💻\U0010fffd\u0000"
-    assert "".join(p for p, _ in level.pre_tokenize_str(text)) == "".join(tv.base_units(text, byte_level=True))
+    assert "".join(p for p, _ in level.pre_tokenize_str(text)) == "".join(
+        tv.base_units(text, byte_level=True)
+    )
 
 
 def test_byte_level_steps_follow_tokenizers():
@@ -101,10 +110,16 @@ def test_byte_level_steps_follow_tokenizers():
 def test_parse_vocab_messages():
     assert tv.parse_vocab(" 20 ", "chapter", "a b") == (20, None)
     assert tv.parse_vocab("256", "byte", "a") == (256, None)
-    for raw, mode, text, words in [("", "chapter", "a", "Type"), ("x1", "chapter", "a", "whole number"),
-                                   ("12.5", "chapter", "a", "whole number"), ("0", "chapter", "a", "at least 1"),
-                                   ("255", "byte", "a", "at least 256"), ("20", "chapter", "  \n", "Paste"),
-                                   ("10000000", "chapter", "a", "at most"), ("20", "other", "a", "mode")]:
+    for raw, mode, text, words in [
+        ("", "chapter", "a", "Type"),
+        ("x1", "chapter", "a", "whole number"),
+        ("12.5", "chapter", "a", "whole number"),
+        ("0", "chapter", "a", "at least 1"),
+        ("255", "byte", "a", "at least 256"),
+        ("20", "chapter", "  \n", "Paste"),
+        ("10000000", "chapter", "a", "at most"),
+        ("20", "other", "a", "mode"),
+    ]:
         value, message = tv.parse_vocab(raw, mode, text)
         assert value is None and words in message, (raw, mode, message)
     # the byte-level limit is the trainer's own
@@ -159,7 +174,9 @@ def test_fertility_counts_equal_the_references(trained):
     n_words = {k: tv.words(t) for k, t in texts.items()}
     rows = tv.fertility_rows(refs, n_words)
     tree = tv.render_fertility(rows, n_words)
-    assert [n.text() for n in tree.find_all("ex2-en")] == [str(refs[k]["en"]) for k, _ in tv.FERTILITY]
+    assert [n.text() for n in tree.find_all("ex2-en")] == [
+        str(refs[k]["en"]) for k, _ in tv.FERTILITY
+    ]
     assert len(tree.find("ex2-chart").find_all("ex2-bar-ru")) == len(rows)
     # Russian costs more than English for every pretrained tokenizer
     assert all(r["ratio"] > 1 for r in rows if r["key"] != "trained")
@@ -176,7 +193,9 @@ def test_fertility_of_a_chapter_mode_tokenizer():
 
 def test_indentation_table_equals_the_references(trained):
     ours = {k: f(tv.INDENT_SNIPPET) for k, f in fertility.native_tokenizers(trained).items()}
-    refs = {k: f(tv.INDENT_SNIPPET) for k, f in reference_spans(trained.to_tokenizer_json()).items()}
+    refs = {
+        k: f(tv.INDENT_SNIPPET) for k, f in reference_spans(trained.to_tokenizer_json()).items()
+    }
     assert ours == refs
     rows = tv.indent_table(refs)
     widths = sorted({r["width"] for r in rows})

@@ -47,11 +47,16 @@ def tags(node):
 
 # ------------------------------------------------------------------------------------ diffs
 
+
 def test_diff_spans_marks_what_changed():
     assert view.diff_spans("abc", "abc") == [("abc", False)]
     assert view.diff_spans("Héllo", "Hello") == [("H", False), ("e", True), ("llo", False)]
     assert view.diff_spans("東京", " 東  京 ") == [
-        (" ", True), ("東", False), ("  ", True), ("京", False), (" ", True)
+        (" ", True),
+        ("東", False),
+        ("  ", True),
+        ("京", False),
+        (" ", True),
     ]
     assert view.diff_spans("abc", "") == []
 
@@ -94,14 +99,17 @@ def test_diff_kinds_on_real_stages(bert):
     stages = {s["name"]: s for s in bert.trace("Héllo\u200b 東京")["stages"]}
 
     def kinds(a, b):
-        spans = view.diff_stages(stages[a]["text"], stages[b]["text"],
-                                 view.stage_orig(stages[a]), view.stage_orig(stages[b]))
+        spans = view.diff_stages(
+            stages[a]["text"],
+            stages[b]["text"],
+            view.stage_orig(stages[a]),
+            view.stage_orig(stages[b]),
+        )
         return [(s.kind, s.text, s.old) for s in spans if s.kind != "equal"]
 
     assert kinds("raw", "clean") == [("delete", "", "\u200b")]
     # Spaces around both ideographs (the two between them are one marked run).
-    assert kinds("clean", "cjk") == [("insert", " ", ""), ("insert", "  ", ""),
-                                    ("insert", " ", "")]
+    assert kinds("clean", "cjk") == [("insert", " ", ""), ("insert", "  ", ""), ("insert", " ", "")]
     assert kinds("cjk", "nfd") == [("replace", "e\u0301", "é")]
     assert kinds("nfd", "strip_accents") == [("delete", "", "\u0301")]
     assert kinds("strip_accents", "lowercase") == [("replace", "h", "H")]
@@ -109,13 +117,23 @@ def test_diff_kinds_on_real_stages(bert):
 
 # ----------------------------------------------------------------------------------- badges
 
+
 def test_invisible_chars_become_labelled_badges_that_keep_the_text():
     text = "a b\tc\nd\u200be\u00adf\x07g\u200dh\ufeffi\u00a0j"
     nodes = view.text_nodes(text, 0, "equal")
     assert "".join(n.text() for n in nodes) == text
     labels = {n.text(): n.attrs["data-label"] for n in nodes if "data-label" in n.attrs}
-    assert labels == {" ": "·", "\t": "TAB", "\n": "LF", "\u200b": "ZWSP", "\u00ad": "SHY",
-                      "\x07": "U+0007", "\u200d": "ZWJ", "\ufeff": "BOM", "\u00a0": "NBSP"}
+    assert labels == {
+        " ": "·",
+        "\t": "TAB",
+        "\n": "LF",
+        "\u200b": "ZWSP",
+        "\u00ad": "SHY",
+        "\x07": "U+0007",
+        "\u200d": "ZWJ",
+        "\ufeff": "BOM",
+        "\u00a0": "NBSP",
+    }
     for n in nodes:
         if "data-label" in n.attrs:
             assert n.attrs["title"].startswith(f"U+{ord(n.text()):04X} ")
@@ -124,7 +142,7 @@ def test_invisible_chars_become_labelled_badges_that_keep_the_text():
     assert starts == sorted(starts) and starts[0] == 0
     for n in nodes:
         k = int(n.attrs["data-s"])
-        assert text[k:k + len(n.text())] == n.text()
+        assert text[k : k + len(n.text())] == n.text()
 
 
 def test_visible_letters_get_no_badge():
@@ -144,6 +162,7 @@ def test_char_info_against_unicodedata():
 
 
 # ---------------------------------------------------------------------------------- stepper
+
 
 @pytest.mark.parametrize("text", INPUTS)
 def test_every_step_shows_the_reference_text(bert, bert_reference, text):
@@ -186,6 +205,7 @@ def test_step_index_falls_back_to_the_last_stage(bert):
 
 # ----------------------------------------------------------------------------------- tokens
 
+
 @pytest.mark.parametrize("text", INPUTS)
 def test_tokens_over_the_original_text(bert, bert_reference, text):
     trace = bert.trace(text)
@@ -193,9 +213,11 @@ def test_tokens_over_the_original_text(bert, bert_reference, text):
     node = view.render_tokens_over_text(trace, "text")
     assert node.text() == text
     spans = node.find_all("token-span")
-    expected = [(t, text[a:b]) for t, (a, b), sp in
-                zip(encoding.tokens, encoding.offsets, encoding.special_tokens_mask)
-                if not (sp and a == b)]
+    expected = [
+        (t, text[a:b])
+        for t, (a, b), sp in zip(encoding.tokens, encoding.offsets, encoding.special_tokens_mask)
+        if not (sp and a == b)
+    ]
     assert [(s.attrs["title"].split(" → ")[0], s.text()) for s in spans] == expected
     unk = [s for s in spans if "unk" in s.attrs["class"].split()]
     assert len(unk) == encoding.tokens.count("[UNK]")
@@ -227,21 +249,25 @@ def test_fast_path_view_matches_the_stats(bert):
 
 # ------------------------------------------------------------------------------ share links
 
-states = st.fixed_dictionaries({
-    "text": st.text(st.characters(blacklist_categories=("Cs",)), max_size=200),
-    "tokenizer": st.just("bert-base-uncased"),
-    "options": st.fixed_dictionaries({k: st.booleans() for k in view.OPTION_KEYS}),
-    "fast": st.fixed_dictionaries({k: st.booleans() for k in view.FAST_KEYS}),
-    "step": st.sampled_from(view.STEP_NAMES),
-    "view": st.sampled_from(["text", "ids"]),
-})
+states = st.fixed_dictionaries(
+    {
+        "text": st.text(st.characters(blacklist_categories=("Cs",)), max_size=200),
+        "tokenizer": st.just("bert-base-uncased"),
+        "options": st.fixed_dictionaries({k: st.booleans() for k in view.OPTION_KEYS}),
+        "fast": st.fixed_dictionaries({k: st.booleans() for k in view.FAST_KEYS}),
+        "step": st.sampled_from(view.STEP_NAMES),
+        "view": st.sampled_from(["text", "ids"]),
+    }
+)
 
 
 @given(states)
 def test_state_round_trips_through_a_link(state):
     fragment = view.encode_state(state)
     assert fragment is not None and fragment.startswith("s=")
-    assert set(fragment[2:]) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    assert set(fragment[2:]) <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    )
     assert view.decode_state("#" + fragment) == (state, None)
 
 
@@ -251,7 +277,14 @@ def pack(obj) -> str:
 
 
 def good(**changes):
-    compact = {"t": "hi", "k": "bert-base-uncased", "o": "1111", "f": "1111", "s": "nfd", "v": "ids"}
+    compact = {
+        "t": "hi",
+        "k": "bert-base-uncased",
+        "o": "1111",
+        "f": "1111",
+        "s": "nfd",
+        "v": "ids",
+    }
     compact.update(changes)
     return compact
 
@@ -265,8 +298,9 @@ HOSTILE = {
     "broken utf-8": pack(b'{"t": "\xff\xfe"}'),
     "not json": pack(b"{{{"),
     "json list": pack([1, 2, 3]),
-    "lone surrogate": pack(b'{"t":"\\ud800","k":"bert-base-uncased","o":"1111","f":"1111",'
-                           b'"s":"nfd","v":"ids"}'),
+    "lone surrogate": pack(
+        b'{"t":"\\ud800","k":"bert-base-uncased","o":"1111","f":"1111","s":"nfd","v":"ids"}'
+    ),
     "unknown tokenizer": pack(good(k="javascript:alert(1)")),
     "bad option bits": pack(good(o="11x1")),
     "bad step": pack(good(s="</script>")),
@@ -286,7 +320,7 @@ def test_hostile_links_open_the_default_view_with_a_message(name):
 
 
 def test_hostile_text_in_a_valid_link_is_only_text(bert):
-    text = '<img src=x onerror=alert(1)></script><script>alert(1)</script> javascript:alert(1)'
+    text = "<img src=x onerror=alert(1)></script><script>alert(1)</script> javascript:alert(1)"
     state, message = view.decode_state(pack(good(t=text)))
     assert message is None and state["text"] == text
     trace = bert.trace(text)
@@ -328,8 +362,14 @@ def test_too_long_text_gives_no_link():
 
 def test_trimmed_traces_use_their_totals(bert):
     trace = bert.trace(EXAMPLE)
-    trace["total"] = {"chars": 1000, "bytes": 1200, "tokens": 300, "unk": 0, "truncated": True,
-                      "shown_chars": 17}
+    trace["total"] = {
+        "chars": 1000,
+        "bytes": 1200,
+        "tokens": 300,
+        "unk": 0,
+        "truncated": True,
+        "shown_chars": 17,
+    }
     node = view.render_counts(trace)
     assert node.find("count-tokens").text() == "tokens300"
     assert node.find("count-chars-per-token").text() == "chars/token3.33"
