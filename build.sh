@@ -538,7 +538,7 @@ cmd_bench() {
 # The browser benchmark: dist/'s Bench tab driver in headless Chromium (Playwright) with the
 # native module and the JS peers on the same corpus slices, ids checked against tokenizers
 # 0.23.3 and tiktoken; writes bench/web_results.{json,md}, bench/web.png and README's
-# "Speed in the browser" table (not with --quick). Arguments go to scripts/bench_web.py.
+# "Speed in the browser" table (not with --quick). Arguments go to scripts/bench/bench_web.py.
 cmd_bench_web() {
     cmd_build
     "$PY" "$ROOT/scripts/bench/bench_web.py" "$@"

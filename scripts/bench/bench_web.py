@@ -186,7 +186,7 @@ def npm_version(name: str) -> str | None:
 
 
 def build_peers(out: Path) -> dict:
-    """Bundles scripts/bench_web/peers-worker.js with esbuild into out/peers.js, next to the
+    """Bundles scripts/bench/bench_web/peers-worker.js with esbuild into out/peers.js, next to the
     files the peers load (tiktoken's wasm, bert-base-uncased's tokenizer.json for
     transformers.js). Returns the peer versions."""
     versions = {n: npm_version(n) for n in PEER_PACKAGES}

@@ -209,7 +209,7 @@ def markdown(res: dict) -> str:
         f"# BPE benchmark ({res['date']})",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores (shared; load at start {res['load_start']}), "
-        f"Python {m['python']}; git {res['git'].get('head')}. One thread; protocol in scripts/bpe_bench.py. "
+        f"Python {m['python']}; git {res['git'].get('head')}. One thread; protocol in scripts/bench/bpe_bench.py. "
         f"Ratios are medians of per-round ratios (ours / peer); >1 means tokenprism is faster.",
         "",
     ]

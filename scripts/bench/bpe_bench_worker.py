@@ -1,4 +1,4 @@
-"""One byte-level BPE implementation under benchmark, driven by scripts/bpe_bench.py.
+"""One byte-level BPE implementation under benchmark, driven by scripts/bench/bpe_bench.py.
 
 Same line protocol as scripts/bench/bench_worker.py (hello / load / run / output / tokens / quit),
 standard library only, started in the Python that has the implementation installed:

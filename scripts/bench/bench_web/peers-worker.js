@@ -9,7 +9,7 @@
 
 // Each peer is imported only when first used (esbuild splits them into their own chunks):
 // parsing all of them up front takes long, and their load time is not what is measured.
-import { answerMessages, corpusLoader, hashOutputs, timePasses } from "../../web/bench-hash.js";
+import { answerMessages, corpusLoader, hashOutputs, timePasses } from "../../../web/bench-hash.js";
 
 const here = (p) => new URL(p, import.meta.url).href;
 const VERSIONS = __PEER_VERSIONS__; // filled in by esbuild --define
