@@ -65,7 +65,11 @@ def write_hash():
 def current_link():
     if custom_name is not None:
         return None
-    fragment = view.encode_state(full_state()) if state["text"] is not None else None
+    # The box's text as it is now, not the last trace's: a link taken right after typing
+    # carries what was typed even while its trace is still on the way.
+    if tpcore.input_length() > view.MAX_LINK_TEXT:
+        return None
+    fragment = view.encode_state({**full_state(), "text": tpcore.input_text()})
     return None if fragment is None else page_base() + "#" + fragment
 
 
@@ -417,17 +421,28 @@ async def on_hash(event):
     await restore("#" + url.split("#", 1)[1] if "#" in url else "")
 
 
-async def restore(fragment):
+async def restore(fragment, starting=False):
     global state, cap, seq
     new_state, message = view.decode_state(fragment)
-    show_notice(message)
+    if message or not starting:  # at the start, boot.js may have said why a paste was refused
+        show_notice(message)
     if view.encode_state(new_state) == view.encode_state(full_state()) and trace is not None:
         return
     seq += 1  # whatever is still rendering belongs to the previous state
+    # Text typed (pasted, dropped) while the page started is the visitor's: it wins over the
+    # default example and the link's text, and the page stays on the tab it was typed in.
+    keep_input = starting and tpcore.input_edited()
+    if keep_input:
+        new_state.pop("tab", None)
+        too_long = tpcore.input_length() > view.MAX_LINK_TEXT
+        new_state["text"] = None if too_long else tpcore.input_text()
     state = new_state
     asyncio.ensure_future(guarded_task(bpe_app.restore(new_state)))
     cap = view.RENDER_CAP
-    tpcore.set_input(state["text"])
+    # At the start the box already holds the default example: writing it again would move a
+    # caret the visitor may have just placed.
+    if not keep_input and not (starting and tpcore.input_text() == state["text"]):
+        tpcore.set_input(state["text"])
     if custom_name is not None:
         await use_tokenizer_reply(await tpcore.load_builtin(), None)
         return
@@ -467,7 +482,7 @@ for control_id in ("tokenizer", "options", "fast-options", "copy-link"):
     document.getElementById(control_id).disabled = False
 has_bert = json.loads(tpcore.builtin_info()).get("bert_normalizer") is not None
 bpe_app.start(write_hash, current_link)
-await restore(str(location.hash))  # noqa: F704 (top-level await: runPythonAsync)
+await restore(str(location.hash), starting=True)  # noqa: F704 (top-level await: runPythonAsync)
 document.getElementById("loading").hidden = True
 app.dataset.state = "ready"
 
