@@ -9,13 +9,13 @@ lives in view.py.
 import asyncio
 import json
 
+import tpcore
 from js import document, history, location, window
 from pyodide.ffi import create_proxy, to_js
 
 import bpe_app
-from dom import found, guarded_task, on
-import tpcore
 import view
+from dom import found, guarded_task, on
 
 app = document.getElementById("app")
 text_box = document.getElementById("input")
@@ -31,18 +31,20 @@ has_bert = True
 custom_name = None  # a user-loaded tokenizer's file name (never put in links)
 
 
-
 def show_notice(message):
     notice.hidden = not message
     notice.textContent = message or ""
 
 
 def render(target, node):
-    tpcore.render(target, json.dumps(node.to_json() if isinstance(node, view.Node)
-                                     else [n.to_json() for n in node]))
+    tpcore.render(
+        target,
+        json.dumps(node.to_json() if isinstance(node, view.Node) else [n.to_json() for n in node]),
+    )
 
 
 # ------------------------------------------------------------------------------- state sync
+
 
 def page_base():
     """The page's own address without the fragment, so links work under any sub-path."""
@@ -99,6 +101,7 @@ def js_object(entries):
 
 # --------------------------------------------------------------------------------- rendering
 
+
 def current_step():
     return view.step_index(trace, state["step"])
 
@@ -148,11 +151,16 @@ async def render_all():
     render("fast-box", view.render_fast(trace))
     total = view.totals(trace)
     if total.get("truncated"):
-        render("cap-box", view.el(
-            "p", {"class": "cap"},
-            f"Showing the first {total['shown_chars']:,} of {total['chars']:,} characters; "
-            "counts and times cover all of them. ",
-            view.el("button", {"data-testid": "show-all"}, "Show all")))
+        render(
+            "cap-box",
+            view.el(
+                "p",
+                {"class": "cap"},
+                f"Showing the first {total['shown_chars']:,} of {total['chars']:,} characters; "
+                "counts and times cover all of them. ",
+                view.el("button", {"data-testid": "show-all"}, "Show all"),
+            ),
+        )
     else:
         render("cap-box", [])
     document.getElementById("copy-ids").disabled = False
@@ -202,6 +210,7 @@ async def refresh():
 
 # --------------------------------------------------------------------------------- inspector
 
+
 def stage_chars():
     k = current_step()
     if k >= len(trace["stages"]):
@@ -216,21 +225,46 @@ def show_inspector(index):
     text, orig = stage_chars() if trace else (None, None)
     if text is None or not (0 <= index < len(text)):
         inspect_at = -1
-        render("inspector", view.el("p", {"class": "muted"},
-                                    "Point at a character (or focus the text and use ← →) "
-                                    "to inspect it."))
+        render(
+            "inspector",
+            view.el(
+                "p",
+                {"class": "muted"},
+                "Point at a character (or focus the text and use ← →) to inspect it.",
+            ),
+        )
         return
     inspect_at = index
-    info = view.char_info(text[index], None if orig is None else orig[index],
-                          trace["stages"][0]["text"])
-    rows = [("char", view.visible(info["char"]) if view.invisible_label(info["char"]) else
-             info["char"]), ("code point", info["code_point"]), ("name", info["name"]),
-            ("category", info["category"]), ("UTF-8", info["utf8"]),
-            ("from", info["origin"])]
-    render("inspector", view.el("dl", {"class": "inspect", "data-testid": "inspect"},
-                                *(view.el("div", {"data-testid": f"inspect-{k.replace(' ', '-')}"},
-                                          view.el("dt", {}, k), view.el("dd", {}, v))
-                                  for k, v in rows)))
+    info = view.char_info(
+        text[index], None if orig is None else orig[index], trace["stages"][0]["text"]
+    )
+    rows = [
+        (
+            "char",
+            view.visible(info["char"]) if view.invisible_label(info["char"]) else info["char"],
+        ),
+        ("code point", info["code_point"]),
+        ("name", info["name"]),
+        ("category", info["category"]),
+        ("UTF-8", info["utf8"]),
+        ("from", info["origin"]),
+    ]
+    render(
+        "inspector",
+        view.el(
+            "dl",
+            {"class": "inspect", "data-testid": "inspect"},
+            *(
+                view.el(
+                    "div",
+                    {"data-testid": f"inspect-{k.replace(' ', '-')}"},
+                    view.el("dt", {}, k),
+                    view.el("dd", {}, v),
+                )
+                for k, v in rows
+            ),
+        ),
+    )
     tpcore.highlight_char("step-box", index)
     del box
 
@@ -253,7 +287,9 @@ def on_step_key(event):
         event.preventDefault()
         event.stopPropagation()
         step = 1 if event.key == "ArrowRight" else -1
-        show_inspector(max(0, min(len(text) - 1, (inspect_at if inspect_at >= 0 else -step) + step)))
+        show_inspector(
+            max(0, min(len(text) - 1, (inspect_at if inspect_at >= 0 else -step) + step))
+        )
     elif event.key in ("Home", "End"):
         event.preventDefault()
         event.stopPropagation()
@@ -266,6 +302,7 @@ def on_step_focus(event):
 
 
 # ------------------------------------------------------------------------------------ events
+
 
 def go(delta):
     if trace is None:
@@ -349,8 +386,11 @@ async def on_copy_link(_event):
     link = current_link()
     status = document.getElementById("share-status")
     if link is None:
-        status.textContent = ("links hold only the built-in tokenizer" if custom_name else
-                              f"text longer than {view.MAX_LINK_TEXT:,} chars cannot be shared")
+        status.textContent = (
+            "links hold only the built-in tokenizer"
+            if custom_name
+            else f"text longer than {view.MAX_LINK_TEXT:,} chars cannot be shared"
+        )
         return
     ok = await tpcore.copy_text(link)
     status.textContent = "link copied" if ok else link
@@ -501,9 +541,11 @@ async def on_bench_run(event):
     button.disabled = True
     progress = create_proxy(lambda text: setattr(status, "textContent", text))
     try:
-        options = {"corpora": [str(document.getElementById("bench-corpus").value)],
-                   "tokenizers": [str(document.getElementById("bench-tokenizer").value)],
-                   "onProgress": progress}
+        options = {
+            "corpora": [str(document.getElementById("bench-corpus").value)],
+            "tokenizers": [str(document.getElementById("bench-tokenizer").value)],
+            "onProgress": progress,
+        }
         # Tests pass a smaller protocol through data attributes of the panel.
         panel = document.getElementById("bench")
         if panel.dataset.rounds:
