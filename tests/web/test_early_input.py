@@ -19,8 +19,8 @@ import zlib
 
 import pytest
 import tokenizers
-
 from test_dist import wait_offline_copy
+
 from web_env import ARTIFACTS, DIST, Watch, chromium, served
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
