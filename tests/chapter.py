@@ -1,5 +1,5 @@
 """The textbook chapter's BPE code (seed 003, "Глава 1. Токенизация", section 1.3), the one
-copy the tests and scripts/train_bench.py run as the reference.
+copy the tests and scripts/bench/train_bench.py run as the reference.
 
 `train_bpe` is split into its set-up and its loop body (statements verbatim) so the benchmark
 can time the body from any training state; `chapter_train_bpe` runs them as the chapter's loop
@@ -10,6 +10,9 @@ does and also returns the count of each chosen pair (the one addition, marked "a
 from __future__ import annotations
 
 from collections import Counter
+
+# The chapter's worked example corpus.
+CHAPTER_CORPUS = " ".join(["низ"] * 5 + ["низко"] * 3 + ["близко"] * 2 + ["низина"] * 2)
 
 
 def chapter_setup(corpus: str):

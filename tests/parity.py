@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-FIELDS = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask",
-          "word_ids")
+FIELDS = (
+    "ids",
+    "tokens",
+    "offsets",
+    "type_ids",
+    "attention_mask",
+    "special_tokens_mask",
+    "word_ids",
+)
 
 
 def fields(enc, names=FIELDS) -> dict:
-    return {name: [tuple(x) if isinstance(x, (tuple, list)) else x for x in getattr(enc, name)]
-            for name in names}
+    return {
+        name: [tuple(x) if isinstance(x, (tuple, list)) else x for x in getattr(enc, name)]
+        for name in names
+    }
 
 
 def codepoints(s: str) -> str:
@@ -31,8 +40,10 @@ def encoding_diff(ours, ref, names=FIELDS) -> str | None:
     out = []
     for name in names:
         if a[name] != b[name]:
-            out.append(f"  {name}: ours {a[name]!r}\n  {' ' * len(name)}  ref  {b[name]!r}\n"
-                       f"  ({first_diff(a[name], b[name])})")
+            out.append(
+                f"  {name}: ours {a[name]!r}\n  {' ' * len(name)}  ref  {b[name]!r}\n"
+                f"  ({first_diff(a[name], b[name])})"
+            )
     return "\n".join(out) or None
 
 
@@ -52,8 +63,9 @@ def reference_stages(text: str, clean=True, cjk=True, strip=True, lower=True) ->
     from tokenizers import normalizers as n
 
     def bert(**options):
-        flags = dict(clean_text=False, handle_chinese_chars=False, strip_accents=False,
-                     lowercase=False)
+        flags = dict(
+            clean_text=False, handle_chinese_chars=False, strip_accents=False, lowercase=False
+        )
         flags.update(options)
         return n.BertNormalizer(**flags)
 
@@ -62,10 +74,13 @@ def reference_stages(text: str, clean=True, cjk=True, strip=True, lower=True) ->
         "raw": text,
         "clean": bert(clean_text=clean).normalize_str(text),
         "cjk": clean_cjk.normalize_str(text),
-        "nfd": n.Sequence([clean_cjk, n.NFD()]).normalize_str(text) if strip
+        "nfd": n.Sequence([clean_cjk, n.NFD()]).normalize_str(text)
+        if strip
         else clean_cjk.normalize_str(text),
-        "strip_accents": bert(clean_text=clean, handle_chinese_chars=cjk,
-                              strip_accents=strip).normalize_str(text),
-        "lowercase": bert(clean_text=clean, handle_chinese_chars=cjk, strip_accents=strip,
-                          lowercase=lower).normalize_str(text),
+        "strip_accents": bert(
+            clean_text=clean, handle_chinese_chars=cjk, strip_accents=strip
+        ).normalize_str(text),
+        "lowercase": bert(
+            clean_text=clean, handle_chinese_chars=cjk, strip_accents=strip, lowercase=lower
+        ).normalize_str(text),
     }

@@ -3,7 +3,7 @@
 The data is fetched and built by `./build.sh setup` (never committed):
 
     <data>/bert-base-uncased/tokenizer.json, vocab.txt
-    <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/corpora.py)
+    <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/data/corpora.py)
 
 <data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. A missing file fails the test (it is
 never skipped): a parity suite that silently skips proves nothing.
@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+# The repository (this file is tests/paths.py).
+ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 
 
@@ -58,9 +60,29 @@ def reference():
     import tokenizers  # an ImportError fails the test: the reference is required
 
     if tokenizers.__version__ != "0.23.3":
-        pytest.fail(f"the parity reference must be tokenizers==0.23.3, found {tokenizers.__version__}"
-                    " (pip install tokenizers==0.23.3)", pytrace=False)
+        pytest.fail(
+            f"the parity reference must be tokenizers==0.23.3, found {tokenizers.__version__}"
+            " (pip install tokenizers==0.23.3)",
+            pytrace=False,
+        )
     return tokenizers
+
+
+def bpe_dir() -> Path:
+    """The byte-level BPE files (scripts/data/bpe_data.sh): *.tiktoken, gpt2/ and qwen3/."""
+    return data_dir() / "bpe"
+
+
+def tiktoken_module():
+    """The byte-level BPE oracle, tiktoken==0.14.0, reading its files from bpe_dir() (offline)."""
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(bpe_dir() / "tiktoken-cache")
+    import tiktoken
+
+    if tiktoken.__version__ != "0.14.0":
+        pytest.fail(
+            f"the reference must be tiktoken==0.14.0, found {tiktoken.__version__}", pytrace=False
+        )
+    return tiktoken
 
 
 def bert_pair(*, keep_file_settings: bool = False):

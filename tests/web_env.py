@@ -1,18 +1,19 @@
-"""What the browser tests share: the built site (dist/), a local server for it (scripts/serve.py)
+"""What the browser tests share: the built site (dist/), a local server for it (scripts/build/serve.py)
 and Debian's Chromium. A missing dist/ fails the test with instructions; it is never skipped."""
 
 from __future__ import annotations
 
-import importlib.util
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from paths import CHROMIUM, CHROMIUM_ARGS
+import serve
+from paths import CHROMIUM, CHROMIUM_ARGS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-DIST = ROOT / "dist"
+# The built site the page tests run against: dist/, or another build in $TOKENPRISM_DIST.
+DIST = Path(os.environ.get("TOKENPRISM_DIST") or ROOT / "dist")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
@@ -30,20 +31,12 @@ def require_dist(path: Path = DIST / "index.html") -> None:
         pytest.fail(f"{path} is missing: run ./build.sh build", pytrace=False)
 
 
-def load_script(name: str):
-    """scripts/<name>.py as a module (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @contextmanager
 def served(directory: Path = DIST, prefix: str = "/", plain: bool = False):
-    """scripts/serve.py serving `directory` on a free port under `prefix`; yields the site's
+    """scripts/build/serve.py serving `directory` on a free port under `prefix`; yields the site's
     URL. plain=True: MIME types only, as a plain static host (default: serve.py's headers)."""
     require_dist(directory / "index.html")
-    with load_script("serve").background(directory, prefix=prefix, plain=plain) as url:
+    with serve.background(directory, prefix=prefix, plain=plain) as url:
         yield url
 
 
@@ -73,10 +66,15 @@ class Watch:
     def __init__(self, page):
         self.problems: list[str] = []
         self.requests: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        page.on(
+            "console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}")
+        )
         page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
         page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+        page.on(
+            "response",
+            lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"),
+        )
         page.on("request", lambda r: self.requests.append(r.url))
 
         def dialog(d):

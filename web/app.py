@@ -9,13 +9,13 @@ lives in view.py.
 import asyncio
 import json
 
+import tpcore
 from js import document, history, location, window
 from pyodide.ffi import create_proxy, to_js
 
 import bpe_app
-from dom import found, guarded_task, on
-import tpcore
 import view
+from dom import found, guarded_task, on
 
 app = document.getElementById("app")
 text_box = document.getElementById("input")
@@ -31,18 +31,20 @@ has_bert = True
 custom_name = None  # a user-loaded tokenizer's file name (never put in links)
 
 
-
 def show_notice(message):
     notice.hidden = not message
     notice.textContent = message or ""
 
 
 def render(target, node):
-    tpcore.render(target, json.dumps(node.to_json() if isinstance(node, view.Node)
-                                     else [n.to_json() for n in node]))
+    tpcore.render(
+        target,
+        json.dumps(node.to_json() if isinstance(node, view.Node) else [n.to_json() for n in node]),
+    )
 
 
 # ------------------------------------------------------------------------------- state sync
+
 
 def page_base():
     """The page's own address without the fragment, so links work under any sub-path."""
@@ -65,7 +67,11 @@ def write_hash():
 def current_link():
     if custom_name is not None:
         return None
-    fragment = view.encode_state(full_state()) if state["text"] is not None else None
+    # The box's text as it is now, not the last trace's: a link taken right after typing
+    # carries what was typed even while its trace is still on the way.
+    if tpcore.input_length() > view.MAX_LINK_TEXT:
+        return None
+    fragment = view.encode_state({**full_state(), "text": tpcore.input_text()})
     return None if fragment is None else page_base() + "#" + fragment
 
 
@@ -94,6 +100,7 @@ def js_object(entries):
 
 
 # --------------------------------------------------------------------------------- rendering
+
 
 def current_step():
     return view.step_index(trace, state["step"])
@@ -144,11 +151,16 @@ async def render_all():
     render("fast-box", view.render_fast(trace))
     total = view.totals(trace)
     if total.get("truncated"):
-        render("cap-box", view.el(
-            "p", {"class": "cap"},
-            f"Showing the first {total['shown_chars']:,} of {total['chars']:,} characters; "
-            "counts and times cover all of them. ",
-            view.el("button", {"data-testid": "show-all"}, "Show all")))
+        render(
+            "cap-box",
+            view.el(
+                "p",
+                {"class": "cap"},
+                f"Showing the first {total['shown_chars']:,} of {total['chars']:,} characters; "
+                "counts and times cover all of them. ",
+                view.el("button", {"data-testid": "show-all"}, "Show all"),
+            ),
+        )
     else:
         render("cap-box", [])
     document.getElementById("copy-ids").disabled = False
@@ -198,6 +210,7 @@ async def refresh():
 
 # --------------------------------------------------------------------------------- inspector
 
+
 def stage_chars():
     k = current_step()
     if k >= len(trace["stages"]):
@@ -212,21 +225,46 @@ def show_inspector(index):
     text, orig = stage_chars() if trace else (None, None)
     if text is None or not (0 <= index < len(text)):
         inspect_at = -1
-        render("inspector", view.el("p", {"class": "muted"},
-                                    "Point at a character (or focus the text and use ← →) "
-                                    "to inspect it."))
+        render(
+            "inspector",
+            view.el(
+                "p",
+                {"class": "muted"},
+                "Point at a character (or focus the text and use ← →) to inspect it.",
+            ),
+        )
         return
     inspect_at = index
-    info = view.char_info(text[index], None if orig is None else orig[index],
-                          trace["stages"][0]["text"])
-    rows = [("char", view.visible(info["char"]) if view.invisible_label(info["char"]) else
-             info["char"]), ("code point", info["code_point"]), ("name", info["name"]),
-            ("category", info["category"]), ("UTF-8", info["utf8"]),
-            ("from", info["origin"])]
-    render("inspector", view.el("dl", {"class": "inspect", "data-testid": "inspect"},
-                                *(view.el("div", {"data-testid": f"inspect-{k.replace(' ', '-')}"},
-                                          view.el("dt", {}, k), view.el("dd", {}, v))
-                                  for k, v in rows)))
+    info = view.char_info(
+        text[index], None if orig is None else orig[index], trace["stages"][0]["text"]
+    )
+    rows = [
+        (
+            "char",
+            view.visible(info["char"]) if view.invisible_label(info["char"]) else info["char"],
+        ),
+        ("code point", info["code_point"]),
+        ("name", info["name"]),
+        ("category", info["category"]),
+        ("UTF-8", info["utf8"]),
+        ("from", info["origin"]),
+    ]
+    render(
+        "inspector",
+        view.el(
+            "dl",
+            {"class": "inspect", "data-testid": "inspect"},
+            *(
+                view.el(
+                    "div",
+                    {"data-testid": f"inspect-{k.replace(' ', '-')}"},
+                    view.el("dt", {}, k),
+                    view.el("dd", {}, v),
+                )
+                for k, v in rows
+            ),
+        ),
+    )
     tpcore.highlight_char("step-box", index)
     del box
 
@@ -249,7 +287,9 @@ def on_step_key(event):
         event.preventDefault()
         event.stopPropagation()
         step = 1 if event.key == "ArrowRight" else -1
-        show_inspector(max(0, min(len(text) - 1, (inspect_at if inspect_at >= 0 else -step) + step)))
+        show_inspector(
+            max(0, min(len(text) - 1, (inspect_at if inspect_at >= 0 else -step) + step))
+        )
     elif event.key in ("Home", "End"):
         event.preventDefault()
         event.stopPropagation()
@@ -262,6 +302,7 @@ def on_step_focus(event):
 
 
 # ------------------------------------------------------------------------------------ events
+
 
 def go(delta):
     if trace is None:
@@ -345,8 +386,11 @@ async def on_copy_link(_event):
     link = current_link()
     status = document.getElementById("share-status")
     if link is None:
-        status.textContent = ("links hold only the built-in tokenizer" if custom_name else
-                              f"text longer than {view.MAX_LINK_TEXT:,} chars cannot be shared")
+        status.textContent = (
+            "links hold only the built-in tokenizer"
+            if custom_name
+            else f"text longer than {view.MAX_LINK_TEXT:,} chars cannot be shared"
+        )
         return
     ok = await tpcore.copy_text(link)
     status.textContent = "link copied" if ok else link
@@ -417,17 +461,28 @@ async def on_hash(event):
     await restore("#" + url.split("#", 1)[1] if "#" in url else "")
 
 
-async def restore(fragment):
+async def restore(fragment, starting=False):
     global state, cap, seq
     new_state, message = view.decode_state(fragment)
-    show_notice(message)
+    if message or not starting:  # at the start, boot.js may have said why a paste was refused
+        show_notice(message)
     if view.encode_state(new_state) == view.encode_state(full_state()) and trace is not None:
         return
     seq += 1  # whatever is still rendering belongs to the previous state
+    # Text typed (pasted, dropped) while the page started is the visitor's: it wins over the
+    # default example and the link's text, and the page stays on the tab it was typed in.
+    keep_input = starting and tpcore.input_edited()
+    if keep_input:
+        new_state.pop("tab", None)
+        too_long = tpcore.input_length() > view.MAX_LINK_TEXT
+        new_state["text"] = None if too_long else tpcore.input_text()
     state = new_state
     asyncio.ensure_future(guarded_task(bpe_app.restore(new_state)))
     cap = view.RENDER_CAP
-    tpcore.set_input(state["text"])
+    # At the start the box already holds the default example: writing it again would move a
+    # caret the visitor may have just placed.
+    if not keep_input and not (starting and tpcore.input_text() == state["text"]):
+        tpcore.set_input(state["text"])
     if custom_name is not None:
         await use_tokenizer_reply(await tpcore.load_builtin(), None)
         return
@@ -467,7 +522,7 @@ for control_id in ("tokenizer", "options", "fast-options", "copy-link"):
     document.getElementById(control_id).disabled = False
 has_bert = json.loads(tpcore.builtin_info()).get("bert_normalizer") is not None
 bpe_app.start(write_hash, current_link)
-await restore(str(location.hash))  # noqa: F704 (top-level await: runPythonAsync)
+await restore(str(location.hash), starting=True)  # noqa: F704 (top-level await: runPythonAsync)
 document.getElementById("loading").hidden = True
 app.dataset.state = "ready"
 
@@ -486,9 +541,11 @@ async def on_bench_run(event):
     button.disabled = True
     progress = create_proxy(lambda text: setattr(status, "textContent", text))
     try:
-        options = {"corpora": [str(document.getElementById("bench-corpus").value)],
-                   "tokenizers": [str(document.getElementById("bench-tokenizer").value)],
-                   "onProgress": progress}
+        options = {
+            "corpora": [str(document.getElementById("bench-corpus").value)],
+            "tokenizers": [str(document.getElementById("bench-tokenizer").value)],
+            "onProgress": progress,
+        }
         # Tests pass a smaller protocol through data attributes of the panel.
         panel = document.getElementById("bench")
         if panel.dataset.rounds:

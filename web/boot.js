@@ -240,6 +240,15 @@ const PREVIEW = 5_000; // code points
 const box = document.getElementById("input");
 const bigBar = document.getElementById("big-input");
 let bigText = null;
+// The box is editable from the first paint, seconds before Python's UI runs: whatever the
+// visitor types, pastes or drops meanwhile is theirs and wins over the default example and a
+// link's text (app.py asks, and then leaves the box alone). The box may have been typed into
+// before this module ran, hence the comparison.
+let edited = box.value !== box.defaultValue;
+box.addEventListener("input", () => {
+  edited = true;
+  earlyTrace()?.catch(earlyFailed);
+});
 
 function inputText() {
   return bigText ?? box.value;
@@ -444,6 +453,44 @@ const BUILTIN = { kind: "json", url: here("data/bert-base-uncased/tokenizer.json
 let firstShown; // resolves once the core's first answer is on screen (or cannot be)
 const firstShownGate = new Promise((done) => { firstShown = done; });
 
+// Until Python's UI takes over, the core alone answers for the box, under the progress: for
+// the text the page opened with, then for the visitor's latest text whenever they change it.
+// One request at a time, so fast typing sends one per answer, not one per key.
+let pythonTookOver = false;
+let earlyRun = null; // the request in flight
+let earlyStale = false; // the text changed while it was in flight
+
+function earlyTrace() {
+  if (pythonTookOver) return null;
+  if (earlyRun) {
+    earlyStale = true; // asked again when this one is back
+    return null;
+  }
+  const run = request("trace", { text: inputText(), cap: 200 }).then(({ trace }) => {
+    if (pythonTookOver) return;
+    const answer = JSON.parse(trace);
+    document.getElementById("early").textContent =
+      `While Python starts, the core already has the answer: ${answer.total.tokens} tokens, ` +
+      `ids ${JSON.stringify(answer.ids.slice(0, 40))}${answer.total.tokens > 40 ? "…" : ""}`;
+    times.firstResult ??= performance.now();
+  });
+  earlyRun = run;
+  const next = () => {
+    earlyRun = null;
+    if (earlyStale) {
+      earlyStale = false;
+      earlyTrace()?.catch(earlyFailed);
+    }
+  };
+  run.then(next, next);
+  return run;
+}
+
+// A crash of the core on typed text is already on the page (showCrash); anything else is a bug.
+function earlyFailed(err) {
+  if (!err?.crashed) showError(err?.stack ?? err);
+}
+
 async function loadCore() {
   // Sent together: the worker runs them in order, fetching the file itself, so the first
   // answer needs the main thread only to be drawn (Pyodide's start-up holds it for seconds).
@@ -451,18 +498,13 @@ async function loadCore() {
   const init = request("init", { pkg: simd ? "pkg" : "pkg-nosimd" });
   const load = request("load", BUILTIN, (got, total) => { label.textContent = megabytes(got, total); });
   // The core answers before Python is ready: a first result while the UI still loads (for
-  // the text in the box; a link's text is Python's to decode).
-  const firstTrace = location.hash ? null : request("trace", { text: inputText(), cap: 200 });
+  // the text in the box; a link's text is Python's to decode, unless typed over already).
+  const firstTrace = location.hash && !edited ? null : earlyTrace();
   try {
     await init;
     const info = await load;
-    if (firstTrace) {
-      const first = JSON.parse((await firstTrace).trace);
-      document.getElementById("early").textContent =
-        `While Python starts, the core already has the answer: ${first.total.tokens} tokens, ` +
-        `ids ${JSON.stringify(first.ids.slice(0, 40))}${first.total.tokens > 40 ? "…" : ""}`;
-      times.firstResult = performance.now();
-    }
+    // The first answer, or one the visitor's typing asked for while the core was loading.
+    await (firstTrace ?? earlyRun);
     return info;
   } finally {
     firstShown();
@@ -534,9 +576,16 @@ async function main() {
       },
       input_length: () => inputText().length,
       input_text: inputText,
+      // Whether the visitor changed the text before Python's UI took over (see `edited`).
+      input_edited: () => edited,
       set_input: (text) => {
+        // Keys that were waiting while Python started land after this: a visitor who had
+        // selected the whole text, to type over it, still has all of it selected.
+        const whole = document.activeElement === box && box.value.length > 0 &&
+          box.selectionStart === 0 && box.selectionEnd === box.value.length;
         setBigText(null);
         box.value = text;
+        if (whole) box.select();
       },
       builtin_info: () => JSON.stringify(info),
       load_builtin: async () => JSON.stringify(await request("load", BUILTIN)),
@@ -563,6 +612,8 @@ async function main() {
     pyodide.FS.writeFile(`${dir}/app.py`, code.app);
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(dir)})`);
     times.appStart = performance.now();
+    // From here app.py answers for the box (its handlers are added before anything awaits).
+    pythonTookOver = true;
     await pyodide.runPythonAsync(RUN_APP.replaceAll("DIR", dir), { filename: "boot.js" });
 
     times.ready = performance.now();

@@ -7,10 +7,10 @@ code point gets one small class number, and the matchers test bits of a per-clas
 
 Unicode version: both references match on Unicode 16.0.0. tiktoken 0.14.0 uses fancy-regex
 0.19 over regex-syntax 0.8.11 (tables from UCD 16.0.0); tokenizers 0.23.3 uses Oniguruma, which
-also answers \\p{L}, \\p{N}, \\p{M} etc. exactly as 16.0.0 (tests/test_bpe_parity.py probes both
+also answers \\p{L}, \\p{N}, \\p{M} etc. exactly as 16.0.0 (tests/parity/test_bpe_parity.py probes both
 references on every code point). Debian 12 only ships UCD 15.0 in /usr/share/unicode, so the
 General_Category comes from PyPI `unicodedata2==16.0.0` (a build of CPython's unicodedata on
-UCD 16.0.0), which scripts/bpe_data.sh installs into the cache:
+UCD 16.0.0), which scripts/data/bpe_data.sh installs into the cache:
 
     python3 crate/tools/gen_bpe_classes.py            # rewrite the table
     python3 crate/tools/gen_bpe_classes.py --check    # exit 1 if the checked-in file is stale
@@ -80,7 +80,7 @@ def load_unicodedata(path):
             sys.modules.pop("unicodedata2", None)
     if ud.unidata_version != UNICODE_VERSION:
         sys.exit(f"unicodedata2 at {ud.__file__} is Unicode {ud.unidata_version}, need "
-                 f"{UNICODE_VERSION} (run scripts/bpe_data.sh)")
+                 f"{UNICODE_VERSION} (run scripts/data/bpe_data.sh)")
     return ud
 
 

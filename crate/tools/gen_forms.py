@@ -11,7 +11,7 @@ derived file, so a misread file fails here instead of producing subtly wrong tab
     python3 crate/tools/gen_forms.py --check    # exit 1 if the checked-in file is stale
 
 Output is a pure function of the input files (no timestamps, sorted iteration), so running it
-twice gives identical bytes; tests/test_normalization_forms.py checks the file is current.
+twice gives identical bytes; tests/parity/test_normalization_forms.py checks the file is current.
 
 Layout (see the doc comments written into the output for the runtime side):
   PAGE_INDEX[cp >> 8] -> block number; BLOCKS[block * 256 + (cp & 0xFF)] -> INFO index;

@@ -6,7 +6,7 @@ The reference decides "is this a word char?" with the Rust regex crate's `\\w`, 
 Alphabetic | M (Mn, Mc, Me) | Nd | Pc | Join_Control, on Unicode 16.0 (regex-syntax 0.8) —
 not the Unicode of whatever Rust std we build with (1.95's is 17.0, which knows letters the
 reference doesn't). Alphabetic is L* | Nl | Other_Alphabetic. General_Category comes from
-PyPI `unicodedata2==16.0.0` (scripts/bpe_data.sh installs it into the cache, apart from the
+PyPI `unicodedata2==16.0.0` (scripts/data/bpe_data.sh installs it into the cache, apart from the
 15.0.0 copy the normalization tests use); Other_Alphabetic from Debian's PropList.txt (15.0:
 16.0 added Other_Alphabetic only to new marks and letters, which General_Category covers):
 

@@ -49,7 +49,9 @@ class Encoding:
     def token_to_word(self, token_index: int) -> int | None: ...
     def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None: ...
     def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None: ...
-    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None: ...
+    def word_to_tokens(
+        self, word_index: int, sequence_index: int = 0
+    ) -> tuple[int, int] | None: ...
     def word_to_chars(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None: ...
     def __len__(self) -> int: ...
 
@@ -64,7 +66,9 @@ class Tokenizer:
     def from_str(json: str) -> Tokenizer: ...
     @staticmethod
     def from_vocab(path: str | PathLike[str]) -> Tokenizer: ...
-    def encode(self, sequence: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoding: ...
+    def encode(
+        self, sequence: str, pair: str | None = None, add_special_tokens: bool = True
+    ) -> Encoding: ...
     def encode_ids(self, sequence: str, add_special_tokens: bool = True) -> list[int]:
         """Just the ids (the fastest path); equal to encode(...).ids."""
     def encode_batch(
@@ -74,7 +78,9 @@ class Tokenizer:
         num_threads: int | None = None,
     ) -> list[Encoding]: ...
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str: ...
-    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]: ...
+    def decode_batch(
+        self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
+    ) -> list[str]: ...
     def no_truncation(self) -> None: ...
     def no_padding(self) -> None: ...
     def enable_truncation(
@@ -178,7 +184,9 @@ class BpeTokenizer:
         allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
         disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
     ) -> list[list[int]]: ...
-    def encode_ordinary_batch(self, texts: list[str], *, num_threads: int | None = None) -> list[list[int]]: ...
+    def encode_ordinary_batch(
+        self, texts: list[str], *, num_threads: int | None = None
+    ) -> list[list[int]]: ...
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str: ...
     def decode_bytes(self, tokens: Sequence[int]) -> bytes: ...
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]: ...
@@ -191,18 +199,40 @@ class BpeTokenizer:
     def trace_piece(self, piece: str | bytes) -> dict[str, Any]:
         """How one pre-token becomes ids: bytes, initial (one id per byte), steps [{index,
         left, right, rank, merged, parts}], whole_token, ids."""
-    def trace(self, text: str, *, allowed_special: Literal["all"] | AbstractSet[str] | None = None,
-              disallowed_special: Literal["all"] | AbstractSet[str] | None = None) -> dict[str, Any]:
+    def trace(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+        disallowed_special: Literal["all"] | AbstractSet[str] | None = None,
+    ) -> dict[str, Any]:
         """encode laid open: segments (special cuts; normalized text; pre-tokens with start,
         end, text, ids, whole), tokens (id, bytes, text, partial, special), times (us)."""
     @overload
-    def apply_chat_template(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
-                            template: str | None = None, tokenize: Literal[True] = True) -> list[int]: ...
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        add_generation_prompt: bool = True,
+        template: str | None = None,
+        tokenize: Literal[True] = True,
+    ) -> list[int]: ...
     @overload
-    def apply_chat_template(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
-                            template: str | None = None, tokenize: Literal[False]) -> str: ...
-    def chat_parts(self, messages: Sequence[Mapping[str, str]], *, add_generation_prompt: bool = True,
-                   template: str | None = None) -> list[dict[str, Any]]:
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        add_generation_prompt: bool = True,
+        template: str | None = None,
+        tokenize: Literal[False],
+    ) -> str: ...
+    def chat_parts(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        add_generation_prompt: bool = True,
+        template: str | None = None,
+    ) -> list[dict[str, Any]]:
         """The chat piece by piece: [{kind: "marker" | "text", text, ids, message}]."""
 
 class TrainedBpe:

@@ -116,7 +116,7 @@ mod tests {
 #[cfg(test)]
 mod size_stats {
     /// Prints the pair-table sizes of the real encodings (`cargo test pair_counts -- --ignored
-    /// --nocapture`, with the files of scripts/bpe_data.sh).
+    /// --nocapture`, with the files of scripts/data/bpe_data.sh).
     #[test]
     #[ignore]
     fn pair_counts() {

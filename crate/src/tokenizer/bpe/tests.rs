@@ -1,6 +1,6 @@
 //! Tests of the whole tokenizer on a small hand-made vocabulary, plus (when the files from
-//! `scripts/bpe_data.sh` are present) a few known ids of the real encodings. Exhaustive
-//! parity with the references is in tests/test_bpe_parity.py.
+//! `scripts/data/bpe_data.sh` are present) a few known ids of the real encodings. Exhaustive
+//! parity with the references is in tests/parity/test_bpe_parity.py.
 
 use super::*;
 
@@ -150,7 +150,7 @@ fn data_dir() -> std::path::PathBuf {
 fn real_encodings_when_present() {
     let dir = data_dir();
     let Ok(o200k) = std::fs::read(dir.join("o200k_base.tiktoken")) else {
-        eprintln!("skipping: {} has no o200k_base.tiktoken (run scripts/bpe_data.sh)", dir.display());
+        eprintln!("skipping: {} has no o200k_base.tiktoken (run scripts/data/bpe_data.sh)", dir.display());
         return;
     };
     let t = BpeTokenizer::from_tiktoken_named("o200k_base", &o200k).unwrap();
@@ -169,13 +169,13 @@ fn real_encodings_when_present() {
     assert_eq!(h.encode_ordinary("hello world, it's me"), [31373, 995, 11, 340, 338, 502]);
 }
 
-/// tests/test_bpe_parity.py's long runs (there compared with the references) on the real
-/// encodings: linear work for every one (when the files of `scripts/bpe_data.sh` are present).
+/// tests/parity/test_bpe_parity.py's long runs (there compared with the references) on the real
+/// encodings: linear work for every one (when the files of `scripts/data/bpe_data.sh` are present).
 #[test]
 fn real_encodings_long_runs_cost_linear_work() {
     let dir = data_dir();
     if !dir.join("o200k_base.tiktoken").exists() {
-        eprintln!("skipping: {} has no o200k_base.tiktoken (run scripts/bpe_data.sh)", dir.display());
+        eprintln!("skipping: {} has no o200k_base.tiktoken (run scripts/data/bpe_data.sh)", dir.display());
         return;
     }
     let mut all = Vec::new();
@@ -196,7 +196,7 @@ fn real_encodings_long_runs_cost_linear_work() {
     }
 }
 
-/// Hostile ids (tests/test_hostile.py found these): refused clearly, never truncated to
+/// Hostile ids (tests/core/test_hostile.py found these): refused clearly, never truncated to
 /// another id, allocated for, or overflowed.
 #[test]
 fn huge_ids_are_refused() {

@@ -1,0 +1,137 @@
+"""One byte-level BPE implementation under benchmark, driven by scripts/bench/bpe_bench.py.
+
+Same line protocol as scripts/bench/bench_worker.py (hello / load / run / output / tokens / quit),
+standard library only, started in the Python that has the implementation installed:
+
+    python bpe_bench_worker.py IMPL ENCODING OPTIONS_JSON
+
+IMPL: tokenprism | tiktoken | gigatoken | fastokens | tokenizers | tokenizers1. ENCODING is the
+tiktoken name (o200k_base, cl100k_base); OPTIONS_JSON gives "rank_file" (the .tiktoken file),
+"pattern" (the encoding's regex, for fastokens), "tokenizer_json" (for tokenizers) and
+"tiktoken_cache" (for tiktoken). Every call encodes one string with special tokens off and
+returns its ids as a Python list (the timed work includes building the list).
+
+Hash: FNV-1a 64 with one step per id (h = (h ^ id) * prime) over each document, then over the
+document count and the per-document hashes; doc_digests are the per-document hashes.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+
+from bench_common import load_docs, serve, timed_passes
+
+FNV_OFFSET = 0xCBF29CE484222325
+FNV_PRIME = 0x100000001B3
+MASK = 0xFFFFFFFFFFFFFFFF
+
+
+def fnv_ids(ids) -> int:
+    h = FNV_OFFSET
+    for i in ids:
+        h = ((h ^ i) * FNV_PRIME) & MASK
+    return h
+
+
+def load_impl(impl: str, encoding: str, opts: dict):
+    """(version, encode(str) -> list[int], id_to_token or None)."""
+    import importlib.metadata as md
+
+    if impl == "tokenprism":
+        import tokenprism
+
+        tok = tokenprism.BpeTokenizer.from_tiktoken_file(opts["rank_file"], encoding)
+        return tokenprism.__version__, tok.encode_ordinary, None
+    if impl == "tiktoken":
+        import os
+
+        os.environ["TIKTOKEN_CACHE_DIR"] = opts["tiktoken_cache"]
+        import tiktoken
+
+        enc = tiktoken.get_encoding(encoding)
+
+        def token(i):
+            return enc.decode_single_token_bytes(i).decode("utf-8", "replace")
+
+        return tiktoken.__version__, enc.encode_ordinary, token
+    if impl == "gigatoken":
+        import gigatoken
+
+        # gigatoken picks the pre-tokenizer and specials from the file name (o200k_base.tiktoken).
+        tok = gigatoken.Tokenizer.from_tiktoken(opts["rank_file"]).as_tiktoken()
+        return md.version("gigatoken"), tok.encode_ordinary, None
+    if impl == "fastokens":
+        from fastokens import Tokenizer
+
+        tok = Tokenizer.from_tiktoken(opts["rank_file"], pattern=opts["pattern"], special_tokens={})
+        enc = tok.encode_ordinary
+
+        def encode(d):
+            return enc(d).ids
+
+        return md.version("fastokens"), encode, None
+    if impl in ("tokenizers", "tokenizers1"):
+        import tokenizers
+
+        tok = tokenizers.Tokenizer.from_file(opts["tokenizer_json"])
+        enc = tok.encode
+
+        def encode(d):
+            return enc(d, add_special_tokens=False).ids
+
+        return tokenizers.__version__, encode, None
+    raise SystemExit(f"unknown implementation {impl!r}")
+
+
+def main() -> None:
+    impl, encoding = sys.argv[1], sys.argv[2]
+    opts = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+    version, encode, token = load_impl(impl, encoding, opts)
+    docs: dict[str, list[str]] = {}
+    sizes: dict[str, int] = {}
+
+    def handle(req: dict) -> dict:
+        cmd = req["cmd"]
+        if cmd == "hello":
+            return {
+                "ok": True,
+                "impl": impl,
+                "version": version,
+                "ops": ["encode"],
+                "python": platform.python_version(),
+            }
+        if cmd == "load":
+            docs[req["key"]], sizes[req["key"]] = load_docs(req["path"])
+            return {"ok": True, "docs": len(docs[req["key"]]), "bytes": sizes[req["key"]]}
+        if cmd == "run":
+            if req["op"] != "encode":
+                raise ValueError(f"no op {req['op']!r}")
+            t = timed_passes(encode, docs[req["key"]], float(req.get("min_seconds", 0.0)))
+            res = t.pop("results")
+            reply = {
+                "ok": True,
+                **t,
+                "bytes": sizes[req["key"]],
+                "tokens": sum(len(r) for r in res),
+            }
+            if req.get("hash"):
+                per_doc = [fnv_ids(r) for r in res]
+                h = fnv_ids([len(per_doc)] + per_doc)
+                reply["fnv1a64"] = f"{h:016x}"
+                reply["doc_digests"] = [f"{x:016x}" for x in per_doc]
+            return reply
+        if cmd == "output":
+            return {"ok": True, "value": list(encode(docs[req["key"]][req["index"]]))}
+        if cmd == "tokens":
+            if token is None:
+                raise ValueError("no token texts")
+            return {"ok": True, "value": [token(i) for i in req["ids"]]}
+        return {"ok": False, "error": f"unknown command {cmd!r}"}
+
+    serve(handle)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,375 @@
+"""web/view.py under CPython, fed by the native module's real traces: the page's view logic
+(diffs, badges, the stepper, tokens over the text, share links) without a browser. Expected
+texts come from `tokenizers` 0.23.3 run here, never from our own output."""
+
+from __future__ import annotations
+
+import base64
+import json
+import unicodedata
+import zlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import view
+from parity import reference_stages
+from web_env import DIST
+
+BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
+EXAMPLE = "Héllo, Wörld! 東京"
+INPUTS = [
+    EXAMPLE,
+    "Crème brûlée,\tnaïve\nfaçade",
+    "zero\u200bwidth soft\u00adhyphen \x07bell",
+    "İstanbul ΟΔΥΣΣΕΥΣ Ἀθῆναι",
+    "I ❤️ tokenizers 👩🏽‍💻",
+    "def f(x):\n\treturn x ** 2  # square",
+    view.RUSSIAN,
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def bert():
+    import tokenprism
+
+    assert BERT_JSON.exists(), "dist/ is missing: run ./build.sh build"
+    return tokenprism.Tokenizer.from_file(str(BERT_JSON))
+
+
+def tags(node):
+    for n in node.walk():
+        yield n.tag
+
+
+# ------------------------------------------------------------------------------------ diffs
+
+
+def test_diff_spans_marks_what_changed():
+    assert view.diff_spans("abc", "abc") == [("abc", False)]
+    assert view.diff_spans("Héllo", "Hello") == [("H", False), ("e", True), ("llo", False)]
+    assert view.diff_spans("東京", " 東  京 ") == [
+        (" ", True),
+        ("東", False),
+        ("  ", True),
+        ("京", False),
+        (" ", True),
+    ]
+    assert view.diff_spans("abc", "") == []
+
+
+def rebuild(spans):
+    """(before, after) as the spans describe them."""
+    before = "".join(s.text if s.kind == "equal" else s.old for s in spans)
+    after = "".join(s.text for s in spans)
+    return before, after
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_diff_without_alignment_rebuilds_both_texts(before, after):
+    spans = view.diff_stages(before, after)
+    assert rebuild(spans) == (before, after)
+    assert all(s.text or s.old for s in spans)
+    pos = 0
+    for s in spans:
+        assert s.start == pos
+        pos += len(s.text)
+
+
+@pytest.mark.parametrize("text", INPUTS)
+def test_diff_by_alignment_on_real_traces(bert, text):
+    trace = bert.trace(text)
+    expected = reference_stages(text)
+    stages = trace["stages"]
+    assert [s["name"] for s in stages] == list(expected)
+    for prev, cur in zip(stages, stages[1:]):
+        assert cur["text"] == expected[cur["name"]], cur["name"]
+        orig = view.stage_orig(cur)
+        assert len(orig) == len(cur["text"])
+        spans = view.diff_stages(prev["text"], cur["text"], view.stage_orig(prev), orig)
+        assert rebuild(spans) == (prev["text"], cur["text"]), cur["name"]
+        if prev["text"] == cur["text"]:
+            assert all(s.kind == "equal" for s in spans)
+
+
+def test_diff_kinds_on_real_stages(bert):
+    stages = {s["name"]: s for s in bert.trace("Héllo\u200b 東京")["stages"]}
+
+    def kinds(a, b):
+        spans = view.diff_stages(
+            stages[a]["text"],
+            stages[b]["text"],
+            view.stage_orig(stages[a]),
+            view.stage_orig(stages[b]),
+        )
+        return [(s.kind, s.text, s.old) for s in spans if s.kind != "equal"]
+
+    assert kinds("raw", "clean") == [("delete", "", "\u200b")]
+    # Spaces around both ideographs (the two between them are one marked run).
+    assert kinds("clean", "cjk") == [("insert", " ", ""), ("insert", "  ", ""), ("insert", " ", "")]
+    assert kinds("cjk", "nfd") == [("replace", "e\u0301", "é")]
+    assert kinds("nfd", "strip_accents") == [("delete", "", "\u0301")]
+    assert kinds("strip_accents", "lowercase") == [("replace", "h", "H")]
+
+
+# ----------------------------------------------------------------------------------- badges
+
+
+def test_invisible_chars_become_labelled_badges_that_keep_the_text():
+    text = "a b\tc\nd\u200be\u00adf\x07g\u200dh\ufeffi\u00a0j"
+    nodes = view.text_nodes(text, 0, "equal")
+    assert "".join(n.text() for n in nodes) == text
+    labels = {n.text(): n.attrs["data-label"] for n in nodes if "data-label" in n.attrs}
+    assert labels == {
+        " ": "·",
+        "\t": "TAB",
+        "\n": "LF",
+        "\u200b": "ZWSP",
+        "\u00ad": "SHY",
+        "\x07": "U+0007",
+        "\u200d": "ZWJ",
+        "\ufeff": "BOM",
+        "\u00a0": "NBSP",
+    }
+    for n in nodes:
+        if "data-label" in n.attrs:
+            assert n.attrs["title"].startswith(f"U+{ord(n.text()):04X} ")
+    # Every badge and run knows where it sits in the stage text (for the inspector).
+    starts = [int(n.attrs["data-s"]) for n in nodes]
+    assert starts == sorted(starts) and starts[0] == 0
+    for n in nodes:
+        k = int(n.attrs["data-s"])
+        assert text[k : k + len(n.text())] == n.text()
+
+
+def test_visible_letters_get_no_badge():
+    for c in "aé東ж😀\u0301!":
+        assert view.invisible_label(c) is None, repr(c)
+
+
+def test_char_info_against_unicodedata():
+    info = view.char_info("é", 1, "Héllo")
+    assert info["code_point"] == "U+00E9"
+    assert info["name"] == unicodedata.name("é") == "LATIN SMALL LETTER E WITH ACUTE"
+    assert info["category"].startswith("Ll ")
+    assert info["utf8"] == " ".join(f"{b:02X}" for b in "é".encode()) == "C3 A9"
+    assert info["origin"] == "input char 1: é (U+00E9)"
+    assert view.char_info("😀", None)["utf8"] == "F0 9F 98 80"
+    assert view.char_info("\x07", 0, "\x07")["name"] == "<control>"
+
+
+# ---------------------------------------------------------------------------------- stepper
+
+
+@pytest.mark.parametrize("text", INPUTS)
+def test_every_step_shows_the_reference_text(bert, bert_reference, text):
+    trace = bert.trace(text)
+    expected = reference_stages(text)
+    all_steps = view.steps(trace)
+    assert [s["name"] for s in all_steps] == [*expected, "pre_tokens", "wordpiece", "ids"]
+    encoding = bert_reference.encode(text)
+    normalized = expected["lowercase"]
+    words = [w for w, _ in bert_reference.pre_tokenizer.pre_tokenize_str(normalized)]
+    for k, s in enumerate(all_steps):
+        node = view.render_step(trace, k, text)
+        assert node.attrs["data-step"] == s["name"]
+        if s["name"] in expected:
+            assert node.find("step-text").text() == expected[s["name"]], s["name"]
+        elif s["name"] == "pre_tokens":
+            assert [c.text() for c in node.find_all("pre-token")] == words
+        elif s["name"] == "wordpiece":
+            assert [c.text() for c in node.find_all("wp-token")] == encoding.tokens
+        else:
+            assert json.loads(node.find("step-ids").text()) == encoding.ids
+        assert set(tags(node)) <= {"section", "div", "span", "h3", "p", "ol", "li", "code"}
+
+
+def test_timeline_has_a_bar_per_step(bert):
+    trace = bert.trace(EXAMPLE)
+    svg = view.render_timeline(trace, 2)
+    rows = [n for n in svg.walk() if n.attrs.get("data-step") is not None]
+    assert [int(r.attrs["data-step"]) for r in rows] == list(range(len(view.steps(trace))))
+    assert "current" in rows[2].attrs["class"]
+    assert svg.tag == "svg"
+
+
+def test_step_index_falls_back_to_the_last_stage(bert):
+    trace = bert.trace(EXAMPLE)
+    assert view.step_index(trace, "nfd") == 3
+    assert view.step_index(trace, "ids") == len(view.steps(trace)) - 1
+    assert view.step_index(trace, "nonsense") == len(trace["stages"]) - 1
+
+
+# ----------------------------------------------------------------------------------- tokens
+
+
+@pytest.mark.parametrize("text", INPUTS)
+def test_tokens_over_the_original_text(bert, bert_reference, text):
+    trace = bert.trace(text)
+    encoding = bert_reference.encode(text)
+    node = view.render_tokens_over_text(trace, "text")
+    assert node.text() == text
+    spans = node.find_all("token-span")
+    expected = [
+        (t, text[a:b])
+        for t, (a, b), sp in zip(encoding.tokens, encoding.offsets, encoding.special_tokens_mask)
+        if not (sp and a == b)
+    ]
+    assert [(s.attrs["title"].split(" → ")[0], s.text()) for s in spans] == expected
+    unk = [s for s in spans if "unk" in s.attrs["class"].split()]
+    assert len(unk) == encoding.tokens.count("[UNK]")
+    ids = view.render_tokens_over_text(trace, "ids")
+    assert [int(c.text()) for c in ids.find_all("token-id")] == encoding.ids
+
+
+def test_counts_cover_the_input(bert, bert_reference):
+    text = "naïve 東京 👩🏽‍💻"
+    node = view.render_counts(bert.trace(text))
+    n_tokens = len(bert_reference.encode(text).ids)
+    assert node.find("count-chars").text() == f"chars{len(text)}"
+    assert node.find("count-bytes").text() == f"bytes{len(text.encode())}"
+    assert node.find("count-tokens").text() == f"tokens{n_tokens}"
+    assert node.find("count-chars-per-token").text() == f"chars/token{len(text) / n_tokens:.2f}"
+
+
+def test_fast_path_view_matches_the_stats(bert):
+    text = "plain ascii text, long enough for several blocks of sixteen bytes. Ünïcode too"
+    trace = bert.trace(text)
+    node = view.render_fast(trace)
+    blocks = trace["fast"]["stats"]["blocks"]
+    cells = node.find_all("block")
+    assert len(cells) == len(blocks) > 0
+    names = {0: "skipped", 1: "folded", 2: "decoded"}
+    assert [c.attrs["class"].split()[1] for c in cells] == [names[k] for _, k in blocks]
+    assert len(node.find_all("pages")[0].children) == len(trace["fast"]["stats"]["pages"])
+
+
+# ------------------------------------------------------------------------------ share links
+
+states = st.fixed_dictionaries(
+    {
+        "text": st.text(st.characters(blacklist_categories=("Cs",)), max_size=200),
+        "tokenizer": st.just("bert-base-uncased"),
+        "options": st.fixed_dictionaries({k: st.booleans() for k in view.OPTION_KEYS}),
+        "fast": st.fixed_dictionaries({k: st.booleans() for k in view.FAST_KEYS}),
+        "step": st.sampled_from(view.STEP_NAMES),
+        "view": st.sampled_from(["text", "ids"]),
+    }
+)
+
+
+@given(states)
+def test_state_round_trips_through_a_link(state):
+    fragment = view.encode_state(state)
+    assert fragment is not None and fragment.startswith("s=")
+    assert set(fragment[2:]) <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    )
+    assert view.decode_state("#" + fragment) == (state, None)
+
+
+def pack(obj) -> str:
+    raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    return "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
+
+
+def good(**changes):
+    compact = {
+        "t": "hi",
+        "k": "bert-base-uncased",
+        "o": "1111",
+        "f": "1111",
+        "s": "nfd",
+        "v": "ids",
+    }
+    compact.update(changes)
+    return compact
+
+
+HOSTILE = {
+    "not base64": "s=<img src=x onerror=alert(1)>",
+    "javascript url": "javascript:alert(1)",
+    "javascript in state": "s=javascript:alert(1)",
+    "no zlib": "s=" + base64.urlsafe_b64encode(b"plain bytes").decode(),
+    "truncated zlib": pack(good())[:-6],
+    "broken utf-8": pack(b'{"t": "\xff\xfe"}'),
+    "not json": pack(b"{{{"),
+    "json list": pack([1, 2, 3]),
+    "lone surrogate": pack(
+        b'{"t":"\\ud800","k":"bert-base-uncased","o":"1111","f":"1111","s":"nfd","v":"ids"}'
+    ),
+    "unknown tokenizer": pack(good(k="javascript:alert(1)")),
+    "bad option bits": pack(good(o="11x1")),
+    "bad step": pack(good(s="</script>")),
+    "bad view": pack(good(v=["ids"])),
+    "text not str": pack(good(t={"x": 1})),
+    "10 MB of text": pack(good(t="a" * 10_000_000)),
+    "huge fragment": "s=" + "A" * 5_000_000,
+    "deep json": pack(b"[" * 100_000 + b"]" * 100_000),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_links_open_the_default_view_with_a_message(name):
+    state, message = view.decode_state(HOSTILE[name])
+    assert state == view.default_state()
+    assert message and len(message) < 100
+
+
+def test_hostile_text_in_a_valid_link_is_only_text(bert):
+    text = "<img src=x onerror=alert(1)></script><script>alert(1)</script> javascript:alert(1)"
+    state, message = view.decode_state(pack(good(t=text)))
+    assert message is None and state["text"] == text
+    trace = bert.trace(text)
+    for k in range(len(view.steps(trace))):
+        node = view.render_step(trace, k, text)
+        assert "script" not in set(tags(node)) and "img" not in set(tags(node))
+        assert not any(a.startswith("on") for n in node.walk() for a in n.attrs)
+    assert view.render_tokens_over_text(trace).text() == text
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=300))
+def test_decoding_never_raises(fragment):
+    state, message = view.decode_state(fragment)
+    assert isinstance(state, dict) and (message is None or isinstance(message, str))
+
+
+def test_gallery_links_decode_to_their_examples():
+    # The Russian example is the sentence of the textbook's chapter 1 (seed 003), where the
+    # project's seeds are present.
+    for seed in Path("/work/shared/seeds").glob("003*"):
+        assert f'ru = "{view.RUSSIAN}"' in seed.read_text(encoding="utf-8")
+    links = view.example_links()
+    assert len(links) == len(view.EXAMPLES) == 8
+    for (title, text, step), (title2, fragment) in zip(view.EXAMPLES, links):
+        state, message = view.decode_state(fragment)
+        assert message is None and title == title2
+        assert state["text"] == text and state["step"] == step
+    gallery = view.render_gallery("http://example.test/sub/path/index.html")
+    hrefs = [a.attrs["href"] for a in gallery.find_all("example")]
+    assert all(h.startswith("http://example.test/sub/path/index.html#s=") for h in hrefs)
+
+
+def test_too_long_text_gives_no_link():
+    state = view.default_state()
+    state["text"] = "x" * (view.MAX_LINK_TEXT + 1)
+    assert view.encode_state(state) is None
+
+
+def test_trimmed_traces_use_their_totals(bert):
+    trace = bert.trace(EXAMPLE)
+    trace["total"] = {
+        "chars": 1000,
+        "bytes": 1200,
+        "tokens": 300,
+        "unk": 0,
+        "truncated": True,
+        "shown_chars": 17,
+    }
+    node = view.render_counts(trace)
+    assert node.find("count-tokens").text() == "tokens300"
+    assert node.find("count-chars-per-token").text() == "chars/token3.33"
