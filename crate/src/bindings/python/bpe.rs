@@ -9,24 +9,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
-use crate::bindings::python::IntCache;
+use super::ids::IntCache;
+use super::{maybe_detach, text_of, to_py_err};
 use crate::tokenizer::bpe::{Allowed, BpeTokenizer, Pattern};
 use crate::tokenizer::chat::{ChatTemplate, Message};
-use crate::Error;
-
-fn to_py_err(e: Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
-/// A Python str as UTF-8; a lone surrogate is a ValueError.
-fn text_of<'a>(s: &'a Bound<'_, PyAny>, what: &str) -> PyResult<std::borrow::Cow<'a, str>> {
-    let s = s.cast::<PyString>().map_err(|_| PyTypeError::new_err(format!("{what} must be a str")))?;
-    s.to_str().map(std::borrow::Cow::Borrowed).map_err(|_| {
-        PyValueError::new_err(format!(
-            "{what} contains a lone surrogate, which is not valid Unicode text and cannot be encoded"
-        ))
-    })
-}
 
 /// `"all"`, or a collection of str (set, frozenset, list, tuple).
 fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
@@ -206,10 +192,8 @@ impl PyBpeTokenizer {
             .transpose()?
             .unwrap_or(Allowed::All);
         let t = &self.inner;
-        let ids = crate::bindings::python::maybe_detach(py, text.len(), || {
-            t.encode_with_special(&text, &allowed, &disallowed)
-        })
-        .map_err(to_py_err)?;
+        let ids = maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed))
+            .map_err(to_py_err)?;
         self.id_list(py, &ids)
     }
 
@@ -247,7 +231,7 @@ impl PyBpeTokenizer {
     fn encode_ordinary<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text, "text")?;
         let t = &self.inner;
-        let ids = crate::bindings::python::maybe_detach(py, text.len(), || t.encode_ordinary(&text));
+        let ids = maybe_detach(py, text.len(), || t.encode_ordinary(&text));
         self.id_list(py, &ids)
     }
 

@@ -5,25 +5,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use crate::bindings::python::bpe::PyBpeTokenizer;
+use super::bpe::PyBpeTokenizer;
+use super::{text_of, to_py_err};
 use crate::pre_tokenizers::byte_level::alphabet::byte_level_encode;
 use crate::train::{export, Config, Control, Mode, Trainer};
-
-fn value_err(e: crate::Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
-fn text_of(s: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
-    let s = s.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{what} must be a str or an iterable of str, not {}",
-            s.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-        ))
-    })?;
-    s.to_str().map(str::to_string).map_err(|_| {
-        PyValueError::new_err(format!("{what} contains a lone surrogate, which is not valid Unicode text"))
-    })
-}
 
 /// The result of `train_bpe`: the merges in order with their pair counts, the vocabulary,
 /// and the chapter's `tokenize`.
@@ -103,12 +88,12 @@ impl PyTrainedBpe {
 
     /// A Hugging Face tokenizer.json (GPT-2 layout) for a byte-level result.
     fn to_tokenizer_json(&self) -> PyResult<String> {
-        export::tokenizer_json(&self.inner).map_err(value_err)
+        export::tokenizer_json(&self.inner).map_err(to_py_err)
     }
 
     /// A byte-level result as a `BpeTokenizer`.
     fn tokenizer(&self) -> PyResult<PyBpeTokenizer> {
-        export::tokenizer(&self.inner).map(PyBpeTokenizer::from_inner).map_err(value_err)
+        export::tokenizer(&self.inner).map(PyBpeTokenizer::from_inner).map_err(to_py_err)
     }
 
     fn __len__(&self) -> usize {
@@ -143,12 +128,12 @@ pub fn train_bpe(
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<PyTrainedBpe> {
     let owned: Vec<String> = if texts.is_instance_of::<PyString>() {
-        vec![text_of(texts, "texts")?]
+        vec![text_of(texts, "texts")?.into_owned()]
     } else {
         let it = texts
             .try_iter()
             .map_err(|_| PyTypeError::new_err("texts must be a str or an iterable of str"))?;
-        it.map(|t| text_of(&t?, "texts")).collect::<PyResult<_>>()?
+        it.map(|t| Ok(text_of(&t?, "each text")?.into_owned())).collect::<PyResult<_>>()?
     };
     if vocab_size < 0 {
         return Err(PyValueError::new_err(format!("vocab_size must be >= 0, not {vocab_size}")));
@@ -167,7 +152,7 @@ pub fn train_bpe(
         min_frequency: min_frequency as u64,
     };
     let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
-    let mut trainer = py.detach(|| Trainer::new(&refs, &config)).map_err(value_err)?;
+    let mut trainer = py.detach(|| Trainer::new(&refs, &config)).map_err(to_py_err)?;
     let spell =
         |s: &[u8]| if byte_level { byte_level_encode(s) } else { String::from_utf8_lossy(s).into_owned() };
     let finished = match &progress {

@@ -1,0 +1,119 @@
+//! `WasmTokenizer`: the WordPiece pipeline for the page.
+
+use wasm_bindgen::prelude::*;
+
+use super::{to_js_error, with_input, PANIC_TEST_INPUT};
+
+#[wasm_bindgen]
+pub struct WasmTokenizer {
+    inner: crate::Tokenizer,
+}
+
+#[wasm_bindgen]
+impl WasmTokenizer {
+    /// Loads a tokenizer from the text of a `tokenizer.json` file.
+    #[wasm_bindgen(constructor)]
+    pub fn new(json: &str) -> Result<WasmTokenizer, JsError> {
+        let inner = crate::Tokenizer::from_json_str(json).map_err(to_js_error)?;
+        Ok(WasmTokenizer { inner })
+    }
+
+    /// Loads a BERT WordPiece tokenizer from the text of a `vocab.txt` file.
+    #[wasm_bindgen(js_name = fromVocabTxt)]
+    pub fn from_vocab_txt(vocab: &str) -> Result<WasmTokenizer, JsError> {
+        let inner = crate::Tokenizer::from_vocab_txt(vocab).map_err(to_js_error)?;
+        Ok(WasmTokenizer { inner })
+    }
+
+    /// Runs the whole pipeline on `text` and returns its trace as JSON.
+    ///
+    /// [`PANIC_TEST_INPUT`] (and only it) panics instead: the page's test of its crash
+    /// recovery needs a real panic, which under panic=abort is a wasm trap.
+    pub fn trace(&self, text: &str) -> Result<String, JsError> {
+        if text == PANIC_TEST_INPUT {
+            panic!("tokenprism: the panic test input");
+        }
+        let trace = self.inner.trace(text);
+        serde_json::to_string(&trace).map_err(to_js_error)
+    }
+
+    /// Just the ids of `text` (no offsets, tokens or JSON), as a `Uint32Array`: what the
+    /// benchmark times, so that it measures the tokenizer and not the trace's serialization.
+    #[wasm_bindgen(js_name = encodeIds)]
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>, JsError> {
+        self.inner.encode_ids(text, add_special_tokens).map_err(to_js_error)
+    }
+
+    /// The normalizer alone (with the enabled fast paths); returns the UTF-8 length of the
+    /// normalized text only, so the benchmark times normalizing, not copying it back to JS.
+    #[wasm_bindgen(js_name = normalizeLen)]
+    pub fn normalize_len(&self, text: &str) -> usize {
+        self.inner.normalize_str(text, None).len()
+    }
+
+    /// [`WasmTokenizer::encode_ids`] of `len` bytes of the input buffer from `start`.
+    #[wasm_bindgen(js_name = encodeIdsInput)]
+    pub fn encode_ids_input(
+        &self,
+        start: usize,
+        len: usize,
+        add_special_tokens: bool,
+    ) -> Result<Vec<u32>, JsError> {
+        with_input(start, len, |text| self.inner.encode_ids(text, add_special_tokens))?.map_err(to_js_error)
+    }
+
+    /// [`WasmTokenizer::normalize_len`] of `len` bytes of the input buffer from `start`.
+    #[wasm_bindgen(js_name = normalizeLenInput)]
+    pub fn normalize_len_input(&self, start: usize, len: usize) -> Result<usize, JsError> {
+        with_input(start, len, |text| self.inner.normalize_str(text, None).len())
+    }
+
+    /// The normalizer alone; the normalized text (for checking it, not for timing).
+    pub fn normalize(&self, text: &str) -> String {
+        self.inner.normalize_str(text, None).into_owned()
+    }
+
+    /// Switches the fast paths on or off (the page's toggles); results never change.
+    #[wasm_bindgen(js_name = setFastPaths)]
+    pub fn set_fast_paths(&mut self, simd: bool, page_cache: bool, lazy_output: bool, fused: bool) {
+        self.inner.fast = crate::fused::FastPaths { simd, page_cache, lazy_output, fused };
+    }
+
+    /// Sets the BertNormalizer's four switches; fails when the normalizer is not one.
+    #[wasm_bindgen(js_name = setNormalizerOptions)]
+    pub fn set_normalizer_options(
+        &mut self,
+        clean_text: bool,
+        handle_chinese_chars: bool,
+        strip_accents: bool,
+        lowercase: bool,
+    ) -> Result<(), JsError> {
+        let cfg = crate::normalizers::BertNormalizerConfig {
+            clean_text,
+            handle_chinese_chars,
+            strip_accents: Some(strip_accents),
+            lowercase,
+        };
+        self.inner.set_bert_options(cfg).map_err(to_js_error)
+    }
+
+    /// What the page needs to know about this tokenizer, as JSON: the BERT switches (null
+    /// when the normalizer is something else), the fast paths, the vocabulary size.
+    pub fn info(&self) -> Result<String, JsError> {
+        let bert = self.inner.bert_options().map(|c| {
+            serde_json::json!({
+                "clean_text": c.clean_text,
+                "handle_chinese_chars": c.handle_chinese_chars,
+                "strip_accents": c.strips_accents(),
+                "lowercase": c.lowercase,
+            })
+        });
+        let info = serde_json::json!({
+            "bert_normalizer": bert,
+            "fast_paths": self.inner.fast,
+            "stages": self.inner.stage_names(),
+            "vocab_size": self.inner.vocab_size(),
+        });
+        serde_json::to_string(&info).map_err(to_js_error)
+    }
+}
