@@ -343,7 +343,7 @@ apostrophes = st.lists(
 anything = st.text(st.characters(codec="utf-8"), max_size=60)
 # Words of scripts whose vowel signs are combining marks (pointed Arabic and Hebrew,
 # Devanagari, Thai), which GPT-2's, cl100k's and Qwen's \p{L}+ stop at: the encoders look such
-# words up whole (crate/src/pre_tokenizers/byte_level/pattern.rs, span_end), so they come back, after spaces,
+# words up whole (crate/src/pre_tokenizers/byte_level/spans.rs, span_end), so they come back, after spaces,
 # newlines, no-break spaces and punctuation, inside and at the end of the text.
 MARKED = [
     "ب",

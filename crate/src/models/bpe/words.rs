@@ -75,7 +75,7 @@ pub fn key_at(s: &[u8], a: usize, n: usize) -> Key {
     [lo, hi | (n as u64) << 56]
 }
 
-/// The key under which a span (see [`super::pattern::span_end`]) of pre-tokens is stored,
+/// The key under which a span (see [`crate::pre_tokenizers::byte_level::spans::span_end`]) of pre-tokens is stored,
 /// from its bytes' [`key_at`]: the length byte gets the bit 0x10, which no piece's has
 /// ([`MAX_PIECE`] < 16), so a span and a piece of the same bytes never share an entry.
 #[inline(always)]

@@ -5,5 +5,6 @@ pub mod alphabet;
 pub mod classes;
 pub mod pattern;
 pub(crate) mod scan;
+pub(crate) mod spans;
 
 pub use pattern::Pattern;

@@ -46,7 +46,7 @@ use crate::models::bpe::Model;
 use crate::models::bpe::{merge, table, words};
 use crate::normalizers::nfc;
 pub use crate::pre_tokenizers::byte_level::Pattern;
-use crate::pre_tokenizers::byte_level::{pattern, scan};
+use crate::pre_tokenizers::byte_level::{scan, spans};
 
 use crate::{Error, Result};
 
@@ -115,12 +115,12 @@ struct Work {
     merge: Scratch,
     cache: PieceCache,
     words: words::Words,
-    /// Spans (see [`pattern::span_end`]) of more than one pre-token and more than
+    /// Spans (see [`spans::span_end`]) of more than one pre-token and more than
     /// [`words::MAX_PIECE`] bytes → their ids (shorter ones are in `words`).
     spans: PieceCache,
 }
 
-/// The batch entry's key of a span longer than word keys (see [`pattern::span_end`]): no
+/// The batch entry's key of a span longer than word keys (see [`spans::span_end`]): no
 /// word key is `[0, 1]` (their second word holds the length, at least 2, in its top byte).
 const SPAN: words::Key = [0, 1];
 
@@ -373,7 +373,7 @@ impl BpeTokenizer {
         if segment.is_empty() {
             return;
         }
-        if self.pattern != Pattern::O200k && pattern::marks_split_words(segment.as_bytes()) {
+        if self.pattern != Pattern::O200k && spans::marks_split_words(segment.as_bytes()) {
             self.encode_spans(segment, out, w);
             return;
         }
@@ -392,7 +392,7 @@ impl BpeTokenizer {
         self.encode_text::<true, false>(text, out, w);
     }
 
-    /// [`Self::encode_text`] looking up whole spans (see [`pattern::span_end`]) where a
+    /// [`Self::encode_text`] looking up whole spans (see [`spans::span_end`]) where a
     /// pre-token ends inside one, in a function of its own.
     #[inline(never)]
     fn encode_spans(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
@@ -456,19 +456,19 @@ impl BpeTokenizer {
                 |a, b| piece!(a, b),
             );
         } else {
-            // Where no span can start before (see `pattern::span_end`).
+            // Where no span can start before (see `spans::span_end`).
             let mut no_span = 0;
             self.pattern.for_each_skipping(
                 text,
                 #[inline(always)]
                 |a, b| {
                     // A pre-token that ends before a non-ASCII char inside its span (the text
-                    // up to the next space, see `pattern::span_end`), as at a vowel mark: the
+                    // up to the next space, see `spans::span_end`), as at a vowel mark: the
                     // whole span is looked up instead, and on a miss split and remembered.
                     // (Where the next char is ASCII, as at a comma after a word, the split
                     // costs less than the span.)
                     if b < bytes.len() && bytes[b] >= 0x80 && a >= no_span {
-                        match pattern::span_end(bytes, a) {
+                        match spans::span_end(bytes, a) {
                             Ok(e) if e > b => {
                                 let len = e - a;
                                 if len <= words::MAX_PIECE {
@@ -549,7 +549,7 @@ impl BpeTokenizer {
         }
     }
 
-    /// Encodes the span `bytes[a..e]` (see [`pattern::span_end`]) from its pre-tokens, one
+    /// Encodes the span `bytes[a..e]` (see [`spans::span_end`]) from its pre-tokens, one
     /// by one (a span the span table did not have).
     #[inline(never)]
     fn encode_span_uncached(&self, bytes: &[u8], a: usize, e: usize, out: &mut Vec<u32>, w: &mut Work) {

@@ -80,7 +80,7 @@ fn special_tokens_follow_tiktoken() {
     let only_short = Allowed::Only(["<|eot|>".to_string()].into());
     assert_eq!(t.encode_with_special("<|eot|>x", &only_short, &Allowed::none()).unwrap(), [300, b'x' as u32]);
     // The text between specials is encoded separately: `\s++$` sees the segment's end.
-    assert_eq!(t.pattern().regex(), pattern::CL100K_REGEX);
+    assert_eq!(t.pattern().regex(), crate::pre_tokenizers::byte_level::pattern::CL100K_REGEX);
 }
 
 #[test]
@@ -226,7 +226,7 @@ fn huge_ids_are_refused() {
     assert!(BpeTokenizer::from_hf_json(&json(u32::MAX as u64)).is_err());
 }
 
-/// Encoding by whole spans (see `pattern::span_end`) gives the ids of their pre-tokens, when
+/// Encoding by whole spans (see `spans::span_end`) gives the ids of their pre-tokens, when
 /// a span is first met and when it is found again; spans of up to 15 bytes are in the word
 /// table and longer ones in the span table.
 #[test]
