@@ -6,8 +6,9 @@
 //! decomposes into (or is) a combining char that survives accent stripping; such chars
 //! are marked [`Action::Complex`] and the caller falls back to the staged pipeline.
 //!
-//! Scripts are clustered (seed 000's second observation), so the answers are computed a
-//! page at a time on first visit and then cost one memory read per char.
+//! Text in one script keeps to a few pages (as the blog post on how Hugging Face made
+//! BERT's normalizer ~50x faster observes), so the answers are computed a page at a time on
+//! first visit and then cost one memory read per char.
 
 use super::bert::{self, BertNormalizerConfig};
 use crate::unicode;

@@ -1,4 +1,4 @@
-//! Chat templates (textbook §1.6): a list of messages becomes one token sequence in which the
+//! Chat templates (the textbook chapter, section 1.6): a list of messages becomes one token sequence in which the
 //! role markers are single special tokens and everything a user typed is ordinary text.
 //!
 //! The template is rendered and encoded by the same code, piece by piece: a marker is looked
@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn chatml_renders_the_textbooks_example() {
-        // Textbook §1.6, verbatim.
+        // The textbook chapter's section 1.6, verbatim.
         let m = msgs(&[("system", "Ты -- вежливый ассистент."), ("user", "Привет!")]);
         let want = "<|im_start|>system\nТы -- вежливый ассистент.<|im_end|>\n<|im_start|>user\nПривет!<|im_end|>\n<|im_start|>assistant\n";
         assert_eq!(CHATML.render(&m, true).unwrap(), want);

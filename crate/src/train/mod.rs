@@ -1,5 +1,5 @@
-//! BPE training: the textbook chapter's algorithm (seed 003, section 1.3) with the same
-//! merges, made incremental, and a byte-level variant whose result is a GPT-2-style
+//! BPE training: the algorithm of the textbook chapter "Глава 1. Токенизация" (section 1.3)
+//! with the same merges, made incremental, and a byte-level variant whose result is a GPT-2-style
 //! `tokenizer.json` ([`export`]).
 //!
 //! The chapter's loop recounts every adjacent pair of every word after each merge and takes

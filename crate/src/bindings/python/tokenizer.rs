@@ -268,8 +268,8 @@ impl PyTokenizer {
         if length.is_some_and(|l| l > 1 << 24) {
             return Err(PyValueError::new_err("padding length must be at most 16777216"));
         }
-        // Padding to a multiple of 2**40 would ask for terabytes (an abort, found by
-        // tests/core/test_hostile.py); tokenizer.json files are held to the same limit.
+        // Padding to a multiple of 2**40 would ask for terabytes and abort (as
+        // tests/core/test_hostile.py checks); tokenizer.json files are held to the same limit.
         if pad_to_multiple_of.is_some_and(|m| m > 1 << 24) {
             return Err(PyValueError::new_err("pad_to_multiple_of must be at most 16777216"));
         }

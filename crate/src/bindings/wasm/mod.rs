@@ -21,7 +21,7 @@ extern "C" {
     pub fn performance_now() -> f64;
 }
 
-/// The one input on which [`WasmTokenizer::trace`] panics, for the page's crash-recovery test:
+/// The one input on which [`tokenizer::WasmTokenizer::trace`] panics, for the page's crash-recovery test:
 /// NUL-delimited, so no one types or pastes it by accident (the page sends it as is).
 pub const PANIC_TEST_INPUT: &str = "\u{0}tokenprism: panic test\u{0}";
 
@@ -64,8 +64,8 @@ pub(crate) fn with_input<R>(start: usize, len: usize, f: impl FnOnce(&str) -> R)
         // every `&str` parameter of this binding: wasm-bindgen's glue writes the string with
         // encodeInto and its ABI transmutes the bytes to `str` unchecked (convert/slices.rs,
         // `RefFromWasmAbi for str`); JavaScript can write any byte of the module's memory, so
-        // the module trusts its glue either way. Checking here cost 8% of o200k's encode on
-        // Russian in V8 (`from_utf8` on every call).
+        // the module trusts its glue either way. Checking here would cost 8% of o200k's encode
+        // on Russian in V8 (`from_utf8` on every call).
         let text = unsafe { std::str::from_utf8_unchecked(bytes) };
         Ok(f(text))
     })

@@ -8,13 +8,13 @@
 //! full table.
 //!
 //! Two tables: pieces of at most 8 bytes (not ending in a 0 byte) that are at most 3 ids
-//! (most of what text repeats: 89% of English pre-tokens of two bytes or more, 88% of code's;
-//! Arabic with cl100k, whose pieces are many ids each, needs the third) in 16-byte entries,
+//! (most of what text repeats: ~90% of the pre-tokens of two bytes or more in English or
+//! code; Arabic with cl100k, whose pieces are many ids each, needs the third) in 16-byte entries,
 //! 1 MB for 2^16; every other piece in 32-byte entries (4 MB). On a long text the lookups
 //! miss the L2 cache (2 MB here) less often when most of them go to the smaller table. A hit
 //! appends its ids with fixed-size stores and no branch on their number.
 //!
-//! One cache per thread and tokenizer (see `BpeTokenizer::with_scratch`), so there is no
+//! One cache per thread and tokenizer (see `BpeTokenizer::with_work`), so there is no
 //! locking; it is cleared when it grows past its bounds, which keeps memory flat on text
 //! that never repeats.
 
@@ -25,9 +25,9 @@ const SHORT_SLOTS: usize = 1 << 16;
 /// Short pieces before the cache starts over (three quarters of the slots, as for the other).
 const MAX_SHORT: usize = SHORT_SLOTS / 4 * 3;
 /// Other pieces before the cache starts over: three quarters of the slots. At half (65,536) a
-/// corpus with more distinct pieces (Chinese: 66k in 4.6 MB) started over again and again and
-/// merged most of its pieces anew each pass (o200k zh: 122M instructions per MB warm instead
-/// of ~45M); linear probing at this load still finds most pieces in their first cache line.
+/// corpus with more distinct pieces (Chinese: 66k in 4.6 MB) would start over again and again
+/// and merge most of its pieces anew each pass (o200k on Chinese: ~2.7x the instructions);
+/// linear probing at this load still finds most pieces in their first cache line.
 const MAX_ENTRIES: usize = SLOTS / 4 * 3;
 /// Bytes of pieces stored before the cache starts over.
 const MAX_BYTES: usize = 1 << 22;

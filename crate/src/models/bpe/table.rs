@@ -490,7 +490,7 @@ mod tests {
         assert_eq!(v.get_bytes(99), None);
         assert!(Vocab::new(vec![(b"a".to_vec(), 0), (b"a".to_vec(), 1)]).is_err());
         assert!(Vocab::new(vec![(b"a".to_vec(), 0), (b"b".to_vec(), 0)]).is_err());
-        // Found by the hostile-input tests: a huge id is refused, not allocated for.
+        // A huge id (as the hostile-input tests send) is refused, not allocated for.
         assert!(Vocab::new(vec![(b"a".to_vec(), u32::MAX)]).unwrap_err().contains("beyond"));
         assert!(Vocab::new(vec![(b"a".to_vec(), 1 << ID_BITS)]).is_err());
     }

@@ -75,8 +75,9 @@ struct Wide {
 
 /// [`Wide`] for the window of `max` bytes at `base` whose bytes `>= 0x80` are `high`, char by
 /// char from the first of them: one table load for a 2-byte char, the lead bytes alone for a
-/// run of CJK ideographs, the two-level tables for other 3-byte chars. (Branch-free, each char's bytes
-/// or-ed into a mask its class picks from an array, it cost more: Chinese +1.9%.)
+/// run of CJK ideographs, the two-level tables for other 3-byte chars. Branching on the
+/// char's kind is cheaper here than a branch-free or of each char's bytes into a mask picked
+/// by its class (Chinese: ~2% more instructions that way).
 #[inline(always)]
 fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
     let mut w = Wide { upper: 0, lower: 0, both: 0, cont: 0, len: max };
@@ -279,9 +280,8 @@ fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize
 /// Whether [`o200k_tile`] pays for `s`, judged by its first 2 KB: when at most one byte in 8
 /// is the lead byte of a char other than a CJK ideograph (those a window classifies a run at
 /// a time; any other char it looks up one by one). Elsewhere the char-at-a-time matcher is
-/// faster (callgrind, M instructions per MB, windows against the matcher: Russian 46.5 / 30.8,
-/// Japanese 37.1 / 24.0, Thai 35.2 / 22.8), while in ASCII and Chinese text windows are (Chinese
-/// 31.7 / 36.0).
+/// faster (windows take ~1.5x its instructions on Russian, Japanese and Thai), while in
+/// ASCII and Chinese text the windows are.
 #[inline(always)]
 pub fn windows_pay(s: &[u8]) -> bool {
     let sample = &s[..s.len().min(2048)];
@@ -294,8 +294,8 @@ pub fn windows_pay(s: &[u8]) -> bool {
 /// a byte up, and what crosses into the next byte lands below bit 7), less the bytes E4..E9
 /// (with the top bit flipped, the 7-bit range 0x64..=0x69: [`bytes_in`]). Lanes add per byte,
 /// and every 31 words the lanes (each at most 31, so their sum is below 256) are summed by
-/// one multiply. A call per 4 KB document made a byte-at-a-time count ~6% of a Python
-/// `encode` of English (callgrind).
+/// one multiply. With a call per 4 KB document, a byte-at-a-time count would be ~6% of a
+/// Python `encode` of English.
 #[inline]
 fn slow_leads(s: &[u8]) -> usize {
     let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
@@ -320,18 +320,18 @@ fn slow_leads(s: &[u8]) -> usize {
 ///
 /// Inlined into its one caller, `BpeTokenizer::encode_scanned`, a function of its own: this
 /// loop and the char-at-a-time one never share a function (or a closure), so neither changes
-/// how the other is compiled (sharing one cost Russian, which never comes here, +2M
+/// how the other is compiled (a shared one costs Russian, which never comes here, ~2M
 /// instructions per MB).
 #[inline(always)]
 pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     let n = s.len();
     let mut i = 0;
     // Where to try a window again after one that decided less than GOOD bytes, half its
-    // length (text of long pre-tokens, or of chars a window cannot hold): the distance doubles with each such
-    // window, up to MAX_SKIP, and is back to MIN_SKIP after a good one. A window costs about
-    // as much as the char matcher on the bytes it decides (callgrind), so one that decides a
-    // few bytes is a loss (Hindi, with its marks: +47% instructions when every failed window
-    // was followed by one pre-token only).
+    // length (text of long pre-tokens, or of chars a window cannot hold): the distance
+    // doubles with each such window, up to MAX_SKIP, and is back to MIN_SKIP after a good
+    // one. A window costs about as much as the char matcher on the bytes it decides, so one
+    // that decides a few bytes is a loss (Hindi, with its marks, would take ~47% more
+    // instructions if every failed window were followed by a single pre-token).
     const GOOD: usize = 32;
     const MIN_SKIP: usize = 32;
     const MAX_SKIP: usize = 1024;

@@ -196,8 +196,8 @@ fn real_encodings_long_runs_cost_linear_work() {
     }
 }
 
-/// Hostile ids (tests/core/test_hostile.py found these): refused clearly, never truncated to
-/// another id, allocated for, or overflowed.
+/// Hostile ids (the kind tests/core/test_hostile.py sends): refused clearly, never truncated
+/// to another id, allocated for, or overflowed.
 #[test]
 fn huge_ids_are_refused() {
     let lines: Vec<String> = (0..=255u8).map(|b| format!("{} {b}", b64(&[b]))).collect();
