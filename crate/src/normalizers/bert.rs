@@ -1,5 +1,5 @@
 //! Hugging Face's BertNormalizer, step by step: clean → CJK spacing → NFD → strip accents →
-//! lowercase, with the reference's semantics and Unicode versions (see REFERENCE.md).
+//! lowercase, with the reference's semantics and Unicode versions (see [`crate::unicode`]).
 
 use super::aligned::AlignedText;
 use crate::unicode;

@@ -71,7 +71,7 @@ pub struct Encoding {
 pub(crate) type Run = (u32, Attr);
 
 /// Runs an Encoding keeps in place; more go to the heap. One input with its template's
-/// special tokens takes 3 ([CLS], text, [SEP]): short calls allocate nothing here. (A pair
+/// special tokens takes 3 (`[CLS]`, text, `[SEP]`): short calls allocate nothing here. (A pair
 /// takes 5; more in place would make every Encoding bigger, and it is moved several times.)
 const RUNS_INLINE: usize = 3;
 

@@ -1,5 +1,5 @@
-//! Python class `tokenprism.BpeTokenizer`: a thin layer over [`super::BpeTokenizer`], shaped like
-//! `tiktoken.Encoding` (encode / encode_ordinary / decode / decode_bytes, `allowed_special` and
+//! Python class `tokenprism.BpeTokenizer`: a thin layer over
+//! [`crate::tokenizer::bpe::BpeTokenizer`], shaped like `tiktoken.Encoding` (encode / encode_ordinary / decode / decode_bytes, `allowed_special` and
 //! `disallowed_special`).
 
 use std::collections::HashSet;

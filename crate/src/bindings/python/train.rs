@@ -1,5 +1,6 @@
 //! Python: `tokenprism.train_bpe(texts, vocab_size, *, byte_level=False, min_frequency=0,
-//! progress=None)` and its result, `tokenprism.TrainedBpe`. A thin layer over [`super::Trainer`].
+//! progress=None)` and its result, `tokenprism.TrainedBpe`. A thin layer over
+//! [`crate::train::Trainer`].
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -4,8 +4,9 @@ use wasm_bindgen::prelude::*;
 
 use super::to_js_error;
 
-/// BPE training for the page (in the `wasm-bpe` module, with [`WasmBpeTokenizer`]) ([`crate::train::Trainer`]), one batch of merges per call so the
-/// page can draw between batches (live progress) and stop by not calling again (cancel).
+/// BPE training ([`crate::train::Trainer`]) for the page, in the `wasm-bpe` module with
+/// [`super::bpe::WasmBpeTokenizer`]: one batch of merges per call, so that the page can draw between
+/// batches (live progress) and stop by not calling again (cancel).
 #[wasm_bindgen]
 pub struct WasmTrainer {
     inner: crate::train::Trainer,

@@ -13,8 +13,9 @@
 //!   in one left-to-right pass, rank after rank; linear on runs like 'a' x 100,000, whose
 //!   merges use a handful of ranks.
 //! - [`merge_heap`], the general O(n log n) one (the fallback of [`merge_layers`]): a min-heap
-//!   of (rank, position) keys over a linked list of parts. Each merge pops one key and pushes at most two, so a piece of n bytes costs
-//!   O(n log n) however its merges interleave (100,000 identical bytes included). A popped key
+//!   of (rank, position) keys over a linked list of parts. Each merge pops one key and pushes
+//!   at most two, so a piece of n bytes costs O(n log n) however its merges interleave
+//!   (100,000 identical bytes included). A popped key
 //!   is stale when its left part was merged away or its pair changed since it was pushed;
 //!   checking the pair's current rank detects both, so nothing is ever deleted from the heap.
 //!
@@ -220,7 +221,7 @@ const MAX_BREAKS: usize = 64;
 /// pair the rule takes is the next rank-r pair to the right. Should a merge create a pair of
 /// rank r or lower anyway (no real vocabulary does; the proof above needs it), the pass
 /// stops, puts its remaining positions back and the lowest rank is taken again (after
-/// [`MAX_BREAKS`] such stops, [`merge_heap`] finishes the piece). Positions are
+/// `MAX_BREAKS` such stops, [`merge_heap`] finishes the piece). Positions are
 /// checked when their turn comes: a pair merged away or changed since it was queued is
 /// skipped. 'a' × 100,000 thus costs a handful of linear passes, not 100,000 heap operations.
 pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {

@@ -3,25 +3,26 @@
 //! `tokenizers`.
 //!
 //! The pipeline of one [`BpeTokenizer::encode`] call:
-//! 1. special and added tokens are cut out of the text ([`added`]); what a typed special
-//!    token does is the caller's choice, as in tiktoken ([`Allowed`]);
+//! 1. special and added tokens are cut out of the text ([`super::added`]); what a typed
+//!    special token does is the caller's choice, as in tiktoken ([`Allowed`]);
 //! 2. each remaining segment is normalized (NFC for Qwen; nothing for the others);
 //! 3. the segment is split into pre-tokens by a hand-written matcher for its pattern
-//!    ([`pattern`]), with no regex engine;
-//! 4. each pre-token is looked up in the piece cache; one seen for the first time is looked
-//!    up in the vocabulary and, when it is not a token by itself, merged byte pair by byte
-//!    pair ([`merge`]).
+//!    ([`crate::pre_tokenizers::byte_level::pattern`]), with no regex engine;
+//! 4. each pre-token is looked up in a cache; one seen for the first time is looked up in
+//!    the vocabulary and, when it is not a token by itself, merged byte pair by byte pair
+//!    ([`merge`]).
 //!
 //! Where the time goes, and what keeps it down: each pre-token of two or more bytes is hashed
-//! and looked up in a per-thread piece cache ([`cache`]) that holds whole tokens and merged
-//! pieces alike, so a repeated pre-token costs one probe of one 32-byte entry; the cache slots
-//! of a batch of pre-tokens are prefetched together. A pre-token seen for the first time is
-//! looked up in the vocabulary (one probe, or the small table of frequent low-rank tokens,
-//! [`table::HOT_IDS`]) and, when it is not a token, merged (a few dozen pair lookups). The
-//! pair table keeps one pair per token, which is exact (see [`Model::from_ranks`]).
-//! Long pieces merge by rank layers ([`merge::merge_layers`]):
-//! all pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of
-//! linear passes.
+//! and looked up in a per-thread cache that holds whole tokens and merged pieces alike (the
+//! word table, `models::bpe::words`, for pieces of 2 to 15 bytes; the piece cache,
+//! `models::bpe::cache`, for longer ones), so a repeated pre-token costs one probe of one 32-byte entry; the cache
+//! slots of a batch of pre-tokens are prefetched together. A pre-token seen for the first
+//! time is looked up in the vocabulary (one probe, or the small table of frequent low-rank
+//! tokens, [`table::HOT_IDS`]) and, when it is not a token, merged (a few dozen pair
+//! lookups). The pair table keeps one pair per token, which is exact (see
+//! [`Model::from_ranks`]). Long pieces merge by rank layers ([`merge::merge_layers`]): all
+//! pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of linear
+//! passes.
 //!
 //! NFC: `tokenizers` 0.23 normalizes with Unicode 9.0 tables, ours ([`crate::unicode::forms`])
 //! are Unicode 15.0; [`nfc`] gets 9.0's results from them (they differ only around chars
