@@ -1,9 +1,10 @@
 //! The BPE trainer (chapter and byte-level): training ends, every merge is the most frequent
 //! pair of the words as they are split at that moment (recounted from scratch, so the
-//! incremental pair counts are checked; for the first 24 merges, which keeps an input cheap), counts never increase, a run stopped by the progress
-//! callback and resumed makes the same merges as one run, the chapter `tokenize` of a word
-//! concatenates back to the word, and a byte-level result exports as a tokenizer.json that
-//! encodes and decodes the text losslessly.
+//! incremental pair counts are checked; for the first 24 merges, which keeps an input
+//! cheap), counts never increase, a run stopped by the progress callback and resumed makes
+//! the same merges as one run, the chapter `tokenize` of a word concatenates back to the
+//! word, and a byte-level result exports as a tokenizer.json that encodes and decodes the
+//! text losslessly.
 //!
 //! Input bytes: [mode] [vocab headroom] [stop after] text (at most 2 KiB of text, so the
 //! from-scratch recount after each merge stays cheap).

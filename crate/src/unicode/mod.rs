@@ -1,6 +1,7 @@
 //! Unicode facts, each from the Unicode version the reference uses for it.
 //!
-//! The tables under [`generated`] are written by the tools in `crate/tools/`; this module only looks things up.
+//! The tables under [`generated`] are written by the tools in `crate/tools/`; this module
+//! only looks things up.
 
 pub mod forms;
 pub mod generated;

@@ -5,9 +5,8 @@
 //! masked to the piece's length (its bytes zero-padded, its length in the top byte: a piece
 //! determines its key and the key its piece), one multiply for the hash, and one 32-byte entry
 //! holding the key and up to 3 ids (more are in an arena). The key and hash are made when the
-//! pre-token is found (and
-//! its entry prefetched); the probe comes a batch later. A miss goes to [`super::cache`]'s
-//! tables and the merge, and what they give is stored here.
+//! pre-token is found (and its entry prefetched); the probe comes a batch later. A miss goes
+//! to [`super::cache`]'s tables and the merge, and what they give is stored here.
 //!
 //! One table per thread and tokenizer (in `Work`), cleared when three quarters full.
 
@@ -75,9 +74,10 @@ pub fn key_at(s: &[u8], a: usize, n: usize) -> Key {
     [lo, hi | (n as u64) << 56]
 }
 
-/// The key under which a span (see [`crate::pre_tokenizers::byte_level::spans::span_end`]) of pre-tokens is stored,
-/// from its bytes' [`key_at`]: the length byte gets the bit 0x10, which no piece's has
-/// ([`MAX_PIECE`] < 16), so a span and a piece of the same bytes never share an entry.
+/// The key under which a span of pre-tokens (see
+/// [`crate::pre_tokenizers::byte_level::spans::span_end`]) is stored, from its bytes'
+/// [`key_at`]: the length byte gets the bit 0x10, which no piece's has ([`MAX_PIECE`] < 16),
+/// so a span and a piece of the same bytes never share an entry.
 #[inline(always)]
 pub fn span_key(key: Key) -> Key {
     [key[0], key[1] | 0x10 << 56]

@@ -82,8 +82,8 @@ const MARK_SAMPLE: usize = 32;
 pub(crate) const MARK_SAMPLE_BYTES: usize = 512;
 
 /// Whether combining marks split words in `s`, judged by its first [`MARK_SAMPLE`] non-ASCII
-/// chars within [`MARK_SAMPLE_BYTES`]: at least one in eight is a mark (Arabic and Hebrew with their vowel
-/// signs, the Indic scripts, Thai). GPT-2's, cl100k's and Qwen's patterns end a letter run at
+/// chars within [`MARK_SAMPLE_BYTES`]: at least one in eight is a mark (Arabic and Hebrew
+/// with their vowel signs, the Indic scripts, Thai). GPT-2's, cl100k's and Qwen's patterns end a letter run at
 /// each mark (marks are not `\p{L}`), so such text has a pre-token or more per mark, and its
 /// spans (see [`span_end`]) are worth looking up whole.
 #[inline(never)]

@@ -2,10 +2,10 @@
 //!
 //!     bpe-openai-bench ENCODING RANK_FILE DOCS.json ROUNDS MIN_SECONDS
 //!
-//! DOCS.json is a list of strings (scripts/bench/bpe_bench.py writes it). Each implementation encodes
-//! every document once to check its ids (FNV-1a 64 of all ids, and equality with tokenprism's),
-//! then ROUNDS rounds alternate which goes first; a run repeats whole passes over the documents
-//! until MIN_SECONDS. Prints one JSON object: per implementation the seconds per pass of each
+//! DOCS.json is a list of strings (scripts/bench/bpe_bench.py writes it). Each implementation
+//! encodes every document once to check its ids (FNV-1a 64 of all ids, and equality with
+//! tokenprism's), then ROUNDS rounds alternate which goes first; a run repeats whole passes
+//! over the documents until MIN_SECONDS. Prints one JSON object: per implementation the seconds per pass of each
 //! round, the ids hash, and whether bpe-openai's ids equal tokenprism's.
 
 use std::time::Instant;
@@ -14,8 +14,8 @@ fn fnv_step(h: u64, x: u64) -> u64 {
     (h ^ x).wrapping_mul(0x100_0000_01b3)
 }
 
-/// The ids hash of scripts/bench/bpe_bench_worker.py: FNV-1a 64 (one step per id) of each document,
-/// then of [number of documents, document hashes...], as 16 hex digits.
+/// The ids hash of scripts/bench/bpe_bench_worker.py: FNV-1a 64 (one step per id) of each
+/// document, then of [number of documents, document hashes...], as 16 hex digits.
 fn fnv(ids: &[Vec<u32>]) -> String {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     let per_doc = ids.iter().map(|doc| doc.iter().fold(OFFSET, |h, &id| fnv_step(h, id as u64)));

@@ -1,6 +1,7 @@
 //! tokenprism's normalization forms, compiled on their own so that the test in
 //! `tests/against_reference.rs` can run them next to `unicode-normalization-alignments`.
-//! The files are the real ones (not copies): `forms.rs` finds its tables as `super::generated::forms_tables`.
+//! The files are the real ones (not copies): `forms.rs` finds its tables as
+//! `super::generated::forms_tables`.
 
 #[path = "../../../src/unicode/forms.rs"]
 pub mod forms;
