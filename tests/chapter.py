@@ -1,4 +1,4 @@
-"""The textbook chapter's BPE code (seed 003, "Глава 1. Токенизация", section 1.3), the one
+"""The textbook chapter's BPE code ("Глава 1. Токенизация", section 1.3), the one
 copy the tests and scripts/bench/train_bench.py run as the reference.
 
 `train_bpe` is split into its set-up and its loop body (statements verbatim) so the benchmark

@@ -4,10 +4,10 @@ Hugging Face tokenizers' BpeTrainer, one thread.
 
     python3 scripts/bench/train_bench.py [--rounds 3] [--chapter-mb 1] [--bytes-mb 5] [--merges 30000]
 
-(a) Chapter mode, 1 MB of English to vocab_size 1000, against the chapter's Python code
-    (seed 003, section 1.3). That code recounts every pair of every distinct word and rewrites
-    every word on each merge; run to the end on 1 MB it takes far too long, so it is timed, not
-    run to the end: its set-up (counting words) once, then a few iterations of its loop body
+(a) Chapter mode, 1 MB of English to vocab_size 1000, against the Python code of the textbook
+    chapter on tokenization (section 1.3). That code recounts every pair of every distinct word
+    and rewrites every word on each merge; run to the end on 1 MB it takes far too long, so it is
+    timed, not run to the end: its set-up (counting words) once, then a few iterations of its loop body
     starting from the training state after m = 0, 1/4, 1/2, 3/4 of the merges (that state is
     rebuilt exactly: after m merges every word is split as the chapter's tokenize() splits it
     with the first m merges). The cost of one iteration falls as words get shorter, so the total
@@ -37,7 +37,7 @@ from pathlib import Path
 DATA = Path(os.environ.get("TOKENPRISM_DATA") or os.path.expanduser("~/.cache/tokenprism/data"))
 
 
-# The chapter's code (seed 003, section 1.3), split into its set-up and its loop body so the
+# The textbook chapter's code (section 1.3), split into its set-up and its loop body so the
 # body can be timed from any training state: the tests' copy, tests/chapter.py.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from chapter import chapter_iteration, chapter_setup, chapter_tokenize, chapter_train_bpe  # noqa: E402

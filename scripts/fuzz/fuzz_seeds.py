@@ -196,7 +196,7 @@ def main() -> None:
         ],
     )
     n["tiktoken"] = write(args.out, "tiktoken", tiktoken_lines())
-    # [mode][vocab headroom][stop after] text: the chapter's worked example (seed 003) in both
+    # [mode][vocab headroom][stop after] text: the textbook chapter's worked example in both
     # modes, then the test strings.
     chapter = " ".join(["низ"] * 5 + ["низко"] * 3 + ["близко"] * 2 + ["низина"] * 2).encode()
     train = [bytes([0, 20, 4]) + chapter, bytes([1, 30, 7]) + chapter]

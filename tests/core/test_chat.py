@@ -1,7 +1,7 @@
 """Chat templates (textbook §1.6): role markers are single special tokens, text typed inside a
 message never is.
 
-References: the textbook's own ChatML example (seed 003, §1.6) for the rendering; tokenizers
+References: the textbook's own ChatML example (the tokenization chapter, §1.6) for the rendering; tokenizers
 0.23.3 (Qwen3's tokenizer.json, ChatML) and tiktoken 0.14.0 (o200k_harmony) for the ids. For a
 harmless conversation our ids must equal the reference encoding the rendered string with its
 special tokens allowed. For a message that types the markers itself, the reference would turn

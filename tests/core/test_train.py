@@ -1,4 +1,4 @@
-"""BPE training (tokenprism.train_bpe) against the textbook chapter (seed 003) and tokenizers.
+"""BPE training (tokenprism.train_bpe) against the textbook chapter on tokenization and tokenizers.
 
 - The chapter's worked example (corpus and vocab_size=20, see /work/shared/REFERENCE.md):
   its 11 merges with their counts, and its three tokenize() results.
@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 import tokenprism
 
-# The chapter's code (seed 003, section 1.3): one copy, in tests/chapter.py.
+# The textbook chapter's code (section 1.3): one copy, in tests/chapter.py.
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from paths import CORPORA, corpus, reference
 
-# The seed's merges and counts (REFERENCE.md, "Textbook chapter (seed 003) worked example").
+# The textbook chapter's merges and counts (its worked example, as REFERENCE.md gives it).
 CHAPTER_MERGES = [
     ("и", "з", 12),
     ("н", "из", 10),

@@ -9,7 +9,7 @@
 //! Layout: nodes in one vector; a node's children are one contiguous block of (label,
 //! target) pairs, sorted by label. Nodes with many children (the root, the lead bytes of
 //! multi-byte chars) also get a 256-entry dense table, so no step scans more than
-//! [`DENSE_FROM`] labels.
+//! `DENSE_FROM` labels.
 
 /// Marks "no key ends here" and "no child".
 const NONE: u32 = u32::MAX;

@@ -8,8 +8,8 @@
 //! ids are copied as one fixed-size block.
 //!
 //! One cache per thread (see [`with_cache`]), kept across calls and owned by one model at a
-//! time (a model with another id clears it). Bounded: when it holds [`MAX_ENTRIES`] words
-//! or [`MAX_KEY_BYTES`] bytes of keys it is cleared and refills from what follows.
+//! time (a model with another id clears it). Bounded: when it holds `MAX_ENTRIES` words
+//! or `MAX_KEY_BYTES` bytes of keys it is cleared and refills from what follows.
 
 use super::vocab_index::{eq_bytes, load_short, mix, SHORT};
 use super::SubToken;
