@@ -6,6 +6,7 @@
 #   ./build.sh dist [DIR]     setup, then build the static site into DIR (default dist/)
 #   ./build.sh serve [PORT] [--plain] [--prefix /sub/path/]
 #                             build, then serve dist/ on http://127.0.0.1:PORT (default 8000)
+#   ./build.sh lint           rustfmt, clippy (native, python, wasm feature sets) and ruff
 #   ./build.sh test           build, then cargo test and pytest (browser tests included)
 #   ./build.sh bench [ARGS]   the speed benchmark against the reference and peers (bench/)
 #   ./build.sh bench-web [--quick]  the browser benchmark (wasm vs native vs JS peers, bench/)
@@ -26,6 +27,7 @@ APT_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 chromium unicode-data bina
               fortunes fortunes-ru fonts-wqy-microhei)
 PIP_PACKAGES=(maturin tokenizers==0.23.3 playwright pytest hypothesis unicodedata2==15.0.0
               distributed matplotlib)
+RUFF_VERSION=0.17.6
 PYODIDE_VERSION=314.0.7
 # Only what loadPyodide fetches: the page loads no packages (no source map either).
 PYODIDE_FILES=(pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json)
@@ -494,6 +496,34 @@ run_fuzz_smoke() {
     CARGO_FUZZ_VERSION=$CARGO_FUZZ_VERSION PYTHON=$PY "$ROOT/scripts/fuzz/fuzz.sh" "${FUZZ_SECONDS:-5}"
 }
 
+# The formatting and lint gate, cheapest first so a slip fails in seconds: rustfmt and ruff,
+# then clippy with warnings as errors for every feature set the crate is built with.
+cmd_lint() {
+    local cargo ruff_have dir features
+    cargo=$(command -v cargo || true)
+    if [[ -z $cargo ]]; then
+        log "lint: cargo not found (rustup's cargo, with clippy and rustfmt, is needed)"
+        exit 1
+    fi
+    ruff_have=$("$PY" -c 'from importlib.metadata import version; print(version("ruff"))' 2>/dev/null || true)
+    if [[ $ruff_have != "$RUFF_VERSION" ]]; then
+        log "pip: installing ruff==$RUFF_VERSION"
+        PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q --root-user-action=ignore "ruff==$RUFF_VERSION"
+    fi
+    log "lint: cargo fmt --check"
+    for dir in "$CRATE" "$CRATE"/tools/*/ "$CRATE/fuzz"; do
+        (cd "$dir" && "$cargo" fmt --check)
+    done
+    log "lint: ruff"
+    (cd "$ROOT" && "$PY" -m ruff check python web tests scripts &&
+        "$PY" -m ruff format --check python web tests scripts)
+    for features in "" python wasm wasm-bpe; do
+        log "lint: cargo clippy --all-targets ${features:+--features $features}"
+        (cd "$CRATE" && "$cargo" clippy --quiet --all-targets ${features:+--features "$features"} -- -D warnings)
+    done
+    log "lint: clean"
+}
+
 cmd_test() {
     local start=$SECONDS
     cmd_build
@@ -552,10 +582,11 @@ main() {
         build) cmd_build ;;
         dist) cmd_dist "$@" ;;
         serve) cmd_serve "$@" ;;
+        lint) cmd_lint ;;
         test) cmd_test ;;
         bench) cmd_bench "$@" ;;
         bench-web) cmd_bench_web "$@" ;;
-        *) sed -n '2,11s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,12s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
     esac
 }
 

@@ -53,7 +53,8 @@ fn main() {
     let docs: Vec<String> = serde_json::from_slice(&std::fs::read(docs_file).expect("read DOCS"))
         .expect("DOCS is a JSON list of str");
     let ranks = std::fs::read(rank_file).expect("read RANK_FILE");
-    let ours = tokenprism::tokenizer::bpe::BpeTokenizer::from_tiktoken_named(enc, &ranks).expect("a tiktoken encoding");
+    let ours = tokenprism::tokenizer::bpe::BpeTokenizer::from_tiktoken_named(enc, &ranks)
+        .expect("a tiktoken encoding");
     let theirs = match enc.as_str() {
         "o200k_base" => bpe_openai::o200k_base(),
         "cl100k_base" => bpe_openai::cl100k_base(),
