@@ -205,53 +205,74 @@ impl Tokenizer {
             {
                 continue;
             }
-            let norm = self.normalize_segment(raw, seg.char_start, &mut observer);
-            for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
-                let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
-                let orig = &norm.orig[nseg.char_start..nseg.char_start + ntext.chars().count()];
-                if orig.is_empty() {
-                    continue;
-                }
-                if let Some(i) = nseg.added {
-                    let off = (orig[0], orig[orig.len() - 1] + 1);
-                    if let Some(p) = pre_tokens.as_mut() {
-                        p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
-                    }
-                    enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, word_idx);
-                    word_idx += 1;
-                    continue;
-                }
-                let t0 = now_micros();
-                let mut pieces = Vec::new();
-                pre_tokenizers::pre_tokenize(self.pre_tokenizer.as_ref(), ntext, |p| pieces.push(p));
-                let t1 = now_micros();
-                timings.0 += t1 - t0;
-                for p in pieces {
-                    let word = &ntext[p.byte_start..p.byte_end];
-                    let worig = &orig[p.char_start..p.char_end];
-                    if let Some(pt) = pre_tokens.as_mut() {
-                        pt.push(PreTokenTrace {
-                            text: word.to_owned(),
-                            offsets: (worig[0], worig[worig.len() - 1] + 1),
-                        });
-                    }
-                    self.model_word(
-                        word,
-                        worig.len(),
-                        |k| worig[k],
-                        &mut scratch,
-                        &mut subs,
-                        &mut enc,
-                        word_idx,
-                    );
-                    word_idx += 1;
-                }
-                timings.1 += now_micros() - t1;
-            }
+            self.encode_segment_staged(
+                raw,
+                seg.char_start,
+                &mut observer,
+                &mut pre_tokens,
+                &mut enc,
+                &mut word_idx,
+                &mut scratch,
+                &mut subs,
+                timings,
+            );
         }
         crate::fused::bert::put_scratch(scratch_word, subs);
         enc.fill_sequence(type_id, seq);
         enc
+    }
+
+    /// The staged chain on one segment without added tokens of the raw text: normalizer
+    /// (with `observer` told each stage), added tokens of the normalized text, pre-tokenizer,
+    /// model. The oracle the fused path is tested against, and what the trace shows.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_segment_staged(
+        &self,
+        raw: &str,
+        char_start: usize,
+        observer: &mut Observer,
+        pre_tokens: &mut Option<&mut Vec<PreTokenTrace>>,
+        enc: &mut Encoding,
+        word_idx: &mut u32,
+        scratch: &mut crate::models::wordpiece::Scratch,
+        subs: &mut Vec<SubToken>,
+        timings: &mut (f64, f64),
+    ) {
+        let norm = self.normalize_segment(raw, char_start, observer);
+        for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
+            let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
+            let orig = &norm.orig[nseg.char_start..nseg.char_start + ntext.chars().count()];
+            if orig.is_empty() {
+                continue;
+            }
+            if let Some(i) = nseg.added {
+                let off = (orig[0], orig[orig.len() - 1] + 1);
+                if let Some(p) = pre_tokens.as_mut() {
+                    p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
+                }
+                enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, *word_idx);
+                *word_idx += 1;
+                continue;
+            }
+            let t0 = now_micros();
+            let mut pieces = Vec::new();
+            pre_tokenizers::pre_tokenize(self.pre_tokenizer.as_ref(), ntext, |p| pieces.push(p));
+            let t1 = now_micros();
+            timings.0 += t1 - t0;
+            for p in pieces {
+                let word = &ntext[p.byte_start..p.byte_end];
+                let worig = &orig[p.char_start..p.char_end];
+                if let Some(pt) = pre_tokens.as_mut() {
+                    pt.push(PreTokenTrace {
+                        text: word.to_owned(),
+                        offsets: (worig[0], worig[worig.len() - 1] + 1),
+                    });
+                }
+                self.model_word(word, worig.len(), |k| worig[k], scratch, subs, enc, *word_idx);
+                *word_idx += 1;
+            }
+            timings.1 += now_micros() - t1;
+        }
     }
 
     /// Runs the model on one word of `n_chars` chars and appends its tokens; `orig(k)` is
