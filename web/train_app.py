@@ -65,7 +65,7 @@ def on_message(event):
         future.set_exception(RuntimeError(str(data.error)))
 
 
-worker = Worker.new(URL.new("train-worker.js", document.baseURI).href, js_obj({"type": "module"}))
+worker = Worker.new(URL.new("tabs/train/worker.js", document.baseURI).href, js_obj({"type": "module"}))
 message_proxy = create_proxy(on_message)
 worker.addEventListener("message", message_proxy)
 

@@ -4,11 +4,13 @@
 // coarse helpers (`tpcore`): a request to the worker, a DOM builder for view.py's node trees,
 // and pointer/caret look-ups that need the browser's layout.
 
-import { loadPyodide } from "./pyodide/pyodide.mjs";
-import { bpeBuiltin, bpeFile, bpeRequest } from "./bpe-client.js";
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { bpeBuiltin, bpeFile, bpeRequest } from "../tabs/bpe/client.js";
 import { CoreWorker } from "./core-worker.js";
 
-const here = (path) => new URL(path, import.meta.url).href;
+// Paths relative to the site's root (this file sits in shell/), wherever the site is served.
+const root = new URL("../", import.meta.url);
+const here = (path) => new URL(path, root).href;
 const app = document.getElementById("app");
 const errorBox = document.getElementById("error");
 const bar = document.getElementById("progress-bar");
@@ -106,7 +108,7 @@ const SNAPSHOT = "pyodide/snapshot.gz";
 // onBytes(received, total) as it arrives.
 function fetchSnapshot(onBytes) {
   return new Promise((done) => {
-    const worker = new Worker(here("snapshot-worker.js"), { type: "module" });
+    const worker = new Worker(here("shell/snapshot-worker.js"), { type: "module" });
     worker.onmessage = ({ data }) => {
       if ("bytes" in data) {
         worker.terminate();
@@ -180,7 +182,7 @@ function showCrash(message) {
     "help to report it.)";
 }
 
-const core = new CoreWorker(here("worker.js"), {
+const core = new CoreWorker(here("tabs/tokenize/worker.js"), {
   onCrash: showCrash,
   onError: (message) => showError(`tokenizer worker: ${message}`),
 });
@@ -597,7 +599,7 @@ async function main() {
       copy_text: copyText,
       copy_ids: () => copyText(JSON.stringify(Array.from(lastIds))),
       show_error: showError,
-      // The BPE tab's worker (bpe-client.js), started on its first use.
+      // The BPE tab's worker (tabs/bpe/client.js), started on its first use.
       bpe_request: (type, argsJson) => bpeRequest(type, argsJson),
       bpe_builtin: bpeBuiltin,
       bpe_file: bpeFile,
