@@ -14,9 +14,9 @@ import json
 import pytest
 
 import bench_slices
-import bench_view
 import bench_web
 from paths import data_dir
+from tabs.bench import view as bench_view
 from web_env import DIST, chromium
 
 TINY = 3000  # bytes of each corpus

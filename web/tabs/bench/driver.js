@@ -1,7 +1,7 @@
 // The Bench tab's driver (main thread): runs the benchmark protocol over workers that answer
 // worker.js's messages (configs, hash, time): tokenprism's own worker and, when a
 // benchmark harness passes one (scripts/bench_web.py), a worker running JavaScript peers.
-// The normal page never loads peers. Exposed as window.tokenprismBench for app.py and the
+// The normal page never loads peers. Exposed as window.tokenprismBench for the tab's app.py and the
 // harness:
 //   run(options) -> results (plain object; see runBench)
 //   corpora()    -> {corpus: {bytes, documents}} (data/bench/index.json)

@@ -1,6 +1,6 @@
 // The page's side of the BPE tab's worker (worker.js beside this file): the worker (and with
 // it the BPE wasm module) starts on the first request, i.e. when the BPE tab is first used.
-// app.py reaches it through tpcore.
+// The tab's app.py reaches it through tpcore.
 
 let worker = null;
 const pending = new Map();

@@ -2,7 +2,8 @@
 // Every encode runs here, so a 1 MB paste never blocks the page; what comes back is the
 // trace cut to what the page draws (the first `cap` input chars), with counts and timings
 // of the whole input. Messages: {id, type, ...} in, {id, ok, result | error} out; a wasm trap
-// (a Rust panic) answers {crashed: true} and the page starts a fresh worker (shell/core-worker.js).
+// (a Rust panic) answers {crashed: true} and the page starts a fresh worker
+// (shell/core-worker.js).
 
 import { fetchText, serveCore } from "../../shell/core-worker.js";
 

@@ -1,6 +1,6 @@
 // The Train tab's thread: a module Web Worker with the BPE wasm module (pkg-bpe, loaded via
-// tabs/bpe/files.js). It trains in batches of merges and posts each batch as it comes, so the page
-// draws the merges live; a "cancel" message is read between batches (the loop yields to the
+// tabs/bpe/files.js). It trains in batches of merges and posts each batch as it comes, so the
+// page draws the merges live; a "cancel" message is read between batches (the loop yields to the
 // event queue after every batch). It also counts tokens and reads indentation tokens for the
 // exercises, with every built-in tokenizer and the one just trained.
 //
