@@ -15,7 +15,9 @@ def test_bert_tables_are_reproducible():
         check=True,
     ).stdout
     checked_in = (ROOT / "crate/src/unicode/generated/bert_tables.rs").read_bytes()
-    assert out == checked_in, "crate/src/unicode/generated/bert_tables.rs differs from its generator's output"
+    assert out == checked_in, (
+        "crate/src/unicode/generated/bert_tables.rs differs from its generator's output"
+    )
     # The tables state the Unicode versions they carry.
     assert b"Unicode 8.0" in out and b"Unicode 9.0.0" in out
 
