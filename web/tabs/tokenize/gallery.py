@@ -7,6 +7,7 @@ from __future__ import annotations
 from shell import link
 from shell.dom import Node, el
 
+# The Russian sentence of the textbook chapter on tokenization.
 RUSSIAN = "Большие языковые модели обрабатывают текст как последовательности токенов."
 EXAMPLES: list[tuple[str, str, str]] = [
     ("Accents", "Crème brûlée, naïve façade, Ångström", "strip_accents"),
