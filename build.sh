@@ -409,15 +409,21 @@ assemble_dist() {
     for f in "${PYODIDE_FILES[@]}"; do
         cp "$CACHE/npm/node_modules/pyodide/$f" "$out/pyodide/"
     done
-    # The modules' bytecode, compiled by the page's own Pyodide (scripts/build/pyodide_pyc.mjs); the
-    # page compiles the sources itself when it is missing.
-    node "$ROOT/scripts/build/pyodide_pyc.mjs" "$out/pyodide" "$out/pyc" "$ROOT"/web/*.py >&2 ||
+    # The modules' bytecode, compiled by the page's own Pyodide (scripts/build/pyodide_pyc.mjs)
+    # from every .py file under web/, at the same relative paths under pyc/; the page compiles
+    # the sources itself when it is missing.
+    node "$ROOT/scripts/build/pyodide_pyc.mjs" "$out/pyodide" "$out/pyc" "$ROOT/web" >&2 ||
         { log "pyodide: no bytecode for the page's modules"; rm -rf "$out/pyc"; }
-    # The page loads every Python module next to app.py, and the bytecode of those that have
-    # it; this list saves hard-coding them in JS.
+    # The page loads every Python module besides app.py (shell/..., tabs/<tab>/..., paths
+    # relative to web/, as packages), and the bytecode of those that have it; this list saves
+    # hard-coding them in JS.
     "$PY" -c 'import json, pathlib, sys
-names = sorted(p.name for p in pathlib.Path(sys.argv[1]).glob("*.py") if p.name != "app.py")
-bytecode = sorted(p.name for p in pathlib.Path(sys.argv[2]).glob("*.pyc"))
+def files(root, suffix):
+    root = pathlib.Path(root)
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*" + suffix)
+                  if "__pycache__" not in p.relative_to(root).parts)
+names = [name for name in files(sys.argv[1], ".py") if name != "app.py"]
+bytecode = files(sys.argv[2], ".pyc")
 print(json.dumps({"modules": names, "bytecode": bytecode}))' "$ROOT/web" "$out/pyc" >"$out/py-modules.json"
     cp -r "$CRATE/target/wasm-simd/pkg" "$out/pkg"
     cp -r "$CRATE/target/wasm-nosimd/pkg" "$out/pkg-nosimd"

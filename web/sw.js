@@ -1,4 +1,4 @@
-// The service worker that keeps the page working offline (registered by sw-register.js).
+// The service worker that keeps the page working offline (registered by shell/sw-register.js).
 //
 // On install it downloads every file listed in the build's manifest.json (except the BPE tab's
 // module and data, stored on first use), checks each against its sha256, and stores them in a

@@ -11,10 +11,10 @@ Protocol:
 - Inputs: dist/data/bench/<corpus>.json, 256 KB of each development corpus as the native
   benchmark's documents (scripts/bench/bench_slices.py). Special tokens off everywhere.
 - Browser: headless Debian Chromium (tests/paths.py), driven with Playwright. A quiet harness
-  page (no Pyodide, no service worker) runs web/bench.js, the Bench tab's own driver: per
-  cell, one hashed warm-up pass per run, then ROUNDS rounds with the order rotating, each run
-  repeating whole passes until MIN_MS; MB/s = UTF-8 bytes / time / 1e6, medians over rounds,
-  ratios as medians of per-round ratios. Runs: wasm simd128, wasm scalar, simd128 with each
+  page (no Pyodide, no service worker) runs web/tabs/bench/driver.js, the Bench tab's own
+  driver: per cell, one hashed warm-up pass per run, then ROUNDS rounds with the order
+  rotating, each run repeating whole passes until MIN_MS; MB/s = UTF-8 bytes / time / 1e6,
+  medians over rounds, ratios as medians of per-round ratios. Runs: wasm simd128, wasm scalar, simd128 with each
   fast path off (BERT: normalizer alone and ids-only encode; o200k_base: encode) and the JS
   peers (bundled from the pinned npm packages with esbuild, in their own worker, same rounds).
 - Native: the tokenprism module of this Python (one thread), same documents, `encode_ids` /
@@ -122,8 +122,9 @@ def reference_hashes(slices: Path, corpora: list[str], tokenizers_wanted=("bert"
 
 
 class NativeBridge:
-    """The native module as one more run of the browser benchmark: answers bench-worker.js's
-    messages (configs, hash, time) from Python, called by the page through Playwright."""
+    """The native module as one more run of the browser benchmark: answers the messages of
+    web/tabs/bench/worker.js (configs, hash, time) from Python, called by the page through
+    Playwright."""
 
     def __init__(self, slices: Path):
         import tokenprism
@@ -229,7 +230,7 @@ def build_peers(out: Path) -> dict:
     )
     (out / "harness.html").write_text(
         "<!doctype html><meta charset=utf-8><title>tokenprism bench harness</title><link rel=icon href=data:,>"
-        '<script type="module" src="../bench.js"></script>\n'
+        '<script type="module" src="../tabs/bench/driver.js"></script>\n'
     )
     return versions
 
@@ -712,7 +713,7 @@ def main(argv=None) -> int:
 def build_peers_harness_only(out: Path) -> None:
     (out / "harness.html").write_text(
         "<!doctype html><meta charset=utf-8><title>tokenprism bench harness</title><link rel=icon href=data:,>"
-        '<script type="module" src="../bench.js"></script>\n'
+        '<script type="module" src="../tabs/bench/driver.js"></script>\n'
     )
 
 

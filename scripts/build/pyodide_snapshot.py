@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# What the page's Python imports from the standard library and Pyodide (web/*.py), plus
+# What the page's Python imports from the standard library and Pyodide (web/**/*.py), plus
 # what those pull in; importing them here is what the snapshot saves the page. They pull in
 # `random`, whose state would then be the same for every visitor: boot.js reseeds it.
 IMPORTS = [

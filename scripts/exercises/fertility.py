@@ -7,7 +7,7 @@ English and Russian for every tokenizer we have, and how each encodes Python ind
     python scripts/exercises/fertility.py --indent              # exercise 3: tokens of each indentation run
 
 The texts are the page's (scripts/data/train_corpora.py: the LibreOffice help pages in en-US and ru);
-the table is built by web/train_view.py, the same code that draws it in the page.
+the table is built by web/tabs/train/view.py, the same code that draws it in the page.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "web"))
 sys.path.insert(0, str(ROOT / "scripts" / "data"))
 
-import train_view as tv  # noqa: E402
+from tabs.train import view as tv  # noqa: E402
 
 TIKTOKEN = ("cl100k_base", "o200k_base")
 HF_JSON = ("gpt2", "qwen3")

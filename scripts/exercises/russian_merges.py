@@ -1,6 +1,6 @@
 """Exercise 1 of the Train tab, natively: the first 50 merges BPE learns (chapter mode) on the
-page's 10 KB of Russian help text, each with the Russian morpheme it matches (web/train_view.py's
-list and rule, the same as the page's).
+page's 10 KB of Russian help text, each with the Russian morpheme it matches (the list and
+rule of web/tabs/train/view.py, the same as the page's).
 
     python scripts/exercises/russian_merges.py [--merges 50] [--text ru-10k]
 """
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "web"))
 sys.path.insert(0, str(ROOT / "scripts" / "data"))
 
-import train_view as tv  # noqa: E402
+from tabs.train import view as tv  # noqa: E402
 
 
 def first_merges(

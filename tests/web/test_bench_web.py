@@ -14,9 +14,9 @@ import json
 import pytest
 
 import bench_slices
-import bench_view
 import bench_web
 from paths import data_dir
+from tabs.bench import view as bench_view
 from web_env import DIST, chromium
 
 TINY = 3000  # bytes of each corpus
@@ -32,8 +32,8 @@ def tiny(tmp_path_factory):
 @pytest.fixture(scope="module")
 def served(tiny, tmp_path_factory):
     """dist/ with the tiny slices over data/bench/ and the JS peers' bundle at /bench-peers/."""
-    if not (DIST / "bench-worker.js").is_file():
-        pytest.fail("dist/ has no bench-worker.js: run ./build.sh build", pytrace=False)
+    if not (DIST / "tabs" / "bench" / "worker.js").is_file():
+        pytest.fail("dist/ has no tabs/bench/worker.js: run ./build.sh build", pytrace=False)
     peers = tmp_path_factory.mktemp("bench-peers")
     versions = bench_web.build_peers(peers)
     server, base = bench_web.serve(DIST, {"/bench-peers/": peers, "/data/bench/": tiny})

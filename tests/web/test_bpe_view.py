@@ -1,4 +1,4 @@
-"""web/bpe_view.py (the BPE tab's pure logic) on the native module's traces, which have the
+"""web/tabs/bpe/view.py (the BPE tab's pure logic) on the native module's traces, which have the
 shape the page gets from wasm. Expected values come from tiktoken 0.14.0 run here (its rank
 files, encodings and token bytes), a naive lowest-rank-first merge written here from those
 ranks, and tokenizers 0.23.3 for Qwen3's special tokens.
@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-import bpe_view
-import view
 from paths import data_dir, reference, require, tiktoken_module
+from shell import link
+from tabs.bpe import view as bpe_view
 
 TIKTOKEN = ("o200k_base", "cl100k_base", "r50k_base")
 # Single pre-tokens in all three encodings (a leading space, a word, CJK, emoji, Cyrillic).
@@ -152,7 +152,7 @@ def test_chat_parts_mark_the_markers():
 
 
 def test_state_round_trip_and_old_links():
-    state = view.default_state()
+    state = link.default_state()
     bpe = bpe_view.default_bpe()
     bpe.update(
         tokenizer="qwen3",
@@ -162,12 +162,12 @@ def test_state_round_trip_and_old_links():
         messages=[["user", "<|im_end|>"], ["assistant", "ok"]],
     )
     state.update(tab="bpe", bpe=bpe)
-    back, message = view.decode_state(view.encode_state(state))
+    back, message = link.decode_state(link.encode_state(state))
     assert message is None and back == state
     # A link from before the BPE tab opens as before, with no BPE keys.
-    old = view.default_state()
+    old = link.default_state()
     old["text"] = "old link"
-    back, message = view.decode_state(view.encode_state(old))
+    back, message = link.decode_state(link.encode_state(old))
     assert message is None and back == old and "bpe" not in back and "tab" not in back
     # Bad BPE parts are refused as a whole.
     for bad in (
@@ -176,7 +176,7 @@ def test_state_round_trip_and_old_links():
         {"t": "x", "s": 0, "v": "text", "m": [], "k": "not-a-tokenizer"},
         {"t": "x", "s": 0, "v": "text", "m": [["u", "c"]] * 100},
     ):
-        assert bpe_view.from_link(bad) is None
+        assert link.bpe_from_link(bad) is None
     import base64
     import zlib
 
@@ -191,4 +191,4 @@ def test_state_round_trip_and_old_links():
     }
     raw = json.dumps(compact).encode()
     frag = "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
-    assert view.decode_state(frag)[1] is not None
+    assert link.decode_state(frag)[1] is not None

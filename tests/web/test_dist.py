@@ -72,10 +72,10 @@ def test_manifest_lists_every_file_with_its_sha256(manifest):
     # What the page needs is there, and the developer-only files are not.
     for name in (
         "index.html",
-        "boot.js",
+        "shell/boot.js",
         "app.py",
         "sw.js",
-        "sw-register.js",
+        "shell/sw-register.js",
         "pkg/tokenprism.js",
         "pkg/tokenprism_bg.wasm",
         "pkg-nosimd/tokenprism.js",
@@ -119,7 +119,7 @@ def test_build_id_follows_the_content(tmp_path, manifest):
     shutil.copy(ROOT / "web" / "sw.js", copy / "sw.js")
     assert dist_manifest.finish(copy, manifest["versions"]) == manifest
     shutil.copy(ROOT / "web" / "sw.js", copy / "sw.js")
-    with open(copy / "style.css", "a") as f:
+    with open(copy / "shell" / "style.css", "a") as f:
         f.write("\n")
     assert dist_manifest.finish(copy, manifest["versions"])["build"] != manifest["build"]
 
@@ -163,7 +163,7 @@ def own_text_files() -> list[Path]:
 def test_shipped_files_make_no_absolute_references():
     files = own_text_files()
     names = {p.relative_to(DIST).as_posix() for p in files}
-    assert {"index.html", "boot.js", "app.py", "sw.js", "pkg/tokenprism.js"} <= names
+    assert {"index.html", "shell/boot.js", "app.py", "sw.js", "pkg/tokenprism.js"} <= names
     problems = []
     for path in files:
         text = path.read_text(encoding="utf-8")
@@ -206,7 +206,7 @@ def test_pyodide_urls_are_the_known_unused_ones():
     assert found == PYODIDE_URLS
     # The page hands Pyodide its folder explicitly (resolved from the page's own URL), so
     # nothing falls back to the CDN; the browser tests below also watch every request.
-    boot = (DIST / "boot.js").read_text()
+    boot = (DIST / "shell" / "boot.js").read_text()
     assert 'const indexURL = here("pyodide/");' in boot
     assert re.findall(r"loadPyodide\(\{[^}]*\}\)", boot) == [
         "loadPyodide({ indexURL, _loadSnapshot: snapshot })",
@@ -491,7 +491,7 @@ def test_offline_copy_survives_a_failed_download(browser):
         check_tokenizes(page)
         wait_offline_copy(page)
         assert len(requests) >= 3, requests
-        assert page.evaluate("caches.match('style.css').then((r) => r !== undefined)")
+        assert page.evaluate("caches.match('shell/style.css').then((r) => r !== undefined)")
         page.context.set_offline(True)
         page.reload()
         wait_ready(page)

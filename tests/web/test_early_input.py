@@ -84,7 +84,7 @@ def link_text(url: str) -> str:
 
 
 def link(text: str, tab: str = "wordpiece") -> str:
-    """A share link's fragment for `text` (the format view.encode_state writes)."""
+    """A share link's fragment for `text` (the format shell/link.py's encode_state writes)."""
     state = {
         "t": text,
         "k": "bert-base-uncased",

@@ -27,9 +27,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_train_view import reference_spans
 
 import tokenprism
-import train_view as tv
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from paths import corpus, reference
+from tabs.train import view as tv
 from web_env import ARTIFACTS, DIST
 
 TRAIN_DATA = DIST / "data" / "train"

@@ -1,4 +1,4 @@
-"""web/train_view.py (the Train tab's logic) and the exercise scripts, natively.
+"""web/tabs/train/view.py (the Train tab's logic) and the exercise scripts, natively.
 
 Expected values come from the textbook chapter's own code (tests/chapter.py), tokenizers
 0.23.3 and tiktoken 0.14.0, run here:
@@ -21,9 +21,9 @@ import fertility
 import russian_merges
 import tokenprism
 import train_corpora
-import train_view as tv
 from chapter import CHAPTER_CORPUS, chapter_tokenize, chapter_train_bpe
 from paths import data_dir, reference, require, tiktoken_module
+from tabs.train import view as tv
 
 
 def reference_spans(trained_json: str | None = None) -> dict:

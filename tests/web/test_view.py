@@ -1,4 +1,5 @@
-"""web/view.py under CPython, fed by the native module's real traces: the page's view logic
+"""The tokenize tab's view (web/tabs/tokenize/) and the shared shell/chars.py and shell/link.py
+under CPython, fed by the native module's real traces: the page's view logic
 (diffs, badges, the stepper, tokens over the text, share links) without a browser. Expected
 texts come from `tokenizers` 0.23.3 run here, never from our own output."""
 
@@ -14,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import view
 from parity import reference_stages
+from shell import chars, link
+from tabs.tokenize import gallery, view
 from web_env import DIST
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
@@ -27,7 +29,7 @@ INPUTS = [
     "İstanbul ΟΔΥΣΣΕΥΣ Ἀθῆναι",
     "I ❤️ tokenizers 👩🏽‍💻",
     "def f(x):\n\treturn x ** 2  # square",
-    view.RUSSIAN,
+    gallery.RUSSIAN,
     "",
 ]
 
@@ -49,16 +51,16 @@ def tags(node):
 
 
 def test_diff_spans_marks_what_changed():
-    assert view.diff_spans("abc", "abc") == [("abc", False)]
-    assert view.diff_spans("Héllo", "Hello") == [("H", False), ("e", True), ("llo", False)]
-    assert view.diff_spans("東京", " 東  京 ") == [
+    assert chars.diff_spans("abc", "abc") == [("abc", False)]
+    assert chars.diff_spans("Héllo", "Hello") == [("H", False), ("e", True), ("llo", False)]
+    assert chars.diff_spans("東京", " 東  京 ") == [
         (" ", True),
         ("東", False),
         ("  ", True),
         ("京", False),
         (" ", True),
     ]
-    assert view.diff_spans("abc", "") == []
+    assert chars.diff_spans("abc", "") == []
 
 
 def rebuild(spans):
@@ -70,7 +72,7 @@ def rebuild(spans):
 
 @given(st.text(max_size=40), st.text(max_size=40))
 def test_diff_without_alignment_rebuilds_both_texts(before, after):
-    spans = view.diff_stages(before, after)
+    spans = chars.diff_stages(before, after)
     assert rebuild(spans) == (before, after)
     assert all(s.text or s.old for s in spans)
     pos = 0
@@ -89,7 +91,7 @@ def test_diff_by_alignment_on_real_traces(bert, text):
         assert cur["text"] == expected[cur["name"]], cur["name"]
         orig = view.stage_orig(cur)
         assert len(orig) == len(cur["text"])
-        spans = view.diff_stages(prev["text"], cur["text"], view.stage_orig(prev), orig)
+        spans = chars.diff_stages(prev["text"], cur["text"], view.stage_orig(prev), orig)
         assert rebuild(spans) == (prev["text"], cur["text"]), cur["name"]
         if prev["text"] == cur["text"]:
             assert all(s.kind == "equal" for s in spans)
@@ -99,7 +101,7 @@ def test_diff_kinds_on_real_stages(bert):
     stages = {s["name"]: s for s in bert.trace("Héllo\u200b 東京")["stages"]}
 
     def kinds(a, b):
-        spans = view.diff_stages(
+        spans = chars.diff_stages(
             stages[a]["text"],
             stages[b]["text"],
             view.stage_orig(stages[a]),
@@ -120,7 +122,7 @@ def test_diff_kinds_on_real_stages(bert):
 
 def test_invisible_chars_become_labelled_badges_that_keep_the_text():
     text = "a b\tc\nd\u200be\u00adf\x07g\u200dh\ufeffi\u00a0j"
-    nodes = view.text_nodes(text, 0, "equal")
+    nodes = chars.text_nodes(text, 0, "equal")
     assert "".join(n.text() for n in nodes) == text
     labels = {n.text(): n.attrs["data-label"] for n in nodes if "data-label" in n.attrs}
     assert labels == {
@@ -147,18 +149,18 @@ def test_invisible_chars_become_labelled_badges_that_keep_the_text():
 
 def test_visible_letters_get_no_badge():
     for c in "aé東ж😀\u0301!":
-        assert view.invisible_label(c) is None, repr(c)
+        assert chars.invisible_label(c) is None, repr(c)
 
 
 def test_char_info_against_unicodedata():
-    info = view.char_info("é", 1, "Héllo")
+    info = chars.char_info("é", 1, "Héllo")
     assert info["code_point"] == "U+00E9"
     assert info["name"] == unicodedata.name("é") == "LATIN SMALL LETTER E WITH ACUTE"
     assert info["category"].startswith("Ll ")
     assert info["utf8"] == " ".join(f"{b:02X}" for b in "é".encode()) == "C3 A9"
     assert info["origin"] == "input char 1: é (U+00E9)"
-    assert view.char_info("😀", None)["utf8"] == "F0 9F 98 80"
-    assert view.char_info("\x07", 0, "\x07")["name"] == "<control>"
+    assert chars.char_info("😀", None)["utf8"] == "F0 9F 98 80"
+    assert chars.char_info("\x07", 0, "\x07")["name"] == "<control>"
 
 
 # ---------------------------------------------------------------------------------- stepper
@@ -255,7 +257,7 @@ states = st.fixed_dictionaries(
         "tokenizer": st.just("bert-base-uncased"),
         "options": st.fixed_dictionaries({k: st.booleans() for k in view.OPTION_KEYS}),
         "fast": st.fixed_dictionaries({k: st.booleans() for k in view.FAST_KEYS}),
-        "step": st.sampled_from(view.STEP_NAMES),
+        "step": st.sampled_from(link.STEP_NAMES),
         "view": st.sampled_from(["text", "ids"]),
     }
 )
@@ -263,12 +265,12 @@ states = st.fixed_dictionaries(
 
 @given(states)
 def test_state_round_trips_through_a_link(state):
-    fragment = view.encode_state(state)
+    fragment = link.encode_state(state)
     assert fragment is not None and fragment.startswith("s=")
     assert set(fragment[2:]) <= set(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
     )
-    assert view.decode_state("#" + fragment) == (state, None)
+    assert link.decode_state("#" + fragment) == (state, None)
 
 
 def pack(obj) -> str:
@@ -314,14 +316,14 @@ HOSTILE = {
 
 @pytest.mark.parametrize("name", HOSTILE)
 def test_hostile_links_open_the_default_view_with_a_message(name):
-    state, message = view.decode_state(HOSTILE[name])
-    assert state == view.default_state()
+    state, message = link.decode_state(HOSTILE[name])
+    assert state == link.default_state()
     assert message and len(message) < 100
 
 
 def test_hostile_text_in_a_valid_link_is_only_text(bert):
     text = "<img src=x onerror=alert(1)></script><script>alert(1)</script> javascript:alert(1)"
-    state, message = view.decode_state(pack(good(t=text)))
+    state, message = link.decode_state(pack(good(t=text)))
     assert message is None and state["text"] == text
     trace = bert.trace(text)
     for k in range(len(view.steps(trace))):
@@ -334,7 +336,7 @@ def test_hostile_text_in_a_valid_link_is_only_text(bert):
 @settings(max_examples=300)
 @given(st.text(max_size=300))
 def test_decoding_never_raises(fragment):
-    state, message = view.decode_state(fragment)
+    state, message = link.decode_state(fragment)
     assert isinstance(state, dict) and (message is None or isinstance(message, str))
 
 
@@ -342,22 +344,22 @@ def test_gallery_links_decode_to_their_examples():
     # The Russian example is the sentence of the textbook's chapter 1 (seed 003), where the
     # project's seeds are present.
     for seed in Path("/work/shared/seeds").glob("003*"):
-        assert f'ru = "{view.RUSSIAN}"' in seed.read_text(encoding="utf-8")
-    links = view.example_links()
-    assert len(links) == len(view.EXAMPLES) == 8
-    for (title, text, step), (title2, fragment) in zip(view.EXAMPLES, links):
-        state, message = view.decode_state(fragment)
+        assert f'ru = "{gallery.RUSSIAN}"' in seed.read_text(encoding="utf-8")
+    links = gallery.example_links()
+    assert len(links) == len(gallery.EXAMPLES) == 8
+    for (title, text, step), (title2, fragment) in zip(gallery.EXAMPLES, links):
+        state, message = link.decode_state(fragment)
         assert message is None and title == title2
         assert state["text"] == text and state["step"] == step
-    gallery = view.render_gallery("http://example.test/sub/path/index.html")
-    hrefs = [a.attrs["href"] for a in gallery.find_all("example")]
+    tree = gallery.render_gallery("http://example.test/sub/path/index.html")
+    hrefs = [a.attrs["href"] for a in tree.find_all("example")]
     assert all(h.startswith("http://example.test/sub/path/index.html#s=") for h in hrefs)
 
 
 def test_too_long_text_gives_no_link():
-    state = view.default_state()
-    state["text"] = "x" * (view.MAX_LINK_TEXT + 1)
-    assert view.encode_state(state) is None
+    state = link.default_state()
+    state["text"] = "x" * (link.MAX_LINK_TEXT + 1)
+    assert link.encode_state(state) is None
 
 
 def test_trimmed_traces_use_their_totals(bert):

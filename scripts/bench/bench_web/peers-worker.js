@@ -1,6 +1,6 @@
 // The JavaScript peers for the browser benchmark, in one module worker that answers the same
-// messages as web/bench-worker.js (configs, hash, time), so web/bench.js times them in the
-// same rounds as tokenprism. Bundled by scripts/bench/bench_web.py with esbuild from the npm
+// messages as web/tabs/bench/worker.js (configs, hash, time), so web/tabs/bench/driver.js
+// times them in the same rounds as tokenprism. Bundled by scripts/bench/bench_web.py with esbuild from the npm
 // packages `./build.sh setup` installs (pinned versions); served only by the benchmark
 // harness, never part of dist/. Every peer loads local files only (no network).
 //
@@ -9,7 +9,7 @@
 
 // Each peer is imported only when first used (esbuild splits them into their own chunks):
 // parsing all of them up front takes long, and their load time is not what is measured.
-import { answerMessages, corpusLoader, hashOutputs, timePasses } from "../../../web/bench-hash.js";
+import { answerMessages, corpusLoader, hashOutputs, timePasses } from "../../../web/tabs/bench/hash.js";
 
 const here = (p) => new URL(p, import.meta.url).href;
 const VERSIONS = __PEER_VERSIONS__; // filled in by esbuild --define

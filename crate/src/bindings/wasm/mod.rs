@@ -31,8 +31,8 @@ thread_local! {
 }
 
 /// Makes the input buffer at least `capacity` bytes long and returns its address in wasm
-/// memory, for the page to write UTF-8 into with `TextEncoder.encodeInto` (web/wasm-text.js);
-/// the `...Input(start, len)` methods then read `len` bytes from `start`.
+/// memory, for the page to write UTF-8 into with `TextEncoder.encodeInto`
+/// (web/shell/wasm-text.js); the `...Input(start, len)` methods then read `len` bytes from `start`.
 ///
 /// Why: wasm-bindgen passes a `&str` by copying it in a JavaScript loop, one `charCodeAt` per
 /// char, until the first non-ASCII char. That loop runs at ~100-150 MB/s in V8, slower than

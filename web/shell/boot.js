@@ -1,14 +1,17 @@
 // Starts the page: the tokenizer worker (its own wasm core), Pyodide, the tokenizer file and
-// the page's Python load in parallel, then app.py takes over. The UI itself is Python; this
-// file wires the runtimes together, reports progress and errors, and offers app.py a few
-// coarse helpers (`tpcore`): a request to the worker, a DOM builder for view.py's node trees,
-// and pointer/caret look-ups that need the browser's layout.
+// the page's Python load in parallel, then app.py (and through it each tab's app.py) takes
+// over. The UI itself is Python; this file wires the runtimes together, reports progress and
+// errors, and offers the Python a few coarse helpers (`tpcore`): a request to the worker, a
+// DOM builder for the views' node trees, and pointer/caret look-ups that need the browser's
+// layout.
 
-import { loadPyodide } from "./pyodide/pyodide.mjs";
-import { bpeBuiltin, bpeFile, bpeRequest } from "./bpe-client.js";
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { bpeBuiltin, bpeFile, bpeRequest } from "../tabs/bpe/client.js";
 import { CoreWorker } from "./core-worker.js";
 
-const here = (path) => new URL(path, import.meta.url).href;
+// Paths relative to the site's root (this file sits in shell/), wherever the site is served.
+const root = new URL("../", import.meta.url);
+const here = (path) => new URL(path, root).href;
 const app = document.getElementById("app");
 const errorBox = document.getElementById("error");
 const bar = document.getElementById("progress-bar");
@@ -97,7 +100,7 @@ function megabytes(got, total) {
   return `${(got / 1e6).toFixed(1)}${total ? ` / ${(total / 1e6).toFixed(1)}` : ""} MB`;
 }
 
-// Pyodide's memory after its own start-up (scripts/pyodide_snapshot.py, gzip): restoring it
+// Pyodide's memory after its own start-up (scripts/build/pyodide_snapshot.py, gzip): restoring it
 // skips seconds of the interpreter bootstrapping itself. Optional: without it (or when
 // Pyodide refuses it) Python starts the plain way.
 const SNAPSHOT = "pyodide/snapshot.gz";
@@ -106,7 +109,7 @@ const SNAPSHOT = "pyodide/snapshot.gz";
 // onBytes(received, total) as it arrives.
 function fetchSnapshot(onBytes) {
   return new Promise((done) => {
-    const worker = new Worker(here("snapshot-worker.js"), { type: "module" });
+    const worker = new Worker(here("shell/snapshot-worker.js"), { type: "module" });
     worker.onmessage = ({ data }) => {
       if ("bytes" in data) {
         worker.terminate();
@@ -180,7 +183,7 @@ function showCrash(message) {
     "help to report it.)";
 }
 
-const core = new CoreWorker(here("worker.js"), {
+const core = new CoreWorker(here("tabs/tokenize/worker.js"), {
   onCrash: showCrash,
   onError: (message) => showError(`tokenizer worker: ${message}`),
 });
@@ -320,7 +323,7 @@ const TAGS = new Set([
 ]);
 const ATTRIBUTE = /^(class|title|role|tabindex|data-[a-z-]+|aria-[a-z]+|href|x|y|width|height|rx|viewBox)$/;
 
-// view.py's [tag, attrs, ...children] as DOM nodes. Text only ever becomes text nodes; tags
+// shell/dom.py's [tag, attrs, ...children] as DOM nodes. Text only ever becomes text nodes; tags
 // and attribute names come from allow-lists, and links only to http(s) addresses.
 function build(node, svg = false) {
   if (typeof node === "string") return document.createTextNode(node);
@@ -432,8 +435,9 @@ async function loadFile(input) {
 
 // --------------------------------------------------------------------------------- start up
 
-// The page's Python: its modules' sources and, when the build made it (scripts/pyodide_pyc.mjs),
-// their bytecode for __pycache__, which saves Python compiling them.
+// The page's Python: its modules' sources (paths relative to the site's root, as in web/) and,
+// when the build made it (scripts/build/pyodide_pyc.mjs), their bytecode for __pycache__, which
+// saves Python compiling them.
 async function loadPageCode() {
   const { modules, bytecode } = await fetchOk("py-modules.json", "json");
   const fetchBytes = async (path) => new Uint8Array(await (await fetchOk(path, "blob")).arrayBuffer());
@@ -597,19 +601,23 @@ async function main() {
       copy_text: copyText,
       copy_ids: () => copyText(JSON.stringify(Array.from(lastIds))),
       show_error: showError,
-      // The BPE tab's worker (bpe-client.js), started on its first use.
+      // The BPE tab's worker (tabs/bpe/client.js), started on its first use.
       bpe_request: (type, argsJson) => bpeRequest(type, argsJson),
       bpe_builtin: bpeBuiltin,
       bpe_file: bpeFile,
     });
 
+    // The modules keep their folders (packages: shell/, tabs/<tab>/), as under web/.
     const dir = "/home/pyodide/tokenprism_web";
-    pyodide.FS.mkdirTree(dir);
-    for (const [name, source] of code.modules) pyodide.FS.writeFile(`${dir}/${name}`, source);
-    // "Checked hash" pycs: Python takes one only if its source's hash still matches.
-    pyodide.FS.mkdirTree(`${dir}/__pycache__`);
-    for (const [name, pyc] of code.bytecode) pyodide.FS.writeFile(`${dir}/__pycache__/${name}`, pyc);
-    pyodide.FS.writeFile(`${dir}/app.py`, code.app);
+    const write = (path, data) => {
+      pyodide.FS.mkdirTree(`${dir}/${path}`.replace(/\/[^/]*$/, ""));
+      pyodide.FS.writeFile(`${dir}/${path}`, data);
+    };
+    for (const [path, source] of code.modules) write(path, source);
+    // "Checked hash" pycs: Python takes one only if its source's hash still matches. Each goes
+    // to the __pycache__ beside its source (pyc/shell/dom.TAG.pyc: shell/__pycache__/dom.TAG.pyc).
+    for (const [path, pyc] of code.bytecode) write(path.replace(/[^/]*$/, "__pycache__/$&"), pyc);
+    write("app.py", code.app);
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(dir)})`);
     times.appStart = performance.now();
     // From here app.py answers for the box (its handlers are added before anything awaits).

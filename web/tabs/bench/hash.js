@@ -1,9 +1,8 @@
-// What the benchmark's two workers share (bench-worker.js and the JS peers' worker,
-// scripts/bench_web/peers-worker.js): the message loop, the corpus slices, the timed loop and
-// the ids hash. The hash: sha256
-// over per-document records, each a u32 little-endian length followed by the ids as u32
-// little-endian (or, for the normalizer, the UTF-8 byte count and the bytes). The same bytes
-// scripts/bench_worker.py hashes, so wasm, native and reference hashes compare directly.
+// What the benchmark's two workers share (worker.js beside this file and the JS peers'
+// worker, scripts/bench/bench_web/peers-worker.js): the message loop, the corpus slices, the
+// timed loop and the ids hash. The hash: sha256 over per-document records, each a u32
+// little-endian length followed by the ids as u32 little-endian (or, for the normalizer, the
+// UTF-8 byte count and the bytes). The same bytes scripts/bench/bench_worker.py hashes, so wasm, native and reference hashes compare directly.
 
 // Answers each message {id, type, ...args} with {id, ok, result | error} from
 // handlers[type](args).

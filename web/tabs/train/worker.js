@@ -1,6 +1,6 @@
 // The Train tab's thread: a module Web Worker with the BPE wasm module (pkg-bpe, loaded via
-// bpe-files.js). It trains in batches of merges and posts each batch as it comes, so the page
-// draws the merges live; a "cancel" message is read between batches (the loop yields to the
+// tabs/bpe/files.js). It trains in batches of merges and posts each batch as it comes, so the
+// page draws the merges live; a "cancel" message is read between batches (the loop yields to the
 // event queue after every batch). It also counts tokens and reads indentation tokens for the
 // exercises, with every built-in tokenizer and the one just trained.
 //
@@ -14,9 +14,9 @@
 // Messages in: {id, type, ...}. Out: {id, ok, result | error}, and while training
 // {id, progress: {merges, count, initial, ms, wasmMs}}.
 
-import { BPE_TOKENIZERS, fetchBytes, loadBpeCore, loadBuiltinBpe } from "./bpe-files.js";
+import { BPE_TOKENIZERS, fetchBytes, loadBpeCore, loadBuiltinBpe } from "../bpe/files.js";
 
-const base = import.meta.url;
+const base = new URL("../../", import.meta.url).href; // the site's root
 const trainers = {}; // slot -> its last training: {id, trainer, count, keep, merges, ...}
 const early = new Map(); // train request id -> merges to keep, cancelled before its trainer existed
 const tokenizers = {}; // name -> WasmBpeTokenizer / WasmTokenizer (promises)

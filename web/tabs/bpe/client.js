@@ -1,12 +1,13 @@
-// The page's side of web/bpe-worker.js: the worker (and with it the BPE wasm module) starts on
-// the first request, i.e. when the BPE tab is first used. app.py reaches it through tpcore.
+// The page's side of the BPE tab's worker (worker.js beside this file): the worker (and with
+// it the BPE wasm module) starts on the first request, i.e. when the BPE tab is first used.
+// The tab's app.py reaches it through tpcore.
 
 let worker = null;
 const pending = new Map();
 let nextId = 1;
 
 function start() {
-  worker = new Worker(new URL("bpe-worker.js", import.meta.url), { type: "module" });
+  worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
   worker.onmessage = ({ data }) => {
     const entry = pending.get(data.id);
     if (!entry) return;

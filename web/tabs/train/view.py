@@ -1,8 +1,8 @@
 """The Train tab's logic and drawing: pure Python, no browser imports.
 
-app.py's companion train_app.py wires it to the DOM and to train-worker.js (the trainer in
-the BPE wasm module); pytest runs these functions under CPython. Everything drawn is a tree of
-view.Node, so user text only ever becomes text nodes.
+Its companion app.py wires it to the DOM and to worker.js (the trainer in the BPE wasm
+module); pytest runs these functions under CPython. Everything drawn is a tree of
+shell/dom.py's Node, so user text only ever becomes text nodes.
 
     >>> parse_vocab("20", "chapter", "низ низко")
     (20, None)
@@ -14,9 +14,10 @@ view.Node, so user text only ever becomes text nodes.
 
 from __future__ import annotations
 
-from view import Node, el
+from shell.dom import Node, el
 
-# The textbook chapter's worked example (seed 003, section 1.3): its corpus and vocabulary size.
+# The worked example of the textbook chapter on tokenization (section 1.3): its corpus and
+# vocabulary size.
 CHAPTER_CORPUS = " ".join(["низ"] * 5 + ["низко"] * 3 + ["близко"] * 2 + ["низина"] * 2)
 CHAPTER_VOCAB = 20
 END_OF_WORD = "_"
@@ -41,10 +42,17 @@ def parse_vocab(raw: str, mode: str, text: str) -> tuple[int | None, str | None]
     try:
         value = int(raw)
     except ValueError:
-        return None, f"The vocabulary size must be a whole number, not {raw!r}." if raw else \
-            "Type a vocabulary size."
+        return (
+            None,
+            f"The vocabulary size must be a whole number, not {raw!r}."
+            if raw
+            else "Type a vocabulary size.",
+        )
     if mode == "byte" and value < 256:
-        return None, "Byte-level training starts from the 256 bytes: the vocabulary size must be at least 256."
+        return (
+            None,
+            "Byte-level training starts from the 256 bytes: the vocabulary size must be at least 256.",
+        )
     if value < 1:
         return None, "The vocabulary size must be at least 1."
     if value > MAX_VOCAB:
@@ -115,14 +123,26 @@ def show(symbol: str, byte_level: bool = False) -> str:
 
 # ----------------------------------------------------------------------------- drawing
 
+
 def _table(testid: str, header: list[str], rows: list[list], cls: str = "") -> Node:
     cols = len(header)
-    return el("div", {"class": f"ttable cols-{cols} {cls}".strip(), "role": "table", "data-testid": testid},
-              el("div", {"class": "trow thead", "role": "row"},
-                 *(el("span", {"role": "columnheader"}, h) for h in header)),
-              *(el("div", {"class": "trow", "role": "row", "data-testid": f"{testid}-row"},
-                   *(c if isinstance(c, Node) else el("span", {"role": "cell"}, str(c)) for c in row))
-                for row in rows))
+    return el(
+        "div",
+        {"class": f"ttable cols-{cols} {cls}".strip(), "role": "table", "data-testid": testid},
+        el(
+            "div",
+            {"class": "trow thead", "role": "row"},
+            *(el("span", {"role": "columnheader"}, h) for h in header),
+        ),
+        *(
+            el(
+                "div",
+                {"class": "trow", "role": "row", "data-testid": f"{testid}-row"},
+                *(c if isinstance(c, Node) else el("span", {"role": "cell"}, str(c)) for c in row),
+            )
+            for row in rows
+        ),
+    )
 
 
 def _sym(text: str, testid: str | None = None) -> Node:
@@ -132,27 +152,54 @@ def _sym(text: str, testid: str | None = None) -> Node:
     return el("span", attrs, el("code", {}, text))
 
 
-def render_merges(merges: list, byte_level: bool = False, limit: int = TABLE_ROWS,
-                  testid: str = "train-merges", notes: list | None = None, total: int | None = None) -> Node:
+def render_merges(
+    merges: list,
+    byte_level: bool = False,
+    limit: int = TABLE_ROWS,
+    testid: str = "train-merges",
+    notes: list | None = None,
+    total: int | None = None,
+) -> Node:
     """The merges table: rank, pair, count, new symbol (and a note column when given).
     `total` is the number of merges when `merges` holds only the first ones."""
     total = len(merges) if total is None else total
     header = ["#", "pair", "count", "new symbol"] + (["morpheme"] if notes is not None else [])
     rows = []
     for k, (a, b, count, new) in enumerate(merges[:limit]):
-        row = [str(k + 1),
-               el("span", {"role": "cell", "class": "pair", "data-testid": "pair"},
-                  el("code", {}, show(a, byte_level)), " + ", el("code", {}, show(b, byte_level))),
-               str(count), _sym(show(new, byte_level), "new")]
+        row = [
+            str(k + 1),
+            el(
+                "span",
+                {"role": "cell", "class": "pair", "data-testid": "pair"},
+                el("code", {}, show(a, byte_level)),
+                " + ",
+                el("code", {}, show(b, byte_level)),
+            ),
+            str(count),
+            _sym(show(new, byte_level), "new"),
+        ]
         if notes is not None:
             note = notes[k]
-            row.append(el("span", {"role": "cell", "data-testid": "morpheme", "class": "morpheme"},
-                          "" if note is None else f"{note['form']} ({note['kind']}: {note['example']})"))
+            row.append(
+                el(
+                    "span",
+                    {"role": "cell", "data-testid": "morpheme", "class": "morpheme"},
+                    "" if note is None else f"{note['form']} ({note['kind']}: {note['example']})",
+                )
+            )
         rows.append(row)
     table = _table(testid, header, rows, "merges")
     if total > min(limit, len(merges)):
-        return el("div", {}, table, el("p", {"class": "muted", "data-testid": f"{testid}-more"},
-                                       f"Showing the first {min(limit, len(merges)):,} of {total:,} merges."))
+        return el(
+            "div",
+            {},
+            table,
+            el(
+                "p",
+                {"class": "muted", "data-testid": f"{testid}-more"},
+                f"Showing the first {min(limit, len(merges)):,} of {total:,} merges.",
+            ),
+        )
     return table
 
 
@@ -160,19 +207,41 @@ def render_steps(word: str, steps: list[dict], final: list[str], byte_level: boo
     """How `word` is tokenized, merge by merge; `final` is the core's own answer."""
     items = []
     for s in steps:
-        label = "start" if s["pair"] is None else \
-            f"merge {s['rank']}: {show(s['pair'][0], byte_level)} + {show(s['pair'][1], byte_level)}"
-        items.append(el("li", {"data-testid": "train-step"},
-                        el("span", {"class": "step-label"}, label),
-                        el("span", {"class": "parts"},
-                           *(el("code", {"class": "part"}, show(p, byte_level)) for p in s["parts"]))))
+        label = (
+            "start"
+            if s["pair"] is None
+            else f"merge {s['rank']}: {show(s['pair'][0], byte_level)} + {show(s['pair'][1], byte_level)}"
+        )
+        items.append(
+            el(
+                "li",
+                {"data-testid": "train-step"},
+                el("span", {"class": "step-label"}, label),
+                el(
+                    "span",
+                    {"class": "parts"},
+                    *(el("code", {"class": "part"}, show(p, byte_level)) for p in s["parts"]),
+                ),
+            )
+        )
     agree = steps[-1]["parts"] == final
-    return el("div", {},
-              el("ol", {"class": "steps"}, *items),
-              el("p", {"data-testid": "train-word-result"}, "Tokens: ",
-                 *(el("code", {"class": "part", "data-testid": "train-token"}, show(p, byte_level)) for p in final)),
-              None if agree else el("p", {"class": "warn"},
-                                    "The core's tokens differ from the steps above."))
+    return el(
+        "div",
+        {},
+        el("ol", {"class": "steps"}, *items),
+        el(
+            "p",
+            {"data-testid": "train-word-result"},
+            "Tokens: ",
+            *(
+                el("code", {"class": "part", "data-testid": "train-token"}, show(p, byte_level))
+                for p in final
+            ),
+        ),
+        None
+        if agree
+        else el("p", {"class": "warn"}, "The core's tokens differ from the steps above."),
+    )
 
 
 def format_ms(ms: float) -> str:
@@ -181,8 +250,12 @@ def format_ms(ms: float) -> str:
 
 def status_text(count: int, initial: int, target: int, ms: float, state: str) -> str:
     vocab = initial + count
-    where = {"running": "training…", "done": "done", "cancelled": "cancelled",
-             "exhausted": "done (no pair left to merge)"}.get(state, state)
+    where = {
+        "running": "training…",
+        "done": "done",
+        "cancelled": "cancelled",
+        "exhausted": "done (no pair left to merge)",
+    }.get(state, state)
     return f"{count:,} merges, vocabulary {vocab:,} of {target:,} — {where} ({format_ms(ms)})"
 
 
@@ -192,29 +265,74 @@ def status_text(count: int, initial: int, target: int, ms: float, state: str) ->
 # inflection: Русская грамматика, т. 1 (АН СССР, 1980), §§ on word formation and declension/
 # conjugation endings; Wiktionary, Category:Russian prefixes / suffixes. (form, kind, example)
 MORPHEMES = [
-    ("пере", "prefix", "переход"), ("при", "prefix", "приход"), ("про", "prefix", "проход"),
-    ("под", "prefix", "подход"), ("раз", "prefix", "разговор"), ("рас", "prefix", "рассказ"),
-    ("без", "prefix", "безумный"), ("вы", "prefix", "выход"), ("за", "prefix", "заход"),
-    ("на", "prefix", "написать"), ("по", "prefix", "поход"), ("от", "prefix", "отход"),
-    ("до", "prefix", "доход"), ("об", "prefix", "обход"), ("пред", "prefix", "предмет"),
-    ("ость", "suffix", "радость"), ("ени", "suffix", "движение"), ("ани", "suffix", "знание"),
-    ("ова", "suffix", "рисовать"), ("ева", "suffix", "воевать"), ("тель", "suffix", "учитель"),
-    ("ник", "suffix", "работник"), ("ств", "suffix", "братство"), ("енн", "suffix", "военный"),
-    ("ическ", "suffix", "исторический"), ("ск", "suffix", "русский"), ("ок", "suffix", "кружок"),
-    ("мент", "suffix", "документ"), ("ка", "suffix", "ручка"),
-    ("ого", "ending", "нового"), ("его", "ending", "синего"), ("ому", "ending", "новому"),
-    ("ами", "ending", "руками"), ("ями", "ending", "днями"), ("ах", "ending", "руках"),
-    ("ях", "ending", "днях"), ("ый", "ending", "новый"), ("ий", "ending", "синий"),
-    ("ой", "ending", "большой"), ("ая", "ending", "новая"), ("ое", "ending", "новое"),
-    ("ые", "ending", "новые"), ("ие", "ending", "синие"), ("ся", "ending", "учится"),
-    ("ть", "ending", "читать"), ("ет", "ending", "читает"), ("ют", "ending", "читают"),
-    ("ешь", "ending", "читаешь"), ("ит", "ending", "говорит"), ("ат", "ending", "лежат"),
-    ("ов", "ending", "столов"), ("ей", "ending", "людей"), ("ом", "ending", "столом"),
-    ("ем", "ending", "полем"), ("ал", "ending", "читал"), ("ла", "ending", "читала"),
-    ("ли", "ending", "читали"), ("ите", "ending", "выберите"), ("ам", "ending", "рукам"),
-    ("ие", "ending", "движение"), ("ия", "ending", "функция"), ("а", "ending", "рука"),
-    ("я", "ending", "земля"), ("е", "ending", "поле"), ("и", "ending", "руки"),
-    ("ы", "ending", "столы"), ("у", "ending", "руку"), ("ю", "ending", "землю"),
+    ("пере", "prefix", "переход"),
+    ("при", "prefix", "приход"),
+    ("про", "prefix", "проход"),
+    ("под", "prefix", "подход"),
+    ("раз", "prefix", "разговор"),
+    ("рас", "prefix", "рассказ"),
+    ("без", "prefix", "безумный"),
+    ("вы", "prefix", "выход"),
+    ("за", "prefix", "заход"),
+    ("на", "prefix", "написать"),
+    ("по", "prefix", "поход"),
+    ("от", "prefix", "отход"),
+    ("до", "prefix", "доход"),
+    ("об", "prefix", "обход"),
+    ("пред", "prefix", "предмет"),
+    ("ость", "suffix", "радость"),
+    ("ени", "suffix", "движение"),
+    ("ани", "suffix", "знание"),
+    ("ова", "suffix", "рисовать"),
+    ("ева", "suffix", "воевать"),
+    ("тель", "suffix", "учитель"),
+    ("ник", "suffix", "работник"),
+    ("ств", "suffix", "братство"),
+    ("енн", "suffix", "военный"),
+    ("ическ", "suffix", "исторический"),
+    ("ск", "suffix", "русский"),
+    ("ок", "suffix", "кружок"),
+    ("мент", "suffix", "документ"),
+    ("ка", "suffix", "ручка"),
+    ("ого", "ending", "нового"),
+    ("его", "ending", "синего"),
+    ("ому", "ending", "новому"),
+    ("ами", "ending", "руками"),
+    ("ями", "ending", "днями"),
+    ("ах", "ending", "руках"),
+    ("ях", "ending", "днях"),
+    ("ый", "ending", "новый"),
+    ("ий", "ending", "синий"),
+    ("ой", "ending", "большой"),
+    ("ая", "ending", "новая"),
+    ("ое", "ending", "новое"),
+    ("ые", "ending", "новые"),
+    ("ие", "ending", "синие"),
+    ("ся", "ending", "учится"),
+    ("ть", "ending", "читать"),
+    ("ет", "ending", "читает"),
+    ("ют", "ending", "читают"),
+    ("ешь", "ending", "читаешь"),
+    ("ит", "ending", "говорит"),
+    ("ат", "ending", "лежат"),
+    ("ов", "ending", "столов"),
+    ("ей", "ending", "людей"),
+    ("ом", "ending", "столом"),
+    ("ем", "ending", "полем"),
+    ("ал", "ending", "читал"),
+    ("ла", "ending", "читала"),
+    ("ли", "ending", "читали"),
+    ("ите", "ending", "выберите"),
+    ("ам", "ending", "рукам"),
+    ("ие", "ending", "движение"),
+    ("ия", "ending", "функция"),
+    ("а", "ending", "рука"),
+    ("я", "ending", "земля"),
+    ("е", "ending", "поле"),
+    ("и", "ending", "руки"),
+    ("ы", "ending", "столы"),
+    ("у", "ending", "руку"),
+    ("ю", "ending", "землю"),
     ("о", "ending", "окно"),
 ]
 
@@ -242,25 +360,40 @@ def morpheme_for(symbol: str) -> dict | None:
         else:
             hit = not at_end and (core.startswith(form) if len(form) >= 3 else core == form)
         if hit:
-            return {"form": ("-" + form if kind != "prefix" else form + "-"), "kind": kind, "example": example}
+            return {
+                "form": ("-" + form if kind != "prefix" else form + "-"),
+                "kind": kind,
+                "example": example,
+            }
     return None
 
 
 def render_exercise1(merges: list) -> Node:
     notes = [morpheme_for(m[3]) for m in merges]
     found = sum(n is not None for n in notes)
-    return el("div", {},
-              el("p", {"data-testid": "ex1-summary"},
-                 f"{found} of the first {len(merges)} merges match a listed Russian morpheme."),
-              render_merges(merges, testid="ex1-merges", notes=notes))
+    return el(
+        "div",
+        {},
+        el(
+            "p",
+            {"data-testid": "ex1-summary"},
+            f"{found} of the first {len(merges)} merges match a listed Russian morpheme.",
+        ),
+        render_merges(merges, testid="ex1-merges", notes=notes),
+    )
 
 
 # ------------------------------------------------------------------ exercise 2: fertility
 
 # The tokenizers of the fertility table, in order: (key, label). "trained" is the Train tab's.
-FERTILITY = [("bert-base-uncased", "bert-base-uncased (WordPiece)"), ("gpt2", "GPT-2"),
-             ("cl100k_base", "cl100k_base (GPT-4)"), ("o200k_base", "o200k_base (GPT-4o)"),
-             ("qwen3", "Qwen3"), ("trained", "just trained")]
+FERTILITY = [
+    ("bert-base-uncased", "bert-base-uncased (WordPiece)"),
+    ("gpt2", "GPT-2"),
+    ("cl100k_base", "cl100k_base (GPT-4)"),
+    ("o200k_base", "o200k_base (GPT-4o)"),
+    ("qwen3", "Qwen3"),
+    ("trained", "just trained"),
+]
 
 
 def words(text: str) -> int:
@@ -276,25 +409,51 @@ def fertility_rows(counts: dict, n_words: dict) -> list[dict]:
         c = counts.get(key)
         if not c:
             continue
-        rows.append({"key": key, "label": c.get("label", label), "en": c["en"], "ru": c["ru"],
-                     "fert_en": c["en"] / n_words["en"], "fert_ru": c["ru"] / n_words["ru"],
-                     "ratio": c["ru"] / c["en"]})
+        rows.append(
+            {
+                "key": key,
+                "label": c.get("label", label),
+                "en": c["en"],
+                "ru": c["ru"],
+                "fert_en": c["en"] / n_words["en"],
+                "fert_ru": c["ru"] / n_words["ru"],
+                "ratio": c["ru"] / c["en"],
+            }
+        )
     return rows
 
 
 def render_fertility(rows: list[dict], n_words: dict) -> Node:
-    table = _table("ex2-table", ["tokenizer", "en tokens", "ru tokens", "en tokens/word",
-                                 "ru tokens/word", "ru cost ÷ en"],
-                   [[el("span", {"role": "cell", "data-testid": "ex2-name", "data-key": r["key"]}, r["label"]),
-                     el("span", {"role": "cell", "data-testid": "ex2-en"}, str(r["en"])),
-                     el("span", {"role": "cell", "data-testid": "ex2-ru"}, str(r["ru"])),
-                     f"{r['fert_en']:.2f}", f"{r['fert_ru']:.2f}",
-                     el("span", {"role": "cell", "data-testid": "ex2-ratio"}, f"{r['ratio']:.2f}×")]
-                    for r in rows])
-    return el("div", {},
-              el("p", {"class": "muted"}, f"Words (split on whitespace): English {n_words['en']:,}, "
-                                          f"Russian {n_words['ru']:,}."),
-              table, fertility_chart(rows))
+    table = _table(
+        "ex2-table",
+        ["tokenizer", "en tokens", "ru tokens", "en tokens/word", "ru tokens/word", "ru cost ÷ en"],
+        [
+            [
+                el(
+                    "span",
+                    {"role": "cell", "data-testid": "ex2-name", "data-key": r["key"]},
+                    r["label"],
+                ),
+                el("span", {"role": "cell", "data-testid": "ex2-en"}, str(r["en"])),
+                el("span", {"role": "cell", "data-testid": "ex2-ru"}, str(r["ru"])),
+                f"{r['fert_en']:.2f}",
+                f"{r['fert_ru']:.2f}",
+                el("span", {"role": "cell", "data-testid": "ex2-ratio"}, f"{r['ratio']:.2f}×"),
+            ]
+            for r in rows
+        ],
+    )
+    return el(
+        "div",
+        {},
+        el(
+            "p",
+            {"class": "muted"},
+            f"Words (split on whitespace): English {n_words['en']:,}, Russian {n_words['ru']:,}.",
+        ),
+        table,
+        fertility_chart(rows),
+    )
 
 
 def fertility_chart(rows: list[dict]) -> Node:
@@ -311,27 +470,57 @@ def fertility_chart(rows: list[dict]) -> Node:
         for j, (lang, value) in enumerate((("en", r["fert_en"]), ("ru", r["fert_ru"]))):
             w = max(1, round(bar_w * value / top))
             yy = y + pad + j * 14
-            items.append(el("rect", {"x": str(label_w), "y": str(yy), "width": str(w), "height": "12",
-                                     "class": f"bar-{lang}", "data-testid": f"ex2-bar-{lang}"},
-                            el("title", {}, f"{r['label']}, {lang}: {value:.2f} tokens per word")))
-            items.append(el("text", {"x": str(label_w + w + 4), "y": str(yy + 10), "class": "chart-value"},
-                            f"{value:.2f}"))
-    items.append(el("text", {"x": str(label_w), "y": str(height - 4), "class": "chart-legend"},
-                    "tokens per word: upper bar English, lower bar Russian"))
-    return el("svg", {"viewBox": f"0 0 {label_w + bar_w + 60} {height}", "width": str(label_w + bar_w + 60),
-                      "height": str(height), "role": "img", "data-testid": "ex2-chart",
-                      "aria-label": "tokens per word, English and Russian, per tokenizer"}, *items)
+            items.append(
+                el(
+                    "rect",
+                    {
+                        "x": str(label_w),
+                        "y": str(yy),
+                        "width": str(w),
+                        "height": "12",
+                        "class": f"bar-{lang}",
+                        "data-testid": f"ex2-bar-{lang}",
+                    },
+                    el("title", {}, f"{r['label']}, {lang}: {value:.2f} tokens per word"),
+                )
+            )
+            items.append(
+                el(
+                    "text",
+                    {"x": str(label_w + w + 4), "y": str(yy + 10), "class": "chart-value"},
+                    f"{value:.2f}",
+                )
+            )
+    items.append(
+        el(
+            "text",
+            {"x": str(label_w), "y": str(height - 4), "class": "chart-legend"},
+            "tokens per word: upper bar English, lower bar Russian",
+        )
+    )
+    return el(
+        "svg",
+        {
+            "viewBox": f"0 0 {label_w + bar_w + 60} {height}",
+            "width": str(label_w + bar_w + 60),
+            "height": str(height),
+            "role": "img",
+            "data-testid": "ex2-chart",
+            "aria-label": "tokens per word, English and Russian, per tokenizer",
+        },
+        *items,
+    )
 
 
 # ------------------------------------------------------------------ exercise 3: indentation
 
-INDENT_SNIPPET = '''def total(prices, tax):
+INDENT_SNIPPET = """def total(prices, tax):
     result = 0
     for price in prices:
         if price > 0:
             result += price * (1 + tax)
     return result
-'''
+"""
 
 
 def indent_runs(text: str) -> list[tuple[int, int, int]]:
@@ -346,7 +535,9 @@ def indent_runs(text: str) -> list[tuple[int, int, int]]:
     return runs
 
 
-def indent_tokens(spans: list[tuple[int, int, str]], run: tuple[int, int, int]) -> list[tuple[int, int, str]]:
+def indent_tokens(
+    spans: list[tuple[int, int, str]], run: tuple[int, int, int]
+) -> list[tuple[int, int, str]]:
     """The tokens (start byte, end byte, text) that overlap an indentation run."""
     _, s, e = run
     return [t for t in spans if t[0] < e and t[1] > s]
@@ -376,7 +567,9 @@ def indent_verdict(tokens: list, run: tuple[int, int, int]) -> str:
         if t[0] < s:
             parts.append(f'the first spaces end "{t[2]}"')
         else:
-            parts.append(f'the last space{"s" if e - t[0] > 1 else ""} begin{"" if e - t[0] > 1 else "s"} "{t[2]}"')
+            parts.append(
+                f'the last space{"s" if e - t[0] > 1 else ""} begin{"" if e - t[0] > 1 else "s"} "{t[2]}"'
+            )
     return "; ".join(parts)
 
 
@@ -389,18 +582,38 @@ def indent_table(spans_by_name: dict, text: str = INDENT_SNIPPET) -> list[dict]:
             continue
         for run in indent_runs(text):
             toks = indent_tokens(spans, run)
-            out.append({"key": key, "label": label, "line": run[0], "width": run[2] - run[1],
-                        "tokens": [t[2] for t in toks], "verdict": indent_verdict(toks, run)})
+            out.append(
+                {
+                    "key": key,
+                    "label": label,
+                    "line": run[0],
+                    "width": run[2] - run[1],
+                    "tokens": [t[2] for t in toks],
+                    "verdict": indent_verdict(toks, run),
+                }
+            )
     return out
 
 
 def render_indent(rows: list[dict]) -> Node:
-    return _table("ex3-table", ["tokenizer", "line", "spaces", "tokens over the indentation", "verdict"],
-                  [[r["label"], str(r["line"]), str(r["width"]),
-                    el("span", {"role": "cell", "data-testid": "ex3-tokens"},
-                       *(el("code", {"class": "part"}, show(t)) for t in r["tokens"])),
-                    el("span", {"role": "cell", "data-testid": "ex3-verdict"}, r["verdict"])]
-                   for r in rows])
+    return _table(
+        "ex3-table",
+        ["tokenizer", "line", "spaces", "tokens over the indentation", "verdict"],
+        [
+            [
+                r["label"],
+                str(r["line"]),
+                str(r["width"]),
+                el(
+                    "span",
+                    {"role": "cell", "data-testid": "ex3-tokens"},
+                    *(el("code", {"class": "part"}, show(t)) for t in r["tokens"]),
+                ),
+                el("span", {"role": "cell", "data-testid": "ex3-verdict"}, r["verdict"]),
+            ]
+            for r in rows
+        ],
+    )
 
 
 def render_snippet(text: str = INDENT_SNIPPET) -> Node:

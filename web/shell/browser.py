@@ -1,12 +1,15 @@
-"""DOM helpers every Python layer of the page shares (Pyodide only: app.py, bpe_app.py,
-train_app.py): event listeners whose errors are reported instead of lost, and the JS-null test."""
+"""DOM helpers every tab's DOM layer shares (Pyodide only: each tab's app.py): event
+listeners whose errors are reported instead of lost, the JS-null test, and drawing node trees
+(shell/dom.py) with boot.js's builder."""
 
 import asyncio
+import json
 import traceback
 
+import tpcore
 from pyodide.ffi import create_proxy
 
-import tpcore
+from shell.dom import Node
 
 proxies = []  # event listeners must outlive the scripts that add them
 
@@ -39,3 +42,11 @@ def on(element, event, handler, report=None):
     proxy = create_proxy(guarded)
     proxies.append(proxy)
     element.addEventListener(event, proxy)
+
+
+def render(target, node):
+    """Draws a node, or a list of nodes, as the children of the element with id `target`."""
+    tpcore.render(
+        target,
+        json.dumps(node.to_json() if isinstance(node, Node) else [n.to_json() for n in node]),
+    )

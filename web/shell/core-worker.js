@@ -6,7 +6,7 @@
 // worker away and starts a fresh one, replaying the requests that set its state (the wasm
 // module, the tokenizer, its options) so the next request works without a reload.
 //
-//   const core = new CoreWorker(new URL("worker.js", import.meta.url), { onCrash });
+//   const core = new CoreWorker(new URL("tabs/tokenize/worker.js", root), { onCrash });
 //   await core.request("init", { pkg }, { keep: "init" });          // replayed after a crash
 //   await core.request("load", { text }, { keep: "load", drop: ["configure"] });
 //   const result = await core.request("trace", { text });          // not replayed

@@ -14,10 +14,11 @@ export const BPE_TOKENIZERS = {
 };
 
 let bpeCore = null;
+// The site's root (this file sits in tabs/bpe/): the module and the files are there.
+const siteRoot = new URL("../../", import.meta.url).href;
 
-// The BPE module's glue, instantiated once per worker. `base` is the site root as a URL
-// (the worker's own module URL works: the files sit next to it).
-export async function loadBpeCore(base = import.meta.url) {
+// The BPE module's glue, instantiated once per worker. `base` is the site root as a URL.
+export async function loadBpeCore(base = siteRoot) {
   if (!bpeCore) {
     const core = await import(new URL("pkg-bpe/tokenprism.js", base).href);
     await core.default({ module_or_path: new URL("pkg-bpe/tokenprism_bg.wasm", base).href });
@@ -56,7 +57,7 @@ export async function fetchBytes(url, onProgress = () => {}) {
 }
 
 // A built-in BPE tokenizer by name (a key of BPE_TOKENIZERS) as a WasmBpeTokenizer.
-export async function loadBuiltinBpe(name, onProgress, base = import.meta.url) {
+export async function loadBuiltinBpe(name, onProgress, base = siteRoot) {
   const spec = BPE_TOKENIZERS[name];
   if (!spec) throw new Error(`unknown BPE tokenizer ${JSON.stringify(name)}`);
   const core = await loadBpeCore(base);

@@ -1,19 +1,19 @@
-"""The Train tab's DOM layer (Pyodide only; started by app.py): the training
-controls and the three exercises. It talks to train-worker.js (its own module worker with the
-BPE wasm module) and draws train_view.py's node trees with boot.js's builder.
+"""The Train tab's DOM layer (Pyodide only; started by web/app.py): the training
+controls and the three exercises. It talks to worker.js (its own module worker with the
+BPE wasm module) and draws view.py's node trees with boot.js's builder.
 """
 
 import asyncio
 import json
 import traceback
 
-from js import Blob, Object, URL, Worker, document, window
+import tpcore
+from js import URL, Blob, Object, Worker, document, window
 from pyodide.ffi import create_proxy, to_js
 from pyodide.http import pyfetch
 
-import tpcore
-from dom import guarded_task, on
-import train_view as tv
+from shell.browser import guarded_task, on, render
+from tabs.train import view as tv
 
 pending = {}  # request id -> (future, progress callback)
 next_id = 0
@@ -37,13 +37,8 @@ def by_id(name):
     return document.getElementById(name)
 
 
-def render(target, node):
-    tpcore.render(target, json.dumps(node.to_json() if isinstance(node, tv.Node) else [n.to_json() for n in node]))
-
-
-
-
 # ------------------------------------------------------------------------------- the worker
+
 
 def on_message(event):
     data = event.data
@@ -65,9 +60,8 @@ def on_message(event):
         future.set_exception(RuntimeError(str(data.error)))
 
 
-worker = Worker.new(URL.new("train-worker.js", document.baseURI).href, js_obj({"type": "module"}))
+worker = None  # the tab's module worker, started by `start`
 message_proxy = create_proxy(on_message)
-worker.addEventListener("message", message_proxy)
 
 
 def request(kind, progress=None, **args):
@@ -84,6 +78,7 @@ def to_py(value):
 
 
 # ------------------------------------------------------------------------------ training
+
 
 def mode():
     box = document.querySelector('input[name="train-mode"]:checked')
@@ -143,7 +138,9 @@ def stop_training():
     if run is None:
         return
     run["cancelled"] = True
-    asyncio.ensure_future(guarded_task(request("cancel", slot="main", train=run["id"], keep=run["count"])))
+    asyncio.ensure_future(
+        guarded_task(request("cancel", slot="main", train=run["id"], keep=run["count"]))
+    )
     draw_merges()
     set_status(run["count"], run["initial"], run["ms"], "cancelled", run["wasm_ms"])
     by_id("train-cancel").disabled = True
@@ -151,7 +148,16 @@ def stop_training():
 
 
 async def start_training(text=None, vocab_raw=None, train_mode=None):
-    global merges, byte_level, target_vocab, trained, shown_rows, merge_count, all_merges, training, latest
+    global \
+        merges, \
+        byte_level, \
+        target_vocab, \
+        trained, \
+        shown_rows, \
+        merge_count, \
+        all_merges, \
+        training, \
+        latest
     text = str(by_id("train-text").value) if text is None else text
     vocab_raw = str(by_id("train-vocab").value) if vocab_raw is None else vocab_raw
     train_mode = mode() if train_mode is None else train_mode
@@ -180,14 +186,23 @@ async def start_training(text=None, vocab_raw=None, train_mode=None):
             return  # cancelled: the worker's batches after that are not shown
         if p.merges.length:
             merges.extend(to_py(p.merges))
-        run.update(count=int(p.count), initial=int(p.initial), ms=float(p.ms), wasm_ms=float(p.wasmMs))
+        run.update(
+            count=int(p.count), initial=int(p.initial), ms=float(p.ms), wasm_ms=float(p.wasmMs)
+        )
         merge_count = run["count"]
         set_status(run["count"], run["initial"], run["ms"], "running", run["wasm_ms"])
         draw_soon()
 
     set_status(0, 0, 0.0, "running")
-    future = request("train", progress, slot="main", text=text, vocab=vocab, byteLevel=byte_level,
-                     tableRows=tv.TABLE_ROWS)
+    future = request(
+        "train",
+        progress,
+        slot="main",
+        text=text,
+        vocab=vocab,
+        byteLevel=byte_level,
+        tableRows=tv.TABLE_ROWS,
+    )
     run["id"] = next_id
     training = latest = run
     try:
@@ -202,8 +217,13 @@ async def start_training(text=None, vocab_raw=None, train_mode=None):
         return None  # a newer training owns the page
     if run.get("cancelled"):
         # What the page showed when Cancel was clicked (the worker may have gone on, even to the end).
-        result = {"count": run["count"], "initial": run["initial"], "ms": run["ms"],
-                  "wasmMs": run["wasm_ms"], "state": "cancelled"}
+        result = {
+            "count": run["count"],
+            "initial": run["initial"],
+            "ms": run["ms"],
+            "wasmMs": run["wasm_ms"],
+            "state": "cancelled",
+        }
     merge_count = result["count"]
     draw_merges()
     set_status(result["count"], result["initial"], result["ms"], result["state"], result["wasmMs"])
@@ -281,6 +301,7 @@ async def fill_corpora():
 
 # ----------------------------------------------------------------------------- exercises
 
+
 async def on_ex1(_event):
     global ex1_merges
     text = await bundled(tv.EXERCISE1_TEXT)
@@ -293,8 +314,17 @@ async def on_ex1(_event):
         ex1_merges.extend(to_py(p.merges))
 
     try:
-        result = to_py(await request("train", progress, slot="ex1", text=text, vocab=tv.MAX_VOCAB,
-                                     byteLevel=False, maxMerges=tv.EXERCISE1_MERGES))
+        result = to_py(
+            await request(
+                "train",
+                progress,
+                slot="ex1",
+                text=text,
+                vocab=tv.MAX_VOCAB,
+                byteLevel=False,
+                maxMerges=tv.EXERCISE1_MERGES,
+            )
+        )
     finally:
         by_id("ex1-run").disabled = False
     box.textContent = f"{result['count']} merges on {len(text.encode()):,} bytes of Russian in {tv.format_ms(result['ms'])}"
@@ -316,7 +346,9 @@ async def exercise_request(n, kind, texts):
 
     try:
         names = [k for k, _ in tv.FERTILITY]
-        return box, to_py(await request(kind, progress, names=names, texts=js_obj(texts), slot="main"))
+        return box, to_py(
+            await request(kind, progress, names=names, texts=js_obj(texts), slot="main")
+        )
     finally:
         button.disabled = False
 
@@ -325,7 +357,9 @@ async def on_ex2(_event):
     en, ru = await bundled("parallel-en"), await bundled("parallel-ru")
     box, counts = await exercise_request(2, "counts", {"en": en, "ru": ru})
     n_words = {"en": tv.words(en), "ru": tv.words(ru)}
-    box.textContent = "" if "trained" in counts else "Train a tokenizer above to add it to the table."
+    box.textContent = (
+        "" if "trained" in counts else "Train a tokenizer above to add it to the table."
+    )
     by_id("ex2-box").dataset.ready = "1"
     render("ex2-box", tv.render_fertility(tv.fertility_rows(counts, n_words), n_words))
 
@@ -338,7 +372,12 @@ async def on_ex3(_event):
 
 
 def start():
-    # Tab switching is bpe_app's (every tab: the panel its aria-controls names).
+    global worker
+    worker = Worker.new(
+        URL.new("tabs/train/worker.js", document.baseURI).href, js_obj({"type": "module"})
+    )
+    worker.addEventListener("message", message_proxy)
+    # Tab switching is the BPE tab's (every tab: the panel its aria-controls names).
     on(by_id("train-start"), "click", lambda e: start_training())
     on(by_id("train-cancel"), "click", on_cancel)
     on(by_id("train-chapter"), "click", on_chapter)

@@ -2,9 +2,13 @@
 // Every encode runs here, so a 1 MB paste never blocks the page; what comes back is the
 // trace cut to what the page draws (the first `cap` input chars), with counts and timings
 // of the whole input. Messages: {id, type, ...} in, {id, ok, result | error} out; a wasm trap
-// (a Rust panic) answers {crashed: true} and the page starts a fresh worker (core-worker.js).
+// (a Rust panic) answers {crashed: true} and the page starts a fresh worker
+// (shell/core-worker.js).
 
-import { fetchText, serveCore } from "./core-worker.js";
+import { fetchText, serveCore } from "../../shell/core-worker.js";
+
+// The site's root (this file sits in tabs/tokenize/): the wasm packages are there.
+const root = new URL("../../", import.meta.url);
 
 let core = null; // the wasm-bindgen glue module
 let wasm = null; // its instance's exports (memory)
@@ -89,8 +93,8 @@ function info() {
 
 const handlers = {
   async init({ pkg }) {
-    core = await import(new URL(`${pkg}/tokenprism.js`, import.meta.url).href);
-    wasm = await core.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
+    core = await import(new URL(`${pkg}/tokenprism.js`, root).href);
+    wasm = await core.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, root).href });
     return true;
   },
   // A tokenizer from the text of a tokenizer.json or vocab.txt file, or from its URL (fetched

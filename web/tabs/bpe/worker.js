@@ -2,7 +2,7 @@
 // WasmBpeTokenizer. Started only when the BPE tab is first used. Messages: {id, type, ...} in;
 // {id, progress: [loaded, total]} while a file downloads, then {id, ok, result | error}.
 
-import { BPE_TOKENIZERS, loadBpeCore, loadBuiltinBpe } from "./bpe-files.js";
+import { BPE_TOKENIZERS, loadBpeCore, loadBuiltinBpe } from "./files.js";
 
 let tokenizer = null;
 

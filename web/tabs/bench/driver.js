@@ -1,7 +1,7 @@
 // The Bench tab's driver (main thread): runs the benchmark protocol over workers that answer
-// bench-worker.js's messages (configs, hash, time): tokenprism's own worker and, when a
+// worker.js's messages (configs, hash, time): tokenprism's own worker and, when a
 // benchmark harness passes one (scripts/bench_web.py), a worker running JavaScript peers.
-// The normal page never loads peers. Exposed as window.tokenprismBench for app.py and the
+// The normal page never loads peers. Exposed as window.tokenprismBench for the tab's app.py and the
 // harness:
 //   run(options) -> results (plain object; see runBench)
 //   corpora()    -> {corpus: {bytes, documents}} (data/bench/index.json)
@@ -54,14 +54,16 @@ const median = (xs) => {
 };
 
 let ours = null;
+// The site's root (this file sits in tabs/bench/): data/ and a harness's peers are there.
+const root = new URL("../../", import.meta.url);
 
 function oursWorker() {
-  ours ??= new WorkerClient(new URL("bench-worker.js", import.meta.url));
+  ours ??= new WorkerClient(new URL("worker.js", import.meta.url));
   return ours;
 }
 
 async function fetchJson(path) {
-  const r = await fetch(new URL(path, import.meta.url));
+  const r = await fetch(new URL(path, root));
   return r.ok ? r.json() : null;
 }
 
@@ -85,7 +87,7 @@ export async function runBench(options) {
   }
   let peers = null;
   if (peersUrl) {
-    peers = new WorkerClient(new URL(peersUrl, import.meta.url));
+    peers = new WorkerClient(new URL(peersUrl, root));
     workers.push({ kind: "peer", client: peers });
   }
   const cells = [];

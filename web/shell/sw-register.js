@@ -24,7 +24,7 @@ async function register() {
   }
   await pageStarted();
   try {
-    await navigator.serviceWorker.register(new URL("sw.js", import.meta.url));
+    await navigator.serviceWorker.register(new URL("../sw.js", import.meta.url));
   } catch (err) {
     // Not fatal: the page works, just not offline.
     console.warn("tokenprism: no offline copy:", err);

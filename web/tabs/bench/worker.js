@@ -4,7 +4,7 @@
 // (scalar, BERT) and pkg-bpe (simd128, byte-level BPE, o200k_base).
 //
 // How text reaches wasm (a run's `pass`): "into" (the page's way) writes it into the module's
-// input buffer with TextEncoder.encodeInto (web/wasm-text.js), timed; "wbg" passes the string
+// input buffer with TextEncoder.encodeInto (shell/wasm-text.js), timed; "wbg" passes the string
 // to a wasm-bindgen `&str` parameter (its glue copies it in a charCodeAt loop), timed;
 // "resident" writes every document into wasm memory once, before the clock starts, so the
 // run times the tokenizer alone.
@@ -20,9 +20,9 @@
 //                                  -> {ms, passes, bytes}: whole passes until minMs elapsed
 // tokenizer: "bert" (bert-base-uncased) or "o200k" (o200k_base); op: "encode" or "normalize".
 
-import { loadBuiltinBpe, loadBpeCore } from "./bpe-files.js";
-import { answerMessages, corpusLoader, hashOutputs, timePasses } from "./bench-hash.js";
-import { WasmText } from "./wasm-text.js";
+import { loadBuiltinBpe, loadBpeCore } from "../bpe/files.js";
+import { answerMessages, corpusLoader, hashOutputs, timePasses } from "./hash.js";
+import { WasmText } from "../../shell/wasm-text.js";
 
 const FAST = ["simd", "page_cache", "lazy_output", "fused"];
 
@@ -45,16 +45,18 @@ const CONFIGS = {
 
 const cores = new Map(); // pkg -> {glue, text: its WasmText}
 const tokenizers = new Map(); // "tokenizer/pkg/fast path off" -> instance
-const corpus = corpusLoader(new URL("data/bench/", import.meta.url));
+// The site's root (this file sits in tabs/bench/): the modules and the data are there.
+const root = new URL("../../", import.meta.url).href;
+const corpus = corpusLoader(new URL("data/bench/", root));
 let bertJson = null;
 
 async function core(pkg) {
   if (!cores.has(pkg)) {
     let glue;
-    if (pkg === "pkg-bpe") glue = await loadBpeCore(import.meta.url); // the instance loadBuiltinBpe uses
-    else glue = await import(new URL(`${pkg}/tokenprism.js`, import.meta.url).href);
+    if (pkg === "pkg-bpe") glue = await loadBpeCore(root); // the instance loadBuiltinBpe uses
+    else glue = await import(new URL(`${pkg}/tokenprism.js`, root).href);
     // Instantiates once; later calls return the same exports.
-    const exports = await glue.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, import.meta.url).href });
+    const exports = await glue.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, root).href });
     cores.set(pkg, { glue, text: new WasmText(glue, exports.memory) });
   }
   return cores.get(pkg);
@@ -75,7 +77,7 @@ async function tokenizerFor(tokenizer, name) {
   if (tokenizer === "bert") {
     const { glue } = await core(c.pkg);
     if (bertJson === null) {
-      const r = await fetch(new URL("data/bert-base-uncased/tokenizer.json", import.meta.url));
+      const r = await fetch(new URL("data/bert-base-uncased/tokenizer.json", root));
       if (!r.ok) throw new Error(`tokenizer.json: HTTP ${r.status}`);
       // Truncation and padding off, as in the native benchmark (`no_truncation()`,
       // `no_padding()`): bert-base-uncased's file truncates to 128 tokens otherwise.
@@ -87,7 +89,7 @@ async function tokenizerFor(tokenizer, name) {
     tok = new glue.WasmTokenizer(bertJson);
     tok.setFastPaths(...FAST.map((f) => f !== c.off));
   } else {
-    tok = await loadBuiltinBpe("o200k_base", undefined, import.meta.url);
+    tok = await loadBuiltinBpe("o200k_base", undefined, root);
   }
   tokenizers.set(key, tok);
   return tok;

@@ -1,23 +1,24 @@
-"""The BPE tab's DOM layer; runs only in Pyodide (app.py calls `start`).
+"""The BPE tab's DOM layer; runs only in Pyodide (web/app.py calls `start`).
 
-Its own worker (web/bpe-worker.js via tpcore.bpe_*) holds the BPE wasm module, which loads
+Its own worker (worker.js, via tpcore.bpe_*) holds the BPE wasm module, which loads
 the first time the tab is used; a built-in tokenizer's file downloads when it is picked. Every
-change asks the worker for a trace and hands bpe_view.py's node trees to boot.js's builder.
+change asks the worker for a trace and hands view.py's node trees to boot.js's builder.
 User text reaches the DOM only as text nodes or form values.
 """
 
 import asyncio
 import json
 
+import tpcore
 from js import document, window
 from pyodide.ffi import create_proxy
 
-import bpe_view
-import dom
-from dom import found
-import tpcore
+from shell import browser
+from shell.browser import found, render
+from shell.dom import el
+from tabs.bpe import view
 
-state = bpe_view.default_bpe()
+state = view.default_bpe()
 active = False  # the BPE tab is showing
 used = False  # the tab was opened at least once (its state then goes into links)
 loaded = None  # the tokenizer in the worker: a built-in name, or "file:<name>"
@@ -25,8 +26,8 @@ custom = None  # a user file's name
 trace = None
 selected = None  # the pre-token whose merges show
 seq = 0
-changed = None  # app.py's callback: the state changed, rewrite the address
-link_of = None  # app.py's current_link
+changed = None  # the tokenize tab's callback: the state changed, rewrite the address
+link_of = None  # the tokenize tab's current_link
 
 panel = document.getElementById("bpe-panel")
 box = document.getElementById("bpe-input")
@@ -36,17 +37,13 @@ def by_id(name):
     return document.getElementById(name)
 
 
-def render(target, node):
-    tpcore.render(target, json.dumps(node.to_json()))
-
-
 def guarded_task(coroutine):
-    return dom.guarded_task(coroutine, show_error)
+    return browser.guarded_task(coroutine, show_error)
 
 
 def on(element, event, handler):
-    """dom.on, with errors shown in this tab's own error box."""
-    dom.on(element, event, handler, show_error)
+    """browser.on, with errors shown in this tab's own error box."""
+    browser.on(element, event, handler, show_error)
 
 
 def show_error(message):
@@ -64,7 +61,7 @@ def show_notice(message):
 
 
 def link_state():
-    """What app.py's share link carries for this tab (nothing until it was used)."""
+    """What the share link carries for this tab (nothing until it was used)."""
     if not used:
         return {}
     return {"tab": "bpe" if active else "wordpiece", "bpe": dict(state)}
@@ -76,6 +73,7 @@ def notify():
 
 
 # ------------------------------------------------------------------------------------ tabs
+
 
 def show_tab(name):
     """Shows the panel of tab `name` (its button's aria-controls) and hides the others."""
@@ -133,6 +131,7 @@ def on_tab_key(event):
 
 # ---------------------------------------------------------------------------- tokenizers
 
+
 async def load_builtin(name):
     global loaded, custom, trace
     panel.dataset.state = "loading"
@@ -169,7 +168,7 @@ async def load_file(file_or_input):
 
 def on_pick(event):
     value = str(event.target.value)
-    if value in bpe_view.BUILTINS and (value != loaded or custom is not None):
+    if value in view.BUILTINS and (value != loaded or custom is not None):
         return load_builtin(value)
     return None
 
@@ -196,6 +195,7 @@ def on_dragover(event):
 
 
 # ------------------------------------------------------------------------------- controls
+
 
 def sync_controls():
     select = by_id("bpe-tokenizer")
@@ -263,7 +263,7 @@ def build_messages():
         remove.setAttribute("data-testid", "bpe-remove-message")
         row.append(role_label, select, content_label, area, remove)
         holder.appendChild(row)
-    by_id("bpe-add-message").disabled = len(state["messages"]) >= bpe_view.MAX_MESSAGES
+    by_id("bpe-add-message").disabled = len(state["messages"]) >= view.MAX_MESSAGES
 
 
 def on_messages_input(event):
@@ -295,13 +295,15 @@ def on_messages_click(event):
 
 
 def on_add_message(_event):
-    if len(state["messages"]) >= bpe_view.MAX_MESSAGES:
+    if len(state["messages"]) >= view.MAX_MESSAGES:
         return None
     last = state["messages"][-1][0] if state["messages"] else "assistant"
     panel.dataset.chat = "working"
     state["messages"].append(["assistant" if last == "user" else "user", ""])
     build_messages()
-    area = document.querySelector(f'[data-testid="bpe-content"][data-k="{len(state["messages"]) - 1}"]')
+    area = document.querySelector(
+        f'[data-testid="bpe-content"][data-k="{len(state["messages"]) - 1}"]'
+    )
     if found(area):
         area.focus()
     notify()
@@ -310,31 +312,38 @@ def on_add_message(_event):
 
 # ------------------------------------------------------------------------------- rendering
 
+
 def render_tokens():
-    render("bpe-counts", bpe_view.render_counts(state["text"], trace))
-    render("bpe-tokens", bpe_view.render_tokens(trace, state["view"]))
+    render("bpe-counts", view.render_counts(state["text"], trace))
+    render("bpe-tokens", view.render_tokens(trace, state["view"]))
     ids_line = by_id("bpe-ids")
-    ids_line.textContent = json.dumps(bpe_view.ids_of(trace))
+    ids_line.textContent = json.dumps(view.ids_of(trace))
 
 
 def render_pre():
-    render("bpe-pre", bpe_view.render_pre_tokens(trace, selected))
+    render("bpe-pre", view.render_pre_tokens(trace, selected))
 
 
 async def show_merges():
-    pre = bpe_view.find_pre_token(trace, selected) if trace is not None else None
+    pre = view.find_pre_token(trace, selected) if trace is not None else None
     if pre is None or pre["special"]:
-        render("bpe-merges", bpe_view.render_merges(None, None))
+        render("bpe-merges", view.render_merges(None, None))
         return
     mine = seq
     try:
         piece = json.loads(await tpcore.bpe_request("piece", json.dumps({"text": pre["text"]})))
     except Exception as e:
-        render("bpe-merges", bpe_view.el("p", {"class": "muted", "data-testid": "bpe-merges"},
-                                         f"No merge trace for this pre-token: {e}"))
+        render(
+            "bpe-merges",
+            el(
+                "p",
+                {"class": "muted", "data-testid": "bpe-merges"},
+                f"No merge trace for this pre-token: {e}",
+            ),
+        )
         return
     if mine == seq:
-        render("bpe-merges", bpe_view.render_merges(pre, piece))
+        render("bpe-merges", view.render_merges(pre, piece))
 
 
 async def refresh():
@@ -347,8 +356,10 @@ async def refresh():
     by_id("bpe-busy").textContent = "working…"
     text = str(box.value)
     try:
-        reply = await tpcore.bpe_request("trace", json.dumps({
-            "text": text, "specials": state["specials"], "cap": bpe_view.TOKEN_CAP}))
+        reply = await tpcore.bpe_request(
+            "trace",
+            json.dumps({"text": text, "specials": state["specials"], "cap": view.TOKEN_CAP}),
+        )
     except Exception as e:
         if mine == seq:
             show_error(f"Could not encode: {e}")
@@ -359,7 +370,7 @@ async def refresh():
     trace = json.loads(reply.trace)
     state["text"] = text
     by_id("bpe-busy").textContent = f"(worker: {float(reply.ms):.1f} ms)"
-    if bpe_view.find_pre_token(trace, selected) is None:
+    if view.find_pre_token(trace, selected) is None:
         selected = None
     render_tokens()
     render_pre()
@@ -381,11 +392,20 @@ async def refresh_chat(mine=None):
     mine_chat = chat_seq
     messages = [{"role": r, "content": c} for r, c in state["messages"]]
     try:
-        parts = json.loads(await tpcore.bpe_request("chat", json.dumps({
-            "messages": json.dumps(messages), "generation": bool(by_id("bpe-generation").checked)})))
-        node = bpe_view.render_chat(parts, None)
+        parts = json.loads(
+            await tpcore.bpe_request(
+                "chat",
+                json.dumps(
+                    {
+                        "messages": json.dumps(messages),
+                        "generation": bool(by_id("bpe-generation").checked),
+                    }
+                ),
+            )
+        )
+        node = view.render_chat(parts, None)
     except Exception as e:
-        node = bpe_view.render_chat(None, str(e).removeprefix("Error: "))
+        node = view.render_chat(None, str(e).removeprefix("Error: "))
     if (mine is None or mine == seq) and mine_chat == chat_seq:
         render("bpe-chat", node)
         panel.dataset.chat = "ready"
@@ -453,7 +473,7 @@ def on_pre_key(event):
     if event.key in ("ArrowLeft", "ArrowRight"):
         event.preventDefault()
         event.stopPropagation()
-        keys = [p["key"] for p in bpe_view.pre_token_list(trace) if not p["special"]]
+        keys = [p["key"] for p in view.pre_token_list(trace) if not p["special"]]
         if key in keys:
             k = keys.index(key) + (1 if event.key == "ArrowRight" else -1)
             return select_pre(keys[max(0, min(len(keys) - 1, k))])
@@ -471,7 +491,7 @@ def on_chat_option(_event):
 
 
 async def restore(new_state):
-    """Opens a link's BPE state (app.py's restore): its tokenizer, text, toggles, chat."""
+    """Opens a link's BPE state (the tokenize tab's restore): its tokenizer, text, toggles, chat."""
     global state, used
     if new_state.get("bpe") is not None:
         state = new_state["bpe"]
@@ -504,7 +524,7 @@ def start(on_change, current_link):
     global changed, link_of
     changed, link_of = on_change, current_link
     select = by_id("bpe-tokenizer")
-    for name, label in bpe_view.BUILTINS.items():
+    for name, label in view.BUILTINS.items():
         option = document.createElement("option")
         option.value = name
         option.textContent = label
@@ -512,7 +532,7 @@ def start(on_change, current_link):
     box.value = state["text"]
     sync_controls()
     build_messages()
-    render("bpe-merges", bpe_view.render_merges(None, None))
+    render("bpe-merges", view.render_merges(None, None))
     nav = document.querySelector("nav.tabs")
     on(nav, "click", on_tab_click)
     on(nav, "keydown", on_tab_key)

@@ -1,0 +1,217 @@
+"""The page's state as a share link: the address's fragment, compressed JSON in base64url.
+
+It holds the tokenize tab's text, tokenizer, switches, step and view; which tab is open; and,
+once the BPE tab was used, that tab's state. Pure Python with no browser imports: pytest checks
+links under CPython, and the gallery's examples are links too (tabs/tokenize/gallery.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+
+from tabs.bpe import view as bpe_view
+from tabs.tokenize.view import FAST_KEYS, OPTION_KEYS, STAGES
+
+BUILTIN_TOKENIZERS = ("bert-base-uncased",)
+STEP_NAMES = tuple(STAGES)
+TABS = ("wordpiece", "bpe")
+DEFAULT_TEXT = "Héllo, Wörld! 東京"
+# Longest fragment accepted, and longest text a link may carry (decompressed bytes).
+MAX_LINK_CHARS = 16_000
+MAX_STATE_BYTES = 64_000
+MAX_LINK_TEXT = 20_000
+
+
+def default_state() -> dict:
+    return {
+        "text": DEFAULT_TEXT,
+        "tokenizer": "bert-base-uncased",
+        "options": dict.fromkeys(OPTION_KEYS, True),
+        "fast": dict.fromkeys(FAST_KEYS, True),
+        "step": "lowercase",
+        "view": "text",
+    }
+
+
+def _bits(flags: dict, keys) -> str:
+    return "".join("1" if flags.get(k) else "0" for k in keys)
+
+
+def encode_state(state: dict) -> str | None:
+    """The fragment (without '#') for a state, or None when the text is too long to share.
+
+    >>> decode_state(encode_state(default_state()))[0] == default_state()
+    True
+    """
+    if not isinstance(state["text"], str) or len(state["text"]) > MAX_LINK_TEXT:
+        return None
+    compact = {
+        "t": state["text"],
+        "k": state["tokenizer"],
+        "o": _bits(state["options"], OPTION_KEYS),
+        "f": _bits(state["fast"], FAST_KEYS),
+        "s": state["step"],
+        "v": state["view"],
+    }
+    # Which tab is open, and the BPE tab's own state.
+    if state.get("tab", "wordpiece") != "wordpiece":
+        compact["a"] = state["tab"]
+    if state.get("bpe") is not None:
+        bpe = bpe_to_link(state["bpe"])
+        if bpe is None:
+            return None
+        compact["b"] = bpe
+    raw = json.dumps(compact, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    packed = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
+    if len(packed) > MAX_LINK_CHARS:
+        return None
+    return "s=" + packed
+
+
+_B64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def decode_state(fragment: str) -> tuple[dict, str | None]:
+    """The state a link's fragment holds, and a message when it could not be used.
+
+    Anything wrong (too long, not base64url, not zlib, not UTF-8, not the expected JSON,
+    unknown tokenizer) gives the default state and a short message; never an exception.
+
+    >>> decode_state("s=%%%")
+    ({'text': 'Héllo, Wörld! 東京', 'tokenizer': 'bert-base-uncased', \
+'options': {'clean_text': True, 'handle_chinese_chars': True, 'strip_accents': True, \
+'lowercase': True}, 'fast': {'simd': True, 'page_cache': True, 'lazy_output': True, \
+'fused': True}, 'step': 'lowercase', 'view': 'text'}, 'This link is malformed; showing the default view.')
+    """
+    fragment = (fragment or "").lstrip("#")
+    if not fragment:
+        return default_state(), None
+    malformed = (default_state(), "This link is malformed; showing the default view.")
+    too_long = (default_state(), "This link is too long; showing the default view.")
+    if len(fragment) > MAX_LINK_CHARS + 2:
+        return too_long
+    if not fragment.startswith("s="):
+        return malformed
+    packed = fragment[2:]
+    if not packed or not set(packed) <= _B64URL:
+        return malformed
+    try:
+        data = base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4))
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(data, MAX_STATE_BYTES)
+        if inflater.unconsumed_tail:
+            return too_long
+        if not inflater.eof:
+            return malformed
+        compact = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, ValueError, zlib.error, RecursionError):
+        return malformed
+    if not isinstance(compact, dict):
+        return malformed
+    state = default_state()
+    text, tok = compact.get("t"), compact.get("k")
+    opts, fast = compact.get("o"), compact.get("f")
+    step, mode = compact.get("s"), compact.get("v")
+    if not isinstance(text, str) or len(text) > MAX_LINK_TEXT:
+        return too_long if isinstance(text, str) else malformed
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        return malformed
+    if tok not in BUILTIN_TOKENIZERS:
+        return (
+            default_state(),
+            "This link names a tokenizer the page does not have; showing the default view.",
+        )
+    for bits, keys in ((opts, OPTION_KEYS), (fast, FAST_KEYS)):
+        if not isinstance(bits, str) or len(bits) != len(keys) or not set(bits) <= {"0", "1"}:
+            return malformed
+    if step not in STEP_NAMES or mode not in ("text", "ids"):
+        return malformed
+    state.update(
+        text=text,
+        tokenizer=tok,
+        step=step,
+        view=mode,
+        options={k: b == "1" for k, b in zip(OPTION_KEYS, opts)},
+        fast={k: b == "1" for k, b in zip(FAST_KEYS, fast)},
+    )
+    # Older links have neither key and open as before.
+    tab = compact.get("a", "wordpiece")
+    if tab not in TABS:
+        return malformed
+    if tab != "wordpiece":
+        state["tab"] = tab
+    if "b" in compact:
+        bpe = bpe_from_link(compact["b"])
+        if bpe is None:
+            return malformed
+        state["bpe"] = bpe
+    return state, None
+
+
+# ----------------------------------------------------------------------- the BPE tab's part
+
+
+def bpe_to_link(bpe: dict) -> dict | None:
+    """The compact form a link carries for the BPE tab's state, or None when the text is too
+    long to share."""
+    if not isinstance(bpe.get("text"), str) or len(bpe["text"]) > MAX_LINK_TEXT:
+        return None
+    out = {
+        "t": bpe["text"],
+        "s": 1 if bpe.get("specials") else 0,
+        "v": bpe.get("view", "text"),
+        "m": [[r, c] for r, c in bpe.get("messages", [])],
+    }
+    if bpe.get("tokenizer") in bpe_view.BUILTINS:
+        out["k"] = bpe["tokenizer"]
+    return out
+
+
+def _clean(s) -> bool:
+    return (
+        isinstance(s, str)
+        and len(s) <= MAX_LINK_TEXT
+        and not any(0xD800 <= ord(c) <= 0xDFFF for c in s)
+    )
+
+
+def bpe_from_link(compact) -> dict | None:
+    """The BPE state a link's compact form holds, or None when it is not valid.
+
+    >>> bpe_from_link(bpe_to_link(bpe_view.default_bpe())) == bpe_view.default_bpe()
+    True
+    >>> bpe_from_link({"t": "x", "s": 2, "v": "text", "m": []}) is None
+    True
+    """
+    if not isinstance(compact, dict):
+        return None
+    text, specials, mode, messages = (
+        compact.get("t"),
+        compact.get("s"),
+        compact.get("v"),
+        compact.get("m"),
+    )
+    name = compact.get("k", bpe_view.DEFAULT_TOKENIZER)
+    if (
+        not _clean(text)
+        or specials not in (0, 1)
+        or isinstance(specials, bool)
+        or mode not in ("text", "ids")
+        or name not in bpe_view.BUILTINS
+    ):
+        return None
+    if not isinstance(messages, list) or len(messages) > bpe_view.MAX_MESSAGES:
+        return None
+    for m in messages:
+        if not (isinstance(m, list) and len(m) == 2 and _clean(m[0]) and _clean(m[1])):
+            return None
+    return {
+        "tokenizer": name,
+        "text": text,
+        "specials": specials == 1,
+        "view": mode,
+        "messages": [list(m) for m in messages],
+    }

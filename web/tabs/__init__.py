@@ -1,0 +1,1 @@
+"""One package per tab of the page: tokenize, bpe, train, bench."""

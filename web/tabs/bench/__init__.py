@@ -1,0 +1,1 @@
+"""The Bench tab: the wasm builds' speed on corpus slices."""

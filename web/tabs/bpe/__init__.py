@@ -1,0 +1,1 @@
+"""The BPE tab: byte-level BPE tokenizers, their merges and chat templates."""

@@ -1,0 +1,1 @@
+"""The tokenize tab: the BERT normalizer and WordPiece, step by step."""

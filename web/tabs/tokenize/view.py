@@ -1,0 +1,550 @@
+"""What the tokenize tab (the BERT normalizer and WordPiece, step by step) shows, as a tree
+of plain nodes (shell/dom.py).
+
+Pure Python with no browser imports: pytest renders traces from the native module, the page
+the wasm module's (the same JSON).
+
+    >>> tree = render_trace({"stages": [{"name": "raw", "text": "Hi", "micros": 0.5}],
+    ...                      "pre_tokens": [], "tokens": ["[CLS]", "hi", "[SEP]"],
+    ...                      "ids": [101, 7632, 102], "offsets": [[0, 0], [0, 2], [0, 0]],
+    ...                      "micros": 3.0})
+    >>> tree.find("ids").text()
+    '[101, 7632, 102]'
+"""
+
+from __future__ import annotations
+
+import json
+
+from shell.chars import Span, diff_stages, expand_runs, text_nodes, visible
+from shell.dom import Node, el
+
+# Stage names as the core reports them, with the label and the one-line explanation shown.
+STAGES: dict[str, tuple[str, str]] = {
+    "raw": ("Input", "the text as typed"),
+    "clean": ("Clean text", "drop control characters, map every whitespace to a space"),
+    "cjk": ("CJK spacing", "put spaces around CJK ideographs, so each becomes a word"),
+    "nfd": ("NFD", "canonical decomposition: é becomes e + U+0301"),
+    "nfc": ("NFC", "canonical composition"),
+    "nfkc": ("NFKC", "compatibility composition"),
+    "nfkd": ("NFKD", "compatibility decomposition"),
+    "strip_accents": ("Strip accents", "drop combining marks (category Mn)"),
+    "lowercase": ("Lowercase", "lowercase every character"),
+    "pre_tokens": ("Pre-tokens", "split on whitespace and around punctuation and ideographs"),
+    "wordpiece": (
+        "WordPiece",
+        "longest-match-first pieces from the vocabulary; ## continues a word",
+    ),
+    "ids": ("Ids", "vocabulary ids, with [CLS] and [SEP] added around them"),
+}
+# The steps after the normalizer's stages, always in this order.
+MODEL_STEPS = ("pre_tokens", "wordpiece", "ids")
+# The most input chars the stepper and the token view draw until "Show all" is pressed.
+RENDER_CAP = 2000
+# The normalizer's switches and the fast paths, in the order the core takes them.
+OPTION_KEYS = ("clean_text", "handle_chinese_chars", "strip_accents", "lowercase")
+FAST_KEYS = ("simd", "page_cache", "lazy_output", "fused")
+
+
+def stage_label(name: str) -> str:
+    return STAGES.get(name, (name, ""))[0]
+
+
+def format_micros(micros: float) -> str:
+    """A duration for people: '0.42 µs', '12.5 µs', '1.25 ms'."""
+    if micros < 10:
+        return f"{micros:.2f} µs"
+    if micros < 1000:
+        return f"{micros:.1f} µs"
+    return f"{micros / 1000:.2f} ms"
+
+
+def render_diff(spans: list[Span], testid: str) -> Node:
+    """A stage's text with its changes marked; textContent equals the stage's text."""
+    children: list[Node] = []
+    for s in spans:
+        if s.kind == "delete":
+            children.append(
+                el(
+                    "span",
+                    {
+                        "class": "del",
+                        "data-old": visible(s.old),
+                        "title": f"removed: {visible(s.old)}",
+                        "role": "img",
+                        "aria-label": f"removed {visible(s.old)}",
+                    },
+                )
+            )
+        else:
+            children.extend(text_nodes(s.text, s.start, s.kind, s.old))
+    return el(
+        "div",
+        {
+            "class": "stage-text",
+            "data-testid": testid,
+            "tabindex": "0",
+            "aria-label": "stage text; arrow keys move the inspected character",
+        },
+        *children,
+    )
+
+
+# -------------------------------------------------------------------------------- the trace
+
+
+def totals(trace: dict) -> dict:
+    """Counts over the whole input (a trimmed trace carries them in `total`)."""
+    if "total" in trace:
+        return trace["total"]
+    text = trace["stages"][0]["text"]
+    return {
+        "chars": len(text),
+        "bytes": len(text.encode("utf-8", "surrogatepass")),
+        "tokens": len(trace["ids"]),
+        "unk": sum(1 for t in trace["tokens"] if t == "[UNK]"),
+        "truncated": False,
+    }
+
+
+def steps(trace: dict) -> list[dict]:
+    """The stepper's steps: every stage of the trace, then pre-tokens, WordPiece, ids."""
+    out = [{"name": s["name"], "micros": float(s.get("micros", 0.0))} for s in trace["stages"]]
+    out.append({"name": "pre_tokens", "micros": float(trace.get("pre_tokenize_micros") or 0.0)})
+    out.append({"name": "wordpiece", "micros": float(trace.get("model_micros") or 0.0)})
+    out.append({"name": "ids", "micros": None})
+    return out
+
+
+def step_index(trace: dict, name: str | None) -> int:
+    """The index of step `name`; the last normalizer stage when unknown."""
+    names = [s["name"] for s in steps(trace)]
+    if name in names:
+        return names.index(name)
+    return len(trace["stages"]) - 1
+
+
+def stage_orig(stage: dict) -> list[int] | None:
+    runs = stage.get("runs")
+    return None if runs is None else expand_runs(runs)
+
+
+def render_timeline(trace: dict, current: int) -> Node:
+    """All steps as a small SVG bar chart of their times; each bar is a button."""
+    all_steps = steps(trace)
+    slowest = max((s["micros"] or 0.0 for s in all_steps), default=0.0) or 1.0
+    row, width, label_w = 18, 320, 110
+    bars = []
+    for k, s in enumerate(all_steps):
+        y = k * row
+        micros = s["micros"]
+        w = 0.0 if micros is None else max(1.0, (width - label_w - 70) * micros / slowest)
+        cls = "tl-row" + (" current" if k == current else "")
+        time = "—" if micros is None else format_micros(micros)
+        bars.append(
+            el(
+                "g",
+                {
+                    "class": cls,
+                    "data-step": str(k),
+                    "role": "button",
+                    "tabindex": "-1",
+                    "aria-label": f"step {k + 1}: {stage_label(s['name'])}, {time}",
+                },
+                el("title", {}, f"{stage_label(s['name'])}: {time}"),
+                el(
+                    "rect",
+                    {
+                        "class": "tl-hit",
+                        "x": "0",
+                        "y": str(y),
+                        "width": str(width),
+                        "height": str(row),
+                    },
+                ),
+                el(
+                    "text",
+                    {"class": "tl-label", "x": "4", "y": str(y + 13)},
+                    stage_label(s["name"]),
+                ),
+                el(
+                    "rect",
+                    {
+                        "class": "tl-bar",
+                        "x": str(label_w),
+                        "y": str(y + 4),
+                        "width": f"{w:.1f}",
+                        "height": str(row - 8),
+                        "rx": "2",
+                    },
+                ),
+                el("text", {"class": "tl-time", "x": str(label_w + w + 6), "y": str(y + 13)}, time),
+            )
+        )
+    return el(
+        "svg",
+        {
+            "class": "timeline",
+            "data-testid": "timeline",
+            "role": "group",
+            "aria-label": "time per step",
+            "viewBox": f"0 0 {width} {row * len(all_steps)}",
+            "width": str(width),
+            "height": str(row * len(all_steps)),
+        },
+        *bars,
+    )
+
+
+def render_pre_tokens(trace: dict) -> Node:
+    chips = [
+        el(
+            "li",
+            {
+                "class": "chip",
+                "data-testid": "pre-token",
+                "title": f"input chars {p['offsets'][0]}–{p['offsets'][1]}",
+            },
+            *text_nodes(p["text"], 0, "equal"),
+        )
+        for p in trace.get("pre_tokens", [])
+    ]
+    return el("ol", {"class": "chips", "data-testid": "step-pre-tokens"}, *chips)
+
+
+def render_wordpiece(trace: dict) -> Node:
+    chips = []
+    special = trace.get("special_tokens_mask") or [0] * len(trace["ids"])
+    for k, (token, (start, end), is_special) in enumerate(
+        zip(trace["tokens"], trace["offsets"], special)
+    ):
+        cls = (
+            "chip token"
+            + (" special" if is_special else "")
+            + (" unk" if token == "[UNK]" else "")
+            + (" cont" if token.startswith("##") else "")
+        )
+        chips.append(
+            el(
+                "li",
+                {
+                    "class": cls,
+                    "data-t": str(k),
+                    "data-testid": "wp-token",
+                    "title": f"input chars {start}–{end}",
+                },
+                token,
+            )
+        )
+    return el("ol", {"class": "chips", "data-testid": "step-wordpiece"}, *chips)
+
+
+def render_step(trace: dict, current: int, original: str) -> Node:
+    """The stepper's body for step `current`: header, then that step's view."""
+    all_steps = steps(trace)
+    current = max(0, min(current, len(all_steps) - 1))
+    s = all_steps[current]
+    name = s["name"]
+    label, about = STAGES.get(name, (name, ""))
+    stages = trace["stages"]
+    body: Node
+    unchanged = False
+    if current < len(stages):
+        stage = stages[current]
+        if current == 0:
+            spans = [Span("equal", stage["text"], "", 0)] if stage["text"] else []
+        else:
+            prev = stages[current - 1]
+            spans = diff_stages(prev["text"], stage["text"], stage_orig(prev), stage_orig(stage))
+            unchanged = prev["text"] == stage["text"]
+        body = render_diff(spans, "step-text")
+    elif name == "pre_tokens":
+        body = render_pre_tokens(trace)
+    elif name == "wordpiece":
+        body = render_wordpiece(trace)
+    else:
+        body = el(
+            "code", {"class": "ids-line", "data-testid": "step-ids"}, json.dumps(trace["ids"])
+        )
+    time = "—" if s["micros"] is None else format_micros(s["micros"])
+    changes = None
+    if current < len(stages) and current > 0 and not unchanged:
+        n = sum(1 for sp in spans if sp.kind != "equal")
+        changes = el("span", {"class": "badge"}, f"{n} change{'s' if n != 1 else ''}")
+    return el(
+        "section",
+        {"class": "step", "data-testid": "step", "data-step": name},
+        el(
+            "div",
+            {"class": "step-head"},
+            el("span", {"class": "step-count"}, f"{current + 1}/{len(all_steps)}"),
+            el("h3", {"class": "step-name", "data-testid": "step-name"}, label),
+            el("span", {"class": "badge", "data-testid": "unchanged"}, "unchanged")
+            if unchanged
+            else changes,
+            el("span", {"class": "stage-time"}, time),
+        ),
+        el("p", {"class": "stage-about"}, about),
+        body,
+    )
+
+
+# ------------------------------------------------------------------------------------ tokens
+
+
+def render_tokens_over_text(trace: dict, mode: str = "text") -> Node:
+    """Tokens as coloured spans over the original text (via offsets), or their ids."""
+    original = trace["stages"][0]["text"]
+    special = trace.get("special_tokens_mask") or [0] * len(trace["ids"])
+    rows = list(zip(trace["tokens"], trace["ids"], trace["offsets"], special))
+    if mode == "ids":
+        chips = [
+            el(
+                "li",
+                {
+                    "class": f"chip tok c{k % 6}"
+                    + (" unk" if t == "[UNK]" else "")
+                    + (" special" if sp else ""),
+                    "data-t": str(k),
+                    "data-testid": "token-id",
+                    "title": t,
+                },
+                str(i),
+            )
+            for k, (t, i, _, sp) in enumerate(rows)
+        ]
+        return el("ol", {"class": "chips", "data-testid": "token-view"}, *chips)
+    children: list[Node] = []
+    pos = 0
+    colour = 0
+    for k, (token, token_id, (start, end), is_special) in enumerate(rows):
+        if is_special and start == end:
+            continue
+        if start < pos:  # several pieces of one char (never in WordPiece): skip overlap
+            continue
+        if start > pos:
+            children.extend(text_nodes(original[pos:start], pos, "equal"))
+        cls = f"tok c{colour % 6}" + (" unk" if token == "[UNK]" else "")
+        colour += 1
+        children.append(
+            el(
+                "span",
+                {
+                    "class": cls,
+                    "data-t": str(k),
+                    "data-testid": "token-span",
+                    "title": f"{token} → {token_id}",
+                },
+                *text_nodes(original[start:end], start, "equal"),
+            )
+        )
+        pos = end
+    if pos < len(original):
+        children.extend(text_nodes(original[pos:], pos, "equal"))
+    return el("div", {"class": "token-text", "data-testid": "token-view"}, *children)
+
+
+def token_summary(trace: dict, k: int) -> str:
+    """One line about token k: text, id, and the input chars it covers.
+
+    >>> token_summary({"tokens": ["[CLS]", "hi"], "ids": [101, 7632],
+    ...                "offsets": [[0, 0], [0, 2]], "stages": [{"text": "Hi"}]}, 1)
+    "'hi' → id 7632 · input chars 0–2: 'Hi'"
+    """
+    token, token_id, (start, end) = trace["tokens"][k], trace["ids"][k], trace["offsets"][k]
+    original = trace["stages"][0]["text"]
+    where = f" · input chars {start}–{end}: {visible(original[start:end])!r}" if end > start else ""
+    return f"{token!r} → id {token_id}{where}"
+
+
+def render_counts(trace: dict) -> Node:
+    t = totals(trace)
+    per = t["chars"] / t["tokens"] if t["tokens"] else 0.0
+    parts = [
+        ("chars", f"{t['chars']:,}"),
+        ("bytes", f"{t['bytes']:,}"),
+        ("tokens", f"{t['tokens']:,}"),
+        ("chars/token", f"{per:.2f}"),
+    ]
+    items = [
+        el(
+            "div",
+            {"class": "count", "data-testid": f"count-{key.replace('/', '-per-')}"},
+            el("dt", {}, key),
+            el("dd", {}, value),
+        )
+        for key, value in parts
+    ]
+    if t.get("unk"):
+        items.append(
+            el(
+                "div",
+                {"class": "count unk", "data-testid": "count-unk"},
+                el("dt", {}, "[UNK]"),
+                el("dd", {}, str(t["unk"])),
+            )
+        )
+    return el("dl", {"class": "counts", "data-testid": "counts"}, *items)
+
+
+# ------------------------------------------------------------------------------- fast paths
+
+BLOCK_KINDS = {
+    0: ("skipped", "all ASCII, unchanged: never decoded"),
+    1: ("folded", "all ASCII, lowercased in one go"),
+    2: ("decoded", "held a byte that needs char-by-char work"),
+}
+MAX_BLOCK_CELLS = 512
+
+
+def render_fast(trace: dict) -> Node | None:
+    """What the fast paths did: a cell per 16-byte block, the pages, zero copy, times."""
+    fast = trace.get("fast")
+    if not fast:
+        return el(
+            "p",
+            {"class": "muted", "data-testid": "fast"},
+            "This tokenizer's normalizer has no fast path trace.",
+        )
+    st = fast["stats"]
+    size = st.get("block_bytes") or 16
+    cells = []
+    for at, kind in st.get("blocks", [])[:MAX_BLOCK_CELLS]:
+        name, about = BLOCK_KINDS.get(kind, ("?", ""))
+        cells.append(
+            el(
+                "span",
+                {
+                    "class": f"blk {name}",
+                    "data-testid": "block",
+                    "title": f"bytes {at}–{at + size - 1}: {name} ({about})",
+                },
+            )
+        )
+    shown = len(cells)
+    more = len(st.get("blocks", [])) - shown
+    pages = [
+        el(
+            "li",
+            {
+                "class": "chip page" + (" built" if p["built"] else ""),
+                "title": f"U+{p['page'] * 256:04X}–U+{p['page'] * 256 + 255:04X}",
+            },
+            f"U+{p['page'] * 256:04X}… ×{p['lookups']}" + (" built" if p["built"] else " hit"),
+        )
+        for p in st.get("pages", [])[:200]
+    ]
+    times = fast.get("normalize_micros", [])
+    slowest = max((m for _, m in times), default=0.0) or 1.0
+    rows = []
+    for k, (variant, micros) in enumerate(times):
+        w = max(1.0, 150 * micros / slowest)
+        rows.append(
+            el(
+                "g",
+                {},
+                el("text", {"x": "0", "y": str(k * 18 + 13), "class": "tl-label"}, variant),
+                el(
+                    "rect",
+                    {
+                        "class": "tl-bar",
+                        "x": "120",
+                        "y": str(k * 18 + 4),
+                        "width": f"{w:.1f}",
+                        "height": "10",
+                        "rx": "2",
+                    },
+                ),
+                el(
+                    "text",
+                    {"class": "tl-time", "x": str(126 + w), "y": str(k * 18 + 13)},
+                    format_micros(micros),
+                ),
+            )
+        )
+    paths = fast.get("paths", {})
+    summary = (
+        f"kernel {fast.get('kernel', '?')} · {st.get('blocks_skipped', 0)} blocks skipped, "
+        f"{st.get('blocks_folded', 0)} folded, {st.get('blocks_stopped', 0)} decoded "
+        f"({st.get('chars_decoded', 0)} chars one by one) · "
+        f"{st.get('page_hits', 0)} page hits, {st.get('pages_built', 0)} pages built · "
+        + (
+            "output is a new allocation"
+            if st.get("allocated")
+            else "zero copy: output is the input"
+        )
+        + (" · staged fallback" if st.get("staged_fallback") else "")
+    )
+    return el(
+        "div",
+        {"class": "fast", "data-testid": "fast"},
+        el("p", {"data-testid": "fast-summary"}, summary),
+        el("p", {"class": "muted"}, "on: " + ", ".join(k for k, v in paths.items() if v) or "none"),
+        el(
+            "div",
+            {
+                "class": "blocks",
+                "data-testid": "blocks",
+                "role": "img",
+                "aria-label": f"{shown} blocks of {size} bytes",
+            },
+            *cells,
+        ),
+        el("p", {"class": "muted"}, f"… and {more} more blocks") if more > 0 else None,
+        el("ol", {"class": "chips pages", "data-testid": "pages"}, *pages),
+        el(
+            "svg",
+            {
+                "class": "timeline",
+                "data-testid": "fast-times",
+                "role": "img",
+                "aria-label": "normalizer time with each fast path off",
+                "viewBox": f"0 0 360 {18 * len(times)}",
+                "width": "360",
+                "height": str(18 * len(times)),
+            },
+            *rows,
+        ),
+    )
+
+
+# ------------------------------------------------------------------------ the old full view
+
+
+def render_trace(trace: dict) -> Node:
+    """Every stage at once (used by tests and as a summary): stages, pre-tokens, ids."""
+    stages = trace["stages"]
+    items, previous = [], None
+    for stage in stages:
+        if previous is None:
+            spans = [Span("equal", stage["text"], "", 0)] if stage["text"] else []
+        else:
+            spans = diff_stages(
+                previous["text"], stage["text"], stage_orig(previous), stage_orig(stage)
+            )
+        items.append(
+            el(
+                "li",
+                {"class": "stage", "data-testid": f"stage-{stage['name']}"},
+                el("span", {"class": "stage-name"}, stage_label(stage["name"])),
+                render_diff(spans, f"stage-{stage['name']}-text"),
+            )
+        )
+        previous = stage
+    special = trace.get("special_tokens_mask") or [0] * len(trace["ids"])
+    chips = [
+        el(
+            "li",
+            {"class": "chip token" + (" special" if sp else ""), "data-testid": "token"},
+            el("span", {"class": "token-text"}, t),
+            el("span", {"class": "token-id"}, str(i)),
+        )
+        for t, i, sp in zip(trace["tokens"], trace["ids"], special)
+    ]
+    return el(
+        "div",
+        {"class": "trace"},
+        el("ol", {"class": "stages", "data-testid": "stages"}, *items),
+        el("ol", {"class": "chips", "data-testid": "tokens"}, *chips),
+        el("code", {"data-testid": "ids"}, json.dumps(trace["ids"])),
+    )

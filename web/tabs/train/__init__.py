@@ -1,0 +1,1 @@
+"""The Train tab: BPE training and the textbook chapter's exercises."""
