@@ -341,7 +341,7 @@ def test_decoding_never_raises(fragment):
 
 
 def test_gallery_links_decode_to_their_examples():
-    # The Russian example is the sentence of the textbook's chapter 1 (seed 003), where the
+    # The Russian example is the sentence of the textbook's chapter 1, where the
     # project's seeds are present.
     for seed in Path("/work/shared/seeds").glob("003*"):
         assert f'ru = "{gallery.RUSSIAN}"' in seed.read_text(encoding="utf-8")
