@@ -6,6 +6,7 @@
 
 use super::bert_normalizer::fold_ascii_byte;
 use super::{FastPaths, Stats};
+use crate::models::wordpiece::PaddedWord;
 use crate::normalizers::charmap::{self, Action, PageCache};
 use crate::simd::Kernel;
 
@@ -78,9 +79,8 @@ impl Orig<'_> {
 /// A finished word as the model sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct WordView<'a> {
-    /// The word's bytes followed by at least 16 more readable bytes.
-    pub padded: &'a [u8],
-    pub len: usize,
+    /// The word, with the padding the model's lookups read past its end.
+    pub word: PaddedWord<'a>,
     pub n_chars: usize,
     pub orig: Orig<'a>,
     /// True where the pass knows the word is all ASCII (a word or punctuation mark taken
@@ -93,18 +93,17 @@ pub struct WordView<'a> {
 impl WordView<'_> {
     /// The word as text.
     pub fn text(&self) -> &str {
-        std::str::from_utf8(&self.padded[..self.len]).expect("words are built from whole chars")
+        std::str::from_utf8(self.word.bytes()).expect("words are built from whole chars")
     }
 }
 
 impl Word {
-    /// The finished word; `bytes` always holds PAD bytes past it.
+    /// The finished word.
     #[inline(always)]
     fn view(&self) -> WordView<'_> {
-        debug_assert!(self.bytes.len() >= self.len + PAD);
         WordView {
-            padded: &self.bytes,
-            len: self.len,
+            // SAFETY: `reserve` keeps PAD bytes past the word in `bytes` (which only grows).
+            word: unsafe { PaddedWord::new_unchecked(&self.bytes, 0, self.len) },
             n_chars: self.n_chars as usize,
             orig: Orig::Runs(&self.runs),
             ascii: false,
@@ -289,8 +288,7 @@ pub fn for_each_word(
                     if w.is_empty() {
                         // A word wholly inside the block goes to the model straight from it.
                         emit(WordView {
-                            padded: &block[p..],
-                            len: b - p,
+                            word: PaddedWord::new(&block, p, b),
                             n_chars: b - p,
                             orig: Orig::Linear(ci + p as u32),
                             ascii: true,
@@ -304,8 +302,7 @@ pub fn for_each_word(
                 }
                 if c.punct & (1 << b) != 0 {
                     emit(WordView {
-                        padded: &block[b..],
-                        len: 1,
+                        word: PaddedWord::new(&block, b, b + 1),
                         n_chars: 1,
                         orig: Orig::Linear(ci + b as u32),
                         ascii: true,
@@ -398,8 +395,7 @@ pub fn for_each_word(
                             if i + n + PAD <= bytes.len() {
                                 // The input itself holds the padding (any bytes will do).
                                 emit(WordView {
-                                    padded: &bytes[i..],
-                                    len: n,
+                                    word: PaddedWord::new(bytes, i, i + n),
                                     n_chars: 1,
                                     orig: Orig::Linear(ci),
                                     ascii: false,
@@ -408,8 +404,7 @@ pub fn for_each_word(
                                 let mut one = [0u8; 4 + PAD];
                                 one[..n].copy_from_slice(&bytes[i..i + n]);
                                 emit(WordView {
-                                    padded: &one,
-                                    len: n,
+                                    word: PaddedWord::new(&one, 0, n),
                                     n_chars: 1,
                                     orig: Orig::Linear(ci),
                                     ascii: false,
@@ -583,14 +578,14 @@ mod tests {
             let long = "x".repeat(100 * (round + 1));
             w.push_bytes(long.as_bytes());
             w.n_chars = long.len() as u32;
+            assert!(w.bytes.len() >= w.len + PAD);
             let v = w.view();
-            assert_eq!(&v.padded[..v.len], long.as_bytes());
-            assert!(v.padded.len() >= v.len + PAD);
+            assert_eq!(v.word.bytes(), long.as_bytes());
             w.clear();
             w.push('é', 0);
+            assert!(w.bytes.len() >= w.len + PAD);
             let v = w.view();
             assert_eq!(v.text(), "é");
-            assert!(v.padded.len() >= v.len + PAD);
             w.clear();
         }
     }
