@@ -66,7 +66,7 @@ fuzz_target!(|data: &[u8]| {
         let mut got = Vec::new();
         let mut w = Word::default();
         let r = for_each_word(&cache, fp, &text, base, &mut w, None, |v| {
-            assert!(v.padded.len() >= v.len + 16, "a word must be followed by 16 readable bytes");
+            assert_eq!(v.word.padded().len(), v.word.len() + 16, "a word is followed by 16 readable bytes");
             got.push((v.text().to_owned(), (0..v.n_chars).map(|k| v.orig.at(k) - base).collect::<Vec<u32>>()))
         });
         match r {

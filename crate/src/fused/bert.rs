@@ -5,7 +5,8 @@
 //! chain (all fast paths off) on random inputs.
 
 use super::bert_words::{span, OrigCursor, Word, WordView};
-use crate::models::wordpiece::SubToken;
+use crate::models::wordpiece::word_cache::{Hit, WordCache};
+use crate::models::wordpiece::{Hint, Sink, SubToken};
 use crate::tokenizer::{Encoding, Tokenizer};
 
 type WordScratch = (Word, Vec<SubToken>);
@@ -53,10 +54,12 @@ impl Tokenizer {
         let mut w = std::mem::take(scratch_word);
         let start_len = enc.len();
         let start_word = *word_idx;
-        let whole = self.model.ids_name_tokens;
+        let mut st = EncodeState { tok: self, named: self.model.ids_name_tokens, enc, word_idx: *word_idx };
+        let st_ref = &mut st;
         // The closure is inlined at every place for_each_word hands over a word (as a
         // call it cost ~18 instructions a word; callgrind: en -6M, zh -5M per MB).
         let r = crate::models::wordpiece::word_cache::with_cache(self.model.cache_id, |mut wc| {
+            let st = &mut *st_ref;
             crate::fused::bert_words::for_each_word(
                 cache,
                 self.fast,
@@ -64,30 +67,22 @@ impl Tokenizer {
                 char_start,
                 &mut w,
                 None,
+                // (move: the closure holds the references themselves, not references to them.)
                 #[inline(always)]
-                |wd| {
-                    // Most words are one vocabulary entry: that case is kept here, small
-                    // (as in the ids-only pass), and the rest is a call.
-                    // (With ids naming tokens, the unk token is named by its id too.)
-                    let id = if wd.ascii {
-                        self.model.whole_ascii_word(wd.padded, wd.len)
-                    } else {
-                        self.model.whole_word_or_unk(wd.padded, wd.len)
-                    };
-                    match id {
-                        Some(id) if whole => {
-                            enc.push_token(id, None, span(wd.orig, 0, wd.n_chars), *word_idx)
-                        }
-                        _ => self.model_view(wd, wc.as_deref_mut(), subs, enc, *word_idx),
-                    }
-                    *word_idx += 1;
+                move |wd| {
+                    let hint = if wd.ascii { Hint::Ascii } else { Hint::Nothing };
+                    let mut sink = EncodeSink { st: &mut *st, wd };
+                    self.model.lookup(wd.word, wd.n_chars, hint, wc.as_deref_mut(), subs, &mut sink);
+                    st.word_idx += 1;
                 },
             )
         });
         *scratch_word = w;
         if r.is_ok() {
+            *word_idx = st.word_idx;
             return true;
         }
+        let enc = st.enc;
         // A char that canonical reordering may move: the caller redoes this segment staged.
         enc.truncate_to(start_len);
         *word_idx = start_word;
@@ -129,43 +124,12 @@ impl Tokenizer {
             && self.normalized_matcher.is_none()
     }
 
-    /// [`Tokenizer::model_word`] for a word of the fused path that is not one vocabulary
-    /// entry (or whose token texts are not the vocabulary's).
+    /// Pushes the tokens `subs` of a word of the fused path with their texts, for a model
+    /// whose ids do not name its tokens (`unk`: the word is the unk token).
     #[inline(never)]
-    pub(crate) fn model_view(
-        &self,
-        wd: WordView,
-        wc: Option<&mut crate::models::wordpiece::word_cache::WordCache>,
-        subs: &mut Vec<SubToken>,
-        enc: &mut Encoding,
-        word_idx: u32,
-    ) {
-        if let (true, Some(c)) = (self.model.ids_name_tokens, wc.as_deref()) {
-            // A word seen before: its pieces straight from the cache to the Encoding (what
-            // tokenize_cached_not_whole would copy out of the same entry). The unk token is
-            // named by its id too (ids name tokens), so an unknown word takes this way as well.
-            if wd.len <= crate::models::wordpiece::word_cache::MAX_KEY {
-                let key = crate::models::wordpiece::word_cache::Key::new(wd.padded, wd.len);
-                if let Some((hit, _)) = c.get(&key, wd.padded) {
-                    enc.push_pieces(hit, wd.orig, word_idx);
-                    return;
-                }
-            }
-        }
-        subs.clear();
-        let unk = if self.model.ids_name_tokens {
-            // The caller asked whole_word already.
-            self.model.tokenize_cached_not_whole(wc, wd.padded, wd.len, wd.n_chars, subs)
-        } else {
-            self.model.tokenize_cached(wc, wd.padded, wd.len, wd.n_chars, subs)
-        };
-        if self.model.ids_name_tokens {
-            // The unk token's text is its id's (set_text would record nothing).
-            enc.push_pieces(subs, wd.orig, word_idx);
-            return;
-        }
+    fn push_named(&self, wd: WordView, subs: &[SubToken], unk: bool, enc: &mut Encoding, word_idx: u32) {
         let mut at = OrigCursor::new(wd.orig);
-        for s in subs.iter() {
+        for s in subs {
             let off = (at.at(s.char_start), at.at(s.char_end - 1) + 1);
             if unk {
                 enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
@@ -181,6 +145,7 @@ impl Tokenizer {
         let mark = ids.len();
         // Inlined into for_each_word, as in encode_single.
         let r = crate::models::wordpiece::word_cache::with_cache(self.model.cache_id, |mut wc| {
+            let (ids, subs) = (&mut *ids, &mut *subs);
             crate::fused::bert_words::for_each_word(
                 cache,
                 self.fast,
@@ -188,18 +153,11 @@ impl Tokenizer {
                 0,
                 w,
                 None,
+                // (move: the closure holds the references themselves, not references to them.)
                 #[inline(always)]
-                |wd| {
-                    let id = if wd.ascii {
-                        self.model.whole_ascii_word(wd.padded, wd.len)
-                    } else {
-                        self.model.whole_word(wd.padded, wd.len)
-                    };
-                    if let Some(id) = id {
-                        ids.push(id);
-                        return;
-                    }
-                    self.model.ids_not_whole(wc.as_deref_mut(), wd.padded, wd.len, wd.n_chars, subs, ids);
+                move |wd| {
+                    let hint = if wd.ascii { Hint::Ascii } else { Hint::Nothing };
+                    self.model.lookup(wd.word, wd.n_chars, hint, wc.as_deref_mut(), subs, ids);
                 },
             )
         });
@@ -207,6 +165,195 @@ impl Tokenizer {
             ids.truncate(mark);
             let mut t = (0.0, 0.0);
             ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids());
+        }
+    }
+}
+
+/// Where the fused pass puts tokens: built once per segment (so that the per-word sink is
+/// two pointers' worth of stores, not all of this).
+struct EncodeState<'t, 'e> {
+    tok: &'t Tokenizer,
+    /// Whether the model's ids name its tokens (read once, not per word).
+    named: bool,
+    enc: &'e mut Encoding,
+    word_idx: u32,
+}
+
+/// One word's tokens, from the fused pass into an Encoding.
+struct EncodeSink<'s, 't, 'e, 'w> {
+    st: &'s mut EncodeState<'t, 'e>,
+    wd: WordView<'w>,
+}
+
+impl EncodeSink<'_, '_, '_, '_> {
+    /// The one token of the whole word.
+    #[inline(always)]
+    fn one(&mut self, id: u32, unk: bool) {
+        // Most words are one vocabulary entry: that case is kept small, in the caller's loop.
+        // (With ids naming tokens, the unk token is named by its id too.)
+        let st = &mut *self.st;
+        if st.named {
+            st.enc.push_token(id, None, span(self.wd.orig, 0, self.wd.n_chars), st.word_idx);
+        } else {
+            let s = SubToken { id, char_start: 0, char_end: self.wd.n_chars };
+            st.tok.push_named(self.wd, &[s], unk, st.enc, st.word_idx);
+        }
+    }
+}
+
+impl Sink for EncodeSink<'_, '_, '_, '_> {
+    #[inline(always)]
+    fn whole(&mut self, id: u32) {
+        self.one(id, false);
+    }
+
+    #[inline(always)]
+    fn unk(&mut self, unk_id: u32) {
+        self.one(unk_id, true);
+    }
+
+    #[inline(always)]
+    fn pieces(&mut self, pieces: &[SubToken]) {
+        let st = &mut *self.st;
+        if st.named {
+            st.enc.push_pieces(pieces, self.wd.orig, st.word_idx);
+        } else {
+            st.tok.push_named(self.wd, pieces, false, st.enc, st.word_idx);
+        }
+    }
+}
+
+/// One word's ids, from the fused pass into a list.
+impl Sink for Vec<u32> {
+    // The extra branch in the loop cost English more than it saved.
+    const UNK_INLINE: bool = false;
+
+    #[inline(always)]
+    fn whole(&mut self, id: u32) {
+        self.push(id);
+    }
+
+    #[inline(always)]
+    fn unk(&mut self, unk_id: u32) {
+        self.push(unk_id);
+    }
+
+    #[inline(always)]
+    fn pieces(&mut self, pieces: &[SubToken]) {
+        self.extend(pieces.iter().map(|s| s.id));
+    }
+
+    /// The cache's copy of the word's ids, in one block.
+    #[inline(always)]
+    fn cached(&mut self, cache: &WordCache, hit: Hit) {
+        cache.push_ids(hit, self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fused::FastPaths;
+    use crate::models::wordpiece::WordPiece;
+    use crate::normalizers::{BertNormalizerConfig, Normalizer};
+    use crate::pre_tokenizers::PreTokenizer;
+    use crate::tokenizer::Tokenizer;
+    use std::collections::HashMap;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+            from[(self.next() % from.len() as u64) as usize]
+        }
+    }
+
+    /// Words of 1 to 20 chars, ASCII and not, around the 8- and 16-byte key sizes, each
+    /// either a vocabulary entry, made of entries, or holding a char no entry has ('q', 'ж',
+    /// '丙'), plus one-char words: the fused pass's every way to the model (straight from a
+    /// block, from the word buffer, one char from the input or a padded copy), with every
+    /// hint, through the word cache (repeats) and past `max_input_chars_per_word` (12).
+    #[test]
+    fn fused_tokens_equal_staged_tokens_for_every_lookup_path() {
+        let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+        let letters: Vec<char> = "abcdefgéжя東中丙q".chars().collect();
+        let word = |r: &mut Rng, n: usize| -> String { (0..n).map(|_| r.pick(&letters)).collect() };
+        for ids_name_tokens in [true, false] {
+            let mut vocab: HashMap<String, u32> = HashMap::new();
+            for t in ["[UNK]", "[CLS]", "[SEP]", ".", ",", "!", "a", "b", "é", "я", "東", "中"] {
+                let id = vocab.len() as u32;
+                vocab.insert(t.into(), id);
+            }
+            for i in 0..3000 {
+                let len = 1 + (r.next() % 18) as usize;
+                let w: String = word(&mut r, len).replace(['q', 'ж', '丙'], "");
+                if w.is_empty() {
+                    continue;
+                }
+                let key = if i % 3 == 0 { format!("##{w}") } else { w };
+                let id = vocab.len() as u32;
+                vocab.entry(key).or_insert(id);
+            }
+            if !ids_name_tokens {
+                // Two keys with one id: token texts are rebuilt from the input.
+                let id = vocab["a"];
+                vocab.insert("zz".into(), id);
+            }
+            let model = WordPiece::new(vocab.clone(), "[UNK]", "##", 12).unwrap();
+            assert_eq!(model.ids_name_tokens, ids_name_tokens);
+            let cfg = BertNormalizerConfig { strip_accents: Some(false), ..Default::default() };
+            let mut fused = Tokenizer::new(
+                Some(Normalizer::Bert(cfg)),
+                Some(PreTokenizer::Bert),
+                model,
+                None,
+                None,
+                Vec::new(),
+                None,
+                None,
+            )
+            .unwrap();
+            fused.fast = FastPaths::default();
+            let mut staged = fused.clone();
+            staged.fast = FastPaths::NONE;
+            // A pool of words, so that the text repeats them (word cache hits).
+            let keys: Vec<&String> = vocab.keys().filter(|k| !k.starts_with('[')).collect();
+            let mut pool: Vec<String> = Vec::new();
+            for _ in 0..300 {
+                pool.push(match r.next() % 4 {
+                    0 => r.pick(&keys).trim_start_matches('#').to_owned(),
+                    1 => format!(
+                        "{}{}",
+                        r.pick(&keys).trim_start_matches('#'),
+                        r.pick(&keys).trim_start_matches('#')
+                    ),
+                    _ => {
+                        let n = [1, 2, 7, 8, 9, 12, 13, 15, 16, 17, 20][(r.next() % 11) as usize];
+                        word(&mut r, n)
+                    }
+                });
+            }
+            for _ in 0..400 {
+                let mut text = String::new();
+                for _ in 0..(r.next() % 40) {
+                    text.push_str(&pool[(r.next() % pool.len() as u64) as usize]);
+                    text.push_str(r.pick(&[" ", " ", " ", ".", ", ", "!", "  ", "東", "\n"]));
+                }
+                let (a, b) =
+                    (fused.encode(&text, None, false).unwrap(), staged.encode(&text, None, false).unwrap());
+                assert_eq!(a.ids().collect::<Vec<_>>(), b.ids().collect::<Vec<_>>(), "{text:?}");
+                assert_eq!(a.offsets().collect::<Vec<_>>(), b.offsets().collect::<Vec<_>>(), "{text:?}");
+                assert_eq!(a.word_ids().collect::<Vec<_>>(), b.word_ids().collect::<Vec<_>>(), "{text:?}");
+                assert_eq!(a.tokens(), b.tokens(), "{text:?}");
+                let ids = fused.encode_ids(&text, false).unwrap();
+                assert_eq!(ids, b.ids().collect::<Vec<_>>(), "ids of {text:?}");
+            }
         }
     }
 }

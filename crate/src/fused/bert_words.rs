@@ -6,6 +6,7 @@
 
 use super::bert_normalizer::fold_ascii_byte;
 use super::{FastPaths, Stats};
+use crate::models::wordpiece::PaddedWord;
 use crate::normalizers::charmap::{self, Action, PageCache};
 use crate::simd::Kernel;
 
@@ -78,9 +79,8 @@ impl Orig<'_> {
 /// A finished word as the model sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct WordView<'a> {
-    /// The word's bytes followed by at least 16 more readable bytes.
-    pub padded: &'a [u8],
-    pub len: usize,
+    /// The word, with the padding the model's lookups read past its end.
+    pub word: PaddedWord<'a>,
     pub n_chars: usize,
     pub orig: Orig<'a>,
     /// True where the pass knows the word is all ASCII (a word or punctuation mark taken
@@ -93,18 +93,17 @@ pub struct WordView<'a> {
 impl WordView<'_> {
     /// The word as text.
     pub fn text(&self) -> &str {
-        std::str::from_utf8(&self.padded[..self.len]).expect("words are built from whole chars")
+        std::str::from_utf8(self.word.bytes()).expect("words are built from whole chars")
     }
 }
 
 impl Word {
-    /// The finished word; `bytes` always holds PAD bytes past it.
+    /// The finished word.
     #[inline(always)]
     fn view(&self) -> WordView<'_> {
-        debug_assert!(self.bytes.len() >= self.len + PAD);
         WordView {
-            padded: &self.bytes,
-            len: self.len,
+            // SAFETY: `reserve` keeps PAD bytes past the word in `bytes` (which only grows).
+            word: unsafe { PaddedWord::new_unchecked(&self.bytes, 0, self.len) },
             n_chars: self.n_chars as usize,
             orig: Orig::Runs(&self.runs),
             ascii: false,
@@ -213,6 +212,62 @@ fn decode(b: &[u8], i: usize) -> (u32, usize) {
 #[derive(Debug, PartialEq, Eq)]
 pub struct NeedsStaged;
 
+/// Where the pass's words go: the buffer of the word being assembled, and `emit`, which
+/// gets each finished word.
+struct Words<'w, 'e, F> {
+    w: &'w mut Word,
+    emit: &'e mut F,
+}
+
+impl<F: FnMut(WordView)> Words<'_, '_, F> {
+    /// Hands over the word in the buffer, if any.
+    #[inline(always)]
+    fn flush(&mut self) {
+        if !self.w.is_empty() {
+            (self.emit)(self.w.view());
+            self.w.clear();
+        }
+    }
+
+    /// A punctuation char from input char `orig`: a word of its own.
+    #[inline(always)]
+    fn punct(&mut self, c: char, orig: u32) {
+        self.flush();
+        self.w.push(c, orig);
+        self.flush();
+    }
+
+    /// A replacement text: each of its chars is a word char, a boundary or punctuation, and
+    /// all of them come from input char `orig`.
+    #[inline(always)]
+    fn push_mixed(&mut self, text: &str, orig: u32) {
+        for o in text.chars() {
+            match charmap::pre_class(o) {
+                Action::Space => self.flush(),
+                Action::Punct => self.punct(o, orig),
+                _ => self.w.push(o, orig),
+            }
+        }
+    }
+}
+
+/// Unchanged word chars of the input not yet copied to the word buffer: from input byte
+/// `byte` (input char `char`) up to where the pass is.
+struct Run {
+    byte: usize,
+    char: u32,
+}
+
+impl Run {
+    /// Copies the run, which ends at input byte `i` (input char `ci`), to the word buffer.
+    #[inline(always)]
+    fn flush(&self, w: &mut Word, bytes: &[u8], i: usize, ci: u32) {
+        if i > self.byte {
+            w.push_run(&bytes[self.byte..i], self.char, ci - self.char);
+        }
+    }
+}
+
 /// Calls `emit` for every word of `text` as BertNormalizer + BertPreTokenizer would produce
 /// it; input char indices start at `base`.
 pub fn for_each_word(
@@ -235,33 +290,7 @@ pub fn for_each_word(
     let mut i = 0usize;
     let mut ci = base;
     w.clear();
-
-    macro_rules! flush {
-        () => {
-            if !w.is_empty() {
-                emit(w.view());
-                w.clear();
-            }
-        };
-    }
-
-    // A replacement text: each of its chars is a word char, a boundary or punctuation, and
-    // all of them come from input char `ci`.
-    macro_rules! push_mixed {
-        ($text:expr) => {
-            for o in $text.chars() {
-                match charmap::pre_class(o) {
-                    Action::Space => flush!(),
-                    Action::Punct => {
-                        flush!();
-                        w.push(o, ci);
-                        flush!();
-                    }
-                    _ => w.push(o, ci),
-                }
-            }
-        };
-    }
+    let mut out = Words { w, emit: &mut emit };
 
     // Where the next block attempt may start: in text that is mostly not ASCII, a block
     // stops at once, so after a short block the next attempt waits a block's length.
@@ -286,26 +315,24 @@ pub fn for_each_word(
                 let b = bounds.trailing_zeros() as usize;
                 bounds &= bounds - 1;
                 if b > p {
-                    if w.is_empty() {
+                    if out.w.is_empty() {
                         // A word wholly inside the block goes to the model straight from it.
-                        emit(WordView {
-                            padded: &block[p..],
-                            len: b - p,
+                        (out.emit)(WordView {
+                            word: PaddedWord::new(&block, p, b),
                             n_chars: b - p,
                             orig: Orig::Linear(ci + p as u32),
                             ascii: true,
                         });
                     } else {
-                        w.push_ascii(&block[p..b], ci + p as u32);
-                        flush!();
+                        out.w.push_ascii(&block[p..b], ci + p as u32);
+                        out.flush();
                     }
                 } else {
-                    flush!();
+                    out.flush();
                 }
                 if c.punct & (1 << b) != 0 {
-                    emit(WordView {
-                        padded: &block[b..],
-                        len: 1,
+                    (out.emit)(WordView {
+                        word: PaddedWord::new(&block, b, b + 1),
                         n_chars: 1,
                         orig: Orig::Linear(ci + b as u32),
                         ascii: true,
@@ -319,7 +346,7 @@ pub fn for_each_word(
             // and p > 0 means there was one.)
             let rescan = p > 0 && valid == lanes && left > lanes;
             if valid > p && !rescan {
-                w.push_ascii(&block[p..valid], ci + p as u32);
+                out.w.push_ascii(&block[p..valid], ci + p as u32);
             }
             if let Some(s) = stats.as_mut() {
                 if valid == lanes.min(left) {
@@ -344,13 +371,11 @@ pub fn for_each_word(
             if let Some(y) = fold_ascii_byte(b, lower, clean) {
                 let c = y as char;
                 if c.is_ascii_whitespace() || y == 0x0B {
-                    flush!();
+                    out.flush();
                 } else if y.is_ascii_punctuation() {
-                    flush!();
-                    w.push(c, ci);
-                    flush!();
+                    out.punct(c, ci);
                 } else {
-                    w.push(c, ci);
+                    out.w.push(c, ci);
                 }
             }
             i += 1;
@@ -363,14 +388,7 @@ pub fn for_each_word(
             // accumulate in a run of input bytes that is appended in one go.
             let mut page_no = u32::MAX;
             let mut page = None;
-            let (mut run_b, mut run_c) = (i, ci);
-            macro_rules! flush_run {
-                () => {
-                    if i > run_b {
-                        w.push_run(&bytes[run_b..i], run_c, ci - run_c);
-                    }
-                };
-            }
+            let mut run = Run { byte: i, char: ci };
             loop {
                 let (cp, n) = decode(bytes, i);
                 let hit = if cp >> 8 != page_no {
@@ -389,17 +407,16 @@ pub fn for_each_word(
                 let p = page.get_cp(cp);
                 let kind = p.kind();
                 if kind != charmap::WORD {
-                    flush_run!();
+                    run.flush(out.w, bytes, i, ci);
                     match kind {
                         charmap::PUNCT | charmap::ISOLATED => {
                             // A word of one char (each CJK char is one): straight to the
                             // model from a padded copy, without the word buffer.
-                            flush!();
+                            out.flush();
                             if i + n + PAD <= bytes.len() {
                                 // The input itself holds the padding (any bytes will do).
-                                emit(WordView {
-                                    padded: &bytes[i..],
-                                    len: n,
+                                (out.emit)(WordView {
+                                    word: PaddedWord::new(bytes, i, i + n),
                                     n_chars: 1,
                                     orig: Orig::Linear(ci),
                                     ascii: false,
@@ -407,25 +424,21 @@ pub fn for_each_word(
                             } else {
                                 let mut one = [0u8; 4 + PAD];
                                 one[..n].copy_from_slice(&bytes[i..i + n]);
-                                emit(WordView {
-                                    padded: &one,
-                                    len: n,
+                                (out.emit)(WordView {
+                                    word: PaddedWord::new(&one, 0, n),
                                     n_chars: 1,
                                     orig: Orig::Linear(ci),
                                     ascii: false,
                                 });
                             }
                         }
-                        charmap::SPACE => flush!(),
+                        charmap::SPACE => out.flush(),
                         charmap::DELETED => {}
                         charmap::COMPLEX => return Err(NeedsStaged),
-                        charmap::REPLACED_WORD => w.push_str_from(page.replacement(p), ci),
-                        _ => {
-                            push_mixed!(page.replacement(p));
-                        }
+                        charmap::REPLACED_WORD => out.w.push_str_from(page.replacement(p), ci),
+                        _ => out.push_mixed(page.replacement(p), ci),
                     }
-                    run_b = i + n;
-                    run_c = ci + 1;
+                    run = Run { byte: i + n, char: ci + 1 };
                 }
                 i += n;
                 ci += 1;
@@ -455,25 +468,24 @@ pub fn for_each_word(
                         }
                         let p = page.get_cp(two(i));
                         match p.kind() {
-                            charmap::DELETED => flush_run!(),
+                            charmap::DELETED => run.flush(out.w, bytes, i, ci),
                             charmap::REPLACED_WORD => {
                                 let r = page.replacement(p).as_bytes();
                                 if r.len() != 2 || r[0] < 0xC0 {
                                     break;
                                 }
-                                flush_run!();
-                                w.push_run(r, ci, 1);
+                                run.flush(out.w, bytes, i, ci);
+                                out.w.push_run(r, ci, 1);
                             }
                             _ => break,
                         }
                         i += 2;
                         ci += 1;
-                        run_b = i;
-                        run_c = ci;
+                        run = Run { byte: i, char: ci };
                     }
                 }
                 if i >= bytes.len() || bytes[i] < 0x80 {
-                    flush_run!();
+                    run.flush(out.w, bytes, i, ci);
                     break;
                 }
             }
@@ -485,20 +497,16 @@ pub fn for_each_word(
             s.chars_decoded += 1;
         }
         match charmap::action(&cfg, c) {
-            Action::Word => w.push(c, ci),
-            Action::Punct => {
-                flush!();
-                w.push(c, ci);
-                flush!();
-            }
-            Action::Space => flush!(),
+            Action::Word => out.w.push(c, ci),
+            Action::Punct => out.punct(c, ci),
+            Action::Space => out.flush(),
             Action::Deleted => {}
             Action::Complex => return Err(NeedsStaged),
-            Action::ReplacedWord(s) | Action::ReplacedMixed(s) => push_mixed!(&s),
+            Action::ReplacedWord(s) | Action::ReplacedMixed(s) => out.push_mixed(&s, ci),
         }
         ci += 1;
     }
-    flush!();
+    out.flush();
     Ok(())
 }
 
@@ -583,14 +591,14 @@ mod tests {
             let long = "x".repeat(100 * (round + 1));
             w.push_bytes(long.as_bytes());
             w.n_chars = long.len() as u32;
+            assert!(w.bytes.len() >= w.len + PAD);
             let v = w.view();
-            assert_eq!(&v.padded[..v.len], long.as_bytes());
-            assert!(v.padded.len() >= v.len + PAD);
+            assert_eq!(v.word.bytes(), long.as_bytes());
             w.clear();
             w.push('é', 0);
+            assert!(w.bytes.len() >= w.len + PAD);
             let v = w.view();
             assert_eq!(v.text(), "é");
-            assert!(v.padded.len() >= v.len + PAD);
             w.clear();
         }
     }

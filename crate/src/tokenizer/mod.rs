@@ -23,7 +23,7 @@ pub use self::truncation::{Direction, Truncation, TruncationStrategy};
 use crate::clock::now_micros;
 pub use crate::decoders::Decoder;
 use crate::error::{Error, Result};
-use crate::models::wordpiece::{SubToken, WordPiece};
+use crate::models::wordpiece::{Hint, Sink, SubToken, WordPiece};
 use crate::normalizers::AlignedText;
 pub use crate::normalizers::Normalizer;
 pub use crate::pre_tokenizers::PreTokenizer;
@@ -289,18 +289,8 @@ impl Tokenizer {
         enc: &mut Encoding,
         word_idx: u32,
     ) {
-        subs.clear();
-        let unk = self.model.tokenize_word(word, n_chars, scratch, subs);
-        for s in subs.iter() {
-            let off = (orig(s.char_start), orig(s.char_end - 1) + 1);
-            if unk {
-                enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
-            } else if self.model.ids_name_tokens {
-                enc.push_token(s.id, None, off, word_idx);
-            } else {
-                enc.push_token(s.id, Some(&self.model.token_text(word, s)), off, word_idx);
-            }
-        }
+        let mut sink = StagedSink { tok: self, word, n_chars, orig, enc, word_idx };
+        self.model.lookup(scratch.pad(word), n_chars, Hint::Nothing, None, subs, &mut sink);
     }
 
     /// Encodes `text` (and `pair`) as the reference's `Tokenizer.encode` does, including
@@ -480,6 +470,39 @@ impl Tokenizer {
                 crate::fused::bert_normalizer::normalize(cache, self.fast, text, stats)
             }
             _ => std::borrow::Cow::Owned(self.normalize_plain(text)),
+        }
+    }
+}
+
+/// One word's tokens, from the staged chain into an Encoding; `orig(k)` is the input char of
+/// the word's `k`-th char.
+struct StagedSink<'a, F> {
+    tok: &'a Tokenizer,
+    word: &'a str,
+    n_chars: usize,
+    orig: F,
+    enc: &'a mut Encoding,
+    word_idx: u32,
+}
+
+impl<F: Fn(usize) -> u32> Sink for StagedSink<'_, F> {
+    fn whole(&mut self, id: u32) {
+        self.pieces(&[SubToken { id, char_start: 0, char_end: self.n_chars }]);
+    }
+
+    fn unk(&mut self, unk_id: u32) {
+        let off = ((self.orig)(0), (self.orig)(self.n_chars - 1) + 1);
+        self.enc.push_token(unk_id, Some(&self.tok.model.unk_token), off, self.word_idx);
+    }
+
+    fn pieces(&mut self, pieces: &[SubToken]) {
+        for s in pieces {
+            let off = ((self.orig)(s.char_start), (self.orig)(s.char_end - 1) + 1);
+            if self.tok.model.ids_name_tokens {
+                self.enc.push_token(s.id, None, off, self.word_idx);
+            } else {
+                self.enc.push_token(s.id, Some(&self.tok.model.token_text(self.word, s)), off, self.word_idx);
+            }
         }
     }
 }

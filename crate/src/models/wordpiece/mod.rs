@@ -67,10 +67,136 @@ pub struct SubToken {
     pub char_end: usize,
 }
 
+/// A word whose bytes are followed by [`SHORT`] more readable bytes (of any value) in the
+/// same buffer. The lookups load a key as whole 8- and 16-byte words from the word's start,
+/// past its end, and mask off what they read there: no per-byte length checks, no copy.
+///
+/// Invariant: `ptr` points into a buffer borrowed for `'a` that holds `len + SHORT` bytes
+/// from `ptr` on. The constructors establish it; [`PaddedWord::padded`] relies on it. Two
+/// machine words, so that it is passed in registers.
+#[derive(Clone, Copy, Debug)]
+pub struct PaddedWord<'a> {
+    ptr: *const u8,
+    len: usize,
+    buf: std::marker::PhantomData<&'a [u8]>,
+}
+
+impl<'a> PaddedWord<'a> {
+    /// The word `buf[start..end]`; panics unless `start <= end` and `buf` holds [`SHORT`]
+    /// bytes past `end`. (Where the buffer's size bounds `end`, the check compiles to
+    /// nothing.)
+    #[inline(always)]
+    pub fn new(buf: &'a [u8], start: usize, end: usize) -> Self {
+        assert!(
+            start <= end && SHORT <= buf.len() && end <= buf.len() - SHORT,
+            "a word needs {SHORT} bytes of padding"
+        );
+        // SAFETY: checked just above.
+        unsafe { Self::new_unchecked(buf, start, end) }
+    }
+
+    /// [`PaddedWord::new`] without the check, for a buffer that keeps its padding itself.
+    ///
+    /// # Safety
+    /// `start <= end` and `end + SHORT <= buf.len()`.
+    #[inline(always)]
+    pub unsafe fn new_unchecked(buf: &'a [u8], start: usize, end: usize) -> Self {
+        debug_assert!(start <= end && end + SHORT <= buf.len());
+        // SAFETY: `start <= buf.len()` by the caller's promise.
+        let ptr = unsafe { buf.as_ptr().add(start) };
+        PaddedWord { ptr, len: end - start, buf: std::marker::PhantomData }
+    }
+
+    /// The word's length in bytes.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The word's bytes.
+    #[inline(always)]
+    pub fn bytes(&self) -> &'a [u8] {
+        &self.padded()[..self.len]
+    }
+
+    /// The word's bytes and the padding after them.
+    #[inline(always)]
+    pub fn padded(&self) -> &'a [u8] {
+        // SAFETY: the type's invariant: `len + SHORT` bytes from `ptr` on, in a buffer
+        // borrowed for 'a.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len + SHORT) }
+    }
+}
+
+/// What the caller already knows about a word, so that [`WordPiece::lookup`] skips the
+/// probes that cannot answer it. A constant at each call site: each site is compiled with
+/// only its own probe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hint {
+    /// Nothing: a one-char word from the one-char table, a word of up to 16 bytes from one
+    /// probe of the whole-word index.
+    Nothing,
+    /// The word is all ASCII (English, code): a one-byte word from the one-char table, one
+    /// of up to 8 bytes from one probe of the small index.
+    Ascii,
+    /// The word is not itself a vocabulary entry that the probes would find: no probe.
+    NotWhole,
+}
+
+/// Where [`WordPiece::lookup`] puts a word's tokens (an Encoding's tokens, a list of
+/// ids...). One method is called per word: `whole` or `unk` inline at the lookup's call
+/// site when the probe answers, any of them from the lookup's out-of-line part otherwise.
+/// (A sink rather than a returned value: a value would cross that call through memory,
+/// which cost the loop of the fused pass 3-6% in callgrind.)
+pub trait Sink {
+    /// Whether the lookup's inline part also answers a one-char word absent from the
+    /// vocabulary (the unk token), else the out-of-line part does: worth it where such words
+    /// are common and the extra branch in the caller's loop costs little.
+    const UNK_INLINE: bool = true;
+
+    /// The word is itself the vocabulary entry `id`: one token over all its chars.
+    fn whole(&mut self, id: u32);
+    /// The word is the unk token (whose id is `unk_id`): one token over all its chars.
+    fn unk(&mut self, unk_id: u32);
+    /// The word's pieces, in order, covering its chars (none is the unk token).
+    fn pieces(&mut self, pieces: &[SubToken]);
+    /// A word found in the word cache (for sinks that can use the cache's copy of its ids).
+    #[inline(always)]
+    fn cached(&mut self, cache: &WordCache, hit: word_cache::Hit) {
+        match cache.pieces(hit) {
+            // (An unk word's entry holds the one unk token.)
+            (pieces, true) => self.unk(pieces[0].id),
+            (pieces, false) => self.pieces(pieces),
+        }
+    }
+}
+
+/// What the probe found: the word is one vocabulary entry, or the unk token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Found {
+    Whole(u32),
+    Unk,
+}
+
 /// Reused buffers: a padded copy of the word (for callers without padding).
 #[derive(Default, Debug)]
 pub struct Scratch {
     padded: Vec<u8>,
+}
+
+impl Scratch {
+    /// `word`, copied with the padding a [`PaddedWord`] needs.
+    pub fn pad(&mut self, word: &str) -> PaddedWord<'_> {
+        self.padded.clear();
+        self.padded.extend_from_slice(word.as_bytes());
+        self.padded.extend_from_slice(&[0; SHORT]);
+        PaddedWord::new(&self.padded, 0, word.len())
+    }
 }
 
 impl WordPiece {
@@ -173,61 +299,61 @@ impl WordPiece {
         vocab
     }
 
-    /// Tokenizes one word of `n_chars` chars, appending to `out`; returns true when the whole
-    /// word became the unk token.
-    pub fn tokenize_word(
+    /// Tokenizes `word` (`n_chars` chars) into `sink`: the one way to tokenize a word. The
+    /// whole-word probe that `hint` allows is inline (most words of most text are one
+    /// vocabulary entry); the rest is a call: through `cache` when there is one (a word seen
+    /// before costs one lookup), else the piece-by-piece match. `subs` is scratch space.
+    #[inline(always)]
+    pub fn lookup<S: Sink>(
         &self,
-        word: &str,
+        word: PaddedWord,
         n_chars: usize,
-        scratch: &mut Scratch,
-        out: &mut Vec<SubToken>,
-    ) -> bool {
-        let mut padded = std::mem::take(&mut scratch.padded);
-        padded.clear();
-        padded.extend_from_slice(word.as_bytes());
-        padded.extend_from_slice(&[0; SHORT]);
-        let r = self.tokenize_padded(&padded, word.len(), n_chars, out);
-        scratch.padded = padded;
-        r
-    }
-
-    /// The id of the word `padded[..len]` when it is itself a vocabulary entry of at most 16
-    /// bytes and not too long to tokenize: most words of most text, for one probe.
-    #[inline(always)]
-    pub fn whole_word(&self, padded: &[u8], len: usize) -> Option<u32> {
-        if len <= 3 {
-            // One char of the table: a direct read instead of a hash probe.
-            if let Some(at) = one_char_index(padded, len) {
-                let id = self.one_char[at];
-                return (id < UNK_CHAR).then_some(id);
-            }
+        hint: Hint,
+        cache: Option<&mut WordCache>,
+        subs: &mut Vec<SubToken>,
+        sink: &mut S,
+    ) {
+        let id = match hint {
+            Hint::Nothing => match self.whole_word(word) {
+                Some(Found::Whole(id)) => Some(id),
+                Some(Found::Unk) if S::UNK_INLINE => return sink.unk(self.unk_id),
+                _ => None,
+            },
+            Hint::Ascii => self.whole_ascii_word(word),
+            Hint::NotWhole => None,
+        };
+        match id {
+            Some(id) => sink.whole(id),
+            None => self.not_whole(word, n_chars, cache, subs, sink),
         }
-        self.whole_word_probe(padded, len)
     }
 
-    /// [`WordPiece::whole_word`], or the unk id when the word is one char absent from the
-    /// vocabulary (one unk token): for callers that need the ids only, or that name every
-    /// token by its id (the unk token then reads as its id's text).
+    /// The word when it is itself a vocabulary entry of at most 16 bytes and not too long to
+    /// tokenize (most words of most text, for one probe), or one char absent from the
+    /// vocabulary (one unk token).
     #[inline(always)]
-    pub fn whole_word_or_unk(&self, padded: &[u8], len: usize) -> Option<u32> {
-        if len <= 3 {
-            if let Some(at) = one_char_index(padded, len) {
+    fn whole_word(&self, word: PaddedWord) -> Option<Found> {
+        if word.len() <= 3 {
+            // One char of the table: a direct read instead of a hash probe.
+            if let Some(at) = one_char_index(word.padded(), word.len()) {
                 let id = self.one_char[at];
                 return if id < UNK_CHAR {
-                    Some(id)
+                    Some(Found::Whole(id))
                 } else if id == UNK_CHAR {
-                    Some(self.unk_id)
+                    Some(Found::Unk)
                 } else {
                     None
                 };
             }
         }
-        self.whole_word_probe(padded, len)
+        self.whole_word_probe(word).map(Found::Whole)
     }
 
-    /// [`WordPiece::whole_word`] for a word the one-char table does not answer.
+    /// The id of a word that is itself a vocabulary entry, for a word the one-char table does
+    /// not answer.
     #[inline(always)]
-    fn whole_word_probe(&self, padded: &[u8], len: usize) -> Option<u32> {
+    fn whole_word_probe(&self, word: PaddedWord) -> Option<u32> {
+        let (padded, len) = (word.padded(), word.len());
         // The longest-key bound by the first two bytes only pays off where the vocabulary is
         // thin (most such words miss); for ASCII words, mostly entries, it costs more than
         // the probe it saves.
@@ -241,14 +367,15 @@ impl WordPiece {
         self.initial.get(k0, k1, len)
     }
 
-    /// [`WordPiece::whole_word`] for a word known to be all ASCII (English, code): a word of
-    /// one byte (punctuation, mostly) from the one-char table, one of up to 8 bytes from one
-    /// probe of the small index.
+    /// [`WordPiece::whole_word_probe`] for a word known to be all ASCII: a word of one byte
+    /// (punctuation, mostly) from the one-char table, one of up to 8 bytes from one probe of
+    /// the small index.
     #[inline(always)]
-    pub fn whole_ascii_word(&self, padded: &[u8], len: usize) -> Option<u32> {
-        debug_assert!(padded[..len].is_ascii());
+    fn whole_ascii_word(&self, word: PaddedWord) -> Option<u32> {
+        let (padded, len) = (word.padded(), word.len());
+        debug_assert!(word.bytes().is_ascii());
         if len == 1 {
-            // NO_ID and UNK_CHAR (absent from the vocabulary: the caller makes it the unk
+            // NO_ID and UNK_CHAR (absent from the vocabulary: not_whole makes it the unk
             // token) are both not a whole-word id.
             let id = self.one_char[padded[0] as usize];
             return (id < UNK_CHAR).then_some(id);
@@ -263,132 +390,52 @@ impl WordPiece {
         self.initial.get(k0, k1, len)
     }
 
-    /// [`WordPiece::tokenize_word`] on the word `padded[..len]`; `padded` must hold at least
-    /// 16 more bytes after the word (any values), so that keys load as whole words.
-    #[inline]
-    pub fn tokenize_padded(
+    /// A word that the probes did not find: the unk token by length or by an absent char,
+    /// else through `cache` when there is one (a word seen before costs one lookup; a new
+    /// one is matched piece by piece and recorded), else matched piece by piece.
+    #[inline(never)]
+    fn not_whole<S: Sink>(
         &self,
-        padded: &[u8],
-        len: usize,
+        word: PaddedWord,
         n_chars: usize,
-        out: &mut Vec<SubToken>,
-    ) -> bool {
-        if n_chars > self.max_input_chars_per_word {
-            out.push(SubToken { id: self.unk_id, char_start: 0, char_end: n_chars });
-            return true;
-        }
-        if let Some(id) = self.whole_word(padded, len) {
-            out.push(SubToken { id, char_start: 0, char_end: n_chars });
-            return false;
-        }
-        self.tokenize_pieces(padded, len, n_chars, out)
-    }
-
-    /// [`WordPiece::tokenize_padded`] through `cache` (when there is one): a word seen
-    /// before costs one lookup.
-    #[inline]
-    pub fn tokenize_cached(
-        &self,
         cache: Option<&mut WordCache>,
-        padded: &[u8],
-        len: usize,
-        n_chars: usize,
-        out: &mut Vec<SubToken>,
-    ) -> bool {
-        // Without the cache, tokenize_padded asks whole_word itself.
-        if cache.is_some() && self.cacheable(len, n_chars) {
-            if let Some(id) = self.whole_word(padded, len) {
-                out.push(SubToken { id, char_start: 0, char_end: n_chars });
-                return false;
-            }
-        }
-        self.tokenize_cached_not_whole(cache, padded, len, n_chars, out)
-    }
-
-    /// Whether a word of `len` bytes and `n_chars` chars goes through the word cache (short
-    /// enough for its keys, and not the unk token by length).
-    #[inline(always)]
-    fn cacheable(&self, len: usize, n_chars: usize) -> bool {
-        len <= word_cache::MAX_KEY && n_chars <= self.max_input_chars_per_word
-    }
-
-    /// [`WordPiece::tokenize_cached`] for a word that [`WordPiece::whole_word`] did not find
-    /// (the caller asked already, so the probe is not repeated).
-    #[inline]
-    pub fn tokenize_cached_not_whole(
-        &self,
-        cache: Option<&mut WordCache>,
-        padded: &[u8],
-        len: usize,
-        n_chars: usize,
-        out: &mut Vec<SubToken>,
-    ) -> bool {
-        match cache {
-            Some(c) if self.cacheable(len, n_chars) => self.cached_pieces(c, padded, len, n_chars, out),
-            _ => self.tokenize_padded(padded, len, n_chars, out),
-        }
-    }
-
-    /// Appends the ids of a word that [`WordPiece::whole_word`] did not find, through
-    /// `cache`: a word seen before costs one lookup and one copy of its ids. `subs` is
-    /// scratch space.
-    #[inline]
-    pub fn ids_not_whole(
-        &self,
-        cache: Option<&mut WordCache>,
-        padded: &[u8],
-        len: usize,
-        n_chars: usize,
         subs: &mut Vec<SubToken>,
-        ids: &mut Vec<u32>,
+        sink: &mut S,
     ) {
-        // (Asked here rather than with whole_word: in the caller's loop, the extra branch
-        // cost English more than it saved.)
-        if len <= 3 && one_char_index(padded, len).is_some_and(|at| self.one_char[at] == UNK_CHAR) {
-            ids.push(self.unk_id);
-            return;
+        if n_chars > self.max_input_chars_per_word {
+            return sink.unk(self.unk_id);
+        }
+        // (The ASCII probe leaves a one-byte word absent from the vocabulary to this.)
+        if word.len() <= 3
+            && one_char_index(word.padded(), word.len()).is_some_and(|at| self.one_char[at] == UNK_CHAR)
+        {
+            return sink.unk(self.unk_id);
         }
         subs.clear();
-        match cache {
-            Some(c) if self.cacheable(len, n_chars) => {
-                let key = word_cache::Key::new(padded, len);
-                if c.push_ids(&key, padded, ids) {
-                    return;
+        let unk = match cache {
+            Some(c) if word.len() <= word_cache::MAX_KEY => {
+                let key = word_cache::Key::new(word);
+                if let Some(hit) = c.find(&key, word) {
+                    return sink.cached(c, hit);
                 }
-                let unk = self.tokenize_pieces(padded, len, n_chars, subs);
-                c.insert(&key, padded, subs, unk);
+                let unk = self.tokenize_pieces(word, n_chars, subs);
+                c.insert(&key, word, subs, unk);
+                unk
             }
-            _ => {
-                self.tokenize_padded(padded, len, n_chars, subs);
-            }
+            _ => self.tokenize_pieces(word, n_chars, subs),
+        };
+        if unk {
+            sink.unk(self.unk_id)
+        } else {
+            sink.pieces(subs)
         }
-        ids.extend(subs.iter().map(|s| s.id));
     }
 
-    /// The cache lookup, and on a miss the piece-by-piece match recorded in the cache.
-    #[inline(always)]
-    fn cached_pieces(
-        &self,
-        cache: &mut WordCache,
-        padded: &[u8],
-        len: usize,
-        n_chars: usize,
-        out: &mut Vec<SubToken>,
-    ) -> bool {
-        let key = word_cache::Key::new(padded, len);
-        if let Some((subs, unk)) = cache.get(&key, padded) {
-            out.extend_from_slice(subs);
-            return unk;
-        }
-        let mark = out.len();
-        let unk = self.tokenize_pieces(padded, len, n_chars, out);
-        cache.insert(&key, padded, &out[mark..], unk);
-        unk
-    }
-
-    /// The piece-by-piece match of a word that is not itself a vocabulary entry.
-    fn tokenize_pieces(&self, padded: &[u8], len: usize, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
-        let bytes = &padded[..len];
+    /// The piece-by-piece match of a word that is not itself a vocabulary entry; true (with
+    /// `out` holding the one unk token) when a position has no piece.
+    fn tokenize_pieces(&self, word: PaddedWord, n_chars: usize, out: &mut Vec<SubToken>) -> bool {
+        let bytes = word.bytes();
+        let len = bytes.len();
         let ascii = len == n_chars;
         let mark = out.len();
         let mut start = 0usize;
@@ -439,7 +486,8 @@ impl WordPiece {
 }
 
 /// Where the word `padded[..len]` (whole UTF-8 chars) sits in `one_char`, when it is one
-/// char that the table covers.
+/// char that the table covers. `padded` holds at least one byte; no padding is read past
+/// `len`.
 #[inline(always)]
 fn one_char_index(padded: &[u8], len: usize) -> Option<usize> {
     let b0 = padded[0];
@@ -515,26 +563,27 @@ mod tests {
             for word in chars.iter().map(|c| c.to_string()).chain(["ab".into(), "a".into(), "ac".into()]) {
                 let mut padded = word.as_bytes().to_vec();
                 padded.extend_from_slice(&[0xFF; SHORT]);
+                let pw = PaddedWord::new(&padded, 0, word.len());
                 let want = vocab.get(&word).copied().filter(|_| word.len() <= max_chars);
-                assert_eq!(wp.whole_word(&padded, word.len()), want, "{word:?} (max {max_chars})");
                 if word.is_ascii() {
-                    assert_eq!(
-                        wp.whole_ascii_word(&padded, word.len()),
-                        want,
-                        "ASCII {word:?} (max {max_chars})"
-                    );
+                    assert_eq!(wp.whole_ascii_word(pw), want, "ASCII {word:?} (max {max_chars})");
                 }
                 // A char the table says is absent is one unk token, as the plain algorithm
                 // makes it; every other word is left to the piece-by-piece match.
                 let n = word.chars().count();
                 let plain = naive(&vocab, &word, max_chars, 0);
-                let or_unk = wp.whole_word_or_unk(&padded, word.len());
-                if or_unk != want {
-                    assert!(want.is_none() && or_unk == Some(0), "{word:?}");
-                    assert_eq!(plain, vec![(0, 0, 1)], "{word:?} (max {max_chars})");
-                } else if n == 1 && want.is_none() && !vocab.contains_key(&word) && max_chars >= 1 {
-                    // Only chars outside the table's ranges are not answered.
-                    assert!(one_char_index(&padded, word.len()).is_none(), "{word:?}");
+                match wp.whole_word(pw) {
+                    Some(Found::Unk) => {
+                        assert!(want.is_none(), "{word:?}");
+                        assert_eq!(plain, vec![(0, 0, 1)], "{word:?} (max {max_chars})");
+                    }
+                    got => {
+                        assert_eq!(got, want.map(Found::Whole), "{word:?} (max {max_chars})");
+                        if n == 1 && want.is_none() && !vocab.contains_key(&word) && max_chars >= 1 {
+                            // Only chars outside the table's ranges are not answered.
+                            assert!(one_char_index(&padded, word.len()).is_none(), "{word:?}");
+                        }
+                    }
                 }
             }
         }
@@ -569,22 +618,58 @@ mod tests {
             let len = (next() % 15) as usize;
             let w = word(len, &mut next);
             let n = w.chars().count();
-            let mut out = Vec::new();
-            let unk0 = wp.tokenize_word(&w, n, &mut scratch, &mut out);
-            let got: Vec<(u32, usize, usize)> =
-                out.iter().map(|s| (s.id, s.char_start, s.char_end)).collect();
-            assert_eq!(got, naive(&vocab, &w, 12, 0), "{w:?}");
-            // The same through the word cache, twice (a miss, then a hit).
-            for _ in 0..2 {
-                let mut padded = w.as_bytes().to_vec();
-                padded.extend_from_slice(&[0xAA; SHORT]);
-                let mut cached = Vec::new();
-                let unk = word_cache::with_cache(wp.cache_id, |c| {
-                    wp.tokenize_cached(c, &padded, w.len(), n, &mut cached)
-                });
-                assert_eq!(cached, out, "{w:?}");
-                assert_eq!(unk, unk0, "{w:?}");
+            let want = naive(&vocab, &w, 12, 0);
+            assert_eq!(flat(&wp, scratch.pad(&w), n, Hint::Nothing, None), want, "{w:?}");
+            // Every hint that holds for the word, without and through the word cache
+            // (twice: a miss, then a hit), and padding of any value.
+            let mut padded = w.as_bytes().to_vec();
+            padded.extend_from_slice(&[0xAA; SHORT]);
+            let pw = PaddedWord::new(&padded, 0, w.len());
+            for hint in [Hint::Nothing, Hint::NotWhole, Hint::Ascii] {
+                if hint == Hint::Ascii && !w.is_ascii() {
+                    continue;
+                }
+                assert_eq!(flat(&wp, pw, n, hint, None), want, "{w:?} {hint:?}");
+                for _ in 0..2 {
+                    let got = word_cache::with_cache(wp.cache_id, |c| flat(&wp, pw, n, hint, c));
+                    assert_eq!(got, want, "{w:?} {hint:?} cached");
+                }
             }
         }
+    }
+
+    /// The tokens `lookup` gives `word`, as (id, char_start, char_end).
+    fn flat(
+        wp: &WordPiece,
+        word: PaddedWord,
+        n_chars: usize,
+        hint: Hint,
+        cache: Option<&mut WordCache>,
+    ) -> Vec<(u32, usize, usize)> {
+        struct Out {
+            n_chars: usize,
+            unk_id: u32,
+            calls: usize,
+            got: Vec<(u32, usize, usize)>,
+        }
+        impl Sink for Out {
+            fn whole(&mut self, id: u32) {
+                self.calls += 1;
+                self.got.push((id, 0, self.n_chars));
+            }
+            fn unk(&mut self, unk_id: u32) {
+                assert_eq!(unk_id, self.unk_id);
+                self.calls += 1;
+                self.got.push((unk_id, 0, self.n_chars));
+            }
+            fn pieces(&mut self, pieces: &[SubToken]) {
+                self.calls += 1;
+                self.got.extend(pieces.iter().map(|s| (s.id, s.char_start, s.char_end)));
+            }
+        }
+        let mut out = Out { n_chars, unk_id: wp.unk_id, calls: 0, got: Vec::new() };
+        wp.lookup(word, n_chars, hint, cache, &mut Vec::new(), &mut out);
+        assert_eq!(out.calls, 1, "one sink call per word");
+        out.got
     }
 }

@@ -12,7 +12,7 @@
 //! or `MAX_KEY_BYTES` bytes of keys it is cleared and refills from what follows.
 
 use super::vocab_index::{eq_bytes, load_short, mix, SHORT};
-use super::SubToken;
+use super::{PaddedWord, SubToken};
 use std::cell::RefCell;
 
 /// Longer words are not cached (rare, and their lookups cost more).
@@ -31,10 +31,10 @@ pub struct Key {
 }
 
 impl Key {
-    /// The key of `padded[..len]` (`len <= MAX_KEY`); `padded` holds at least 16 bytes
-    /// after the word (any values).
+    /// The key of `word` (`word.len() <= MAX_KEY`).
     #[inline(always)]
-    pub fn new(padded: &[u8], len: usize) -> Key {
+    pub fn new(word: PaddedWord) -> Key {
+        let (padded, len) = (word.padded(), word.len());
         let (k0, k1) = load_short(padded, 0, len.min(SHORT));
         let mut h = mix(k0, k1, len);
         if len > SHORT {
@@ -61,8 +61,15 @@ const UNK: u32 = 1 << 31;
 
 const EMPTY: Slot = Slot { k0: 0, k1: 0, key_len: 0, rest_start: 0, sub_start: 0, sub_len: 0 };
 
+/// Where a cached word's sub-tokens are (see [`WordCache::find`]).
 /// How many ids a hit copies as one block (`ids` holds this many past its last entry).
 const IDS_BLOCK: usize = 16;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Hit {
+    sub_start: u32,
+    sub_len: u32,
+}
 
 #[derive(Debug, Default)]
 pub struct WordCache {
@@ -120,9 +127,9 @@ impl WordCache {
         self.slots.len() - 1
     }
 
-    /// The slot of `padded[..key.len]` (whose key is `key`).
+    /// The slot of `word` (whose key is `key`).
     #[inline(always)]
-    fn find(&self, key: &Key, padded: &[u8]) -> Option<&Slot> {
+    fn slot(&self, key: &Key, word: PaddedWord) -> Option<&Slot> {
         let mut i = key.hash as usize & self.mask();
         loop {
             let s = &self.slots[i];
@@ -136,7 +143,7 @@ impl WordCache {
                 // Compared a machine word at a time, inline (keys are short: a call into
                 // memcmp costs more than the comparison).
                 let start = s.rest_start as usize;
-                if eq_bytes(&self.keys[start..start + key.len - SHORT], &padded[SHORT..key.len]) {
+                if eq_bytes(&self.keys[start..start + key.len - SHORT], &word.bytes()[SHORT..]) {
                     return Some(s);
                 }
             }
@@ -144,21 +151,24 @@ impl WordCache {
         }
     }
 
-    /// The sub-tokens of `padded[..key.len]` and whether it became the unk token.
+    /// Where the entry of `word` (whose key is `key`) is, when the cache holds it.
     #[inline]
-    pub fn get(&self, key: &Key, padded: &[u8]) -> Option<(&[SubToken], bool)> {
-        self.find(key, padded).map(|s| {
-            let start = s.sub_start as usize;
-            (&self.subs[start..start + (s.sub_len & !UNK) as usize], s.sub_len & UNK != 0)
-        })
+    pub fn find(&self, key: &Key, word: PaddedWord) -> Option<Hit> {
+        self.slot(key, word).map(|s| Hit { sub_start: s.sub_start, sub_len: s.sub_len })
     }
 
-    /// Appends the ids of `padded[..key.len]`'s sub-tokens to `out`; false when the word
-    /// is not in the cache.
+    /// The sub-tokens of a word found by [`WordCache::find`] and whether it became the
+    /// unk token.
     #[inline]
-    pub fn push_ids(&self, key: &Key, padded: &[u8], out: &mut Vec<u32>) -> bool {
-        let Some(s) = self.find(key, padded) else { return false };
-        let (start, n) = (s.sub_start as usize, (s.sub_len & !UNK) as usize);
+    pub fn pieces(&self, hit: Hit) -> (&[SubToken], bool) {
+        let start = hit.sub_start as usize;
+        (&self.subs[start..start + (hit.sub_len & !UNK) as usize], hit.sub_len & UNK != 0)
+    }
+
+    /// Appends the ids of a word found by [`WordCache::find`] to `out`.
+    #[inline]
+    pub fn push_ids(&self, hit: Hit, out: &mut Vec<u32>) {
+        let (start, n) = (hit.sub_start as usize, (hit.sub_len & !UNK) as usize);
         if n <= IDS_BLOCK {
             // A block of fixed length (`ids` holds IDS_BLOCK entries past its last word's
             // start): copied inline, not by a call into memcpy; the entries past the
@@ -169,11 +179,10 @@ impl WordCache {
         } else {
             out.extend_from_slice(&self.ids[start..start + n]);
         }
-        true
     }
 
-    /// Records `padded[..key.len]` (not yet present) → `subs`.
-    pub fn insert(&mut self, key: &Key, padded: &[u8], subs: &[SubToken], unk: bool) {
+    /// Records `word` (not yet present; its key is `key`) → `subs`.
+    pub fn insert(&mut self, key: &Key, word: PaddedWord, subs: &[SubToken], unk: bool) {
         let rest = key.len.saturating_sub(SHORT);
         if self.entries >= MAX_ENTRIES || self.keys.len() + rest > MAX_KEY_BYTES {
             self.clear();
@@ -190,7 +199,7 @@ impl WordCache {
             sub_len: subs.len() as u32 | if unk { UNK } else { 0 },
         };
         if rest > 0 {
-            self.keys.extend_from_slice(&padded[SHORT..key.len]);
+            self.keys.extend_from_slice(&word.bytes()[SHORT..]);
         }
         self.subs.extend_from_slice(subs);
         self.ids.truncate(self.ids.len() - IDS_BLOCK);
@@ -221,7 +230,7 @@ impl WordCache {
             if len > SHORT {
                 padded[SHORT..len].copy_from_slice(&self.keys[start..start + len - SHORT]);
             }
-            let key = Key::new(&padded, len);
+            let key = Key::new(PaddedWord::new(&padded, 0, len));
             self.place(s, key.hash);
         }
     }
@@ -247,6 +256,10 @@ pub fn with_cache<R>(owner: u64, f: impl FnOnce(Option<&mut WordCache>) -> R) ->
 mod tests {
     use super::*;
 
+    fn get<'c>(c: &'c WordCache, k: &Key, w: PaddedWord) -> Option<(&'c [SubToken], bool)> {
+        c.find(k, w).map(|h| c.pieces(h))
+    }
+
     #[test]
     fn hash_ignores_bytes_past_the_word() {
         let a = b"abcdefghijk\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00";
@@ -256,7 +269,7 @@ mod tests {
         }
         assert_ne!(hash(a, 3), hash(a, 4));
         for len in 1..=11 {
-            let (ka, kb) = (Key::new(a, len), Key::new(b, len));
+            let (ka, kb) = (Key::new(PaddedWord::new(a, 0, len)), Key::new(PaddedWord::new(b, 0, len)));
             assert_eq!((ka.k0, ka.k1, ka.hash), (kb.k0, kb.k1, kb.hash));
         }
     }
@@ -269,14 +282,15 @@ mod tests {
         for (i, w) in words.iter().enumerate() {
             let mut p = w.as_bytes().to_vec();
             p.extend_from_slice(&[0; 16]);
-            let k = Key::new(&p, w.len());
-            assert!(c.get(&k, &p).is_none());
+            let pw = PaddedWord::new(&p, 0, w.len());
+            let k = Key::new(pw);
+            assert!(get(&c, &k, pw).is_none());
             let subs = [SubToken { id: i as u32, char_start: 0, char_end: w.len() }];
-            c.insert(&k, &p, &subs, i % 3 == 0);
-            let (got, unk) = c.get(&k, &p).unwrap();
+            c.insert(&k, pw, &subs, i % 3 == 0);
+            let (got, unk) = get(&c, &k, pw).unwrap();
             assert_eq!((got, unk), (&subs[..], i % 3 == 0));
             let mut ids = vec![7];
-            assert!(c.push_ids(&k, &p, &mut ids));
+            c.push_ids(c.find(&k, pw).unwrap(), &mut ids);
             assert_eq!(ids, [7, i as u32]);
         }
         // Keys of every length up to MAX_KEY, sharing their first 16 bytes and differing
@@ -298,17 +312,19 @@ mod tests {
                         char_end: j + 1,
                     })
                     .collect();
-                let k = Key::new(&p, len);
-                assert!(c.get(&k, &p).is_none(), "len {len}");
-                c.insert(&k, &p, &subs, n == 0);
+                let pw = PaddedWord::new(&p, 0, len);
+                let k = Key::new(pw);
+                assert!(get(&c, &k, pw).is_none(), "len {len}");
+                c.insert(&k, pw, &subs, n == 0);
                 all.push((p, len, subs));
             }
         }
         for (p, len, subs) in &all {
-            let k = Key::new(p, *len);
-            assert_eq!(c.get(&k, p), Some((&subs[..], subs.is_empty())), "len {len}");
+            let pw = PaddedWord::new(p, 0, *len);
+            let k = Key::new(pw);
+            assert_eq!(get(&c, &k, pw), Some((&subs[..], subs.is_empty())), "len {len}");
             let mut ids = vec![1, 2];
-            assert!(c.push_ids(&k, p, &mut ids));
+            c.push_ids(c.find(&k, pw).unwrap(), &mut ids);
             assert_eq!(ids[2..], subs.iter().map(|s| s.id).collect::<Vec<u32>>()[..], "len {len}");
             assert_eq!(ids[..2], [1, 2]);
         }
