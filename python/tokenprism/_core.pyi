@@ -126,14 +126,15 @@ class Tokenizer:
         [{text, offsets}], tokens, ids, offsets, special_tokens_mask, micros, fast."""
 
 class BpeTokenizer:
-    """A byte-level BPE tokenizer (GPT-2, r50k/p50k, cl100k_base, o200k_base, Qwen3, ...),
-    shaped like tiktoken.Encoding; ids identical to tiktoken and tokenizers."""
+    """A byte-level BPE tokenizer (GPT-2, r50k/p50k, cl100k_base, o200k_base, Qwen3, Llama 3,
+    ...), shaped like tiktoken.Encoding; ids identical to tiktoken and tokenizers.
+    encode_full gives tokenizers' Encoding (offsets, masks, the post-processor's tokens)."""
 
     @staticmethod
     def from_tiktoken_file(
         path: str | PathLike[str],
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen"] | None = None,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"] | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer:
         """A .tiktoken rank file; `name` (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
@@ -142,7 +143,7 @@ class BpeTokenizer:
     def from_tiktoken_bytes(
         data: bytes,
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen"] | None = None,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"] | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer: ...
     @staticmethod
@@ -153,7 +154,7 @@ class BpeTokenizer:
     @property
     def name(self) -> str: ...
     @property
-    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen"]: ...
+    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"]: ...
     @property
     def pat_str(self) -> str:
         """The regex the hand-written pre-tokenizer reproduces."""
@@ -172,9 +173,16 @@ class BpeTokenizer:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
         disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
+        add_special_tokens: bool = False,
     ) -> list[int]:
         """Special tokens in allowed_special become their ids; those in disallowed_special
-        ("all": every special token not allowed) raise ValueError; others are plain text."""
+        ("all": every special token not allowed) raise ValueError; others are plain text.
+        add_special_tokens: the tokenizer.json post-processor's tokens around the ids."""
+    def encode_full(
+        self, text: str, pair: str | None = None, *, add_special_tokens: bool = True
+    ) -> Encoding:
+        """tokenizers' Tokenizer.encode: ids, tokens, offsets (chars), word ids, type ids,
+        masks; every added token in the text is recognized."""
     def encode_ordinary(self, text: str) -> list[int]: ...
     def encode_batch(
         self,
@@ -183,11 +191,14 @@ class BpeTokenizer:
         num_threads: int | None = None,
         allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
         disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
+        add_special_tokens: bool = False,
     ) -> list[list[int]]: ...
     def encode_ordinary_batch(
         self, texts: list[str], *, num_threads: int | None = None
     ) -> list[list[int]]: ...
-    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str: ...
+    def decode(
+        self, tokens: Sequence[int], errors: str = "replace", *, skip_special_tokens: bool = False
+    ) -> str: ...
     def decode_bytes(self, tokens: Sequence[int]) -> bytes: ...
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]: ...
     def decode_single_token_bytes(self, token: int) -> bytes: ...

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """The byte-level BPE benchmark: tokenprism.BpeTokenizer against tiktoken (the reference for
-ids), gigatoken, fastokens and tokenizers 0.23.3 / 1.0.0rc3, on o200k_base and cl100k_base.
+ids), gigatoken, fastokens and tokenizers 0.23.3 / 1.0.0rc3, on o200k_base and cl100k_base; and
+on tokenizer.json files that tiktoken cannot load (Llama 3.2), against tokenizers 0.23.3 (then
+the reference for ids: one call per document, and encode_batch_fast on all documents at once)
+and 1.0.0rc3.
 
     python3 scripts/bench/bpe_bench.py                  # full run, writes bench/bpe_results.{json,md}
     python3 scripts/bench/bpe_bench.py --quick --out D  # smoke run (~64 KB per corpus, 1 round)
@@ -45,7 +48,9 @@ REPO = bench.REPO
 WORKER = Path(__file__).resolve().parent / "bpe_bench_worker.py"
 REF = "tiktoken"
 HASH = "fnv1a64"
-ENCODINGS = ("o200k_base", "cl100k_base")
+ENCODINGS = ("o200k_base", "cl100k_base", "llama3.2")
+# Encodings given as a tokenizer.json (under <data>/bpe/): tokenizers 0.23.3 is their reference.
+HF_FILES = {"llama3.2": "llama3.2/tokenizer.json"}
 SHORT_SIZES = (8, 16, 32, 64, 256)
 NOT_MEASURED: dict[str, str] = {}
 # bpe-openai (github/rust-gems) is a Rust crate with no Python binding: it is timed against
@@ -103,7 +108,56 @@ def rust_cell(
 
 
 # The ratio columns of the MB/s tables.
-PEERS = ("tiktoken", "gigatoken", "fastokens", bench.REF, "tokenizers-1.0.0rc3")
+PEERS = (
+    "tiktoken",
+    "gigatoken",
+    "fastokens",
+    bench.REF,
+    "tokenizers-0.23.3-batch",
+    "tokenizers-1.0.0rc3",
+)
+
+
+def hf_rows_for(encoding: str, compare: str | None = None) -> list[dict]:
+    """The rows of a tokenizer.json encoding: tokenprism.BpeTokenizer.from_file, tokenizers
+    0.23.3 (the reference) per document and as one encode_batch_fast, tokenizers 1.0.0rc3."""
+    tj = bench.data_dir() / "bpe" / HF_FILES[encoding]
+    opts = {"tokenizer_json": str(tj)}
+    rows = [
+        dict(name="tokenprism", label="tokenprism", kind="ours", impl="tokenprism-json"),
+        *(
+            [
+                dict(
+                    name="tokenprism-before",
+                    label="tokenprism (before)",
+                    kind="ours",
+                    impl="tokenprism-json",
+                    python=compare,
+                )
+            ]
+            if compare
+            else []
+        ),
+        dict(name=bench.REF, label="tokenizers 0.23.3", kind="ref", impl="tokenizers"),
+        dict(
+            name="tokenizers-0.23.3-batch",
+            label="tokenizers 0.23.3 encode_batch_fast",
+            kind="peer",
+            impl="tokenizers-batch",
+        ),
+        dict(
+            name="tokenizers-1.0.0rc3",
+            label="tokenizers 1.0.0rc3",
+            kind="peer",
+            impl="tokenizers1",
+            venv=bench.PEER_VENVS["tokenizers-1.0.0rc3"],
+        ),
+    ]
+    for r in rows:
+        r["opts"] = opts
+        if not tj.is_file():
+            r["not_run"] = f"no {tj} (./build.sh setup fetches it)"
+    return rows
 
 
 def rows_for(encoding: str, pattern: str, compare: str | None = None) -> list[dict]:
@@ -181,7 +235,7 @@ def resolve(rows: list[dict], tp_python: str) -> None:
         if r["kind"] == "ours":
             r["python"] = r.get("python") or tp_python
         elif r["impl"] == "tiktoken" or (
-            r["impl"] == "tokenizers"
+            r["impl"] in ("tokenizers", "tokenizers-batch")
             and bench.dist_version(sys.executable, "tokenizers") == bench.REF_VERSION
         ):
             r["python"] = sys.executable
@@ -216,18 +270,20 @@ def markdown(res: dict) -> str:
     for enc, e in res["encodings"].items():
         names = [r["name"] for r in e["rows"] if r.get("status") == "ok"]
         labels = {r["name"]: r["label"] for r in e["rows"]}
+        ref_label = next((r["label"] for r in e["rows"] if r["kind"] == "ref"), REF)
+        peers = [p for p in PEERS if any(r["name"] == p for r in e["rows"])]
         out += [
             f"## {enc}",
             "",
-            "MB/s (median; ids hashed, ✓ = identical to tiktoken):",
+            f"MB/s (median; ids hashed, ✓ = identical to {ref_label}):",
             "",
             "| corpus | "
             + " | ".join(labels[n] for n in names)
             + " | "
-            + " | ".join(f"ours/{p}" for p in PEERS)
+            + " | ".join(f"ours/{p}" for p in peers)
             + " |"
             + (" ours/before |" if "tokenprism-before" in names else ""),
-            "|---|" + "---:|" * (len(names) + len(PEERS) + ("tokenprism-before" in names)),
+            "|---|" + "---:|" * (len(names) + len(peers) + ("tokenprism-before" in names)),
         ]
         for c, cell in e["corpora"].items():
             line = [c]
@@ -235,7 +291,7 @@ def markdown(res: dict) -> str:
                 s = cell.get(n, {})
                 ok = "✓" if s.get("ids_match") else ("✗" if s.get("ids_match") is False else "?")
                 line.append(f"{fmt(s.get('mbps'))} {ok}" if "error" not in s else "error")
-            for peer in PEERS + (("tokenprism-before",) if "tokenprism-before" in names else ()):
+            for peer in peers + (["tokenprism-before"] if "tokenprism-before" in names else []):
                 s = cell.get("tokenprism", {})
                 line.append(ratio_text(s.get("vs", {}).get(peer)))
             out.append("| " + " | ".join(line) + " |")
@@ -377,7 +433,13 @@ def main(argv=None) -> int:
         bench.log(f"NOT RUN bpe-openai: {why}")
     bad = False
     for enc in a.encodings.split(","):
-        rows = rows_for(enc, tiktoken.get_encoding(enc)._pat_str, a.compare_python)
+        if enc in HF_FILES:
+            rows, ref_name = hf_rows_for(enc, a.compare_python), bench.REF
+        else:
+            rows, ref_name = (
+                rows_for(enc, tiktoken.get_encoding(enc)._pat_str, a.compare_python),
+                REF,
+            )
         resolve(rows, tp_python)
         workers = []
         for r in rows:
@@ -402,7 +464,7 @@ def main(argv=None) -> int:
         res["encodings"][enc] = e
 
         # Called within this loop's turn; the defaults bind this encoding's workers and rows.
-        def cell(key, docs, unit, min_seconds, workers=workers, rows=rows):
+        def cell(key, docs, unit, min_seconds, workers=workers, rows=rows, ref_name=ref_name):
             p = tmp / f"{key}.json"
             p.write_text(json.dumps(docs), encoding="utf-8")
             for w in workers:
@@ -412,9 +474,17 @@ def main(argv=None) -> int:
                     except bench.WorkerError as err:
                         bench.log(f"{w.name}: load {key}: {err}")
             c = bench.measure(
-                workers, key, "encode", rounds, min_seconds, docs, unit, ref_name=REF, hash_key=HASH
+                workers,
+                key,
+                "encode",
+                rounds,
+                min_seconds,
+                docs,
+                unit,
+                ref_name=ref_name,
+                hash_key=HASH,
             )
-            s = bench.summarize(c, rows, unit, ref_name=REF, hash_key=HASH)
+            s = bench.summarize(c, rows, unit, ref_name=ref_name, hash_key=HASH)
             s.pop("_fastest_peer", None)
             speed = {
                 n: (v if unit == "mbps" else [1 / x for x in v])
@@ -436,7 +506,7 @@ def main(argv=None) -> int:
             bench.log(f"{enc} {c}: {len(docs)} documents, {total} bytes")
             s = cell(f"{enc}-{c}", docs, "mbps", min_s)
             e["corpora"][c] = s
-            if rust_bin:
+            if rust_bin and enc not in HF_FILES:
                 ref_hash = s.get(REF, {}).get(HASH)
                 e.setdefault("rust", {})[c] = rc = rust_cell(
                     rust_bin, enc, tmp / f"{enc}-{c}.json", rounds, min_s, ref_hash
@@ -472,7 +542,7 @@ def main(argv=None) -> int:
             bench.log(
                 "  worst: " + ", ".join(f"{n} {fmt(v.get('ms'))} ms" for n, v in e["worst"].items())
             )
-            if rust_bin:
+            if rust_bin and enc not in HF_FILES:
                 rc = rust_cell(
                     rust_bin,
                     enc,

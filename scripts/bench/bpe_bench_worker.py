@@ -5,11 +5,13 @@ standard library only, started in the Python that has the implementation install
 
     python bpe_bench_worker.py IMPL ENCODING OPTIONS_JSON
 
-IMPL: tokenprism | tiktoken | gigatoken | fastokens | tokenizers | tokenizers1. ENCODING is the
-tiktoken name (o200k_base, cl100k_base); OPTIONS_JSON gives "rank_file" (the .tiktoken file),
-"pattern" (the encoding's regex, for fastokens), "tokenizer_json" (for tokenizers) and
+IMPL: tokenprism | tokenprism-json | tiktoken | gigatoken | fastokens | tokenizers |
+tokenizers-batch | tokenizers1. ENCODING is the tiktoken name (o200k_base, cl100k_base) or a
+tokenizer.json's (llama3.2); OPTIONS_JSON gives "rank_file" (the .tiktoken file), "pattern" (the
+encoding's regex, for fastokens), "tokenizer_json" (for tokenizers and tokenprism-json) and
 "tiktoken_cache" (for tiktoken). Every call encodes one string with special tokens off and
-returns its ids as a Python list (the timed work includes building the list).
+returns its ids as a Python list (the timed work includes building the list); tokenizers-batch
+encodes all documents in one encode_batch_fast call per pass instead.
 
 Hash: FNV-1a 64 with one step per id (h = (h ^ id) * prime) over each document, then over the
 document count and the per-document hashes; doc_digests are the per-document hashes.
@@ -36,14 +38,20 @@ def fnv_ids(ids) -> int:
 
 
 def load_impl(impl: str, encoding: str, opts: dict):
-    """(version, encode(str) -> list[int], id_to_token or None)."""
+    """(version, encode(str) -> list[int], id_to_token or None, encode_all(list[str]) ->
+    list[list[int]] or None)."""
     import importlib.metadata as md
 
     if impl == "tokenprism":
         import tokenprism
 
         tok = tokenprism.BpeTokenizer.from_tiktoken_file(opts["rank_file"], encoding)
-        return tokenprism.__version__, tok.encode_ordinary, None
+        return tokenprism.__version__, tok.encode_ordinary, None, None
+    if impl == "tokenprism-json":
+        import tokenprism
+
+        tok = tokenprism.BpeTokenizer.from_file(opts["tokenizer_json"])
+        return tokenprism.__version__, tok.encode_ordinary, None, None
     if impl == "tiktoken":
         import os
 
@@ -55,13 +63,13 @@ def load_impl(impl: str, encoding: str, opts: dict):
         def token(i):
             return enc.decode_single_token_bytes(i).decode("utf-8", "replace")
 
-        return tiktoken.__version__, enc.encode_ordinary, token
+        return tiktoken.__version__, enc.encode_ordinary, token, None
     if impl == "gigatoken":
         import gigatoken
 
         # gigatoken picks the pre-tokenizer and specials from the file name (o200k_base.tiktoken).
         tok = gigatoken.Tokenizer.from_tiktoken(opts["rank_file"]).as_tiktoken()
-        return md.version("gigatoken"), tok.encode_ordinary, None
+        return md.version("gigatoken"), tok.encode_ordinary, None, None
     if impl == "fastokens":
         from fastokens import Tokenizer
 
@@ -71,8 +79,8 @@ def load_impl(impl: str, encoding: str, opts: dict):
         def encode(d):
             return enc(d).ids
 
-        return md.version("fastokens"), encode, None
-    if impl in ("tokenizers", "tokenizers1"):
+        return md.version("fastokens"), encode, None, None
+    if impl in ("tokenizers", "tokenizers1", "tokenizers-batch"):
         import tokenizers
 
         tok = tokenizers.Tokenizer.from_file(opts["tokenizer_json"])
@@ -81,14 +89,23 @@ def load_impl(impl: str, encoding: str, opts: dict):
         def encode(d):
             return enc(d, add_special_tokens=False).ids
 
-        return tokenizers.__version__, encode, None
+        def encode_all(ds):
+            return [e.ids for e in tok.encode_batch_fast(ds, add_special_tokens=False)]
+
+        return (
+            tokenizers.__version__,
+            encode,
+            None,
+            encode_all if impl == "tokenizers-batch" else None,
+        )
     raise SystemExit(f"unknown implementation {impl!r}")
 
 
 def main() -> None:
     impl, encoding = sys.argv[1], sys.argv[2]
     opts = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
-    version, encode, token = load_impl(impl, encoding, opts)
+    version, encode, token, batch = load_impl(impl, encoding, opts)
+
     docs: dict[str, list[str]] = {}
     sizes: dict[str, int] = {}
 
@@ -108,8 +125,15 @@ def main() -> None:
         if cmd == "run":
             if req["op"] != "encode":
                 raise ValueError(f"no op {req['op']!r}")
-            t = timed_passes(encode, docs[req["key"]], float(req.get("min_seconds", 0.0)))
-            res = t.pop("results")
+            these = docs[req["key"]]
+            if batch is not None:
+                # One call per pass on all documents (RAYON_NUM_THREADS=1: one thread).
+                t = timed_passes(batch, [these], float(req.get("min_seconds", 0.0)))
+                res = t.pop("results")[0]
+                t["calls"] = t["passes"] * len(these)
+            else:
+                t = timed_passes(encode, these, float(req.get("min_seconds", 0.0)))
+                res = t.pop("results")
             reply = {
                 "ok": True,
                 **t,

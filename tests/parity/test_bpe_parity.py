@@ -3,14 +3,22 @@
 - tiktoken 0.14.0: o200k_base, cl100k_base, p50k_base, r50k_base (and its "gpt2", built from
   encoder.json + vocab.bpe), loaded offline from the files scripts/data/bpe_data.sh fetched
   (their SHA-256 are the ones tiktoken checks);
-- tokenizers 0.23.3: GPT-2 and Qwen3 tokenizer.json (Qwen3: NFC, a Split regex, ByteLevel).
+- tokenizers 0.23.3: GPT-2, Qwen3 and Llama 3.2 tokenizer.json (Qwen3: NFC, a Split regex,
+  ByteLevel; Llama 3.2: a Split regex, ByteLevel, a template that adds <|begin_of_text|>).
 
 Inputs: the development corpora (ids compared, FNV-1a hash printed), every code point
 U+0000..U+10FFFF in several contexts, at least 20,000 hypothesis-generated strings per run
 (whitespace runs, digits, apostrophes in every case, mixed scripts, emoji, newlines, \\r\\n,
 special tokens), runs of 100,000 identical chars, and the special-token rules. Every generated
 string also checks decode(encode(x)) == x (for Qwen: x normalized, as the reference decodes it)
-and that decode_pieces joins to it.
+and that decode_pieces joins to it; for the tokenizer.json files, decode equals the reference's
+decode, with special tokens kept and skipped.
+
+For the tokenizer.json files, encode_full is compared with the reference's Tokenizer.encode
+field by field (ids, tokens, offsets, type ids, word ids, sequence ids, both masks), with
+add_special_tokens on and off and on pairs: on the corpora (ids and offsets hashed), on every
+code point in two contexts, on generated strings with special tokens typed in. Llama 3's
+pre-tokenizer is checked split for split against the reference's Split on its regex.
 
 Also checked here: that both references match \\p{L}, \\p{N}, \\s ... exactly as the Unicode
 16.0.0 tables of crate/src/unicode/generated/bpe_classes.rs, and that the table is current.
@@ -26,12 +34,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parity import codepoints
+from parity import FIELDS, codepoints, encoding_diff
 from paths import ROOT, bpe_dir, data_dir, reference, require, tiktoken_module
 
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 TIKTOKEN = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
-HF = ("gpt2.json", "qwen3.json")
+HF = ("gpt2.json", "qwen3.json", "llama3.2.json")
 ALL_NAMES = TIKTOKEN + HF
 GENERATED: dict[str, int] = {}
 MINIMUM_GENERATED = 20_000
@@ -308,6 +316,13 @@ SPECIALS = [
     "</think>",
     "<|endoftext|",
     "<|",
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|eot_id|>",
+    "<|start_header_id|>",
+    "<|reserved_special_token_17|>",
+    "<|image|>",
+    "<|eot_id",
 ]
 
 word = st.text(
@@ -413,6 +428,11 @@ def check_all(pairs, text: str, kind: str):
             f"{p.name}: decode(encode(x)) != x for {codepoints(text)}"
         )
         assert "".join(p.ours.decode_pieces(ids)) == want
+        if p.name in HF:
+            assert p.ours.decode(ids) == p.ref.decode(ids, skip_special_tokens=False)
+            assert p.ours.decode(ids, skip_special_tokens=True) == p.ref.decode(ids), (
+                f"{p.name}: decode(ids, skip_special_tokens=True) for {codepoints(text)}"
+            )
     GENERATED[kind] = GENERATED.get(kind, 0) + 1
 
 
@@ -603,3 +623,291 @@ def test_class_table_is_current():
         text=True,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ------------------------------------------------------- tokenizer.json: encode_full
+
+FULL_FIELDS = FIELDS + ("sequence_ids",)
+# A special token of each file, to cut a text into segments the references encode alone.
+CUT = {"gpt2.json": "<|endoftext|>", "qwen3.json": "<|endoftext|>", "llama3.2.json": "<|eot_id|>"}
+
+
+def nfc_changes(p: Pair, *texts) -> bool:
+    """Whether the file's normalizer (Qwen's NFC, as the reference computes it) changes a text."""
+    n = p.ref.normalizer
+    return n is not None and any(t is not None and n.normalize_str(t) != t for t in texts)
+
+
+def check_full(p: Pair, text: str, pair: str | None = None, add_special_tokens: bool = True):
+    """encode_full against the reference's Tokenizer.encode, every field. Offsets through NFC
+    are not implemented: a text the normalizer changes must be refused, never answered."""
+    ref = p.ref.encode(text, pair, add_special_tokens=add_special_tokens)
+    try:
+        ours = p.ours.encode_full(text, pair, add_special_tokens=add_special_tokens)
+    except ValueError as e:
+        assert "NFC" in str(e) and nfc_changes(p, text, pair), (
+            f"{p.name}: encode_full refused {codepoints(text)}: {e}"
+        )
+        return
+    assert not nfc_changes(p, text, pair), f"{p.name}: NFC changes {codepoints(text)}"
+    diff = encoding_diff(ours, ref, FULL_FIELDS)
+    assert diff is None, (
+        f"{p.name} add_special_tokens={add_special_tokens} text={codepoints(text)}"
+        + (f" pair={codepoints(pair)}" if pair is not None else "")
+        + f"\n{diff}"
+    )
+
+
+def flat_hash(pairs) -> str:
+    return fnv1a([x for p in pairs for x in p])
+
+
+@pytest.mark.parametrize("lang", CORPORA)
+@pytest.mark.parametrize("name", HF)
+def test_full_corpus(pairs, name, lang):
+    """Ids and offsets (hashed), word ids and masks of a whole corpus, as one text."""
+    text = require(data_dir() / "corpora" / f"{lang}.txt").read_text(encoding="utf-8")
+    p = pairs[name]
+    ref = p.ref.encode(text)
+    try:
+        ours = p.ours.encode_full(text)
+    except ValueError as e:
+        assert "NFC" in str(e) and nfc_changes(p, text), e
+        return
+    assert len(ours.ids) == len(ref.ids) and fnv1a(ours.ids) == fnv1a(ref.ids)
+    assert flat_hash(ours.offsets) == flat_hash(ref.offsets), encoding_diff(ours, ref, ("offsets",))
+    for field in ("type_ids", "special_tokens_mask", "attention_mask", "word_ids", "sequence_ids"):
+        assert getattr(ours, field) == getattr(ref, field), field
+    assert ours.tokens == ref.tokens
+    print(f"\n{name} {lang}: ids {fnv1a(ours.ids)}, offsets {flat_hash(ours.offsets)}", end="")
+
+
+# "{c}" between special tokens: each code point a segment of its own, encoded alone (the
+# references split special tokens out before anything else runs).
+FULL_CONTEXTS = ("{c}<cut>", " {c}a", "1{c}'s\r\n")
+
+
+@pytest.mark.parametrize(
+    "context", FULL_CONTEXTS, ids=[c.encode("unicode_escape").decode() for c in FULL_CONTEXTS]
+)
+@pytest.mark.parametrize("name", HF)
+def test_full_every_code_point(pairs, name, context):
+    p = pairs[name]
+    context = context.replace("<cut>", CUT[name])
+    bad = []
+    for start in range(0, len(ALL_CPS), CHUNK):
+        chunk = ALL_CPS[start : start + CHUNK]
+        text = "".join(context.format(c=chr(c)) for c in chunk)
+        try:
+            check_full(p, text)
+            continue
+        except AssertionError:
+            pass
+        for c in chunk:  # name the code points: each one alone in its context
+            try:
+                check_full(p, context.format(c=chr(c)))
+            except AssertionError:
+                bad.append(c)
+        if not bad and not nfc_changes(p, text):
+            bad.append(f"chunk from U+{chunk[0]:04X}")
+        if len(bad) > 20:
+            break
+    assert not bad, f"{name}, context {context!r}: encode_full differs for " + ", ".join(
+        f"U+{c:04X}" if isinstance(c, int) else c for c in bad[:20]
+    )
+
+
+@pytest.mark.parametrize("name", HF)
+def test_full_generated(pairs, name):
+    """Generated strings (special tokens typed in among them), alone and as pairs, with
+    add_special_tokens on and off."""
+    p = pairs[name]
+
+    @hsettings(1500)
+    @given(st.one_of(mixed, anything, spaces, marked), st.one_of(st.none(), mixed))
+    def run(text, pair):
+        check_full(p, text, pair)
+        check_full(p, text, pair, add_special_tokens=False)
+        GENERATED["encode_full " + name] = GENERATED.get("encode_full " + name, 0) + 1
+
+    run()
+
+
+def test_llama_special_tokens(pairs):
+    p = pairs["llama3.2.json"]
+    ours, ref = p.ours, p.ref
+    text = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+    for add in (True, False):
+        check_full(p, text, add_special_tokens=add)
+        check_full(p, text, "<|eot_id|>x", add_special_tokens=add)
+        want = ref.encode(text, add_special_tokens=add).ids
+        assert ours.encode(text, allowed_special="all", add_special_tokens=add) == want
+        assert ours.encode_batch([text, ""], allowed_special="all", add_special_tokens=add) == [
+            want,
+            ref.encode("", add_special_tokens=add).ids,
+        ]
+    assert ours.encode("Hello", add_special_tokens=True) == ref.encode("Hello").ids
+    assert (
+        ours.encode("Hello")
+        == ours.encode_ordinary("Hello")
+        == ref.encode("Hello", add_special_tokens=False).ids
+    )
+    # tiktoken's rules for typed special tokens are unchanged: refused unless allowed.
+    with pytest.raises(ValueError, match="begin_of_text"):
+        ours.encode(text, add_special_tokens=True)
+    ids = ours.encode(text, disallowed_special=())
+    assert ours.token_to_id("<|eot_id|>") not in ids and ours.decode(ids) == text
+    full = ours.encode_full(text)
+    assert full.ids == ref.encode(text).ids and full.tokens[0] == "<|begin_of_text|>"
+    assert ours.decode(full.ids, skip_special_tokens=True) == ref.decode(full.ids) == "user\n\nHi"
+    assert ours.pattern == "llama3" and ours.special_tokens["<|image|>"] == 128256
+
+
+def _hf_split(name):
+    """The Split pre-tokenizer of a tokenizer.json, as the reference runs it."""
+    import json
+
+    tj = json.loads(require(bpe_dir() / name / "tokenizer.json").read_text(encoding="utf-8"))
+    split = tj["pre_tokenizer"]["pretokenizers"][0]
+    tk = reference()
+    return tk.pre_tokenizers.Split(tk.Regex(split["pattern"]["Regex"]), "isolated"), split
+
+
+def test_llama_pre_tokenizer_is_its_split(pairs):
+    """Llama 3's matcher splits exactly as the reference's Split on Llama's regex: on every
+    code point in every context and on generated strings. And why it is not cl100k's matcher:
+    cl100k's `\\s++$` keeps a whitespace run that ends the text whole."""
+    import tokenprism
+
+    ours = pairs["llama3.2.json"].ours
+    split, _ = _hf_split("llama3.2")
+
+    def check(text):
+        want = [piece for piece, _ in split.pre_tokenize_str(text)]
+        assert ours.pre_tokenize_str(text) == want, codepoints(text)
+
+    for context in CONTEXTS:
+        for start in range(0, len(ALL_CPS), CHUNK):
+            check("".join(context.format(c=chr(c)) for c in ALL_CPS[start : start + CHUNK]))
+
+    @hsettings(3000)
+    @given(st.one_of(mixed, spaces, apostrophes, anything, marked))
+    def run(text):
+        check(text)
+
+    run()
+    cl100k = tokenprism.BpeTokenizer.from_tiktoken_file(
+        str(require(bpe_dir() / "cl100k_base.tiktoken")), "cl100k_base"
+    )
+    assert cl100k.pre_tokenize_str("x\n ") == ["x", "\n "]
+    assert (
+        ours.pre_tokenize_str("x\n ")
+        == ["x", "\n", " "]
+        == [piece for piece, _ in split.pre_tokenize_str("x\n ")]
+    )
+
+
+def _tiny_json(**parts) -> str:
+    """A byte-level tokenizer.json of 256 byte tokens and one merge, with Llama 3.2's
+    pre-tokenizer, post-processor, decoder and first added token unless `parts` replace them."""
+    import json
+
+    llama = json.loads(
+        require(bpe_dir() / "llama3.2" / "tokenizer.json").read_text(encoding="utf-8")
+    )
+    alphabet = reference().pre_tokenizers.ByteLevel.alphabet()
+    vocab = {ch: i for i, ch in enumerate(sorted(alphabet))}
+    vocab["ab"] = 256
+    tj = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [dict(llama["added_tokens"][0], id=257)],
+        "normalizer": None,
+        "pre_tokenizer": llama["pre_tokenizer"],
+        "post_processor": json.loads(json.dumps(llama["post_processor"]).replace("128000", "257")),
+        "decoder": llama["decoder"],
+        "model": dict(llama["model"], vocab=vocab, merges=["a b"]),
+    }
+    for path, value in parts.items():
+        *outer, last = path.split("__")
+        node = tj
+        for k in outer:
+            node = node[int(k)] if isinstance(node, list) else node[k]
+        node[int(last) if isinstance(node, list) else last] = value
+    return json.dumps(tj)
+
+
+def test_tiny_llama_like_file_matches():
+    import tokenprism
+
+    js = _tiny_json()
+    ref = reference().Tokenizer.from_str(js)
+    ours = tokenprism.BpeTokenizer.from_str(js)
+    p = Pair.__new__(Pair)
+    p.name, p.ref, p.ours = "tiny", ref, ours
+    for text in ("ab cab", "", " ab\n\n  ", "<|begin_of_text|>ab"):
+        check_full(p, text)
+        check_full(p, text, "ab", add_special_tokens=False)
+
+
+@pytest.mark.parametrize(
+    "parts,path",
+    [
+        (
+            {"post_processor__processors__1__type": "RobertaProcessing"},
+            "post_processor.processors[1]",
+        ),
+        (
+            {"post_processor__processors__0": {"type": "Sequence", "processors": []}},
+            "processors[0]",
+        ),
+        (
+            {"pre_tokenizer__pretokenizers__0__pattern": {"Regex": r"\s+|\S+"}},
+            "pretokenizers[0].pattern",
+        ),
+        ({"pre_tokenizer__pretokenizers__0__behavior": "Removed"}, "pretokenizers[0].behavior"),
+        ({"pre_tokenizer__pretokenizers__1__use_regex": True}, "pretokenizers[1]"),
+        ({"truncation": {"max_length": 8}}, "truncation"),
+        ({"padding": {"strategy": "BatchLongest"}}, "padding"),
+        ({"decoder": {"type": "Metaspace"}}, "decoder"),
+        ({"added_tokens__0__lstrip": True}, "added_tokens[0].lstrip"),
+        ({"normalizer": {"type": "NFKC"}}, "normalizer"),
+        ({"model__byte_fallback": True}, "model.byte_fallback"),
+    ],
+)
+def test_what_cannot_be_honoured_is_refused(parts, path):
+    """Settings that would change the result are refused on load, the error naming where."""
+    import tokenprism
+
+    with pytest.raises(ValueError, match="unsupported") as e:
+        tokenprism.BpeTokenizer.from_str(_tiny_json(**parts))
+    assert path in str(e.value)
+
+
+def test_trimmed_offsets_are_refused_not_guessed():
+    """A ByteLevel post-processor that trims offsets: ids as the reference, encode_full refused."""
+    import tokenprism
+
+    js = _tiny_json(post_processor__processors__0__trim_offsets=True)
+    ours, ref = tokenprism.BpeTokenizer.from_str(js), reference().Tokenizer.from_str(js)
+    assert ours.encode(" ab", add_special_tokens=True) == ref.encode(" ab").ids
+    with pytest.raises(ValueError, match=r"post_processor.processors\[0\].*trim_offsets"):
+        ours.encode_full(" ab")
+
+
+def test_prefix_space_offsets():
+    """GPT-2 with ByteLevel's add_prefix_space: the added space's offsets."""
+    import json
+
+    import tokenprism
+
+    tj = json.loads(require(bpe_dir() / "gpt2" / "tokenizer.json").read_text(encoding="utf-8"))
+    tj["pre_tokenizer"]["add_prefix_space"] = True
+    js = json.dumps(tj)
+    p = Pair.__new__(Pair)
+    p.name, p.ref = "gpt2 prefix", reference().Tokenizer.from_str(js)
+    p.ours = tokenprism.BpeTokenizer.from_str(js)
+    for text in ("Hello world", " x", "é", "😀 a", "a<|endoftext|>b", "<|endoftext|>", "\n", ""):
+        check_full(p, text)
+        check_full(p, text, "é b")

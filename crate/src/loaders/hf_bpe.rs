@@ -6,13 +6,16 @@
 //! - pre_tokenizer: `ByteLevel` with `use_regex` (GPT-2's pattern), or a `Sequence` of a
 //!   `Split` on a known pattern (behavior `Isolated`) and a `ByteLevel` without regex;
 //! - model: `BPE` without dropout, subword prefix/suffix or byte fallback;
-//! - post_processor: none or `ByteLevel` (neither adds tokens); decoder: anything byte-level.
+//! - post_processor: none, `ByteLevel`, `TemplateProcessing` (Llama 3's `<|begin_of_text|>`),
+//!   `BertProcessing`, or a `Sequence` of `ByteLevel` steps and at most one of the other two;
+//!   decoder: anything byte-level.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::pre_tokenizers::byte_level::Pattern;
+use crate::processors::PostProcessor;
 use crate::tokenizer::added::AddedToken;
 use crate::{Error, Result};
 
@@ -25,6 +28,11 @@ pub(crate) struct HfBpe {
     pub nfc: bool,
     pub add_prefix_space: bool,
     pub ignore_merges: bool,
+    /// The special tokens put around an encoded text (`add_special_tokens`).
+    pub post_processor: Option<PostProcessor>,
+    /// Why offsets cannot be given as the reference gives them (a ByteLevel post-processor
+    /// that trims them), naming the JSON path; ids and everything else are unaffected.
+    pub offsets_refused: Option<String>,
 }
 
 fn unsupported(what: impl std::fmt::Display) -> Error {
@@ -43,18 +51,29 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
     let root: Value = serde_json::from_str(json).map_err(|e| Error::Json(e.to_string()))?;
     let model = root.get("model").ok_or_else(|| Error::Json("no \"model\"".into()))?;
     if !matches!(type_of(model), "BPE" | "") || model.get("merges").is_none() {
-        return Err(unsupported(format!("the model is {:?}, not BPE", type_of(model))));
+        return Err(unsupported(format!("model: the model is {:?}, not BPE", type_of(model))));
     }
     if model.get("dropout").and_then(Value::as_f64).is_some_and(|p| p > 0.0) {
-        return Err(unsupported("BPE dropout (random merges)"));
+        return Err(unsupported("model.dropout: BPE dropout (random merges)"));
     }
     for key in ["continuing_subword_prefix", "end_of_word_suffix"] {
         if model.get(key).and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
-            return Err(unsupported(format!("BPE {key}")));
+            return Err(unsupported(format!("model.{key}: BPE {key}")));
         }
     }
     if flag(model, "byte_fallback", false) {
-        return Err(unsupported("BPE byte_fallback (a SentencePiece-style model, not byte-level)"));
+        return Err(unsupported("model.byte_fallback: a SentencePiece-style model, not byte-level"));
+    }
+    // Settings that change what an encode returns and that this tokenizer does not apply.
+    for key in ["truncation", "padding"] {
+        if root.get(key).is_some_and(|v| !v.is_null()) {
+            return Err(unsupported(format!("{key}: {key} set in the file")));
+        }
+    }
+    match root.get("decoder") {
+        None | Some(Value::Null) => {}
+        Some(d) if type_of(d) == "ByteLevel" => {}
+        Some(d) => return Err(unsupported(format!("decoder: {:?} (decoding is byte-level)", type_of(d)))),
     }
     let vocab: HashMap<String, u32> =
         serde_json::from_value(model.get("vocab").cloned().unwrap_or(Value::Null))
@@ -86,22 +105,19 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
             match steps.iter().map(type_of).collect::<Vec<_>>().as_slice() {
                 [] => false,
                 ["NFC"] => true,
-                other => return Err(unsupported(format!("normalizer sequence {other:?}"))),
+                other => return Err(unsupported(format!("normalizer.normalizers: sequence {other:?}"))),
             }
         }
-        Some(n) => return Err(unsupported(format!("normalizer {:?}", type_of(n)))),
+        Some(n) => return Err(unsupported(format!("normalizer: {:?}", type_of(n)))),
     };
 
     let (pattern, add_prefix_space) = pre_tokenizer(root.get("pre_tokenizer").unwrap_or(&Value::Null))?;
 
-    match root.get("post_processor") {
-        None | Some(Value::Null) => {}
-        Some(p) if type_of(p) == "ByteLevel" => {}
-        Some(p) => return Err(unsupported(format!("post_processor {:?} (it would add tokens)", type_of(p)))),
-    }
+    let (post_processor, offsets_refused) =
+        post_processor(root.get("post_processor").unwrap_or(&Value::Null))?;
 
     let mut added = Vec::new();
-    for t in root.get("added_tokens").and_then(Value::as_array).into_iter().flatten() {
+    for (i, t) in root.get("added_tokens").and_then(Value::as_array).into_iter().flatten().enumerate() {
         let content = t
             .get("content")
             .and_then(Value::as_str)
@@ -115,14 +131,18 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
             .map_err(|_| Error::Json(format!("added token {content:?}: id {id} does not fit in 32 bits")))?;
         for key in ["lstrip", "rstrip", "single_word"] {
             if flag(t, key, false) {
-                return Err(unsupported(format!("added token {content:?} with {key}")));
+                return Err(unsupported(format!(
+                    "added_tokens[{i}].{key}: added token {content:?} with {key}"
+                )));
             }
         }
         let special = flag(t, "special", false);
         // A "normalized" token is matched in normalized text; with no normalizer that is the
         // raw text, which is where we match.
         if flag(t, "normalized", !special) && nfc {
-            return Err(unsupported(format!("added token {content:?} matched after normalization")));
+            return Err(unsupported(format!(
+                "added_tokens[{i}].normalized: added token {content:?} matched after normalization"
+            )));
         }
         added.push(AddedToken::new(content, id, special));
     }
@@ -136,7 +156,63 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
         nfc,
         add_prefix_space,
         ignore_merges: flag(model, "ignore_merges", false),
+        post_processor,
+        offsets_refused,
     })
+}
+
+/// The post-processor: (the one that adds special tokens, why offsets are refused).
+///
+/// A `ByteLevel` step only trims offsets (when `trim_offsets`) and numbers the sequences, which
+/// the Encoding does anyway; the step that adds tokens is parsed by the `tokenizer.json`
+/// loader's own parser. A `Sequence` runs its steps in order on the same encodings, so
+/// ByteLevel steps around one template give the template's result; two steps that add
+/// tokens would nest, which is refused.
+fn post_processor(p: &Value) -> Result<(Option<PostProcessor>, Option<String>)> {
+    let path = "post_processor";
+    let mut adds = None;
+    let mut refused = None;
+    let mut step = |v: &Value, path: String| -> Result<()> {
+        match type_of(v) {
+            "ByteLevel" => {
+                if flag(v, "trim_offsets", true) {
+                    refused.get_or_insert(format!("{path}: ByteLevel with trim_offsets (trimmed offsets)"));
+                }
+            }
+            "TemplateProcessing" | "BertProcessing" => {
+                if adds.is_some() {
+                    return Err(unsupported(format!("{path}: a second post-processor that adds tokens")));
+                }
+                adds =
+                    Some(crate::loaders::tokenizer_json::parse_post_processor(v, &path).map_err(
+                        |e| match e {
+                            Error::Unsupported(m) => unsupported(m),
+                            other => other,
+                        },
+                    )?);
+            }
+            other => return Err(unsupported(format!("{path}: post_processor {other:?}"))),
+        }
+        Ok(())
+    };
+    match p {
+        Value::Null => {}
+        _ if type_of(p) == "Sequence" => {
+            let steps = p
+                .get("processors")
+                .and_then(Value::as_array)
+                .ok_or_else(|| Error::Json(format!("{path}.processors is not a list")))?;
+            for (i, v) in steps.iter().enumerate() {
+                let at = format!("{path}.processors[{i}]");
+                if type_of(v) == "Sequence" {
+                    return Err(unsupported(format!("{at}: a Sequence inside a Sequence")));
+                }
+                step(v, at)?;
+            }
+        }
+        _ => step(p, path.to_string())?,
+    }
+    Ok((adds, refused))
 }
 
 /// (pattern, add_prefix_space) from the pre-tokenizer.
@@ -144,39 +220,52 @@ fn pre_tokenizer(p: &Value) -> Result<(Pattern, bool)> {
     match type_of(p) {
         "ByteLevel" => {
             if !flag(p, "use_regex", true) {
-                return Err(unsupported("a ByteLevel pre-tokenizer without a split pattern"));
+                return Err(unsupported(
+                    "pre_tokenizer.use_regex: a ByteLevel pre-tokenizer without a split pattern",
+                ));
             }
             Ok((Pattern::Gpt2, flag(p, "add_prefix_space", true)))
         }
         "Sequence" => {
             let steps = p.get("pretokenizers").and_then(Value::as_array).cloned().unwrap_or_default();
             let [split, bl] = steps.as_slice() else {
-                return Err(unsupported("a pre-tokenizer sequence other than [Split, ByteLevel]"));
+                let kinds: Vec<&str> = steps.iter().map(type_of).collect();
+                return Err(unsupported(format!(
+                    "pre_tokenizer.pretokenizers: a sequence {kinds:?}, not [Split, ByteLevel]"
+                )));
             };
             if type_of(split) != "Split" || type_of(bl) != "ByteLevel" {
                 return Err(unsupported(format!(
-                    "pre-tokenizer sequence [{}, {}]",
+                    "pre_tokenizer.pretokenizers: a sequence [{:?}, {:?}], not [Split, ByteLevel]",
                     type_of(split),
                     type_of(bl)
                 )));
             }
             if flag(bl, "use_regex", true) || flag(bl, "add_prefix_space", true) {
-                return Err(unsupported("a ByteLevel step with its own regex or prefix space after a Split"));
+                return Err(unsupported(
+                    "pre_tokenizer.pretokenizers[1]: a ByteLevel step with its own regex or prefix space after a Split",
+                ));
             }
-            let regex = split
-                .get("pattern")
-                .and_then(|v| v.get("Regex"))
-                .and_then(Value::as_str)
-                .ok_or_else(|| unsupported("a Split pre-tokenizer on a string instead of a regex"))?;
+            let regex =
+                split.get("pattern").and_then(|v| v.get("Regex")).and_then(Value::as_str).ok_or_else(
+                    || {
+                        unsupported(
+                            "pre_tokenizer.pretokenizers[0].pattern: a Split on a string instead of a regex",
+                        )
+                    },
+                )?;
             if split.get("behavior").and_then(Value::as_str) != Some("Isolated")
                 || flag(split, "invert", false)
             {
-                return Err(unsupported("a Split pre-tokenizer whose behavior is not Isolated"));
+                return Err(unsupported(
+                    "pre_tokenizer.pretokenizers[0].behavior: a Split whose behavior is not Isolated",
+                ));
             }
-            let pattern = Pattern::from_regex(regex)
-                .ok_or_else(|| unsupported(format!("the split pattern {regex:?}")))?;
+            let pattern = Pattern::from_regex(regex).ok_or_else(|| {
+                unsupported(format!("pre_tokenizer.pretokenizers[0].pattern: the split pattern {regex:?}"))
+            })?;
             Ok((pattern, false))
         }
-        other => Err(unsupported(format!("pre_tokenizer {other:?}"))),
+        other => Err(unsupported(format!("pre_tokenizer: {other:?}"))),
     }
 }

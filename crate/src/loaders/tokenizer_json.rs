@@ -97,7 +97,7 @@ pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
     };
     let post_processor = match root.get("post_processor") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(parse_post_processor(v)?),
+        Some(v) => Some(parse_post_processor(v, "post_processor")?),
     };
     let decoder = match root.get("decoder") {
         None | Some(Value::Null) => None,
@@ -252,16 +252,18 @@ fn parse_pair(v: Option<&Value>, what: &str) -> Result<(Arc<str>, u32)> {
     }
 }
 
-fn parse_post_processor(v: &Value) -> Result<PostProcessor> {
-    let o = obj(v, "post_processor")?;
-    match type_of(o, "post_processor")? {
+/// A `TemplateProcessing` or `BertProcessing` post-processor found at JSON path `path`
+/// (`post_processor`, or a step of a `Sequence` of them).
+pub(crate) fn parse_post_processor(v: &Value, path: &str) -> Result<PostProcessor> {
+    let o = obj(v, path)?;
+    match type_of(o, path)? {
         "TemplateProcessing" => {
-            let single = parse_template(o.get("single").unwrap_or(&Value::Null), "post_processor.single")?;
-            let pair = parse_template(o.get("pair").unwrap_or(&Value::Null), "post_processor.pair")?;
+            let single = parse_template(o.get("single").unwrap_or(&Value::Null), &format!("{path}.single"))?;
+            let pair = parse_template(o.get("pair").unwrap_or(&Value::Null), &format!("{path}.pair"))?;
             let mut specials = HashMap::new();
             if let Some(st) = o.get("special_tokens") {
-                for (name, def) in obj(st, "post_processor.special_tokens")? {
-                    let d = obj(def, "post_processor.special_tokens[]")?;
+                for (name, def) in obj(st, &format!("{path}.special_tokens"))? {
+                    let d = obj(def, &format!("{path}.special_tokens[{name:?}]"))?;
                     let ids = d
                         .get("ids")
                         .and_then(|x| x.as_array())
@@ -305,11 +307,11 @@ fn parse_post_processor(v: &Value) -> Result<PostProcessor> {
             Ok(PostProcessor::Template { single, pair, specials })
         }
         "BertProcessing" => Ok(PostProcessor::Bert {
-            sep: parse_pair(o.get("sep"), "post_processor.sep")?,
-            cls: parse_pair(o.get("cls"), "post_processor.cls")?,
+            sep: parse_pair(o.get("sep"), &format!("{path}.sep"))?,
+            cls: parse_pair(o.get("cls"), &format!("{path}.cls"))?,
         }),
         other => Err(Error::Unsupported(format!(
-            "post_processor type {other:?} (supported: TemplateProcessing, BertProcessing)"
+            "{path} type {other:?} (supported: TemplateProcessing, BertProcessing)"
         ))),
     }
 }

@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
+use super::encoding::PyEncoding;
 use super::ids::IntCache;
 use super::{maybe_detach, text_of, to_py_err};
 use crate::tokenizer::bpe::{Allowed, BpeTokenizer, Pattern};
@@ -43,14 +44,14 @@ fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
 #[pyclass(module = "tokenprism", name = "BpeTokenizer", frozen)]
 pub struct PyBpeTokenizer {
     inner: BpeTokenizer,
-    /// The Python int of each id (see `IntCache`).
-    ints: IntCache,
+    /// The Python int of each id (see `IntCache`), shared with the Encodings given out.
+    ints: std::sync::Arc<IntCache>,
 }
 
 impl PyBpeTokenizer {
     /// Wraps a tokenizer built elsewhere in the crate (the trainer's result).
     pub(crate) fn from_inner(inner: BpeTokenizer) -> Self {
-        let ints = IntCache::new(inner.n_vocab() as usize);
+        let ints = std::sync::Arc::new(IntCache::new(inner.n_vocab() as usize));
         PyBpeTokenizer { inner, ints }
     }
 
@@ -64,7 +65,7 @@ impl PyBpeTokenizer {
 impl PyBpeTokenizer {
     /// Loads a `.tiktoken` rank file. `name` (gpt2, r50k_base, p50k_base, p50k_edit,
     /// cl100k_base, o200k_base, o200k_harmony) picks the pattern and special tokens, unless
-    /// `pattern` ("gpt2", "cl100k", "o200k", "qwen") and `special_tokens` are given.
+    /// `pattern` ("gpt2", "cl100k", "o200k", "qwen", "llama3") and `special_tokens` are given.
     #[staticmethod]
     #[pyo3(signature = (path, name, pattern=None, special_tokens=None))]
     fn from_tiktoken_file(
@@ -92,7 +93,9 @@ impl PyBpeTokenizer {
         let known = crate::loaders::tiktoken::tiktoken_encoding(name);
         let pattern = match pattern {
             Some(p) => Pattern::parse(p).ok_or_else(|| {
-                PyValueError::new_err(format!("unknown pattern {p:?}: expected gpt2, cl100k, o200k or qwen"))
+                PyValueError::new_err(format!(
+                    "unknown pattern {p:?}: expected gpt2, cl100k, o200k, qwen or llama3"
+                ))
             })?,
             None => known.as_ref().map(|k| k.0).ok_or_else(|| {
                 PyValueError::new_err(format!(
@@ -132,7 +135,7 @@ impl PyBpeTokenizer {
         self.inner.name()
     }
 
-    /// The pre-tokenization pattern: "gpt2", "cl100k", "o200k" or "qwen".
+    /// The pre-tokenization pattern: "gpt2", "cl100k", "o200k", "qwen" or "llama3".
     #[getter]
     fn pattern(&self) -> &'static str {
         self.inner.pattern().name()
@@ -173,14 +176,16 @@ impl PyBpeTokenizer {
 
     /// Encodes text; special tokens in `allowed_special` become their ids, those in
     /// `disallowed_special` ("all": every special token not allowed) raise ValueError, and
-    /// any other is encoded as ordinary text.
-    #[pyo3(signature = (text, *, allowed_special=None, disallowed_special=None))]
+    /// any other is encoded as ordinary text. `add_special_tokens` puts the tokenizer.json
+    /// post-processor's special tokens around the ids (Llama 3's `<|begin_of_text|>`).
+    #[pyo3(signature = (text, *, allowed_special=None, disallowed_special=None, add_special_tokens=false))]
     fn encode<'py>(
         &self,
         py: Python<'py>,
         text: &Bound<'_, PyAny>,
         allowed_special: Option<&Bound<'_, PyAny>>,
         disallowed_special: Option<&Bound<'_, PyAny>>,
+        add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text, "text")?;
         let allowed = allowed_special
@@ -194,7 +199,32 @@ impl PyBpeTokenizer {
         let t = &self.inner;
         let ids = maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed))
             .map_err(to_py_err)?;
+        let ids = if add_special_tokens { t.add_special_tokens(ids) } else { ids };
         self.id_list(py, &ids)
+    }
+
+    /// Encodes text (and `pair`) as `tokenizers`' `Tokenizer.encode` does, into an
+    /// `Encoding`: ids, tokens, offsets (in chars), word ids, type ids and masks. Every
+    /// added token in the text is recognized, special ones included; `add_special_tokens`
+    /// applies the file's post-processor (template).
+    ///
+    /// >>> llama.encode_full("Hi").tokens
+    /// ['<|begin_of_text|>', 'Hi']
+    #[pyo3(signature = (text, pair=None, *, add_special_tokens=true))]
+    fn encode_full(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        pair: Option<&Bound<'_, PyAny>>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
+        let text = text_of(text, "text")?;
+        let pair = pair.map(|p| text_of(p, "pair")).transpose()?;
+        let t = &self.inner;
+        let len = text.len() + pair.as_ref().map_or(0, |p| p.len());
+        let enc = maybe_detach(py, len, || t.encode_full(&text, pair.as_deref(), add_special_tokens))
+            .map_err(to_py_err)?;
+        Ok(PyEncoding { inner: enc, ints: self.ints.clone() })
     }
 
     /// `encode` laid open, as a dict: "segments" (special-token cuts, each text segment's
@@ -236,7 +266,7 @@ impl PyBpeTokenizer {
     }
 
     /// `encode` on each text, on `num_threads` threads (default: one per CPU), without the GIL.
-    #[pyo3(signature = (texts, *, num_threads=None, allowed_special=None, disallowed_special=None))]
+    #[pyo3(signature = (texts, *, num_threads=None, allowed_special=None, disallowed_special=None, add_special_tokens=false))]
     fn encode_batch(
         &self,
         py: Python<'_>,
@@ -244,6 +274,7 @@ impl PyBpeTokenizer {
         num_threads: Option<usize>,
         allowed_special: Option<&Bound<'_, PyAny>>,
         disallowed_special: Option<&Bound<'_, PyAny>>,
+        add_special_tokens: bool,
     ) -> PyResult<Vec<Vec<u32>>> {
         let items: Vec<Bound<'_, PyAny>> = texts.iter().collect();
         let owned: Vec<String> =
@@ -261,7 +292,11 @@ impl PyBpeTokenizer {
         let t = &self.inner;
         py.detach(|| {
             let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
-            t.encode_batch(&refs, &allowed, &disallowed, threads)
+            let all = t.encode_batch(&refs, &allowed, &disallowed, threads)?;
+            Ok(match add_special_tokens {
+                true => all.into_iter().map(|ids| t.add_special_tokens(ids)).collect(),
+                false => all,
+            })
         })
         .map_err(to_py_err)
     }
@@ -275,7 +310,7 @@ impl PyBpeTokenizer {
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Vec<u32>>> {
         let empty = PyList::empty(py);
-        self.encode_batch(py, texts, num_threads, None, Some(&empty.into_any()))
+        self.encode_batch(py, texts, num_threads, None, Some(&empty.into_any()), false)
     }
 
     /// The bytes of the tokens, concatenated.
@@ -285,10 +320,17 @@ impl PyBpeTokenizer {
     }
 
     /// The tokens as text; `errors` as in `bytes.decode` ("replace": U+FFFD for bytes that
-    /// are not valid UTF-8, as tiktoken does).
-    #[pyo3(signature = (tokens, errors="replace"))]
-    fn decode<'py>(&self, py: Python<'py>, tokens: Vec<u32>, errors: &str) -> PyResult<Bound<'py, PyAny>> {
-        let bytes = self.inner.decode_bytes(&tokens).map_err(to_py_err)?;
+    /// are not valid UTF-8, as tiktoken does); `skip_special_tokens` leaves special tokens
+    /// out, as `tokenizers`' decode does by default.
+    #[pyo3(signature = (tokens, errors="replace", *, skip_special_tokens=false))]
+    fn decode<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: Vec<u32>,
+        errors: &str,
+        skip_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let bytes = self.inner.decode_bytes_skipping(&tokens, skip_special_tokens).map_err(to_py_err)?;
         PyBytes::new(py, &bytes).call_method1("decode", ("utf-8", errors))
     }
 

@@ -28,6 +28,7 @@
 //! are Unicode 15.0; [`nfc`] gets 9.0's results from them (they differ only around chars
 //! assigned since 9.0, e.g. newer combining marks).
 
+mod encoding;
 #[cfg(test)]
 mod tests;
 pub mod trace;
@@ -36,6 +37,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 
 pub use super::added::AddedToken;
 use super::added::AddedTokens;
@@ -48,6 +50,7 @@ use crate::models::bpe::{merge, table, words};
 use crate::normalizers::nfc;
 pub use crate::pre_tokenizers::byte_level::Pattern;
 use crate::pre_tokenizers::byte_level::{scan, spans};
+use crate::processors::{self, PostProcessor};
 
 use crate::{Error, Result};
 
@@ -106,6 +109,16 @@ pub struct BpeTokenizer {
     add_prefix_space: bool,
     whole: WholeToken,
     added: AddedTokens,
+    /// The special tokens `add_special_tokens` puts around a text (a `tokenizer.json`'s
+    /// post-processor; tiktoken encodings have none).
+    post_processor: Option<PostProcessor>,
+    /// The single-text template's ids before and after the text.
+    template_ids: (Vec<u32>, Vec<u32>),
+    /// Why [`BpeTokenizer::encode_full`] refuses (offsets the post-processor would trim).
+    offsets_refused: Option<String>,
+    /// Each id's token text (byte-level chars; an added token's content), made on the first
+    /// [`BpeTokenizer::encode_full`]: the tiktoken-shaped calls never need it.
+    token_texts: OnceLock<Arc<Vec<Arc<str>>>>,
 }
 
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
@@ -192,6 +205,10 @@ impl BpeTokenizer {
             add_prefix_space: false,
             whole: WholeToken::Always,
             added: AddedTokens::new(added)?,
+            post_processor: None,
+            template_ids: (Vec::new(), Vec::new()),
+            offsets_refused: None,
+            token_texts: OnceLock::new(),
         })
     }
 
@@ -224,6 +241,10 @@ impl BpeTokenizer {
             add_prefix_space: hf.add_prefix_space,
             whole,
             added: AddedTokens::new(hf.added)?,
+            template_ids: processors::single_template_ids(hf.post_processor.as_ref()),
+            post_processor: hf.post_processor,
+            offsets_refused: hf.offsets_refused,
+            token_texts: OnceLock::new(),
         })
     }
 
@@ -692,9 +713,19 @@ impl BpeTokenizer {
 
     /// The bytes of `ids`, concatenated; an unknown id is an error.
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
+        self.decode_bytes_skipping(ids, false)
+    }
+
+    /// [`BpeTokenizer::decode_bytes`], leaving out special tokens when `skip_special`
+    /// (`tokenizers`' `skip_special_tokens`).
+    pub fn decode_bytes_skipping(&self, ids: &[u32], skip_special: bool) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(ids.len() * 4);
         for &id in ids {
-            out.extend_from_slice(self.token_bytes(id).ok_or_else(|| unknown_id(id))?);
+            let bytes = self.token_bytes(id).ok_or_else(|| unknown_id(id))?;
+            if skip_special && self.added.by_id(id).is_some_and(|t| t.special) {
+                continue;
+            }
+            out.extend_from_slice(bytes);
         }
         Ok(out)
     }

@@ -275,3 +275,76 @@ fn spans_encode_as_their_pre_tokens() {
     let h = table::hash_bytes(long.as_bytes());
     assert!(w.spans.get_into(long.as_bytes(), h, 0, &mut Vec::new()), "{long:?} not in the span table");
 }
+
+/// A byte-level tokenizer.json with merges "h e", "he l", "l o" and the added token `<s>` (id
+/// 300), with the given post-processor.
+fn template_json(post_processor: &str) -> String {
+    let vocab: String = (0..=255u8)
+        .map(|b| format!("{:?}: {b}", crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b])))
+        .chain(["\"he\": 256".into(), "\"hel\": 257".into(), "\"lo\": 258".into()])
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        r#"{{"model": {{"type": "BPE", "vocab": {{{vocab}}}, "merges": ["h e", "he l", "l o"]}},
+            "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}},
+            "post_processor": {post_processor},
+            "added_tokens": [{{"id": 300, "content": "<s>", "special": true}}]}}"#
+    )
+}
+
+const LLAMA_LIKE: &str = r#"{"type": "Sequence", "processors": [
+    {"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": false, "use_regex": true},
+    {"type": "TemplateProcessing",
+     "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+     "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+              {"SpecialToken": {"id": "<s>", "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}}],
+     "special_tokens": {"<s>": {"id": "<s>", "ids": [300], "tokens": ["<s>"]}}}]}"#;
+
+#[test]
+fn template_post_processor() {
+    let t = BpeTokenizer::from_hf_json(&template_json(LLAMA_LIKE)).unwrap();
+    assert_eq!(t.encode_ordinary("hello"), [257, 258]);
+    assert_eq!(t.add_special_tokens(t.encode_ordinary("hello")), [300, 257, 258]);
+    let e = t.encode_full("hello é<s>", None, true).unwrap();
+    assert_eq!(e.ids().collect::<Vec<_>>(), [300, 257, 258, 32, 0xC3, 0xA9, 300]);
+    assert_eq!(e.tokens(), ["<s>", "hel", "lo", "Ġ", "Ã", "©", "<s>"]);
+    // The two bytes of "é" each cover the whole char; the typed <s> is text, not template.
+    assert_eq!(e.offsets().collect::<Vec<_>>(), [(0, 0), (0, 3), (3, 5), (5, 6), (6, 7), (6, 7), (7, 10)]);
+    assert_eq!(e.special_tokens_mask().collect::<Vec<_>>(), [1, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        e.word_ids().collect::<Vec<_>>(),
+        [None, Some(0), Some(0), Some(1), Some(1), Some(1), Some(2)]
+    );
+    let p = t.encode_full("he", Some("lo"), true).unwrap();
+    assert_eq!(p.ids().collect::<Vec<_>>(), [300, 256, 300, 258]);
+    assert_eq!(p.type_ids().collect::<Vec<_>>(), [0, 0, 1, 1]);
+    assert_eq!(p.sequence_ids().collect::<Vec<_>>(), [None, Some(0), None, Some(1)]);
+    let bare = t.encode_full("hello", None, false).unwrap();
+    assert_eq!(bare.ids().collect::<Vec<_>>(), [257, 258]);
+    assert_eq!(t.decode_bytes_skipping(&[300, 257, 258], true).unwrap(), b"hello");
+}
+
+#[test]
+fn post_processors_that_cannot_be_honoured_are_refused() {
+    let trim = LLAMA_LIKE.replace(r#""trim_offsets": false"#, r#""trim_offsets": true"#);
+    let t = BpeTokenizer::from_hf_json(&template_json(&trim)).unwrap();
+    // The ids do not depend on trimming; the offsets would.
+    assert_eq!(t.add_special_tokens(t.encode_ordinary("hello")), [300, 257, 258]);
+    let e = t.encode_full("hello", None, true).unwrap_err().to_string();
+    assert!(e.contains("post_processor.processors[0]") && e.contains("trim_offsets"), "{e}");
+    let two = LLAMA_LIKE.replace(
+        r#"{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": false, "use_regex": true}"#,
+        &{
+            let start = LLAMA_LIKE.find(r#"{"type": "TemplateProcessing""#).unwrap();
+            LLAMA_LIKE[start..LLAMA_LIKE.len() - 2].to_string()
+        },
+    );
+    let e = BpeTokenizer::from_hf_json(&template_json(&two)).unwrap_err().to_string();
+    assert!(e.contains("post_processor.processors[1]") && e.contains("second"), "{e}");
+    let roberta = r#"{"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0]}"#;
+    let e = BpeTokenizer::from_hf_json(&template_json(roberta)).unwrap_err().to_string();
+    assert!(e.contains("post_processor") && e.contains("RobertaProcessing"), "{e}");
+    let nested = format!(r#"{{"type": "Sequence", "processors": [{LLAMA_LIKE}]}}"#);
+    let e = BpeTokenizer::from_hf_json(&template_json(&nested)).unwrap_err().to_string();
+    assert!(e.contains("post_processor.processors[0]"), "{e}");
+}

@@ -1,4 +1,4 @@
-//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k and Qwen, each as a
+//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k, Qwen and Llama 3, each as a
 //! hand-written matcher instead of a backtracking regex.
 //!
 //! Each matcher answers one question: "a match starts at `i`; where does it end?" The loop
@@ -37,6 +37,9 @@ pub enum Pattern {
     O200k,
     /// Qwen2/2.5/3: cl100k's pattern with single-digit numbers.
     Qwen,
+    /// Llama 3: cl100k's older spelling, which lacks `\s++$`: a whitespace run that ends the
+    /// text is split after its last newline (cl100k keeps it whole).
+    Llama3,
 }
 
 /// GPT-2's pattern as Hugging Face's ByteLevel pre-tokenizer writes it (Oniguruma).
@@ -65,31 +68,33 @@ pub const O200K_REGEX: &str = concat!(
 /// Qwen2/2.5/3's Split pattern (their tokenizer.json).
 pub const QWEN_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
+/// Llama 3's Split pattern (its tokenizer.json); also tiktoken < 0.8's spelling of cl100k,
+/// kept by tokenizer.json conversions of cl100k.
+pub const LLAMA3_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
 /// Spellings of the patterns found in the wild that denote the same splits.
 const ALIASES: &[(&str, Pattern)] = &[
     (GPT2_REGEX, Pattern::Gpt2),
     (R50K_REGEX, Pattern::Gpt2),
     (r"'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+", Pattern::Gpt2),
     (CL100K_REGEX, Pattern::Cl100k),
-    // The spelling of tiktoken < 0.8 and of most tokenizer.json conversions of cl100k.
-    (
-        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-        Pattern::Cl100k,
-    ),
     (O200K_REGEX, Pattern::O200k),
     (QWEN_REGEX, Pattern::Qwen),
+    (LLAMA3_REGEX, Pattern::Llama3),
 ];
 
 impl Pattern {
-    pub const ALL: [Pattern; 4] = [Pattern::Gpt2, Pattern::Cl100k, Pattern::O200k, Pattern::Qwen];
+    pub const ALL: [Pattern; 5] =
+        [Pattern::Gpt2, Pattern::Cl100k, Pattern::O200k, Pattern::Qwen, Pattern::Llama3];
 
-    /// Short name: "gpt2", "cl100k", "o200k" or "qwen".
+    /// Short name: "gpt2", "cl100k", "o200k", "qwen" or "llama3".
     pub fn name(self) -> &'static str {
         match self {
             Pattern::Gpt2 => "gpt2",
             Pattern::Cl100k => "cl100k",
             Pattern::O200k => "o200k",
             Pattern::Qwen => "qwen",
+            Pattern::Llama3 => "llama3",
         }
     }
 
@@ -102,6 +107,7 @@ impl Pattern {
             "cl100k" | "cl100k_base" => Pattern::Cl100k,
             "o200k" | "o200k_base" | "o200k_harmony" => Pattern::O200k,
             "qwen" | "qwen2" | "qwen3" => Pattern::Qwen,
+            "llama3" | "llama-3" => Pattern::Llama3,
             _ => return None,
         })
     }
@@ -113,6 +119,7 @@ impl Pattern {
             Pattern::Cl100k => CL100K_REGEX,
             Pattern::O200k => O200K_REGEX,
             Pattern::Qwen => QWEN_REGEX,
+            Pattern::Llama3 => LLAMA3_REGEX,
         }
     }
 
@@ -129,6 +136,7 @@ impl Pattern {
             Pattern::Cl100k => cl100k(s, i),
             Pattern::O200k => o200k(s, i),
             Pattern::Qwen => qwen(s, i),
+            Pattern::Llama3 => llama3(s, i),
         }
     }
 
@@ -143,6 +151,7 @@ impl Pattern {
             Pattern::Cl100k => tile(text.as_bytes(), cl100k, f),
             Pattern::O200k => tile(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile(text.as_bytes(), qwen, f),
+            Pattern::Llama3 => tile(text.as_bytes(), llama3, f),
         }
     }
 
@@ -155,6 +164,7 @@ impl Pattern {
             Pattern::Cl100k => tile_skipping(text.as_bytes(), cl100k, f),
             Pattern::O200k => tile_skipping(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile_skipping(text.as_bytes(), qwen, f),
+            Pattern::Llama3 => tile_skipping(text.as_bytes(), llama3, f),
         }
     }
 
@@ -505,7 +515,7 @@ fn numbers(s: &[u8], i: usize, max: usize) -> usize {
     e
 }
 
-/// `\s*[\r\n]+|\s+(?!\S)|\s+` at whitespace char `i` (o200k and Qwen).
+/// `\s*[\r\n]+|\s+(?!\S)|\s+` at whitespace char `i` (o200k, Qwen and Llama 3).
 #[inline(always)]
 fn ws_newline_first(s: &[u8], i: usize) -> usize {
     let w = ws_run(s, i);
@@ -525,6 +535,16 @@ fn ws_newline_first(s: &[u8], i: usize) -> usize {
 #[inline(always)]
 pub fn qwen(s: &[u8], i: usize) -> usize {
     cl100k_like(s, i, 1, ws_newline_first)
+}
+
+/// Llama 3: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+/// ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+` (Oniguruma, in `tokenizers`).
+///
+/// cl100k's branches up to its whitespace, where cl100k's `\s++$` comes first: on a run that
+/// ends the text, "x\n " is ["x", "\n ", ...] there and ["x", "\n", " "] here.
+#[inline(always)]
+pub fn llama3(s: &[u8], i: usize) -> usize {
+    cl100k_like(s, i, 3, ws_newline_first)
 }
 
 #[cfg(test)]

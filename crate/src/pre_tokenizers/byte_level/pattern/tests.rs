@@ -180,6 +180,21 @@ fn qwen_splits() {
     assert_eq!(pieces(p, "'Sa"), ["'S", "a"]);
 }
 
+/// Llama 3 is cl100k but for a whitespace run that ends the text: split after its last
+/// newline, as `\s*[\r\n]+` comes before `\s+(?!\S)` (cl100k's `\s++$` keeps it whole).
+#[test]
+fn llama3_splits() {
+    let (p, c) = (Pattern::Llama3, Pattern::Cl100k);
+    assert_eq!(pieces(p, "a\n  "), ["a", "\n", "  "]);
+    assert_eq!(pieces(c, "a\n  "), ["a", "\n  "]);
+    assert_eq!(pieces(p, "x \n\t\n "), ["x", " \n\t\n", " "]);
+    assert_eq!(pieces(p, "a\n\n"), ["a", "\n\n"]);
+    assert_eq!(pieces(p, "a  "), ["a", "  "]);
+    for text in ["I'LL it's 'sa", "12345 6", "(foo) \tbar", "a \n\n  b", " !!\n\nx", "\u{301}abc"] {
+        assert_eq!(pieces(p, text), pieces(c, text), "{text:?}");
+    }
+}
+
 #[test]
 fn tiles_every_input() {
     let text = "It's 10:30\r\n\r\n  a  \u{a0}x\u{301}\u{301}  😀😀 ΑΒΓ abc DEF\t\t\n ";
