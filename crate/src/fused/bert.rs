@@ -56,8 +56,8 @@ impl Tokenizer {
         let start_word = *word_idx;
         let mut st = EncodeState { tok: self, named: self.model.ids_name_tokens, enc, word_idx: *word_idx };
         let st_ref = &mut st;
-        // The closure is inlined at every place for_each_word hands over a word (as a
-        // call it cost ~18 instructions a word; callgrind: en -6M, zh -5M per MB).
+        // The closure is inlined at every place for_each_word hands over a word: as a call
+        // it cost ~18 instructions a word.
         let r = crate::models::wordpiece::word_cache::with_cache(self.model.cache_id, |mut wc| {
             let st = &mut *st_ref;
             crate::fused::bert_words::for_each_word(
