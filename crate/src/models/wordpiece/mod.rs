@@ -626,7 +626,8 @@ mod tests {
             padded.extend_from_slice(&[0xAA; SHORT]);
             let pw = PaddedWord::new(&padded, 0, w.len());
             for hint in [Hint::Nothing, Hint::NotWhole, Hint::Ascii] {
-                if hint == Hint::Ascii && !w.is_ascii() {
+                // Ascii is given for the words a pre-tokenizer makes: never empty.
+                if hint == Hint::Ascii && (w.is_empty() || !w.is_ascii()) {
                     continue;
                 }
                 assert_eq!(flat(&wp, pw, n, hint, None), want, "{w:?} {hint:?}");
