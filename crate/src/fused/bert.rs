@@ -259,20 +259,7 @@ mod tests {
     use crate::tokenizer::Tokenizer;
     use std::collections::HashMap;
 
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-            from[(self.next() % from.len() as u64) as usize]
-        }
-    }
+    use crate::fused::tests::Rng;
 
     /// Words of 1 to 20 chars, ASCII and not, around the 8- and 16-byte key sizes, each
     /// either a vocabulary entry, made of entries, or holding a char no entry has ('q', 'ж',

@@ -133,13 +133,18 @@ mod tests {
     use crate::normalizers::charmap::PageCache;
     use crate::pre_tokenizers;
 
-    struct Rng(u64);
+    /// xorshift64: the fused paths' tests draw their random texts from it.
+    pub(super) struct Rng(pub(super) u64);
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(super) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
+        }
+
+        pub(super) fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+            from[(self.next() % from.len() as u64) as usize]
         }
     }
 
