@@ -334,7 +334,7 @@ build_wasm_variant() {
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$(wasm_linker)
         # panic=abort: the sysroot has no unwinding support for wasm32, and aborting is smaller.
         "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \
-            --target "$WASM_TARGET" --features "$features" --config 'profile.release.panic="abort"'
+            --target "$WASM_TARGET" --no-default-features --features "$features" --config 'profile.release.panic="abort"'
     )
     local raw=$target_dir/$WASM_TARGET/release/tokenprism.wasm pkg=$target_dir/pkg
     local stamp

@@ -17,6 +17,8 @@ pub mod models;
 pub mod normalizers;
 pub mod pre_tokenizers;
 pub mod processors;
+#[cfg(feature = "general")]
+pub mod regex;
 pub mod simd;
 pub mod tokenizer;
 pub mod train;
