@@ -36,6 +36,9 @@ def first_diff(a: list, b: list) -> str:
 
 def encoding_diff(ours, ref, names=FIELDS) -> str | None:
     """None when identical, else a description of every field that differs."""
+    # Most calls find every field equal: compare the lists as they come first (offsets are
+    # tuples on both sides), which costs a quarter of building normalized copies.
+    names = [n for n in names if getattr(ours, n) != getattr(ref, n)]
     a, b = fields(ours, names), fields(ref, names)
     out = []
     for name in names:
