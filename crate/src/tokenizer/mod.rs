@@ -439,7 +439,7 @@ impl Tokenizer {
 
     /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
     /// when asked), then the decoder.
-    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
         let tokens: Vec<&str> = ids
             .iter()
             .filter_map(|&id| self.id_to_token(id))

@@ -215,13 +215,13 @@ impl PyTokenizer {
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=true))]
-    fn decode(&self, ids: Vec<u32>, skip_special_tokens: bool) -> String {
-        self.inner.decode(&ids, skip_special_tokens)
+    fn decode(&self, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
+        self.inner.decode(&ids, skip_special_tokens).map_err(to_py_err)
     }
 
     #[pyo3(signature = (sequences, skip_special_tokens=true))]
-    fn decode_batch(&self, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> Vec<String> {
-        sequences.iter().map(|ids| self.inner.decode(ids, skip_special_tokens)).collect()
+    fn decode_batch(&self, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+        sequences.iter().map(|ids| self.inner.decode(ids, skip_special_tokens).map_err(to_py_err)).collect()
     }
 
     fn no_truncation(&mut self) {
