@@ -219,3 +219,24 @@ def test_loader_errors_name_the_json_path():
         tokenprism.Normalizer.from_str('{"type": "Strip", "strip_right": true}')
     with pytest.raises(ValueError, match="Precompiled"):
         tokenprism.Normalizer.from_str('{"type": "Precompiled", "precompiled_charsmap": ""}')
+
+
+@settings(max_examples=1000 if EXHAUSTIVE else 150, deadline=None)
+@given(seed=seeds, text=any_text)
+def test_random_normalizer_in_a_tokenizer(seed, text):
+    """Offsets of whole encodings (BertPreTokenizer, WordPiece), inserted first chars included."""
+    tk = reference()
+    vocab = {"[UNK]": 0, "a": 1, "##b": 2, "\u2581": 3, "X": 4, "##a": 5, "b": 6}
+    ref = tk.Tokenizer(tk.models.WordPiece(vocab, unk_token="[UNK]"))
+    ref.normalizer = random_normalizer(random.Random(seed))
+    ref.pre_tokenizer = tk.pre_tokenizers.BertPreTokenizer()
+    try:
+        want = ref.encode(text)
+    except BaseException as e:  # the reference fails on this text (see Pair.check)
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        return
+    ours = tokenprism.Tokenizer.from_str(ref.to_str()).encode(text)
+    where = f"seed {seed}, normalizer {normalizer_json(ref.normalizer)}\ntext={codepoints(text)}"
+    assert ours.tokens == want.tokens, where
+    assert [tuple(o) for o in ours.offsets] == [tuple(o) for o in want.offsets], where
