@@ -16,6 +16,7 @@ trace of every pipeline stage::
 
 from ._core import (
     BpeTokenizer,
+    Decoder,
     Encoding,
     Normalizer,
     Tokenizer,
@@ -29,6 +30,7 @@ from ._core import (
 
 __all__ = [
     "BpeTokenizer",
+    "Decoder",
     "Encoding",
     "Normalizer",
     "Tokenizer",

@@ -56,7 +56,18 @@ class Encoding:
     def __len__(self) -> int: ...
 
 class Normalizer:
+    @staticmethod
+    def from_str(json: str) -> Normalizer:
+        """A normalizer from its tokenizer.json JSON (the reference's `__getstate__`)."""
     def normalize_str(self, text: str) -> str: ...
+    def alignments(self, text: str) -> list[tuple[int, int]]:
+        """Per normalized char, the input char range it stems from ((0, 0) if inserted first)."""
+
+class Decoder:
+    @staticmethod
+    def from_str(json: str) -> Decoder:
+        """A decoder from its tokenizer.json JSON (the reference's `__getstate__`)."""
+    def decode(self, tokens: Sequence[str]) -> str: ...
 
 class Tokenizer:
     @staticmethod

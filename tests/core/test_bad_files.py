@@ -92,12 +92,18 @@ JSON_CASES = [
     ("empty vocab", lambda: edit(set_in(["model", "vocab"], {})), ValueError, r"empty|vocab"),
     ("missing model", lambda: edit(lambda c: c.pop("model")), ValueError, r"model"),
     (
-        "normalizer Replace",
+        "normalizer of no known type",
+        lambda: edit(set_in(["normalizer"], {"type": "Uppercase"})),
+        ValueError,
+        r"(?=.*normalizer)(?=.*Uppercase)",
+    ),
+    (
+        "normalizer Replace with a bad regex",
         lambda: edit(
-            set_in(["normalizer"], {"type": "Replace", "pattern": {"String": "a"}, "content": "b"})
+            set_in(["normalizer"], {"type": "Replace", "pattern": {"Regex": "("}, "content": "b"})
         ),
         ValueError,
-        r"(?=.*normalizer)(?=.*Replace)",
+        r"normalizer\.pattern",
     ),
     (
         "model Unigram",
@@ -140,10 +146,10 @@ JSON_CASES = [
         r"(?=.*post_?processor)(?=.*ByteLevel)",
     ),
     (
-        "decoder BPEDecoder",
-        lambda: edit(set_in(["decoder"], {"type": "BPEDecoder", "suffix": "</w>"})),
+        "decoder of no known type",
+        lambda: edit(set_in(["decoder"], {"type": "BPE", "suffix": "</w>"})),
         ValueError,
-        r"(?=.*decoder)(?=.*BPEDecoder)",
+        r"(?=.*decoder)(?=.*BPE)",
     ),
     (
         "template with unknown special token",

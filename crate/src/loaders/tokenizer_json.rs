@@ -84,7 +84,7 @@ pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
     let model = parse_model(root.get("model").ok_or_else(|| Error::Json("\"model\" is missing".into()))?)?;
     let normalizer = match root.get("normalizer") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(parse_normalizer(v)?),
+        Some(v) => Some(parse_normalizer(v, "normalizer")?),
     };
     let pre_tokenizer = match root.get("pre_tokenizer") {
         None | Some(Value::Null) => None,
@@ -101,7 +101,7 @@ pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
     };
     let decoder = match root.get("decoder") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(parse_decoder(v)?),
+        Some(v) => Some(parse_decoder(v, "decoder")?),
     };
     let truncation = match root.get("truncation") {
         None | Some(Value::Null) => None,
@@ -154,15 +154,59 @@ fn parse_model(v: &Value) -> Result<WordPiece> {
     WordPiece::new(vocab, unk, prefix, max_chars)
 }
 
-fn parse_normalizer(v: &Value) -> Result<Normalizer> {
-    let o = obj(v, "normalizer")?;
-    let ty = type_of(o, "normalizer")?;
+/// A normalizer alone, as `tokenizer.json` writes one (its JSON path in errors: `normalizer`).
+pub fn parse_normalizer_json(json: &str) -> Result<Normalizer> {
+    let v: Value = serde_json::from_str(json).map_err(|e| Error::Json(e.to_string()))?;
+    parse_normalizer(&v, "normalizer")
+}
+
+/// The array at `o[key]`, each item parsed by `item(value, its JSON path)`.
+fn parse_list<T>(o: &Obj, key: &str, path: &str, item: fn(&Value, &str) -> Result<T>) -> Result<Vec<T>> {
+    match o.get(key) {
+        Some(Value::Array(a)) => {
+            a.iter().enumerate().map(|(i, v)| item(v, &format!("{path}.{key}[{i}]"))).collect()
+        }
+        Some(v) => Err(Error::Json(format!("{path}.{key} must be an array, found {}", kind(v)))),
+        None => Err(Error::Json(format!("{path}.{key} is missing"))),
+    }
+}
+
+/// A string field that must hold exactly one char.
+#[cfg(feature = "general")]
+fn get_char(o: &Obj, key: &str, path: &str) -> Result<char> {
+    let s = get_str(o, key, path)?;
+    let mut it = s.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) => Ok(c),
+        _ => Err(Error::Json(format!("{path}.{key} must be a single char, found {s:?}"))),
+    }
+}
+
+/// Replace's `pattern` (`{"String": ..}` or `{"Regex": ..}`) and `content`.
+#[cfg(feature = "general")]
+fn parse_replace(o: &Obj, path: &str) -> Result<crate::normalizers::Replace> {
+    use crate::normalizers::{Replace, ReplacePattern};
+    let ppath = format!("{path}.pattern");
+    let p = obj(o.get("pattern").ok_or_else(|| Error::Json(format!("{ppath} is missing")))?, &ppath)?;
+    let pattern = match (p.get("String"), p.get("Regex")) {
+        (Some(_), None) => ReplacePattern::String(get_str(p, "String", &ppath)?.to_owned()),
+        (None, Some(_)) => ReplacePattern::Regex(get_str(p, "Regex", &ppath)?.to_owned()),
+        _ => return Err(Error::Json(format!("{ppath} must be {{\"String\": ..}} or {{\"Regex\": ..}}"))),
+    };
+    let content = get_str(o, "content", path)?;
+    Replace::new(pattern, content).map_err(|e| Error::Invalid(format!("{ppath}: {e}")))
+}
+
+/// The normalizer at JSON path `path`.
+fn parse_normalizer(v: &Value, path: &str) -> Result<Normalizer> {
+    let o = obj(v, path)?;
+    let ty = type_of(o, path)?;
     match ty {
         "BertNormalizer" => Ok(Normalizer::Bert(BertNormalizerConfig {
-            clean_text: get_bool(o, "clean_text", "normalizer", Some(true))?,
-            handle_chinese_chars: get_bool(o, "handle_chinese_chars", "normalizer", Some(true))?,
-            strip_accents: opt_bool(o, "strip_accents", "normalizer")?,
-            lowercase: get_bool(o, "lowercase", "normalizer", Some(true))?,
+            clean_text: get_bool(o, "clean_text", path, Some(true))?,
+            handle_chinese_chars: get_bool(o, "handle_chinese_chars", path, Some(true))?,
+            strip_accents: opt_bool(o, "strip_accents", path)?,
+            lowercase: get_bool(o, "lowercase", path, Some(true))?,
         })),
         "NFC" => Ok(Normalizer::Form(Form::Nfc)),
         "NFD" => Ok(Normalizer::Form(Form::Nfd)),
@@ -170,18 +214,31 @@ fn parse_normalizer(v: &Value) -> Result<Normalizer> {
         "NFKD" => Ok(Normalizer::Form(Form::Nfkd)),
         "Lowercase" => Ok(Normalizer::Lowercase),
         "StripAccents" => Ok(Normalizer::StripAccents),
-        "Sequence" => {
-            let list = o
-                .get("normalizers")
-                .and_then(|x| x.as_array())
-                .ok_or_else(|| Error::Json("normalizer Sequence needs a \"normalizers\" array".into()))?;
-            Ok(Normalizer::Sequence(list.iter().map(parse_normalizer).collect::<Result<_>>()?))
+        "Sequence" => Ok(Normalizer::Sequence(parse_list(o, "normalizers", path, parse_normalizer)?)),
+        #[cfg(feature = "general")]
+        "Strip" => Ok(Normalizer::Strip {
+            left: get_bool(o, "strip_left", path, None)?,
+            right: get_bool(o, "strip_right", path, None)?,
+        }),
+        #[cfg(feature = "general")]
+        "Replace" => Ok(Normalizer::Replace(parse_replace(o, path)?)),
+        #[cfg(feature = "general")]
+        "Prepend" => Ok(Normalizer::Prepend(get_str(o, "prepend", path)?.to_owned())),
+        #[cfg(feature = "general")]
+        "ByteLevel" => Ok(Normalizer::ByteLevel),
+        #[cfg(feature = "general")]
+        "Nmt" => Ok(Normalizer::Nmt),
+        other => {
+            Err(Error::Unsupported(format!("{path}: normalizer type {other:?} (supported: {})", NORMALIZERS)))
         }
-        other => Err(Error::Unsupported(format!(
-            "normalizer type {other:?} (supported: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence)"
-        ))),
     }
 }
+
+#[cfg(feature = "general")]
+const NORMALIZERS: &str =
+    "BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence, Strip, Replace, Prepend, ByteLevel, Nmt";
+#[cfg(not(feature = "general"))]
+const NORMALIZERS: &str = "BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence";
 
 fn parse_pre_tokenizer(v: &Value) -> Result<PreTokenizer> {
     let o = obj(v, "pre_tokenizer")?;
@@ -316,22 +373,93 @@ pub(crate) fn parse_post_processor(v: &Value, path: &str) -> Result<PostProcesso
     }
 }
 
-fn parse_decoder(v: &Value) -> Result<Decoder> {
-    let o = obj(v, "decoder")?;
-    match type_of(o, "decoder")? {
-        "WordPiece" => Ok(Decoder::WordPiece {
-            prefix: match o.get("prefix") {
-                None => "##".to_owned(),
-                Some(Value::String(s)) => s.clone(),
-                Some(v) => {
-                    return Err(Error::Json(format!("decoder.prefix must be a string, found {}", kind(v))))
-                }
-            },
-            cleanup: get_bool(o, "cleanup", "decoder", Some(true))?,
-        }),
-        other => Err(Error::Unsupported(format!("decoder type {other:?} (supported: WordPiece)"))),
+/// A decoder alone, as `tokenizer.json` writes one (its JSON path in errors: `decoder`).
+pub fn parse_decoder_json(json: &str) -> Result<Decoder> {
+    let v: Value = serde_json::from_str(json).map_err(|e| Error::Json(e.to_string()))?;
+    parse_decoder(&v, "decoder")
+}
+
+/// A string field that may be missing (then `default`).
+fn str_or<'a>(o: &'a Obj, key: &str, path: &str, default: &'a str) -> Result<&'a str> {
+    if o.contains_key(key) {
+        get_str(o, key, path)
+    } else {
+        Ok(default)
     }
 }
+
+/// The decoder at JSON path `path`.
+fn parse_decoder(v: &Value, path: &str) -> Result<Decoder> {
+    let o = obj(v, path)?;
+    match type_of(o, path)? {
+        "WordPiece" => Ok(Decoder::WordPiece {
+            prefix: str_or(o, "prefix", path, "##")?.to_owned(),
+            cleanup: get_bool(o, "cleanup", path, Some(true))?,
+        }),
+        #[cfg(feature = "general")]
+        "ByteLevel" => {
+            // The pre-tokenizer's settings, which decoding does not use.
+            get_bool(o, "add_prefix_space", path, Some(true))?;
+            get_bool(o, "trim_offsets", path, Some(true))?;
+            get_bool(o, "use_regex", path, Some(true))?;
+            Ok(Decoder::ByteLevel)
+        }
+        #[cfg(feature = "general")]
+        "Metaspace" => {
+            use crate::decoders::PrependScheme;
+            let scheme = str_or(o, "prepend_scheme", path, "always")?;
+            let mut prepend_scheme = PrependScheme::parse(scheme).ok_or_else(|| {
+                Error::Json(format!(
+                    "{path}.prepend_scheme must be \"always\", \"first\" or \"never\", found {scheme:?}"
+                ))
+            })?;
+            // Files from before prepend_scheme say add_prefix_space instead.
+            if opt_bool(o, "add_prefix_space", path)? == Some(false) {
+                if prepend_scheme != PrependScheme::Never {
+                    return Err(Error::Invalid(format!(
+                        "{path}: add_prefix_space false does not match prepend_scheme {:?}",
+                        prepend_scheme.name()
+                    )));
+                }
+                prepend_scheme = PrependScheme::Never;
+            }
+            Ok(Decoder::Metaspace {
+                replacement: get_char(o, "replacement", path)?,
+                prepend_scheme,
+                split: opt_bool(o, "split", path)?.unwrap_or(true),
+            })
+        }
+        #[cfg(feature = "general")]
+        "BPEDecoder" => Ok(Decoder::Bpe { suffix: get_str(o, "suffix", path)?.to_owned() }),
+        #[cfg(feature = "general")]
+        "ByteFallback" => Ok(Decoder::ByteFallback),
+        #[cfg(feature = "general")]
+        "Fuse" => Ok(Decoder::Fuse),
+        #[cfg(feature = "general")]
+        "Replace" => Ok(Decoder::Replace(parse_replace(o, path)?)),
+        #[cfg(feature = "general")]
+        "Strip" => Ok(Decoder::Strip {
+            content: get_char(o, "content", path)?,
+            start: get_uint(o, "start", path, u32::MAX as u64)? as usize,
+            stop: get_uint(o, "stop", path, u32::MAX as u64)? as usize,
+        }),
+        #[cfg(feature = "general")]
+        "CTC" => Ok(Decoder::Ctc {
+            pad_token: get_str(o, "pad_token", path)?.to_owned(),
+            word_delimiter_token: get_str(o, "word_delimiter_token", path)?.to_owned(),
+            cleanup: get_bool(o, "cleanup", path, None)?,
+        }),
+        #[cfg(feature = "general")]
+        "Sequence" => Ok(Decoder::Sequence(parse_list(o, "decoders", path, parse_decoder)?)),
+        other => Err(Error::Unsupported(format!("{path}: decoder type {other:?} (supported: {DECODERS})"))),
+    }
+}
+
+#[cfg(feature = "general")]
+const DECODERS: &str =
+    "WordPiece, ByteLevel, Metaspace, BPEDecoder, ByteFallback, Fuse, Replace, Strip, CTC, Sequence";
+#[cfg(not(feature = "general"))]
+const DECODERS: &str = "WordPiece";
 
 fn parse_direction(o: &Obj, what: &str) -> Result<Direction> {
     match o.get("direction") {

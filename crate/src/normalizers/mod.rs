@@ -4,23 +4,47 @@ pub mod aligned;
 pub mod bert;
 pub mod charmap;
 pub mod nfc;
+#[cfg(feature = "general")]
+pub mod replace;
+#[cfg(feature = "general")]
+pub mod simple;
 
-pub use aligned::AlignedText;
+pub use aligned::{AlignedText, AT_START};
 pub use bert::BertNormalizerConfig;
 
-use crate::unicode::forms::{self, Form};
+use crate::error::{Error, Result};
+use crate::unicode::{self, forms::Form};
+#[cfg(feature = "general")]
+pub use replace::{Replace, ReplacePattern};
 
 /// A normalizer as tokenizer.json describes one.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Normalizer {
     Bert(BertNormalizerConfig),
-    /// NFC, NFD, NFKC or NFKD (Unicode 15.0).
+    /// NFC, NFD, NFKC or NFKD, with the results of Unicode 9.0 tables.
     Form(Form),
     /// Rust's context-free `char::to_lowercase`, char by char.
     Lowercase,
-    /// Removes nonspacing marks (General_Category Mn, Unicode 8.0); no decomposition.
+    /// Removes combining marks (General_Category Mn, Mc or Me, Unicode 9.0); no decomposition.
     StripAccents,
     Sequence(Vec<Normalizer>),
+    /// Removes whitespace on the left and/or the right.
+    #[cfg(feature = "general")]
+    Strip {
+        left: bool,
+        right: bool,
+    },
+    #[cfg(feature = "general")]
+    Replace(Replace),
+    /// Puts this text before any non-empty text.
+    #[cfg(feature = "general")]
+    Prepend(String),
+    /// Writes the UTF-8 bytes of each char as byte-level chars (GPT-2's alphabet).
+    #[cfg(feature = "general")]
+    ByteLevel,
+    /// Removes control chars and maps invisible and odd whitespace chars to spaces.
+    #[cfg(feature = "general")]
+    Nmt,
 }
 
 impl Normalizer {
@@ -37,37 +61,82 @@ impl Normalizer {
             Normalizer::Lowercase => out.push("lowercase"),
             Normalizer::StripAccents => out.push("strip_accents"),
             Normalizer::Sequence(v) => v.iter().for_each(|n| n.stage_names(out)),
+            #[cfg(feature = "general")]
+            Normalizer::Strip { .. } => out.push("strip"),
+            #[cfg(feature = "general")]
+            Normalizer::Replace(_) => out.push("replace"),
+            #[cfg(feature = "general")]
+            Normalizer::Prepend(_) => out.push("prepend"),
+            #[cfg(feature = "general")]
+            Normalizer::ByteLevel => out.push("byte_level"),
+            #[cfg(feature = "general")]
+            Normalizer::Nmt => out.push("nmt"),
         }
     }
 
     /// Runs the normalizer on aligned text, calling `observe` after each stage (in the order
     /// of [`Normalizer::stage_names`]).
+    ///
+    /// Where the reference fails (a rewrite of the whole text after a char inserted at the
+    /// very start, see [`AlignedText::transform_reporting`]) this carries on;
+    /// [`Normalizer::try_apply`] reports it.
     pub fn apply(&self, t: AlignedText, observe: &mut dyn FnMut(&'static str, &AlignedText)) -> AlignedText {
-        match self {
-            Normalizer::Bert(cfg) => bert::normalize_staged(cfg, t, |n, x| observe(n, x)),
-            Normalizer::Form(f) => {
-                let out = t.transform(forms::normalize_items(&t.text, *f), 0);
-                let mut names = Vec::new();
-                self.stage_names(&mut names);
-                observe(names[0], &out);
-                out
-            }
-            Normalizer::Lowercase => {
-                let out = bert::lowercase(&t);
-                observe("lowercase", &out);
-                out
-            }
-            Normalizer::StripAccents => {
-                let out = bert::strip_marks(&t);
-                observe("strip_accents", &out);
-                out
-            }
-            Normalizer::Sequence(v) => v.iter().fold(t, |acc, n| n.apply(acc, observe)),
+        self.run(t, observe, &mut true)
+    }
+
+    /// [`Normalizer::apply`], or an error where the reference fails.
+    pub fn try_apply(
+        &self,
+        t: AlignedText,
+        observe: &mut dyn FnMut(&'static str, &AlignedText),
+    ) -> Result<AlignedText> {
+        let mut ok = true;
+        let out = self.run(t, observe, &mut ok);
+        if ok {
+            Ok(out)
+        } else {
+            Err(Error::Input(
+                "the reference fails on this text: a normalizer rewrites it after another inserted a char before its start".into(),
+            ))
         }
+    }
+
+    fn run(
+        &self,
+        t: AlignedText,
+        observe: &mut dyn FnMut(&'static str, &AlignedText),
+        ok: &mut bool,
+    ) -> AlignedText {
+        let out = match self {
+            Normalizer::Bert(cfg) => return bert::normalize_staged(cfg, t, ok, |n, x| observe(n, x)),
+            Normalizer::Sequence(v) => return v.iter().fold(t, |acc, n| n.run(acc, observe, ok)),
+            Normalizer::Form(f) => t.transform_reporting(nfc::normalize_items_unicode9(&t.text, *f), 0, ok),
+            Normalizer::Lowercase => bert::lowercase(&t, ok),
+            Normalizer::StripAccents => t.filter_reporting(|c| !unicode::is_combining_mark(c), ok),
+            #[cfg(feature = "general")]
+            Normalizer::Strip { left, right } => simple::strip(&t, *left, *right, ok),
+            #[cfg(feature = "general")]
+            Normalizer::Replace(r) => r.apply(&t),
+            #[cfg(feature = "general")]
+            Normalizer::Prepend(s) => simple::prepend(&t, s),
+            #[cfg(feature = "general")]
+            Normalizer::ByteLevel => simple::byte_level(&t, ok),
+            #[cfg(feature = "general")]
+            Normalizer::Nmt => simple::nmt(&t, ok),
+        };
+        let mut names = Vec::with_capacity(1);
+        self.stage_names(&mut names);
+        observe(names[0], &out);
+        out
     }
 
     /// The normalized text alone.
     pub fn normalize(&self, s: &str) -> String {
         self.apply(AlignedText::new(s), &mut |_, _| {}).text
+    }
+
+    /// The normalized text alone, or an error where the reference fails.
+    pub fn try_normalize(&self, s: &str) -> Result<String> {
+        Ok(self.try_apply(AlignedText::new(s), &mut |_, _| {})?.text)
     }
 }

@@ -1,4 +1,5 @@
-//! NFC exactly as `tokenizers` 0.23 computes it, on top of our Unicode 15.0 NFC.
+//! Normalization forms exactly as `tokenizers` 0.23 computes them, on top of our Unicode 15.0
+//! forms.
 //!
 //! `tokenizers` normalizes with `unicode-normalization-alignments` 0.1.12, whose tables are
 //! Unicode 9.0. A char assigned after 9.0 is unassigned there: combining class 0, no
@@ -16,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use crate::unicode::forms::{normalize_cow, Form};
+use crate::unicode::forms::{normalize_cow, normalize_items, Form};
 use crate::unicode::generated::bpe_classes::ASSIGNED_AFTER_9_0;
 
 fn assigned_after_9_0(c: char) -> bool {
@@ -57,6 +58,25 @@ pub fn nfc_unicode9(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`normalize_items`] with the results of Unicode 9.0 tables: the reference's `(char, change)`
+/// items for `form` (see the module docs; a char assigned after 9.0 is its own item, tagged 0).
+pub fn normalize_items_unicode9(text: &str, form: Form) -> Vec<(char, isize)> {
+    if !text.chars().any(assigned_after_9_0) {
+        return normalize_items(text, form);
+    }
+    let mut items = Vec::with_capacity(text.len());
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if assigned_after_9_0(c) {
+            items.extend(normalize_items(&text[start..i], form));
+            items.push((c, 0));
+            start = i + c.len_utf8();
+        }
+    }
+    items.extend(normalize_items(&text[start..], form));
+    items
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +93,16 @@ mod tests {
         assert!(assigned_after_9_0('\u{0560}'));
         assert!(!assigned_after_9_0('\u{0561}'));
         assert!(!assigned_after_9_0('\u{085F}'));
+    }
+
+    #[test]
+    fn items_keep_new_chars_in_place() {
+        // NFD of "é U+1DF6 U+0301": é decomposes (e tagged 0, U+0301 inserted), the new mark
+        // stays, and the last mark is not reordered before it.
+        assert_eq!(
+            normalize_items_unicode9("\u{E9}\u{1DF6}\u{301}", Form::Nfd),
+            vec![('e', 0), ('\u{301}', 1), ('\u{1DF6}', 0), ('\u{301}', 0)]
+        );
+        assert_eq!(normalize_items_unicode9("e\u{301}", Form::Nfc), vec![('\u{E9}', -1)]);
     }
 }

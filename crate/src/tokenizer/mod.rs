@@ -24,6 +24,7 @@ use crate::clock::now_micros;
 pub use crate::decoders::Decoder;
 use crate::error::{Error, Result};
 use crate::models::wordpiece::{Hint, Sink, SubToken, WordPiece};
+use crate::normalizers::aligned::span;
 use crate::normalizers::AlignedText;
 pub use crate::normalizers::Normalizer;
 pub use crate::pre_tokenizers::PreTokenizer;
@@ -246,7 +247,7 @@ impl Tokenizer {
                 continue;
             }
             if let Some(i) = nseg.added {
-                let off = (orig[0], orig[orig.len() - 1] + 1);
+                let off = span(orig, char_start as u32);
                 if let Some(p) = pre_tokens.as_mut() {
                     p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
                 }
@@ -263,12 +264,10 @@ impl Tokenizer {
                 let word = &ntext[p.byte_start..p.byte_end];
                 let worig = &orig[p.char_start..p.char_end];
                 if let Some(pt) = pre_tokens.as_mut() {
-                    pt.push(PreTokenTrace {
-                        text: word.to_owned(),
-                        offsets: (worig[0], worig[worig.len() - 1] + 1),
-                    });
+                    pt.push(PreTokenTrace { text: word.to_owned(), offsets: span(worig, char_start as u32) });
                 }
-                self.model_word(word, worig.len(), |k| worig[k], scratch, subs, enc, *word_idx);
+                let origin = char_start as u32;
+                self.model_word(word, worig.len(), |k| worig[k], origin, scratch, subs, enc, *word_idx);
                 *word_idx += 1;
             }
             timings.1 += now_micros() - t1;
@@ -276,7 +275,7 @@ impl Tokenizer {
     }
 
     /// Runs the model on one word of `n_chars` chars and appends its tokens; `orig(k)` is
-    /// the input char of the word's `k`-th char.
+    /// the input char of the word's `k`-th char, `origin` the segment's first.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn model_word(
@@ -284,12 +283,13 @@ impl Tokenizer {
         word: &str,
         n_chars: usize,
         orig: impl Fn(usize) -> u32,
+        origin: u32,
         scratch: &mut crate::models::wordpiece::Scratch,
         subs: &mut Vec<SubToken>,
         enc: &mut Encoding,
         word_idx: u32,
     ) {
-        let mut sink = StagedSink { tok: self, word, n_chars, orig, enc, word_idx };
+        let mut sink = StagedSink { tok: self, word, n_chars, orig, origin, enc, word_idx };
         self.model.lookup(scratch.pad(word), n_chars, Hint::Nothing, None, subs, &mut sink);
     }
 
@@ -439,7 +439,7 @@ impl Tokenizer {
 
     /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
     /// when asked), then the decoder.
-    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
         let tokens: Vec<&str> = ids
             .iter()
             .filter_map(|&id| self.id_to_token(id))
@@ -475,12 +475,13 @@ impl Tokenizer {
 }
 
 /// One word's tokens, from the staged chain into an Encoding; `orig(k)` is the input char of
-/// the word's `k`-th char.
+/// the word's `k`-th char (or [`crate::normalizers::AT_START`]: the empty span at `origin`).
 struct StagedSink<'a, F> {
     tok: &'a Tokenizer,
     word: &'a str,
     n_chars: usize,
     orig: F,
+    origin: u32,
     enc: &'a mut Encoding,
     word_idx: u32,
 }
@@ -491,13 +492,13 @@ impl<F: Fn(usize) -> u32> Sink for StagedSink<'_, F> {
     }
 
     fn unk(&mut self, unk_id: u32) {
-        let off = ((self.orig)(0), (self.orig)(self.n_chars - 1) + 1);
+        let off = span(&[(self.orig)(0), (self.orig)(self.n_chars - 1)], self.origin);
         self.enc.push_token(unk_id, Some(&self.tok.model.unk_token), off, self.word_idx);
     }
 
     fn pieces(&mut self, pieces: &[SubToken]) {
         for s in pieces {
-            let off = ((self.orig)(s.char_start), (self.orig)(s.char_end - 1) + 1);
+            let off = span(&[(self.orig)(s.char_start), (self.orig)(s.char_end - 1)], self.origin);
             if self.tok.model.ids_name_tokens {
                 self.enc.push_token(s.id, None, off, self.word_idx);
             } else {

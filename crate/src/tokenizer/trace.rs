@@ -24,12 +24,13 @@ pub fn push_runs(runs: &mut Vec<(u32, u32, u32)>, orig: &[u32]) {
     for &o in orig {
         if let Some((first, len, step)) = runs.last_mut() {
             let last = *first + (*len - 1) * *step;
-            if *len == 1 && (o == last || o == last + 1) {
+            // `checked_add`: an inserted first char has orig AT_START (u32::MAX).
+            if *len == 1 && (o == last || Some(o) == last.checked_add(1)) {
                 *step = o - last;
                 *len += 1;
                 continue;
             }
-            if *len > 1 && o == last + *step {
+            if *len > 1 && Some(o) == last.checked_add(*step) {
                 *len += 1;
                 continue;
             }

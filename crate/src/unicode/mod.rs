@@ -6,7 +6,7 @@
 pub mod forms;
 pub mod generated;
 
-use generated::bert_tables::{CCC, MARK_NONSPACING, NFD_DATA, NFD_INDEX, OTHER, PUNCTUATION};
+use generated::bert_tables::{CCC, COMBINING_MARK, MARK_NONSPACING, NFD_DATA, NFD_INDEX, OTHER, PUNCTUATION};
 
 fn in_ranges(r: &[(u32, u32)], c: char) -> bool {
     let cp = c as u32;
@@ -36,6 +36,11 @@ pub fn is_bert_whitespace(c: char) -> bool {
 /// General_Category Mn in Unicode 8.0: what BERT's accent stripping removes after NFD.
 pub fn is_mark_nonspacing(c: char) -> bool {
     in_ranges(&MARK_NONSPACING, c)
+}
+
+/// General_Category Mn, Mc or Me in Unicode 9.0: what the StripAccents normalizer removes.
+pub fn is_combining_mark(c: char) -> bool {
+    in_ranges(&COMBINING_MARK, c)
 }
 
 /// BERT's punctuation: any ASCII punctuation (so `$ + < = > ^ ` | ~` count) or P* in Unicode 8.0.

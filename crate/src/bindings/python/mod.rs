@@ -3,8 +3,10 @@
 //! mapping only, one file per exposed concept.
 
 mod bpe;
+mod decoder;
 mod encoding;
 mod ids;
+mod normalizer;
 mod tokenizer;
 mod train;
 
@@ -80,7 +82,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenizer::get_num_threads, m)?)?;
     m.add_class::<tokenizer::PyTokenizer>()?;
     m.add_class::<encoding::PyEncoding>()?;
-    m.add_class::<tokenizer::PyNormalizer>()?;
+    m.add_class::<normalizer::PyNormalizer>()?;
+    m.add_class::<decoder::PyDecoder>()?;
     bpe::register(m)?;
     train::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,4 +1,4 @@
-//! `Tokenizer` (a Hugging Face `tokenizer.json` or a BERT `vocab.txt`) and its `Normalizer`.
+//! `Tokenizer`: a Hugging Face `tokenizer.json` or a BERT `vocab.txt`.
 
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -9,21 +9,7 @@ use super::{maybe_detach, text_of, to_py_err, DETACH_BYTES};
 use crate::tokenizer::{self, Direction, Padding, PaddingStrategy, Truncation, TruncationStrategy};
 
 use super::encoding::PyEncoding;
-
-/// A tokenizer's normalizer, for `tokenizer.normalizer.normalize_str(text)`.
-#[pyclass(module = "tokenprism", name = "Normalizer", frozen)]
-pub struct PyNormalizer {
-    tokenizer: std::sync::Arc<tokenizer::Tokenizer>,
-}
-
-#[pymethods]
-impl PyNormalizer {
-    fn normalize_str(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
-        let text = text_of(text, "text")?;
-        let t = &self.tokenizer;
-        Ok(maybe_detach(py, text.len(), || t.normalize_str(&text, None).into_owned()))
-    }
-}
+use super::normalizer::PyNormalizer;
 
 /// A tokenizer loaded from a Hugging Face `tokenizer.json` or a BERT `vocab.txt`.
 ///
@@ -215,13 +201,13 @@ impl PyTokenizer {
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=true))]
-    fn decode(&self, ids: Vec<u32>, skip_special_tokens: bool) -> String {
-        self.inner.decode(&ids, skip_special_tokens)
+    fn decode(&self, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
+        self.inner.decode(&ids, skip_special_tokens).map_err(to_py_err)
     }
 
     #[pyo3(signature = (sequences, skip_special_tokens=true))]
-    fn decode_batch(&self, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> Vec<String> {
-        sequences.iter().map(|ids| self.inner.decode(ids, skip_special_tokens)).collect()
+    fn decode_batch(&self, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+        sequences.iter().map(|ids| self.inner.decode(ids, skip_special_tokens).map_err(to_py_err)).collect()
     }
 
     fn no_truncation(&mut self) {
@@ -325,7 +311,7 @@ impl PyTokenizer {
 
     #[getter]
     fn normalizer(&self) -> Option<PyNormalizer> {
-        self.inner.normalizer.as_ref().map(|_| PyNormalizer { tokenizer: self.inner.clone() })
+        self.inner.normalizer.as_ref().map(|_| PyNormalizer::of_tokenizer(self.inner.clone()))
     }
 
     /// The fast paths as a dict of switches: simd, page_cache, lazy_output, fused.

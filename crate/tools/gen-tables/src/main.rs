@@ -1,5 +1,5 @@
 //! Generates `crate/src/unicode/generated/bert_tables.rs`: the Unicode facts behind Hugging Face's
-//! BertNormalizer and BertPreTokenizer, taken from the very crates the reference links
+//! BertNormalizer, BertPreTokenizer and StripAccents normalizer, taken from the very crates the reference links
 //! (`unicode_categories` 0.1.1 = Unicode 8.0 categories, `unicode-normalization-alignments`
 //! 0.1.12 = Unicode 9.0 canonical decomposition and combining classes).
 //!
@@ -8,7 +8,9 @@
 
 use std::fmt::Write;
 use unicode_categories::UnicodeCategories;
-use unicode_normalization_alignments::char::{canonical_combining_class, decompose_canonical};
+use unicode_normalization_alignments::char::{
+    canonical_combining_class, decompose_canonical, is_combining_mark,
+};
 use unicode_normalization_alignments::UNICODE_VERSION;
 
 /// Merges the code points where `pred` holds into sorted inclusive ranges.
@@ -66,6 +68,13 @@ fn main() {
         "PUNCTUATION",
         "General_Category P* as unicode_categories 0.1.1 defines it (Unicode 8.0).",
         &ranges(|c| c.is_punctuation()),
+    );
+
+    emit_ranges(
+        &mut out,
+        "COMBINING_MARK",
+        "General_Category Mn, Mc or Me (Unicode 9.0): what the StripAccents normalizer removes.",
+        &ranges(is_combining_mark),
     );
 
     // Canonical combining classes, as (first, last, class) runs of equal nonzero class.
