@@ -25,8 +25,8 @@ PY=${PYTHON:-python3}
 # fonts-wqy-microhei: Chromium has no CJK font otherwise, and test screenshots show boxes.
 APT_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 chromium unicode-data binaryen
               fortunes fortunes-ru fonts-wqy-microhei)
-PIP_PACKAGES=(maturin tokenizers==0.23.3 playwright pytest hypothesis unicodedata2==15.0.0
-              distributed matplotlib)
+PIP_PACKAGES=(maturin tokenizers==0.23.3 playwright pytest pytest-xdist==3.8.0 hypothesis
+              unicodedata2==15.0.0 distributed matplotlib)
 RUFF_VERSION=0.17.6
 PYODIDE_VERSION=314.0.7
 # Only what loadPyodide fetches: the page loads no packages (no source map either).
@@ -542,9 +542,11 @@ cmd_test() {
     run_fuzz_smoke
     log "pytest"
     # Last, so the output ends with pytest's summary line and the exit code is pytest's. The
-    # slowest tests are listed just before it, to see where the suite's time goes.
+    # slowest tests are listed just before it, to see where the suite's time goes. Two workers,
+    # one per core, each taking whole files (a file's fixtures load once); the BPE parity file,
+    # the longest, runs beside the rest.
     cd "$ROOT"
-    "$PY" -m pytest -q --durations=25 tests/
+    "$PY" -m pytest -q -n "${PYTEST_WORKERS:-2}" --dist loadfile --durations=25 tests/
 }
 
 # The speed benchmark against tokenizers 0.23.3, 1.0.0rc3, tokie and kitoken (each peer in its
