@@ -9,8 +9,18 @@
 
 pub mod bert;
 pub mod byte_level;
+#[cfg(feature = "general")]
+pub mod metaspace;
+#[cfg(feature = "general")]
+pub mod split;
+#[cfg(feature = "general")]
+pub mod unicode_scripts;
+#[cfg(feature = "general")]
+pub mod whitespace;
 
 use crate::normalizers::AlignedText;
+#[cfg(feature = "general")]
+use split::{char_matches, Cutter, SplitDelimiterBehavior};
 
 /// A word of the normalized text: its byte range and its char range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,17 +31,62 @@ pub struct Piece {
     pub char_end: usize,
 }
 
+/// The pre-tokenizers of a tokenizer.json, named as there.
 #[derive(Clone, Debug)]
 pub enum PreTokenizer {
+    /// BertPreTokenizer: whitespace removed, each punctuation char its own piece.
     Bert,
+    #[cfg(feature = "general")]
+    ByteLevel(byte_level::ByteLevel),
+    /// Words (`\w+`) and runs of other non-space chars; whitespace removed.
+    #[cfg(feature = "general")]
+    Whitespace,
+    /// Cut at whitespace, which is removed.
+    #[cfg(feature = "general")]
+    WhitespaceSplit,
+    /// Split at each punctuation char (BERT's punctuation).
+    #[cfg(feature = "general")]
+    Punctuation(SplitDelimiterBehavior),
+    #[cfg(feature = "general")]
+    Split(split::Split),
+    #[cfg(feature = "general")]
+    Metaspace(metaspace::Metaspace),
+    /// Split at numeric chars (`char::is_numeric`): each one alone, or runs of them.
+    #[cfg(feature = "general")]
+    Digits { individual_digits: bool },
+    /// Cut at this char, which is removed.
+    #[cfg(feature = "general")]
+    CharDelimiterSplit(char),
+    #[cfg(feature = "general")]
+    UnicodeScripts,
+    /// Pieces of this many chars (the last may be shorter); never 0.
+    #[cfg(feature = "general")]
+    FixedLength(usize),
+    /// Each pre-tokenizer in turn on the pieces of the previous one.
+    #[cfg(feature = "general")]
+    Sequence(Vec<PreTokenizer>),
 }
 
 /// Splits `text` into words as `pre_tokenizer` does (with none: the whole text is one word).
+///
+/// A pre-tokenizer that rewrites its pieces (ByteLevel, Metaspace) gives, for each piece, the
+/// span of `text` it stems from; [`PreTokenizer::apply`] gives the pieces themselves.
 pub fn pre_tokenize(pre_tokenizer: Option<&PreTokenizer>, text: &str, emit: impl FnMut(Piece)) {
+    let mut emit = emit;
     match pre_tokenizer {
         Some(PreTokenizer::Bert) => bert::split(text, emit),
+        #[cfg(feature = "general")]
+        Some(p) => {
+            let out = p.apply(PreTokenized::whole(AlignedText::new(text)), &mut |_, _| {});
+            // The byte offset of each char of `text`, and of its end.
+            let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+            for i in 0..out.pieces.len() {
+                let orig = out.piece_orig(i);
+                let (cs, ce) = (orig[0] as usize, orig[orig.len() - 1] as usize + 1);
+                emit(Piece { byte_start: starts[cs], byte_end: starts[ce], char_start: cs, char_end: ce });
+            }
+        }
         None => {
-            let mut emit = emit;
             if !text.is_empty() {
                 emit(Piece {
                     byte_start: 0,
@@ -142,10 +197,40 @@ impl Builder {
 }
 
 impl PreTokenizer {
-    /// The names of the stages [`PreTokenizer::apply`] reports, in order.
+    /// The names of the stages [`PreTokenizer::apply`] reports, in order: one per component.
     pub fn stage_names(&self, out: &mut Vec<&'static str>) {
         match self {
-            PreTokenizer::Bert => out.push("bert_pre_tokenizer"),
+            #[cfg(feature = "general")]
+            PreTokenizer::Sequence(list) => list.iter().for_each(|p| p.stage_names(out)),
+            p => out.push(p.stage_name()),
+        }
+    }
+
+    fn stage_name(&self) -> &'static str {
+        match self {
+            PreTokenizer::Bert => "bert_pre_tokenizer",
+            #[cfg(feature = "general")]
+            PreTokenizer::ByteLevel(_) => "byte_level",
+            #[cfg(feature = "general")]
+            PreTokenizer::Whitespace => "whitespace",
+            #[cfg(feature = "general")]
+            PreTokenizer::WhitespaceSplit => "whitespace_split",
+            #[cfg(feature = "general")]
+            PreTokenizer::Punctuation(_) => "punctuation",
+            #[cfg(feature = "general")]
+            PreTokenizer::Split(_) => "split",
+            #[cfg(feature = "general")]
+            PreTokenizer::Metaspace(_) => "metaspace",
+            #[cfg(feature = "general")]
+            PreTokenizer::Digits { .. } => "digits",
+            #[cfg(feature = "general")]
+            PreTokenizer::CharDelimiterSplit(_) => "char_delimiter_split",
+            #[cfg(feature = "general")]
+            PreTokenizer::UnicodeScripts => "unicode_scripts",
+            #[cfg(feature = "general")]
+            PreTokenizer::FixedLength(_) => "fixed_length",
+            #[cfg(feature = "general")]
+            PreTokenizer::Sequence(_) => "sequence",
         }
     }
 
@@ -158,8 +243,47 @@ impl PreTokenizer {
     ) -> PreTokenized {
         let out = match self {
             PreTokenizer::Bert => split_each(&input, |text, emit| bert::split(text, emit)),
+            #[cfg(feature = "general")]
+            PreTokenizer::Sequence(list) => {
+                return list.iter().fold(input, |acc, p| p.apply(acc, observe));
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::ByteLevel(b) => b.apply(&input),
+            #[cfg(feature = "general")]
+            PreTokenizer::Metaspace(m) => m.apply(&input),
+            #[cfg(feature = "general")]
+            PreTokenizer::Whitespace => cut_each(&input, whitespace::words),
+            #[cfg(feature = "general")]
+            PreTokenizer::WhitespaceSplit => split_by(&input, SplitDelimiterBehavior::Removed, |t, f| {
+                char_matches(t, char::is_whitespace, f)
+            }),
+            #[cfg(feature = "general")]
+            PreTokenizer::Punctuation(behavior) => {
+                split_by(&input, *behavior, |t, f| char_matches(t, crate::unicode::is_bert_punctuation, f))
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::Split(s) => split_by(&input, s.behavior, |t, f| s.matches(t, f)),
+            // Rust's `char::is_numeric` (General_Category N*) on the Unicode of the Rust it is
+            // built with, as the reference's: 17.0 for tokenizers 0.23.3.
+            #[cfg(feature = "general")]
+            PreTokenizer::Digits { individual_digits } => {
+                let behavior = if *individual_digits {
+                    SplitDelimiterBehavior::Isolated
+                } else {
+                    SplitDelimiterBehavior::Contiguous
+                };
+                split_by(&input, behavior, |t, f| char_matches(t, char::is_numeric, f))
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::CharDelimiterSplit(d) => {
+                split_by(&input, SplitDelimiterBehavior::Removed, |t, f| char_matches(t, |c| c == *d, f))
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::UnicodeScripts => cut_each(&input, unicode_scripts::cut),
+            #[cfg(feature = "general")]
+            PreTokenizer::FixedLength(n) => cut_each(&input, |t, emit| fixed_length(*n, t, emit)),
         };
-        observe("bert_pre_tokenizer", &out);
+        observe(self.stage_name(), &out);
         out
     }
 }
@@ -180,6 +304,59 @@ pub fn split_each(input: &PreTokenized, mut split: impl FnMut(&str, &mut dyn FnM
         });
     }
     b.finish()
+}
+
+/// Like [`split_each`] for a splitter that knows byte ranges only: `cut(piece_text, emit)`
+/// calls `emit(start, end)` with byte ranges of the piece, in order and not overlapping; text
+/// outside them is dropped, and empty ranges add nothing.
+#[cfg(feature = "general")]
+fn cut_each(input: &PreTokenized, mut cut: impl FnMut(&str, &mut dyn FnMut(usize, usize))) -> PreTokenized {
+    let mut b = Builder::with_capacity(input.text.text.len(), input.text.orig.len());
+    for p in &input.pieces {
+        let text = &input.text.text[p.byte_start..p.byte_end];
+        // Chars are counted from the end of the previous range on: linear in the piece.
+        let (mut byte, mut char) = (0usize, p.char_start);
+        cut(text, &mut |s, e| {
+            debug_assert!(byte <= s && s <= e && e <= text.len(), "ranges out of order");
+            if s == e {
+                return;
+            }
+            char += text[byte..s].chars().count();
+            let cs = char;
+            char += text[s..e].chars().count();
+            byte = e;
+            b.copy(&input.text, p.byte_start + s..p.byte_start + e, cs..char);
+        });
+    }
+    b.finish()
+}
+
+/// Splits every piece of `input` by a pattern: `matches(piece_text, f)` tiles the text, calling
+/// `f(start, end, is_match)` in order, and `behavior` says what becomes of the matches.
+#[cfg(feature = "general")]
+fn split_by(
+    input: &PreTokenized,
+    behavior: SplitDelimiterBehavior,
+    matches: impl Fn(&str, &mut dyn FnMut(usize, usize, bool)),
+) -> PreTokenized {
+    cut_each(input, |text, emit| {
+        let mut cutter = Cutter::new(behavior, emit);
+        matches(text, &mut |s, e, m| cutter.push(s, e, m));
+        cutter.finish();
+    })
+}
+
+/// FixedLength: pieces of `n` chars, the last one what remains.
+#[cfg(feature = "general")]
+fn fixed_length(n: usize, text: &str, emit: &mut dyn FnMut(usize, usize)) {
+    let mut start = 0;
+    for (k, (i, _)) in text.char_indices().enumerate() {
+        if k > 0 && k % n == 0 {
+            emit(start, i);
+            start = i;
+        }
+    }
+    emit(start, text.len());
 }
 
 #[cfg(test)]
