@@ -5,6 +5,7 @@
 mod bpe;
 mod encoding;
 mod ids;
+mod pre_tokenizer;
 mod tokenizer;
 mod train;
 
@@ -81,6 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tokenizer::PyTokenizer>()?;
     m.add_class::<encoding::PyEncoding>()?;
     m.add_class::<tokenizer::PyNormalizer>()?;
+    m.add_class::<pre_tokenizer::PyPreTokenizer>()?;
     bpe::register(m)?;
     train::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
