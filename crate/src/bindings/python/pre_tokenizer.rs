@@ -32,6 +32,11 @@ impl PyPreTokenizer {
         text: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<(String, (u32, u32))>> {
         let text = text_of(text, "text")?;
+        // The reference starts from one split holding the whole text, and only a stage drops
+        // empty splits: with no stage at all (an empty Sequence) an empty text stays one piece.
+        if text.is_empty() && self.stages().is_empty() {
+            return Ok(vec![(String::new(), (0, 0))]);
+        }
         Ok(maybe_detach(py, text.len(), || {
             let out = self.inner.apply(PreTokenized::whole(AlignedText::new(&text)), &mut |_, _| {});
             (0..out.pieces.len())
