@@ -391,4 +391,106 @@ mod tests {
         assert_eq!(pieces(&out), vec![("x", &[7u32][..])]);
         assert!(PreTokenized::whole(AlignedText::new("")).pieces.is_empty());
     }
+
+    #[cfg(feature = "general")]
+    fn texts(p: &PreTokenized) -> Vec<&str> {
+        (0..p.pieces.len()).map(|i| p.piece_text(i)).collect()
+    }
+
+    #[cfg(feature = "general")]
+    fn load(json: &str) -> PreTokenizer {
+        crate::loaders::tokenizer_json::parse_pre_tokenizer_json(json).unwrap()
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn a_sequence_reports_each_stage_and_splits_within_pieces() {
+        let pt = load(
+            r#"{"type":"Sequence","pretokenizers":[{"type":"WhitespaceSplit"},
+                {"type":"Sequence","pretokenizers":[{"type":"Digits","individual_digits":false}]},
+                {"type":"Metaspace","replacement":"_","prepend_scheme":"first","split":true}]}"#,
+        );
+        let mut names = Vec::new();
+        pt.stage_names(&mut names);
+        assert_eq!(names, ["whitespace_split", "digits", "metaspace"]);
+        let mut seen = Vec::new();
+        let out = pt.apply(PreTokenized::whole(AlignedText::new("ab12 c")), &mut |name, p| {
+            seen.push((name, texts(p).into_iter().map(str::to_owned).collect::<Vec<_>>()))
+        });
+        assert_eq!(seen[0], ("whitespace_split", vec!["ab12".to_owned(), "c".to_owned()]));
+        assert_eq!(seen[1].1, ["ab", "12", "c"]);
+        // Only the piece that starts the input gets the prefix under "first".
+        assert_eq!(texts(&out), ["_ab", "12", "c"]);
+        assert_eq!(pieces(&out)[0], ("_ab", &[0u32, 0, 1][..]));
+        assert_eq!(pieces(&out)[2], ("c", &[5u32][..]));
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn cuts_keep_the_alignment_of_each_piece() {
+        // Two pieces whose chars stem from scattered input chars (as after a normalizer).
+        let mut t = AlignedText::new("a-bé-c");
+        t.orig = vec![0, 2, 3, 4, 7, 9];
+        let input = PreTokenized {
+            pieces: vec![
+                Piece { byte_start: 0, byte_end: 5, char_start: 0, char_end: 4 },
+                Piece { byte_start: 5, byte_end: 7, char_start: 4, char_end: 6 },
+            ],
+            text: t,
+        };
+        let pt =
+            load(r#"{"type":"Split","pattern":{"String":"-"},"behavior":"MergedWithNext","invert":false}"#);
+        let out = pt.apply(input.clone(), &mut |_, _| {});
+        assert_eq!(pieces(&out), [("a", &[0u32][..]), ("-bé", &[2, 3, 4][..]), ("-c", &[7, 9][..])]);
+        // Inverted, the stretches between matches count as the delimiters: Removed keeps
+        // only what the pattern matches.
+        let pt = load(r#"{"type":"Split","pattern":{"Regex":"[a-c]"},"behavior":"Removed","invert":true}"#);
+        let out = pt.apply(input, &mut |_, _| {});
+        assert_eq!(pieces(&out), [("a", &[0u32][..]), ("b", &[3][..]), ("c", &[9][..])]);
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn char_predicates_and_fixed_length() {
+        let run = |json: &str, text: &str| {
+            texts(&load(json).apply(PreTokenized::whole(AlignedText::new(text)), &mut |_, _| {}))
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(r#"{"type":"Digits","individual_digits":true}"#, "a12Ⅻ"), ["a", "1", "2", "Ⅻ"]);
+        assert_eq!(run(r#"{"type":"Digits","individual_digits":false}"#, "a12b3"), ["a", "12", "b", "3"]);
+        assert_eq!(run(r#"{"type":"CharDelimiterSplit","delimiter":"x"}"#, "axxbx"), ["a", "b"]);
+        assert_eq!(run(r#"{"type":"Punctuation","behavior":"Contiguous"}"#, "a,.b$"), ["a", ",.", "b", "$"]);
+        assert_eq!(run(r#"{"type":"FixedLength","length":2}"#, "abcdé"), ["ab", "cd", "é"]);
+        assert_eq!(run(r#"{"type":"FixedLength"}"#, "abcdefg"), ["abcde", "fg"]);
+        assert_eq!(run(r#"{"type":"WhitespaceSplit"}"#, " a\u{3000}b\n"), ["a", "b"]);
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn pre_tokenize_gives_input_spans() {
+        let pt = load(r#"{"type":"Metaspace","replacement":"_","prepend_scheme":"always","split":true}"#);
+        let text = "é b";
+        let mut v = Vec::new();
+        pre_tokenize(Some(&pt), text, |p| v.push(&text[p.byte_start..p.byte_end]));
+        assert_eq!(v, ["é", " b"]);
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn loader_errors_name_the_path() {
+        let err = |json: &str| {
+            crate::loaders::tokenizer_json::parse_pre_tokenizer_json(json).unwrap_err().to_string()
+        };
+        let e = err(
+            r#"{"type":"Sequence","pretokenizers":[{"type":"Whitespace"},{"type":"Split","pattern":{"Regex":"("},"behavior":"Isolated","invert":false}]}"#,
+        );
+        assert!(e.contains("pre_tokenizer.pretokenizers[1].pattern"), "{e}");
+        assert!(err(r#"{"type":"Metaspace","replacement":"ab"}"#).contains("pre_tokenizer.replacement"));
+        assert!(err(r#"{"type":"ByteLevel","add_prefix_space":true}"#).contains("pre_tokenizer.trim_offsets"));
+        assert!(err(r#"{"type":"Punctuation","behavior":"removed"}"#).contains("pre_tokenizer.behavior"));
+        assert!(err(r#"{"type":"Delimiter","delimiter":"x"}"#).contains("\"Delimiter\""));
+        assert!(err(r#"{"type":"FixedLength","length":0}"#).contains("pre_tokenizer.length"));
+    }
 }
