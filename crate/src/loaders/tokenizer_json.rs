@@ -95,6 +95,13 @@ pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
         None | Some(Value::Null) => None,
         Some(v) => Some(parse_pre_tokenizer(v, "pre_tokenizer")?),
     };
+    // The pipeline's word loop cuts the normalized text (`pre_tokenize`); a pre-tokenizer that
+    // rewrites its pieces needs `PreTokenizer::apply`.
+    if let Some(name) = pre_tokenizer.as_ref().and_then(|p| p.rewriting_component()) {
+        return Err(Error::Unsupported(format!(
+            "pre_tokenizer: {name} (it rewrites its pieces) in a tokenizer pipeline"
+        )));
+    }
     let added = match root.get("added_tokens") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.iter().map(parse_added_token).collect::<Result<Vec<_>>>()?,
