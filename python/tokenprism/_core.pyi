@@ -69,6 +69,18 @@ class Decoder:
         """A decoder from its tokenizer.json JSON (the reference's `__getstate__`)."""
     def decode(self, tokens: Sequence[str]) -> str: ...
 
+class PreTokenizer:
+    """One pre-tokenizer of a tokenizer.json (its "pre_tokenizer" JSON), on its own."""
+
+    @staticmethod
+    def from_str(json: str) -> PreTokenizer: ...
+    def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """The pieces of `text`, each with its (start, end) char offsets in `text`, as
+        tokenizers' `pre_tokenize_str`."""
+    @property
+    def stages(self) -> list[str]:
+        """The stage names the pre-tokenizer reports, one per component."""
+
 class Tokenizer:
     @staticmethod
     def from_file(path: str | PathLike[str]) -> Tokenizer:

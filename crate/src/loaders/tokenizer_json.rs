@@ -7,6 +7,11 @@
 use crate::error::{Error, Result};
 use crate::models::wordpiece::WordPiece;
 use crate::normalizers::BertNormalizerConfig;
+#[cfg(feature = "general")]
+use crate::pre_tokenizers::{
+    metaspace::{Metaspace, PrependScheme},
+    split::{Split, SplitDelimiterBehavior, SplitPattern},
+};
 use crate::tokenizer::{
     AddedToken, Decoder, Direction, Normalizer, Padding, PaddingStrategy, PostProcessor, PreTokenizer,
     SpecialTokenDef, TemplatePiece, Tokenizer, Truncation, TruncationStrategy,
@@ -88,8 +93,15 @@ pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
     };
     let pre_tokenizer = match root.get("pre_tokenizer") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(parse_pre_tokenizer(v)?),
+        Some(v) => Some(parse_pre_tokenizer(v, "pre_tokenizer")?),
     };
+    // The pipeline's word loop cuts the normalized text (`pre_tokenize`); a pre-tokenizer that
+    // rewrites its pieces needs `PreTokenizer::apply`.
+    if let Some(name) = pre_tokenizer.as_ref().and_then(|p| p.rewriting_component()) {
+        return Err(Error::Unsupported(format!(
+            "pre_tokenizer: {name} (it rewrites its pieces) in a tokenizer pipeline"
+        )));
+    }
     let added = match root.get("added_tokens") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.iter().map(parse_added_token).collect::<Result<Vec<_>>>()?,
@@ -112,6 +124,12 @@ pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
         Some(v) => Some(parse_padding(v)?),
     };
     Tokenizer::new(normalizer, pre_tokenizer, model, post_processor, decoder, added, truncation, padding)
+}
+
+/// A pre-tokenizer alone, as its JSON (the `pre_tokenizer` field of a tokenizer.json).
+pub fn parse_pre_tokenizer_json(json: &str) -> Result<PreTokenizer> {
+    let v: Value = serde_json::from_str(json).map_err(|e| Error::Json(e.to_string()))?;
+    parse_pre_tokenizer(&v, "pre_tokenizer")
 }
 
 fn parse_model(v: &Value) -> Result<WordPiece> {
@@ -169,6 +187,30 @@ fn parse_list<T>(o: &Obj, key: &str, path: &str, item: fn(&Value, &str) -> Resul
         Some(v) => Err(Error::Json(format!("{path}.{key} must be an array, found {}", kind(v)))),
         None => Err(Error::Json(format!("{path}.{key} is missing"))),
     }
+}
+
+/// Metaspace's `prepend_scheme` (pre-tokenizer and decoder alike; "always" when absent).
+/// Files from before it say `add_prefix_space`, whose false goes only with "never".
+#[cfg(feature = "general")]
+fn parse_prepend_scheme(o: &Obj, path: &str) -> Result<PrependScheme> {
+    let scheme = match o.get("prepend_scheme") {
+        None => PrependScheme::Always,
+        Some(Value::String(s)) => PrependScheme::parse(s).ok_or_else(|| {
+            Error::Json(format!(
+                "{path}.prepend_scheme must be \"always\", \"first\" or \"never\", found {s:?}"
+            ))
+        })?,
+        Some(v) => {
+            return Err(Error::Json(format!("{path}.prepend_scheme must be a string, found {}", kind(v))))
+        }
+    };
+    if opt_bool(o, "add_prefix_space", path)? == Some(false) && scheme != PrependScheme::Never {
+        return Err(Error::Invalid(format!(
+            "{path}.add_prefix_space is false but prepend_scheme is {:?}",
+            scheme.name()
+        )));
+    }
+    Ok(scheme)
 }
 
 /// A string field that must hold exactly one char.
@@ -240,14 +282,111 @@ const NORMALIZERS: &str =
 #[cfg(not(feature = "general"))]
 const NORMALIZERS: &str = "BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence";
 
-fn parse_pre_tokenizer(v: &Value) -> Result<PreTokenizer> {
-    let o = obj(v, "pre_tokenizer")?;
-    match type_of(o, "pre_tokenizer")? {
+/// A pre-tokenizer as the reference reads it: the fields it requires, its defaults for the
+/// others, unknown fields ignored. `path` names it in errors.
+fn parse_pre_tokenizer(v: &Value, path: &str) -> Result<PreTokenizer> {
+    let o = obj(v, path)?;
+    match type_of(o, path)? {
         "BertPreTokenizer" => Ok(PreTokenizer::Bert),
-        other => {
-            Err(Error::Unsupported(format!("pre_tokenizer type {other:?} (supported: BertPreTokenizer)")))
+        #[cfg(feature = "general")]
+        "ByteLevel" => Ok(PreTokenizer::ByteLevel(crate::pre_tokenizers::byte_level::ByteLevel {
+            add_prefix_space: get_bool(o, "add_prefix_space", path, None)?,
+            trim_offsets: get_bool(o, "trim_offsets", path, None)?,
+            use_regex: get_bool(o, "use_regex", path, Some(true))?,
+        })),
+        #[cfg(feature = "general")]
+        "Whitespace" => Ok(PreTokenizer::Whitespace),
+        #[cfg(feature = "general")]
+        "WhitespaceSplit" => Ok(PreTokenizer::WhitespaceSplit),
+        #[cfg(feature = "general")]
+        "Punctuation" => Ok(PreTokenizer::Punctuation(match o.get("behavior") {
+            None => SplitDelimiterBehavior::Isolated,
+            Some(_) => parse_behavior(o, path)?,
+        })),
+        #[cfg(feature = "general")]
+        "Split" => {
+            let what = format!("{path}.pattern");
+            let pattern = match o.get("pattern") {
+                Some(Value::Object(p)) if p.len() == 1 => match p.iter().next() {
+                    Some((k, Value::String(s))) if k == "String" => SplitPattern::String(s.clone()),
+                    Some((k, Value::String(s))) if k == "Regex" => SplitPattern::Regex(s.clone()),
+                    _ => {
+                        return Err(Error::Json(format!(
+                            "{what} must be {{\"String\": ...}} or {{\"Regex\": ...}}"
+                        )))
+                    }
+                },
+                Some(_) => {
+                    return Err(Error::Json(format!(
+                        "{what} must be {{\"String\": ...}} or {{\"Regex\": ...}}"
+                    )))
+                }
+                None => return Err(Error::Json(format!("{what} is missing"))),
+            };
+            let behavior = parse_behavior(o, path)?;
+            let invert = get_bool(o, "invert", path, None)?;
+            let split = Split::new(pattern, behavior, invert).map_err(|e| match e {
+                Error::Invalid(m) => Error::Invalid(format!("{what}: {m}")),
+                e => e,
+            })?;
+            Ok(PreTokenizer::Split(split))
         }
+        #[cfg(feature = "general")]
+        "Metaspace" => {
+            let replacement = get_char(o, "replacement", path)?;
+            let prepend_scheme = parse_prepend_scheme(o, path)?;
+            let split = opt_bool(o, "split", path)?.unwrap_or(true);
+            Ok(PreTokenizer::Metaspace(Metaspace { replacement, prepend_scheme, split }))
+        }
+        #[cfg(feature = "general")]
+        "Digits" => {
+            Ok(PreTokenizer::Digits { individual_digits: get_bool(o, "individual_digits", path, None)? })
+        }
+        #[cfg(feature = "general")]
+        "CharDelimiterSplit" => Ok(PreTokenizer::CharDelimiterSplit(get_char(o, "delimiter", path)?)),
+        #[cfg(feature = "general")]
+        "UnicodeScripts" => Ok(PreTokenizer::UnicodeScripts),
+        #[cfg(feature = "general")]
+        "FixedLength" => {
+            let length =
+                if o.contains_key("length") { get_uint(o, "length", path, u32::MAX as u64)? } else { 5 };
+            // The reference loads 0 and then panics on the first text.
+            if length == 0 {
+                return Err(Error::Invalid(format!("{path}.length must be at least 1")));
+            }
+            Ok(PreTokenizer::FixedLength(length as usize))
+        }
+        #[cfg(feature = "general")]
+        "Sequence" => {
+            let what = format!("{path}.pretokenizers");
+            let list = match o.get("pretokenizers") {
+                Some(Value::Array(a)) => a,
+                Some(v) => return Err(Error::Json(format!("{what} must be an array, found {}", kind(v)))),
+                None => return Err(Error::Json(format!("{what} is missing"))),
+            };
+            let list = list.iter().enumerate().map(|(i, v)| parse_pre_tokenizer(v, &format!("{what}[{i}]")));
+            Ok(PreTokenizer::Sequence(list.collect::<Result<_>>()?))
+        }
+        other => Err(Error::Unsupported(format!(
+            "{path}: pre_tokenizer type {other:?} (supported: {PRE_TOKENIZERS})"
+        ))),
     }
+}
+
+#[cfg(feature = "general")]
+const PRE_TOKENIZERS: &str = "BertPreTokenizer, ByteLevel, Whitespace, WhitespaceSplit, Punctuation, Split, \
+     Metaspace, Digits, CharDelimiterSplit, UnicodeScripts, FixedLength, Sequence";
+#[cfg(not(feature = "general"))]
+const PRE_TOKENIZERS: &str = "BertPreTokenizer";
+
+/// The `behavior` of a Split or Punctuation.
+#[cfg(feature = "general")]
+fn parse_behavior(o: &Obj, path: &str) -> Result<SplitDelimiterBehavior> {
+    let name = get_str(o, "behavior", path)?;
+    SplitDelimiterBehavior::parse(name).ok_or_else(|| {
+        let names: Vec<_> = SplitDelimiterBehavior::ALL.iter().map(|b| b.name()).collect();
+        Error::Json(format!("{path}.behavior must be one of {}, found {name:?}", names.join(", ")))
+    })
 }
 
 fn parse_added_token(v: &Value) -> Result<AddedToken> {
@@ -405,30 +544,11 @@ fn parse_decoder(v: &Value, path: &str) -> Result<Decoder> {
             Ok(Decoder::ByteLevel)
         }
         #[cfg(feature = "general")]
-        "Metaspace" => {
-            use crate::decoders::PrependScheme;
-            let scheme = str_or(o, "prepend_scheme", path, "always")?;
-            let mut prepend_scheme = PrependScheme::parse(scheme).ok_or_else(|| {
-                Error::Json(format!(
-                    "{path}.prepend_scheme must be \"always\", \"first\" or \"never\", found {scheme:?}"
-                ))
-            })?;
-            // Files from before prepend_scheme say add_prefix_space instead.
-            if opt_bool(o, "add_prefix_space", path)? == Some(false) {
-                if prepend_scheme != PrependScheme::Never {
-                    return Err(Error::Invalid(format!(
-                        "{path}: add_prefix_space false does not match prepend_scheme {:?}",
-                        prepend_scheme.name()
-                    )));
-                }
-                prepend_scheme = PrependScheme::Never;
-            }
-            Ok(Decoder::Metaspace {
-                replacement: get_char(o, "replacement", path)?,
-                prepend_scheme,
-                split: opt_bool(o, "split", path)?.unwrap_or(true),
-            })
-        }
+        "Metaspace" => Ok(Decoder::Metaspace {
+            replacement: get_char(o, "replacement", path)?,
+            prepend_scheme: parse_prepend_scheme(o, path)?,
+            split: opt_bool(o, "split", path)?.unwrap_or(true),
+        }),
         #[cfg(feature = "general")]
         "BPEDecoder" => Ok(Decoder::Bpe { suffix: get_str(o, "suffix", path)?.to_owned() }),
         #[cfg(feature = "general")]

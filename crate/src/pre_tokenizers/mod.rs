@@ -9,8 +9,18 @@
 
 pub mod bert;
 pub mod byte_level;
+#[cfg(feature = "general")]
+pub mod metaspace;
+#[cfg(feature = "general")]
+pub mod split;
+#[cfg(feature = "general")]
+pub mod unicode_scripts;
+#[cfg(feature = "general")]
+pub mod whitespace;
 
 use crate::normalizers::AlignedText;
+#[cfg(feature = "general")]
+use split::{char_matches, Cutter, SplitDelimiterBehavior};
 
 /// A word of the normalized text: its byte range and its char range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,17 +31,62 @@ pub struct Piece {
     pub char_end: usize,
 }
 
+/// The pre-tokenizers of a tokenizer.json, named as there.
 #[derive(Clone, Debug)]
 pub enum PreTokenizer {
+    /// BertPreTokenizer: whitespace removed, each punctuation char its own piece.
     Bert,
+    #[cfg(feature = "general")]
+    ByteLevel(byte_level::ByteLevel),
+    /// Words (`\w+`) and runs of other non-space chars; whitespace removed.
+    #[cfg(feature = "general")]
+    Whitespace,
+    /// Cut at whitespace, which is removed.
+    #[cfg(feature = "general")]
+    WhitespaceSplit,
+    /// Split at each punctuation char (BERT's punctuation).
+    #[cfg(feature = "general")]
+    Punctuation(SplitDelimiterBehavior),
+    #[cfg(feature = "general")]
+    Split(split::Split),
+    #[cfg(feature = "general")]
+    Metaspace(metaspace::Metaspace),
+    /// Split at numeric chars (`char::is_numeric`): each one alone, or runs of them.
+    #[cfg(feature = "general")]
+    Digits { individual_digits: bool },
+    /// Cut at this char, which is removed.
+    #[cfg(feature = "general")]
+    CharDelimiterSplit(char),
+    #[cfg(feature = "general")]
+    UnicodeScripts,
+    /// Pieces of this many chars (the last may be shorter); never 0.
+    #[cfg(feature = "general")]
+    FixedLength(usize),
+    /// Each pre-tokenizer in turn on the pieces of the previous one.
+    #[cfg(feature = "general")]
+    Sequence(Vec<PreTokenizer>),
 }
 
 /// Splits `text` into words as `pre_tokenizer` does (with none: the whole text is one word).
+///
+/// A pre-tokenizer that rewrites its pieces (ByteLevel, Metaspace) gives, for each piece, the
+/// span of `text` it stems from; [`PreTokenizer::apply`] gives the pieces themselves.
 pub fn pre_tokenize(pre_tokenizer: Option<&PreTokenizer>, text: &str, emit: impl FnMut(Piece)) {
+    let mut emit = emit;
     match pre_tokenizer {
         Some(PreTokenizer::Bert) => bert::split(text, emit),
+        #[cfg(feature = "general")]
+        Some(p) => {
+            let out = p.apply(PreTokenized::whole(AlignedText::new(text)), &mut |_, _| {});
+            // The byte offset of each char of `text`, and of its end.
+            let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+            for i in 0..out.pieces.len() {
+                let orig = out.piece_orig(i);
+                let (cs, ce) = (orig[0] as usize, orig[orig.len() - 1] as usize + 1);
+                emit(Piece { byte_start: starts[cs], byte_end: starts[ce], char_start: cs, char_end: ce });
+            }
+        }
         None => {
-            let mut emit = emit;
             if !text.is_empty() {
                 emit(Piece {
                     byte_start: 0,
@@ -142,10 +197,54 @@ impl Builder {
 }
 
 impl PreTokenizer {
-    /// The names of the stages [`PreTokenizer::apply`] reports, in order.
+    /// The names of the stages [`PreTokenizer::apply`] reports, in order: one per component.
     pub fn stage_names(&self, out: &mut Vec<&'static str>) {
         match self {
-            PreTokenizer::Bert => out.push("bert_pre_tokenizer"),
+            #[cfg(feature = "general")]
+            PreTokenizer::Sequence(list) => list.iter().for_each(|p| p.stage_names(out)),
+            p => out.push(p.stage_name()),
+        }
+    }
+
+    /// The type name of the first component that rewrites its pieces (ByteLevel, Metaspace),
+    /// if any: [`pre_tokenize`] can only give such a pre-tokenizer's input spans.
+    pub fn rewriting_component(&self) -> Option<&'static str> {
+        match self {
+            #[cfg(feature = "general")]
+            PreTokenizer::ByteLevel(_) => Some("ByteLevel"),
+            #[cfg(feature = "general")]
+            PreTokenizer::Metaspace(_) => Some("Metaspace"),
+            #[cfg(feature = "general")]
+            PreTokenizer::Sequence(list) => list.iter().find_map(|p| p.rewriting_component()),
+            _ => None,
+        }
+    }
+
+    fn stage_name(&self) -> &'static str {
+        match self {
+            PreTokenizer::Bert => "bert_pre_tokenizer",
+            #[cfg(feature = "general")]
+            PreTokenizer::ByteLevel(_) => "byte_level",
+            #[cfg(feature = "general")]
+            PreTokenizer::Whitespace => "whitespace",
+            #[cfg(feature = "general")]
+            PreTokenizer::WhitespaceSplit => "whitespace_split",
+            #[cfg(feature = "general")]
+            PreTokenizer::Punctuation(_) => "punctuation",
+            #[cfg(feature = "general")]
+            PreTokenizer::Split(_) => "split",
+            #[cfg(feature = "general")]
+            PreTokenizer::Metaspace(_) => "metaspace",
+            #[cfg(feature = "general")]
+            PreTokenizer::Digits { .. } => "digits",
+            #[cfg(feature = "general")]
+            PreTokenizer::CharDelimiterSplit(_) => "char_delimiter_split",
+            #[cfg(feature = "general")]
+            PreTokenizer::UnicodeScripts => "unicode_scripts",
+            #[cfg(feature = "general")]
+            PreTokenizer::FixedLength(_) => "fixed_length",
+            #[cfg(feature = "general")]
+            PreTokenizer::Sequence(_) => "sequence",
         }
     }
 
@@ -158,8 +257,47 @@ impl PreTokenizer {
     ) -> PreTokenized {
         let out = match self {
             PreTokenizer::Bert => split_each(&input, |text, emit| bert::split(text, emit)),
+            #[cfg(feature = "general")]
+            PreTokenizer::Sequence(list) => {
+                return list.iter().fold(input, |acc, p| p.apply(acc, observe));
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::ByteLevel(b) => b.apply(&input),
+            #[cfg(feature = "general")]
+            PreTokenizer::Metaspace(m) => m.apply(&input),
+            #[cfg(feature = "general")]
+            PreTokenizer::Whitespace => cut_each(&input, whitespace::words),
+            #[cfg(feature = "general")]
+            PreTokenizer::WhitespaceSplit => split_by(&input, SplitDelimiterBehavior::Removed, |t, f| {
+                char_matches(t, char::is_whitespace, f)
+            }),
+            #[cfg(feature = "general")]
+            PreTokenizer::Punctuation(behavior) => {
+                split_by(&input, *behavior, |t, f| char_matches(t, crate::unicode::is_bert_punctuation, f))
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::Split(s) => split_by(&input, s.behavior, |t, f| s.matches(t, f)),
+            // Rust's `char::is_numeric` (General_Category N*) on the Unicode of the Rust it is
+            // built with, as the reference's: 17.0 for tokenizers 0.23.3.
+            #[cfg(feature = "general")]
+            PreTokenizer::Digits { individual_digits } => {
+                let behavior = if *individual_digits {
+                    SplitDelimiterBehavior::Isolated
+                } else {
+                    SplitDelimiterBehavior::Contiguous
+                };
+                split_by(&input, behavior, |t, f| char_matches(t, char::is_numeric, f))
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::CharDelimiterSplit(d) => {
+                split_by(&input, SplitDelimiterBehavior::Removed, |t, f| char_matches(t, |c| c == *d, f))
+            }
+            #[cfg(feature = "general")]
+            PreTokenizer::UnicodeScripts => cut_each(&input, unicode_scripts::cut),
+            #[cfg(feature = "general")]
+            PreTokenizer::FixedLength(n) => cut_each(&input, |t, emit| fixed_length(*n, t, emit)),
         };
-        observe("bert_pre_tokenizer", &out);
+        observe(self.stage_name(), &out);
         out
     }
 }
@@ -180,6 +318,59 @@ pub fn split_each(input: &PreTokenized, mut split: impl FnMut(&str, &mut dyn FnM
         });
     }
     b.finish()
+}
+
+/// Like [`split_each`] for a splitter that knows byte ranges only: `cut(piece_text, emit)`
+/// calls `emit(start, end)` with byte ranges of the piece, in order and not overlapping; text
+/// outside them is dropped, and empty ranges add nothing.
+#[cfg(feature = "general")]
+fn cut_each(input: &PreTokenized, mut cut: impl FnMut(&str, &mut dyn FnMut(usize, usize))) -> PreTokenized {
+    let mut b = Builder::with_capacity(input.text.text.len(), input.text.orig.len());
+    for p in &input.pieces {
+        let text = &input.text.text[p.byte_start..p.byte_end];
+        // Chars are counted from the end of the previous range on: linear in the piece.
+        let (mut byte, mut char) = (0usize, p.char_start);
+        cut(text, &mut |s, e| {
+            debug_assert!(byte <= s && s <= e && e <= text.len(), "ranges out of order");
+            if s == e {
+                return;
+            }
+            char += text[byte..s].chars().count();
+            let cs = char;
+            char += text[s..e].chars().count();
+            byte = e;
+            b.copy(&input.text, p.byte_start + s..p.byte_start + e, cs..char);
+        });
+    }
+    b.finish()
+}
+
+/// Splits every piece of `input` by a pattern: `matches(piece_text, f)` tiles the text, calling
+/// `f(start, end, is_match)` in order, and `behavior` says what becomes of the matches.
+#[cfg(feature = "general")]
+fn split_by(
+    input: &PreTokenized,
+    behavior: SplitDelimiterBehavior,
+    matches: impl Fn(&str, &mut dyn FnMut(usize, usize, bool)),
+) -> PreTokenized {
+    cut_each(input, |text, emit| {
+        let mut cutter = Cutter::new(behavior, emit);
+        matches(text, &mut |s, e, m| cutter.push(s, e, m));
+        cutter.finish();
+    })
+}
+
+/// FixedLength: pieces of `n` chars, the last one what remains.
+#[cfg(feature = "general")]
+fn fixed_length(n: usize, text: &str, emit: &mut dyn FnMut(usize, usize)) {
+    let mut start = 0;
+    for (k, (i, _)) in text.char_indices().enumerate() {
+        if k > 0 && k % n == 0 {
+            emit(start, i);
+            start = i;
+        }
+    }
+    emit(start, text.len());
 }
 
 #[cfg(test)]
@@ -213,5 +404,107 @@ mod tests {
         assert_eq!(out.pieces.len(), 1);
         assert_eq!(pieces(&out), vec![("x", &[7u32][..])]);
         assert!(PreTokenized::whole(AlignedText::new("")).pieces.is_empty());
+    }
+
+    #[cfg(feature = "general")]
+    fn texts(p: &PreTokenized) -> Vec<&str> {
+        (0..p.pieces.len()).map(|i| p.piece_text(i)).collect()
+    }
+
+    #[cfg(feature = "general")]
+    fn load(json: &str) -> PreTokenizer {
+        crate::loaders::tokenizer_json::parse_pre_tokenizer_json(json).unwrap()
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn a_sequence_reports_each_stage_and_splits_within_pieces() {
+        let pt = load(
+            r#"{"type":"Sequence","pretokenizers":[{"type":"WhitespaceSplit"},
+                {"type":"Sequence","pretokenizers":[{"type":"Digits","individual_digits":false}]},
+                {"type":"Metaspace","replacement":"_","prepend_scheme":"first","split":true}]}"#,
+        );
+        let mut names = Vec::new();
+        pt.stage_names(&mut names);
+        assert_eq!(names, ["whitespace_split", "digits", "metaspace"]);
+        let mut seen = Vec::new();
+        let out = pt.apply(PreTokenized::whole(AlignedText::new("ab12 c")), &mut |name, p| {
+            seen.push((name, texts(p).into_iter().map(str::to_owned).collect::<Vec<_>>()))
+        });
+        assert_eq!(seen[0], ("whitespace_split", vec!["ab12".to_owned(), "c".to_owned()]));
+        assert_eq!(seen[1].1, ["ab", "12", "c"]);
+        // Only the piece that starts the input gets the prefix under "first".
+        assert_eq!(texts(&out), ["_ab", "12", "c"]);
+        assert_eq!(pieces(&out)[0], ("_ab", &[0u32, 0, 1][..]));
+        assert_eq!(pieces(&out)[2], ("c", &[5u32][..]));
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn cuts_keep_the_alignment_of_each_piece() {
+        // Two pieces whose chars stem from scattered input chars (as after a normalizer).
+        let mut t = AlignedText::new("a-bé-c");
+        t.orig = vec![0, 2, 3, 4, 7, 9];
+        let input = PreTokenized {
+            pieces: vec![
+                Piece { byte_start: 0, byte_end: 5, char_start: 0, char_end: 4 },
+                Piece { byte_start: 5, byte_end: 7, char_start: 4, char_end: 6 },
+            ],
+            text: t,
+        };
+        let pt =
+            load(r#"{"type":"Split","pattern":{"String":"-"},"behavior":"MergedWithNext","invert":false}"#);
+        let out = pt.apply(input.clone(), &mut |_, _| {});
+        assert_eq!(pieces(&out), [("a", &[0u32][..]), ("-bé", &[2, 3, 4][..]), ("-c", &[7, 9][..])]);
+        // Inverted, the stretches between matches count as the delimiters: Removed keeps
+        // only what the pattern matches.
+        let pt = load(r#"{"type":"Split","pattern":{"Regex":"[a-c]"},"behavior":"Removed","invert":true}"#);
+        let out = pt.apply(input, &mut |_, _| {});
+        assert_eq!(pieces(&out), [("a", &[0u32][..]), ("b", &[3][..]), ("c", &[9][..])]);
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn char_predicates_and_fixed_length() {
+        let run = |json: &str, text: &str| {
+            texts(&load(json).apply(PreTokenized::whole(AlignedText::new(text)), &mut |_, _| {}))
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(r#"{"type":"Digits","individual_digits":true}"#, "a12Ⅻ"), ["a", "1", "2", "Ⅻ"]);
+        assert_eq!(run(r#"{"type":"Digits","individual_digits":false}"#, "a12b3"), ["a", "12", "b", "3"]);
+        assert_eq!(run(r#"{"type":"CharDelimiterSplit","delimiter":"x"}"#, "axxbx"), ["a", "b"]);
+        assert_eq!(run(r#"{"type":"Punctuation","behavior":"Contiguous"}"#, "a,.b$"), ["a", ",.", "b", "$"]);
+        assert_eq!(run(r#"{"type":"FixedLength","length":2}"#, "abcdé"), ["ab", "cd", "é"]);
+        assert_eq!(run(r#"{"type":"FixedLength"}"#, "abcdefg"), ["abcde", "fg"]);
+        assert_eq!(run(r#"{"type":"WhitespaceSplit"}"#, " a\u{3000}b\n"), ["a", "b"]);
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn pre_tokenize_gives_input_spans() {
+        let pt = load(r#"{"type":"Metaspace","replacement":"_","prepend_scheme":"always","split":true}"#);
+        let text = "é b";
+        let mut v = Vec::new();
+        pre_tokenize(Some(&pt), text, |p| v.push(&text[p.byte_start..p.byte_end]));
+        assert_eq!(v, ["é", " b"]);
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn loader_errors_name_the_path() {
+        let err = |json: &str| {
+            crate::loaders::tokenizer_json::parse_pre_tokenizer_json(json).unwrap_err().to_string()
+        };
+        let e = err(
+            r#"{"type":"Sequence","pretokenizers":[{"type":"Whitespace"},{"type":"Split","pattern":{"Regex":"("},"behavior":"Isolated","invert":false}]}"#,
+        );
+        assert!(e.contains("pre_tokenizer.pretokenizers[1].pattern"), "{e}");
+        assert!(err(r#"{"type":"Metaspace","replacement":"ab"}"#).contains("pre_tokenizer.replacement"));
+        assert!(err(r#"{"type":"ByteLevel","add_prefix_space":true}"#).contains("pre_tokenizer.trim_offsets"));
+        assert!(err(r#"{"type":"Punctuation","behavior":"removed"}"#).contains("pre_tokenizer.behavior"));
+        assert!(err(r#"{"type":"Delimiter","delimiter":"x"}"#).contains("\"Delimiter\""));
+        assert!(err(r#"{"type":"FixedLength","length":0}"#).contains("pre_tokenizer.length"));
     }
 }

@@ -112,3 +112,17 @@ pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
 pub fn is_word_char(c: char) -> bool {
     in_ranges(&generated::word_tables::WORD, c)
 }
+
+/// The Script of `c` in Unicode 9.0, as an index into
+/// [`generated::scripts_tables::SCRIPT_NAMES`] (`UNKNOWN` for an unassigned code point).
+#[cfg(feature = "general")]
+pub fn script(c: char) -> u8 {
+    use generated::scripts_tables::{SCRIPTS, UNKNOWN};
+    let cp = c as u32;
+    // The last range starting at or before `cp`, if it reaches `cp`.
+    let i = SCRIPTS.partition_point(|&(lo, _, _)| lo <= cp);
+    match i.checked_sub(1).map(|i| SCRIPTS[i]) {
+        Some((_, hi, s)) if cp <= hi => s,
+        _ => UNKNOWN,
+    }
+}

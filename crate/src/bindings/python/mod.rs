@@ -7,6 +7,7 @@ mod decoder;
 mod encoding;
 mod ids;
 mod normalizer;
+mod pre_tokenizer;
 mod tokenizer;
 mod train;
 
@@ -84,6 +85,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoding::PyEncoding>()?;
     m.add_class::<normalizer::PyNormalizer>()?;
     m.add_class::<decoder::PyDecoder>()?;
+    m.add_class::<pre_tokenizer::PyPreTokenizer>()?;
     bpe::register(m)?;
     train::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

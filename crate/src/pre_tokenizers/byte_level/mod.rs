@@ -4,7 +4,11 @@
 pub mod alphabet;
 pub mod classes;
 pub mod pattern;
+#[cfg(feature = "general")]
+mod pre_tokenizer;
 pub(crate) mod scan;
 pub(crate) mod spans;
 
 pub use pattern::Pattern;
+#[cfg(feature = "general")]
+pub use pre_tokenizer::ByteLevel;

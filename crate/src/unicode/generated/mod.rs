@@ -7,5 +7,8 @@ pub mod bert_tables;
 pub mod bpe_classes;
 #[rustfmt::skip]
 pub mod forms_tables;
+#[cfg(feature = "general")]
+#[rustfmt::skip]
+pub mod scripts_tables;
 #[rustfmt::skip]
 pub mod word_tables;

@@ -1,0 +1,118 @@
+//! Metaspace: spaces become a visible replacement char (`▁` by default), which may also be put
+//! in front of a piece, and each piece is cut before every replacement char.
+
+use super::{Builder, PreTokenized};
+
+/// When Metaspace puts the replacement char in front of a piece that does not start with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrependScheme {
+    /// Every piece.
+    Always,
+    /// Only a piece that starts at the very start of the input.
+    First,
+    Never,
+}
+
+impl PrependScheme {
+    /// The name a tokenizer.json uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrependScheme::Always => "always",
+            PrependScheme::First => "first",
+            PrependScheme::Never => "never",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        [PrependScheme::Always, PrependScheme::First, PrependScheme::Never]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Metaspace {
+    pub replacement: char,
+    pub prepend_scheme: PrependScheme,
+    /// Cut before each replacement char (the reference's `MergedWithNext` split on it).
+    pub split: bool,
+}
+
+impl Metaspace {
+    pub fn apply(&self, input: &PreTokenized) -> PreTokenized {
+        let rep = self.replacement;
+        let mut b =
+            Builder::with_capacity(input.text.text.len() + 3 * input.pieces.len(), input.text.orig.len());
+        for i in 0..input.pieces.len() {
+            let text = input.piece_text(i);
+            let orig = input.piece_orig(i);
+            let Some(first) = text.chars().next() else { continue };
+            // "first" is decided by where the piece starts in the input: the reference asks
+            // whether the piece's original offset is 0, and a piece's original start is the
+            // alignment of its first char.
+            let prepend = first != ' '
+                && first != rep
+                && match self.prepend_scheme {
+                    PrependScheme::Always => true,
+                    PrependScheme::First => orig[0] == 0,
+                    PrependScheme::Never => false,
+                };
+            b.begin();
+            // The prepended char and each replaced space stand for the char they precede or
+            // replace.
+            if prepend {
+                b.push(rep, orig[0]);
+            }
+            for (c, &o) in text.chars().zip(orig) {
+                let c = if c == ' ' { rep } else { c };
+                if self.split && c == rep {
+                    // The open piece ends here; an empty one (a leading replacement) is dropped.
+                    b.end();
+                    b.begin();
+                }
+                b.push(c, o);
+            }
+            b.end();
+        }
+        b.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalizers::AlignedText;
+
+    fn run(m: &Metaspace, text: &str) -> Vec<(String, Vec<u32>)> {
+        let out = m.apply(&PreTokenized::whole(AlignedText::new(text)));
+        (0..out.pieces.len()).map(|i| (out.piece_text(i).to_owned(), out.piece_orig(i).to_vec())).collect()
+    }
+
+    #[test]
+    fn replaces_prepends_and_cuts() {
+        let m = Metaspace { replacement: '▁', prepend_scheme: PrependScheme::Always, split: true };
+        assert_eq!(
+            run(&m, "hé llo"),
+            [("▁hé".to_owned(), vec![0, 0, 1]), ("▁llo".to_owned(), vec![2, 3, 4, 5])]
+        );
+        // A run of spaces: each replacement but the last stands alone.
+        let out: Vec<_> = run(&m, "a  b").into_iter().map(|p| p.0).collect();
+        assert_eq!(out, ["▁a", "▁", "▁b"]);
+        // No prepend before a leading space or replacement char.
+        let out: Vec<_> = run(&m, "▁x y").into_iter().map(|p| p.0).collect();
+        assert_eq!(out, ["▁x", "▁y"]);
+        let m = Metaspace { replacement: '_', prepend_scheme: PrependScheme::Never, split: false };
+        assert_eq!(run(&m, "a b "), [("a_b_".to_owned(), vec![0, 1, 2, 3])]);
+    }
+
+    #[test]
+    fn first_prepends_only_at_the_input_start() {
+        let m = Metaspace { replacement: '▁', prepend_scheme: PrependScheme::First, split: true };
+        let mut t = AlignedText::new("ab");
+        t.orig = vec![3, 4];
+        let out = m.apply(&PreTokenized::whole(t));
+        assert_eq!(out.text.text, "ab");
+        let out = m.apply(&PreTokenized::whole(AlignedText::new("ab")));
+        assert_eq!(out.text.text, "▁ab");
+    }
+}
