@@ -20,9 +20,11 @@ from ._core import (
     Normalizer,
     Tokenizer,
     TrainedBpe,
+    Unigram,
     __version__,
     get_num_threads,
     normalize,
+    normalize_precompiled,
     set_num_threads,
     train_bpe,
 )
@@ -33,9 +35,11 @@ __all__ = [
     "Normalizer",
     "Tokenizer",
     "TrainedBpe",
+    "Unigram",
     "__version__",
     "get_num_threads",
     "normalize",
+    "normalize_precompiled",
     "set_num_threads",
     "train_bpe",
 ]

@@ -170,6 +170,8 @@ fn parse_normalizer(v: &Value) -> Result<Normalizer> {
         "NFKD" => Ok(Normalizer::Form(Form::Nfkd)),
         "Lowercase" => Ok(Normalizer::Lowercase),
         "StripAccents" => Ok(Normalizer::StripAccents),
+        #[cfg(feature = "general")]
+        "Precompiled" => Ok(Normalizer::Precompiled(parse_precompiled(o, "normalizer")?.into())),
         "Sequence" => {
             let list = o
                 .get("normalizers")
@@ -181,6 +183,100 @@ fn parse_normalizer(v: &Value) -> Result<Normalizer> {
             "normalizer type {other:?} (supported: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence)"
         ))),
     }
+}
+
+/// A normalizer object alone (what `normalizer` holds in a tokenizer.json).
+#[cfg(feature = "general")]
+pub fn parse_normalizer_json(v: &Value) -> Result<Normalizer> {
+    parse_normalizer(v)
+}
+
+/// A `Precompiled` normalizer object at JSON path `path`: SentencePiece's char map in base64.
+#[cfg(feature = "general")]
+pub(crate) fn parse_precompiled(o: &Obj, path: &str) -> Result<crate::normalizers::precompiled::Precompiled> {
+    let b64 = get_str(o, "precompiled_charsmap", path)?;
+    let bytes = strict_base64(b64).ok_or_else(|| {
+        Error::Json(format!("{path}.precompiled_charsmap is not canonical padded base64 (standard alphabet)"))
+    })?;
+    crate::normalizers::precompiled::Precompiled::from_charsmap(bytes)
+        .map_err(|e| Error::Invalid(format!("{path}.precompiled_charsmap: {e}")))
+}
+
+/// Standard base64 as the reference reads it: padded to a multiple of 4, and the bits after
+/// the last byte zero.
+#[cfg(feature = "general")]
+fn strict_base64(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    if !b.len().is_multiple_of(4) {
+        return None;
+    }
+    let pad = b.iter().rev().take(2).take_while(|&&c| c == b'=').count();
+    if pad > 0 {
+        // The bits of the last data char that fall beyond the last byte: 4 with "==", 2 with "=".
+        let last = b[b.len() - pad - 1];
+        let v = crate::loaders::tiktoken::base64_decode(&[b'A', b'A', b'A', last])
+            .and_then(|d| d.get(2).copied())?;
+        if v & ((1u8 << (2 * pad)) - 1) != 0 {
+            return None;
+        }
+    }
+    crate::loaders::tiktoken::base64_decode(b)
+}
+
+/// A `Unigram` model object at JSON path `path`, as the reference reads one: `vocab` a list of
+/// `[piece, score]`, `unk_id` an index or null (missing: null), `byte_fallback` a boolean
+/// (missing: false); other keys are ignored.
+#[cfg(feature = "general")]
+pub fn parse_unigram(v: &Value, path: &str) -> Result<crate::models::unigram::Unigram> {
+    let o = obj(v, path)?;
+    if let Some(t) = o.get("type") {
+        if t.as_str() != Some("Unigram") {
+            return Err(Error::Json(format!("{path}.type must be \"Unigram\", found {t}")));
+        }
+    }
+    let list = match o.get("vocab") {
+        Some(Value::Array(a)) => a,
+        Some(v) => return Err(Error::Json(format!("{path}.vocab must be an array, found {}", kind(v)))),
+        None => return Err(Error::Json(format!("{path}.vocab is missing"))),
+    };
+    let mut vocab = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        match item.as_array().map(|a| a.as_slice()) {
+            Some([Value::String(p), Value::Number(s)]) => {
+                let s = s
+                    .as_f64()
+                    .ok_or_else(|| Error::Json(format!("{path}.vocab[{i}]: score out of range")))?;
+                vocab.push((p.clone(), s));
+            }
+            _ => return Err(Error::Json(format!("{path}.vocab[{i}] must be [piece, score], found {item}"))),
+        }
+    }
+    let unk_id = match o.get("unk_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_u64().is_some() => {
+            let id = n.as_u64().unwrap_or(u64::MAX);
+            if vocab.is_empty() {
+                return Err(Error::Invalid(format!(
+                    "{path}.vocab is empty but unk_id needs at least the unk piece"
+                )));
+            }
+            if id >= vocab.len() as u64 {
+                return Err(Error::Invalid(format!(
+                    "{path}.unk_id {id} is not below the vocabulary size {}",
+                    vocab.len()
+                )));
+            }
+            Some(id as usize)
+        }
+        Some(v) => {
+            return Err(Error::Json(format!(
+                "{path}.unk_id must be a non-negative integer or null, found {v}"
+            )))
+        }
+    };
+    let byte_fallback = get_bool(o, "byte_fallback", path, Some(false))?;
+    crate::models::unigram::Unigram::new(vocab, unk_id, byte_fallback)
+        .map_err(|e| Error::Invalid(format!("{path}: {e}")))
 }
 
 fn parse_pre_tokenizer(v: &Value) -> Result<PreTokenizer> {

@@ -4,6 +4,8 @@ pub mod aligned;
 pub mod bert;
 pub mod charmap;
 pub mod nfc;
+#[cfg(feature = "general")]
+pub mod precompiled;
 
 pub use aligned::AlignedText;
 pub use bert::BertNormalizerConfig;
@@ -21,6 +23,9 @@ pub enum Normalizer {
     /// Removes nonspacing marks (General_Category Mn, Unicode 8.0); no decomposition.
     StripAccents,
     Sequence(Vec<Normalizer>),
+    /// SentencePiece's compiled char map, cluster by cluster (shared: the map is large).
+    #[cfg(feature = "general")]
+    Precompiled(std::sync::Arc<precompiled::Precompiled>),
 }
 
 impl Normalizer {
@@ -37,6 +42,8 @@ impl Normalizer {
             Normalizer::Lowercase => out.push("lowercase"),
             Normalizer::StripAccents => out.push("strip_accents"),
             Normalizer::Sequence(v) => v.iter().for_each(|n| n.stage_names(out)),
+            #[cfg(feature = "general")]
+            Normalizer::Precompiled(_) => out.push("precompiled"),
         }
     }
 
@@ -63,6 +70,12 @@ impl Normalizer {
                 out
             }
             Normalizer::Sequence(v) => v.iter().fold(t, |acc, n| n.apply(acc, observe)),
+            #[cfg(feature = "general")]
+            Normalizer::Precompiled(p) => {
+                let out = p.apply(&t);
+                observe("precompiled", &out);
+                out
+            }
         }
     }
 

@@ -7,6 +7,8 @@ mod encoding;
 mod ids;
 mod tokenizer;
 mod train;
+#[cfg(feature = "general")]
+mod unigram;
 
 use std::borrow::Cow;
 
@@ -83,6 +85,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tokenizer::PyNormalizer>()?;
     bpe::register(m)?;
     train::register(m)?;
+    #[cfg(feature = "general")]
+    unigram::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
