@@ -58,6 +58,31 @@ class Encoding:
 class Normalizer:
     def normalize_str(self, text: str) -> str: ...
 
+class Unigram:
+    """A Unigram model alone, from its tokenizer.json object ("type": "Unigram")."""
+
+    @staticmethod
+    def from_str(json: str) -> Unigram: ...
+    def tokenize(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
+        """(id, value, (start, end)) per token, offsets in UTF-8 bytes, as the reference's
+        model.tokenize gives them."""
+    @property
+    def vocab(self) -> list[tuple[str, float]]: ...
+    @property
+    def unk_id(self) -> int | None: ...
+    @property
+    def byte_fallback(self) -> bool: ...
+    def get_vocab_size(self) -> int: ...
+    def token_to_id(self, token: str) -> int | None: ...
+    def id_to_token(self, id: int) -> str | None: ...
+
+@overload
+def normalize_precompiled(json: str, text: str, aligned: Literal[False] = False) -> str: ...
+@overload
+def normalize_precompiled(json: str, text: str, aligned: Literal[True]) -> tuple[str, list[int]]:
+    """Normalizes with the normalizer whose tokenizer.json object is `json` (made for
+    Precompiled); with aligned, also each output char's input char index."""
+
 class Tokenizer:
     @staticmethod
     def from_file(path: str | PathLike[str]) -> Tokenizer:

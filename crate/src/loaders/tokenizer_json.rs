@@ -196,31 +196,41 @@ pub fn parse_normalizer_json(v: &Value) -> Result<Normalizer> {
 pub(crate) fn parse_precompiled(o: &Obj, path: &str) -> Result<crate::normalizers::precompiled::Precompiled> {
     let b64 = get_str(o, "precompiled_charsmap", path)?;
     let bytes = strict_base64(b64).ok_or_else(|| {
-        Error::Json(format!("{path}.precompiled_charsmap is not canonical padded base64 (standard alphabet)"))
+        Error::Json(format!(
+            "{path}.precompiled_charsmap is not base64 (standard alphabet, zero trailing bits)"
+        ))
     })?;
     crate::normalizers::precompiled::Precompiled::from_charsmap(bytes)
         .map_err(|e| Error::Invalid(format!("{path}.precompiled_charsmap: {e}")))
 }
 
-/// Standard base64 as the reference reads it: padded to a multiple of 4, and the bits after
-/// the last byte zero.
+/// Standard base64 as the reference reads it (base64 0.13's `decode`): padding optional, but
+/// an `=` may only fill the 3rd and 4th place of the last group; the bits after the last byte
+/// must be zero.
 #[cfg(feature = "general")]
 fn strict_base64(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
-    if !b.len().is_multiple_of(4) {
+    let k = b.len() - b.iter().rev().take_while(|&&c| c == b'=').count();
+    let pads = b.len() - k;
+    let max_pads = match k % 4 {
+        0 => 0,
+        2 => 2,
+        3 => 1,
+        _ => return None,
+    };
+    if pads > max_pads {
         return None;
     }
-    let pad = b.iter().rev().take(2).take_while(|&&c| c == b'=').count();
-    if pad > 0 {
-        // The bits of the last data char that fall beyond the last byte: 4 with "==", 2 with "=".
-        let last = b[b.len() - pad - 1];
-        let v = crate::loaders::tiktoken::base64_decode(&[b'A', b'A', b'A', last])
-            .and_then(|d| d.get(2).copied())?;
-        if v & ((1u8 << (2 * pad)) - 1) != 0 {
+    let data = &b[..k];
+    if !k.is_multiple_of(4) {
+        // The low bits of the last symbol that fall past the last byte: 4 after 2 symbols, 2
+        // after 3.
+        let last = crate::loaders::tiktoken::base64_decode(&[b'A', b'A', b'A', data[k - 1]])?[2];
+        if last & ((1u8 << (2 * (4 - k % 4))) - 1) != 0 {
             return None;
         }
     }
-    crate::loaders::tiktoken::base64_decode(b)
+    crate::loaders::tiktoken::base64_decode(data)
 }
 
 /// A `Unigram` model object at JSON path `path`, as the reference reads one: `vocab` a list of

@@ -248,6 +248,31 @@ mod tests {
         assert_eq!(t.orig, [0, 1, 2]);
     }
 
+    /// Parses `{"type": "Precompiled", "precompiled_charsmap": b64}` with the loader.
+    fn load(b64: &str) -> crate::Result<crate::normalizers::Normalizer> {
+        let v = serde_json::json!({"type": "Precompiled", "precompiled_charsmap": b64});
+        crate::loaders::tokenizer_json::parse_normalizer_json(&v)
+    }
+
+    #[test]
+    fn base64_as_the_reference_reads_it() {
+        // 4 + 4 bytes: a size of 4 and one zero unit; base64 "BAAAAAAAAAA=".
+        assert!(load("BAAAAAAAAAA=").is_ok());
+        // Padding may be left out, but not misplaced or overdone.
+        assert!(load("BAAAAAAAAAA").is_ok());
+        assert!(load("BAAAAAAAAAA==").is_err());
+        assert!(load("BAAAAAAAAA=A").is_err());
+        // Bits past the last byte must be zero ("B" sets the lowest of them).
+        assert!(load("BAAAAAAAAAB=").is_err());
+        assert!(load("BAAAAAAAAAB").is_err());
+        // Whitespace, other alphabets, a length of 4n+1.
+        assert!(load("BAAA AAAAAAA=").is_err());
+        assert!(load("BAAAAAAA_AA=").is_err());
+        assert!(load("BAAAAAAAAAAAA").is_err());
+        let e = load("").unwrap_err().to_string();
+        assert!(e.contains("normalizer.precompiled_charsmap"), "{e}");
+    }
+
     #[test]
     fn malformed_charsmaps() {
         assert!(Precompiled::from_charsmap(vec![]).is_err());

@@ -76,20 +76,22 @@ impl PyUnigram {
     }
 }
 
-/// The normalizer of a JSON object, remembering the last one: tests call with one large
-/// object (a char map of ~250 KB) many times.
+/// The normalizer of a JSON object, remembering the last few: tests call with a few large
+/// objects (char maps of ~250 KB) many times.
 fn normalizer_of(json: &str) -> PyResult<Arc<Normalizer>> {
-    static LAST: Mutex<Option<(String, Arc<Normalizer>)>> = Mutex::new(None);
+    const KEEP: usize = 4;
+    static LAST: Mutex<Vec<(String, Arc<Normalizer>)>> = Mutex::new(Vec::new());
     let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((j, n)) = last.as_ref() {
-        if j == json {
-            return Ok(n.clone());
-        }
+    if let Some((_, n)) = last.iter().find(|(j, _)| j == json) {
+        return Ok(n.clone());
     }
     let v: serde_json::Value =
         serde_json::from_str(json).map_err(|e| to_py_err(Error::Json(e.to_string())))?;
     let n = Arc::new(parse_normalizer_json(&v).map_err(to_py_err)?);
-    *last = Some((json.to_owned(), n.clone()));
+    if last.len() == KEEP {
+        last.remove(0);
+    }
+    last.push((json.to_owned(), n.clone()));
     Ok(n)
 }
 

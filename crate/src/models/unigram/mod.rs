@@ -143,15 +143,18 @@ impl Unigram {
         self.trie.get(piece.as_bytes())
     }
 
-    /// The token's text as the reference reports it: its piece, or for an unknown (fused)
-    /// token the text it covers.
+    /// The token's text as the reference reports it: the text it covers, except for a byte
+    /// token, which is its `<0xXX>` piece. (The id alone cannot tell: the unk id may itself be
+    /// a byte piece.)
     pub fn token_value<'a>(&'a self, word: &'a str, t: &Token) -> &'a str {
         let covered = &word[t.start..t.end];
-        match self.id_to_token(t.id) {
-            // A byte token: the only kind whose piece differs from its text, besides unk.
-            Some(piece) if Some(t.id) != self.unk_id && piece != covered => piece,
-            _ => covered,
+        if self.trie.get(covered.as_bytes()) != Some(t.id)
+            && self.byte_fallback
+            && covered.bytes().all(|b| self.byte_ids[b as usize] != NONE)
+        {
+            return self.id_to_token(t.id).unwrap_or(covered);
         }
+        covered
     }
 
     /// Appends the tokens of `word` to `out` (byte offsets within the word). The only error is

@@ -60,6 +60,14 @@ fn byte_fallback_spans_the_fused_text() {
 }
 
 #[test]
+fn an_unk_id_that_is_a_byte_piece() {
+    // "a" is unknown; its fused text is not a piece, so byte fallback gives <0x61>, which is
+    // also the unk id: the token's value is the byte piece.
+    let m = model(&[("aa", -1.0), ("<0x61>", -1.0)], Some(1), true);
+    assert_eq!(tokens(&m, "a"), [("<0x61>".to_owned(), 1, 0, 1)]);
+}
+
+#[test]
 fn the_unk_piece_itself_fuses_with_unknown_chars() {
     let m = model(&[("<unk>", 0.0), ("a", -1.0)], Some(0), false);
     assert_eq!(tokens(&m, "x<unk>a"), [("x<unk>".to_owned(), 0, 0, 6), ("a".to_owned(), 1, 6, 7)]);
@@ -204,4 +212,34 @@ fn viterbi_matches_an_exhaustive_search() {
         }
     }
     assert!(compared > 4000, "only {compared} words had a clear winner");
+}
+
+#[test]
+fn loader_reads_the_reference_fields_and_names_bad_ones() {
+    use crate::loaders::tokenizer_json::parse_unigram;
+    use serde_json::json;
+    let m = parse_unigram(
+        &json!({"type": "Unigram", "vocab": [["<unk>", 0], ["a", -1.5]], "unk_id": 0}),
+        "model",
+    )
+    .unwrap();
+    assert_eq!(m.vocab(), [("<unk>".to_owned(), 0.0), ("a".to_owned(), -1.5)]);
+    assert_eq!((m.unk_id(), m.byte_fallback()), (Some(0), false));
+    let m = parse_unigram(&json!({"vocab": [], "unk_id": null, "byte_fallback": true, "other": 1}), "model")
+        .unwrap();
+    assert_eq!((m.unk_id(), m.byte_fallback(), m.vocab_size()), (None, true, 0));
+    for (bad, says) in [
+        (json!({"unk_id": 0}), "model.vocab is missing"),
+        (json!({"vocab": [["a"]]}), "model.vocab[0]"),
+        (json!({"vocab": [["a", 0.0, 1]]}), "model.vocab[0]"),
+        (json!({"vocab": [[1, 0.0]]}), "model.vocab[0]"),
+        (json!({"vocab": [["a", 0.0]], "unk_id": -1}), "model.unk_id"),
+        (json!({"vocab": [["a", 0.0]], "unk_id": 1}), "model.unk_id"),
+        (json!({"vocab": [], "unk_id": 0}), "model.vocab is empty"),
+        (json!({"vocab": [], "byte_fallback": null}), "model.byte_fallback"),
+        (json!({"type": "BPE", "vocab": []}), "model.type"),
+    ] {
+        let e = parse_unigram(&bad, "model").unwrap_err().to_string();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
 }
