@@ -38,6 +38,9 @@ pub struct Token {
 pub struct Unigram {
     /// The vocabulary in id order: (piece, score).
     pieces: Vec<(String, f64)>,
+    /// The scores alone, by id: the lattice reads one per piece found, and a dense array
+    /// keeps those reads in cache.
+    scores: Vec<f64>,
     unk_id: Option<u32>,
     byte_fallback: bool,
     /// The score of an unknown char: the lowest piece score minus [`UNK_PENALTY`].
@@ -109,6 +112,7 @@ impl Unigram {
             }
         }
         Ok(Unigram {
+            scores: vocab.iter().map(|p| p.1).collect(),
             pieces: vocab,
             unk_id: unk_id.map(|u| u as u32),
             byte_fallback,
@@ -196,7 +200,7 @@ impl Unigram {
             let mut one_char = false;
             self.trie.prefixes(&bytes[start..], |len, id| {
                 let end = start + len;
-                let score = self.pieces[id as usize].1 + here;
+                let score = self.scores[id as usize] + here;
                 let b = &mut best[end];
                 if b.start == NONE || score > b.score {
                     *b = Best { score, start: start as u32, id };
