@@ -17,14 +17,20 @@
 //! - A piece listed twice takes its last id (and that id's score); the empty piece never
 //!   matches.
 
+mod cache;
+
 use crate::error::{Error, Result};
 use crate::models::wordpiece::trie::Trie;
+use cache::{Cached, WordCache};
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The score an unknown char gets below the lowest piece score.
 const UNK_PENALTY: f64 = 10.0;
 /// Marks a lattice end no candidate has reached yet, and a byte with no `<0xXX>` piece.
 const NONE: u32 = u32::MAX;
+
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// One token of a word: its id and its byte range within the word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +55,9 @@ pub struct Unigram {
     trie: Trie,
     /// The id of `<0xXX>` by byte, or [`NONE`] (all NONE without byte fallback).
     byte_ids: Box<[u32; 256]>,
+    /// Names this model's words in the per-thread word cache (clones share it: they tokenize
+    /// alike).
+    cache_id: u64,
 }
 
 /// The best path ending at one byte position of the word.
@@ -60,9 +69,16 @@ struct Best {
     id: u32,
 }
 
-thread_local! {
+/// What tokenizing needs besides the model, one per thread.
+#[derive(Default)]
+struct Work {
     /// The lattice of the word being tokenized, reused from word to word.
-    static LATTICE: RefCell<Vec<Best>> = const { RefCell::new(Vec::new()) };
+    lattice: Vec<Best>,
+    cache: WordCache,
+}
+
+thread_local! {
+    static WORK: RefCell<Work> = RefCell::new(Work::default());
 }
 
 fn missing_unk() -> Error {
@@ -119,6 +135,7 @@ impl Unigram {
             unk_score: min_score - UNK_PENALTY,
             trie,
             byte_ids,
+            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -170,11 +187,31 @@ impl Unigram {
         if word.len() >= NONE as usize {
             return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
         }
-        LATTICE.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut lattice) => self.tokenize_with(word, &mut lattice, out),
+        WORK.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut work) => self.tokenize_cached(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
             Err(_) => self.tokenize_with(word, &mut Vec::new(), out),
         })
+    }
+
+    fn tokenize_cached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+        if word.len() >= cache::MAX_WORD {
+            return self.tokenize_with(word, &mut work.lattice, out);
+        }
+        if let Some(tokens) = work.cache.get(self.cache_id, word) {
+            out.extend(tokens.iter().map(|t| Token {
+                id: t.id,
+                start: t.start as usize,
+                end: t.end as usize,
+            }));
+            return Ok(());
+        }
+        let first = out.len();
+        self.tokenize_with(word, &mut work.lattice, out)?;
+        let fresh =
+            out[first..].iter().map(|t| Cached { id: t.id, start: t.start as u32, end: t.end as u32 });
+        work.cache.insert(self.cache_id, word, fresh);
+        Ok(())
     }
 
     fn tokenize_with(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {

@@ -243,3 +243,17 @@ fn loader_reads_the_reference_fields_and_names_bad_ones() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+#[test]
+fn cached_words_give_the_same_tokens() {
+    let m = model(&[("<unk>", 0.0), ("a", -1.0), ("ab", -1.5), ("<0x78>", -5.0)], Some(0), true);
+    let other = model(&[("<unk>", 0.0), ("a", -1.0), ("b", -0.1)], Some(0), false);
+    for _ in 0..3 {
+        assert_eq!(texts(&m, "abxab"), ["ab", "<0x78>", "ab"]);
+        // Another model on the same thread must not see the first one's words.
+        assert_eq!(texts(&other, "abxab"), ["a", "b", "x", "a", "b"]);
+    }
+    let long = "ab".repeat(200);
+    assert_eq!(texts(&m, &long).len(), 200);
+    assert_eq!(texts(&m, &long).len(), 200);
+}
