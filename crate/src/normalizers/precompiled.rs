@@ -31,6 +31,9 @@ pub struct Precompiled {
     units: Vec<u32>,
     /// The replacement strings, NUL-separated.
     replacements: String,
+    /// The replacement of each ASCII char alone, as a range of `replacements` (the lone ASCII
+    /// chars of a text are looked up here, not walked).
+    ascii: [Option<(u32, u32)>; 128],
 }
 
 // A double-array unit: bit 8 says a key ends below this node, bits 0-7 (with bit 31, so that
@@ -76,7 +79,16 @@ impl Precompiled {
             .collect();
         let replacements = String::from_utf8(charsmap[strings_at..].to_vec())
             .map_err(|_| bad("its replacement strings are not UTF-8"))?;
-        Ok(Precompiled { charsmap, units, replacements })
+        let mut p = Precompiled { charsmap, units, replacements, ascii: [None; 128] };
+        for b in 0..128u8 {
+            let key = [b];
+            let key = std::str::from_utf8(&key).expect("ASCII");
+            p.ascii[b as usize] = p.replacement(key).map(|r| {
+                let start = r.as_ptr() as usize - p.replacements.as_ptr() as usize;
+                (start as u32, (start + r.len()) as u32)
+            });
+        }
+        Ok(p)
     }
 
     /// The charsmap's bytes, as read.
@@ -122,28 +134,65 @@ impl Precompiled {
         // every char is kept as it is.
         let mut items: Option<Vec<(char, isize)>> = None;
         let text = t.text.as_str();
-        for (at, cluster) in text.grapheme_indices(true) {
-            if cluster.len() < WHOLE_CLUSTER_BELOW {
-                if let Some(new) = self.replacement(cluster) {
-                    replace(started(&mut items, text, at), cluster, new);
-                    continue;
-                }
-            }
-            for (i, c) in cluster.char_indices() {
-                let old = &cluster[i..i + c.len_utf8()];
-                match self.replacement(old) {
-                    Some(new) => replace(started(&mut items, text, at + i), old, new),
+        let bytes = text.as_bytes();
+        // An ASCII char other than CR followed by ASCII (or the end) is a cluster of its own:
+        // nothing ASCII extends a cluster. Such chars skip the segmenter, which restarts at
+        // the next other char (always a cluster boundary, where its rules need no context).
+        let lone_ascii =
+            |at: usize| bytes[at] < 0x80 && bytes[at] != b'\r' && bytes.get(at + 1).is_none_or(|&b| b < 0x80);
+        let mut at = 0;
+        while at < bytes.len() {
+            if lone_ascii(at) {
+                match self.ascii[bytes[at] as usize] {
+                    Some((s, e)) => replace(
+                        started(&mut items, text, at),
+                        &text[at..at + 1],
+                        &self.replacements[s as usize..e as usize],
+                    ),
                     None => {
                         if let Some(items) = items.as_mut() {
-                            items.push((c, 0));
+                            items.push((bytes[at] as char, 0));
                         }
                     }
+                }
+                at += 1;
+                continue;
+            }
+            let from = at;
+            for (i, cluster) in text[from..].grapheme_indices(true) {
+                self.cluster(text, from + i, cluster.len(), &mut items);
+                at = from + i + cluster.len();
+                if at < bytes.len() && lone_ascii(at) {
+                    break;
                 }
             }
         }
         match items {
             Some(items) => t.transform(items, 0),
             None => t.clone(),
+        }
+    }
+
+    /// Rewrites the cluster `text[at..at + len]` into `items` (begun at its first change).
+    #[inline]
+    fn cluster(&self, text: &str, at: usize, len: usize, items: &mut Option<Vec<(char, isize)>>) {
+        let cluster = &text[at..at + len];
+        if len < WHOLE_CLUSTER_BELOW {
+            if let Some(new) = self.replacement(cluster) {
+                replace(started(items, text, at), cluster, new);
+                return;
+            }
+        }
+        for (i, c) in cluster.char_indices() {
+            let old = &cluster[i..i + c.len_utf8()];
+            match self.replacement(old) {
+                Some(new) => replace(started(items, text, at + i), old, new),
+                None => {
+                    if let Some(items) = items.as_mut() {
+                        items.push((c, 0));
+                    }
+                }
+            }
         }
     }
 }
