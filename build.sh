@@ -65,6 +65,8 @@ setup_apt() {
     command -v cc >/dev/null || missing+=(build-essential)
     command -v "$PY" >/dev/null || missing+=(python3)
     "$PY" -c 'import pip' 2>/dev/null || missing+=(python3-pip)
+    # scripts/data/unigram_data.py converts in a venv of its own (Debian splits ensurepip out).
+    "$PY" -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
     command -v npm >/dev/null || missing+=(npm)
     command -v gzip >/dev/null || missing+=(gzip)
     if ((${#missing[@]})); then
