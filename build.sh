@@ -26,7 +26,7 @@ PY=${PYTHON:-python3}
 APT_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 chromium unicode-data binaryen
               fortunes fortunes-ru fonts-wqy-microhei)
 PIP_PACKAGES=(maturin tokenizers==0.23.3 playwright pytest pytest-xdist==3.8.0 hypothesis
-              unicodedata2==15.0.0 distributed matplotlib)
+              unicodedata2==15.0.0 distributed matplotlib sentencepiece==0.2.3)
 RUFF_VERSION=0.17.6
 PYODIDE_VERSION=314.0.7
 # Only what loadPyodide fetches: the page loads no packages (no source map either).
@@ -65,6 +65,8 @@ setup_apt() {
     command -v cc >/dev/null || missing+=(build-essential)
     command -v "$PY" >/dev/null || missing+=(python3)
     "$PY" -c 'import pip' 2>/dev/null || missing+=(python3-pip)
+    # scripts/data/unigram_data.py converts in a venv of its own (Debian splits ensurepip out).
+    "$PY" -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
     command -v npm >/dev/null || missing+=(npm)
     command -v gzip >/dev/null || missing+=(gzip)
     if ((${#missing[@]})); then
@@ -234,6 +236,8 @@ setup_test_data() {
     PYTHON=$PY "$ROOT/scripts/data/bpe_data.sh" >/dev/null
     # The English and Russian LibreOffice help, for the Train tab's parallel texts.
     "$PY" "$ROOT/scripts/data/train_corpora.py" --fetch >/dev/null
+    # SentencePiece Unigram models and their tokenizer.json (trained once, about a minute).
+    "$PY" "$ROOT/scripts/data/unigram_data.py" >/dev/null
 }
 
 # cargo-fuzz for the fuzz targets (crate/fuzz); see scripts/fuzz/fuzz.sh for the toolchain.

@@ -4,6 +4,8 @@ The data is fetched and built by `./build.sh setup` (never committed):
 
     <data>/bert-base-uncased/tokenizer.json, vocab.txt
     <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/data/corpora.py)
+    <data>/unigram/{t5,xlmr,bytes}/{spm.model,tokenizer.json}, <data>/unigram/mon/tokenizer.json
+                                                     (scripts/data/unigram_data.py)
 
 <data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. A missing file fails the test (it is
 never skipped): a parity suite that silently skips proves nothing.
@@ -97,6 +99,24 @@ def bert_pair(*, keep_file_settings: bool = False):
             t.no_truncation()
             t.no_padding()
     return ours, ref
+
+
+# The SentencePiece Unigram files (scripts/data/unigram_data.py): three trained and converted
+# here, with SentencePiece's own model beside each, and the one mon-tokenizer ships.
+UNIGRAM_TRAINED = ("t5", "xlmr", "bytes")
+UNIGRAM_FILES = (*UNIGRAM_TRAINED, "mon")
+
+
+def unigram_json(name: str) -> Path:
+    if name not in UNIGRAM_FILES:
+        raise ValueError(f"unknown Unigram file {name!r}")
+    return require(data_dir() / "unigram" / name / "tokenizer.json")
+
+
+def unigram_spm(name: str) -> Path:
+    if name not in UNIGRAM_TRAINED:
+        raise ValueError(f"no SentencePiece model for {name!r}")
+    return require(data_dir() / "unigram" / name / "spm.model")
 
 
 # Debian's Chromium, for the Playwright tests (browser and dist).

@@ -81,6 +81,24 @@ class PreTokenizer:
     def stages(self) -> list[str]:
         """The stage names the pre-tokenizer reports, one per component."""
 
+class Unigram:
+    """A Unigram model alone, from its tokenizer.json object ("type": "Unigram")."""
+
+    @staticmethod
+    def from_str(json: str) -> Unigram: ...
+    def tokenize(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
+        """(id, value, (start, end)) per token, offsets in UTF-8 bytes, as the reference's
+        model.tokenize gives them."""
+    @property
+    def vocab(self) -> list[tuple[str, float]]: ...
+    @property
+    def unk_id(self) -> int | None: ...
+    @property
+    def byte_fallback(self) -> bool: ...
+    def get_vocab_size(self) -> int: ...
+    def token_to_id(self, token: str) -> int | None: ...
+    def id_to_token(self, id: int) -> str | None: ...
+
 class Tokenizer:
     @staticmethod
     def from_file(path: str | PathLike[str]) -> Tokenizer:

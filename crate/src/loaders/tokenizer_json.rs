@@ -270,6 +270,8 @@ fn parse_normalizer(v: &Value, path: &str) -> Result<Normalizer> {
         "ByteLevel" => Ok(Normalizer::ByteLevel),
         #[cfg(feature = "general")]
         "Nmt" => Ok(Normalizer::Nmt),
+        #[cfg(feature = "general")]
+        "Precompiled" => Ok(Normalizer::Precompiled(parse_precompiled(o, path)?.into())),
         other => {
             Err(Error::Unsupported(format!("{path}: normalizer type {other:?} (supported: {})", NORMALIZERS)))
         }
@@ -278,7 +280,7 @@ fn parse_normalizer(v: &Value, path: &str) -> Result<Normalizer> {
 
 #[cfg(feature = "general")]
 const NORMALIZERS: &str =
-    "BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence, Strip, Replace, Prepend, ByteLevel, Nmt";
+    "BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence, Strip, Replace, Prepend, ByteLevel, Nmt, Precompiled";
 #[cfg(not(feature = "general"))]
 const NORMALIZERS: &str = "BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Sequence";
 
@@ -387,6 +389,104 @@ fn parse_behavior(o: &Obj, path: &str) -> Result<SplitDelimiterBehavior> {
         let names: Vec<_> = SplitDelimiterBehavior::ALL.iter().map(|b| b.name()).collect();
         Error::Json(format!("{path}.behavior must be one of {}, found {name:?}", names.join(", ")))
     })
+}
+
+/// A `Precompiled` normalizer object at JSON path `path`: SentencePiece's char map in base64.
+#[cfg(feature = "general")]
+pub(crate) fn parse_precompiled(o: &Obj, path: &str) -> Result<crate::normalizers::precompiled::Precompiled> {
+    let b64 = get_str(o, "precompiled_charsmap", path)?;
+    let bytes = strict_base64(b64).ok_or_else(|| {
+        Error::Json(format!(
+            "{path}.precompiled_charsmap is not base64 (standard alphabet, zero trailing bits)"
+        ))
+    })?;
+    crate::normalizers::precompiled::Precompiled::from_charsmap(bytes)
+        .map_err(|e| Error::Invalid(format!("{path}.precompiled_charsmap: {e}")))
+}
+
+/// Standard base64 as the reference reads it (base64 0.13's `decode`): padding optional, but
+/// an `=` may only fill the 3rd and 4th place of the last group; the bits after the last byte
+/// must be zero.
+#[cfg(feature = "general")]
+fn strict_base64(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    let k = b.len() - b.iter().rev().take_while(|&&c| c == b'=').count();
+    let pads = b.len() - k;
+    let max_pads = match k % 4 {
+        0 => 0,
+        2 => 2,
+        3 => 1,
+        _ => return None,
+    };
+    if pads > max_pads {
+        return None;
+    }
+    let data = &b[..k];
+    if !k.is_multiple_of(4) {
+        // The low bits of the last symbol that fall past the last byte: 4 after 2 symbols, 2
+        // after 3.
+        let last = crate::loaders::tiktoken::base64_decode(&[b'A', b'A', b'A', data[k - 1]])?[2];
+        if last & ((1u8 << (2 * (4 - k % 4))) - 1) != 0 {
+            return None;
+        }
+    }
+    crate::loaders::tiktoken::base64_decode(data)
+}
+
+/// A `Unigram` model object at JSON path `path`, as the reference reads one: `vocab` a list of
+/// `[piece, score]`, `unk_id` an index or null (missing: null), `byte_fallback` a boolean
+/// (missing: false); other keys are ignored.
+#[cfg(feature = "general")]
+pub fn parse_unigram(v: &Value, path: &str) -> Result<crate::models::unigram::Unigram> {
+    let o = obj(v, path)?;
+    if let Some(t) = o.get("type") {
+        if t.as_str() != Some("Unigram") {
+            return Err(Error::Json(format!("{path}.type must be \"Unigram\", found {t}")));
+        }
+    }
+    let list = match o.get("vocab") {
+        Some(Value::Array(a)) => a,
+        Some(v) => return Err(Error::Json(format!("{path}.vocab must be an array, found {}", kind(v)))),
+        None => return Err(Error::Json(format!("{path}.vocab is missing"))),
+    };
+    let mut vocab = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        match item.as_array().map(|a| a.as_slice()) {
+            Some([Value::String(p), Value::Number(s)]) => {
+                let s = s
+                    .as_f64()
+                    .ok_or_else(|| Error::Json(format!("{path}.vocab[{i}]: score out of range")))?;
+                vocab.push((p.clone(), s));
+            }
+            _ => return Err(Error::Json(format!("{path}.vocab[{i}] must be [piece, score], found {item}"))),
+        }
+    }
+    let unk_id = match o.get("unk_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_u64().is_some() => {
+            let id = n.as_u64().unwrap_or(u64::MAX);
+            if vocab.is_empty() {
+                return Err(Error::Invalid(format!(
+                    "{path}.vocab is empty but unk_id needs at least the unk piece"
+                )));
+            }
+            if id >= vocab.len() as u64 {
+                return Err(Error::Invalid(format!(
+                    "{path}.unk_id {id} is not below the vocabulary size {}",
+                    vocab.len()
+                )));
+            }
+            Some(id as usize)
+        }
+        Some(v) => {
+            return Err(Error::Json(format!(
+                "{path}.unk_id must be a non-negative integer or null, found {v}"
+            )))
+        }
+    };
+    let byte_fallback = get_bool(o, "byte_fallback", path, Some(false))?;
+    crate::models::unigram::Unigram::new(vocab, unk_id, byte_fallback)
+        .map_err(|e| Error::Invalid(format!("{path}: {e}")))
 }
 
 fn parse_added_token(v: &Value) -> Result<AddedToken> {

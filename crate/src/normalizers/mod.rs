@@ -5,6 +5,8 @@ pub mod bert;
 pub mod charmap;
 pub mod nfc;
 #[cfg(feature = "general")]
+pub mod precompiled;
+#[cfg(feature = "general")]
 pub mod replace;
 #[cfg(feature = "general")]
 pub mod simple;
@@ -45,6 +47,9 @@ pub enum Normalizer {
     /// Removes control chars and maps invisible and odd whitespace chars to spaces.
     #[cfg(feature = "general")]
     Nmt,
+    /// SentencePiece's compiled char map, cluster by cluster (shared: the map is large).
+    #[cfg(feature = "general")]
+    Precompiled(std::sync::Arc<precompiled::Precompiled>),
 }
 
 impl Normalizer {
@@ -71,6 +76,8 @@ impl Normalizer {
             Normalizer::ByteLevel => out.push("byte_level"),
             #[cfg(feature = "general")]
             Normalizer::Nmt => out.push("nmt"),
+            #[cfg(feature = "general")]
+            Normalizer::Precompiled(_) => out.push("precompiled"),
         }
     }
 
@@ -123,6 +130,8 @@ impl Normalizer {
             Normalizer::ByteLevel => simple::byte_level(&t, ok),
             #[cfg(feature = "general")]
             Normalizer::Nmt => simple::nmt(&t, ok),
+            #[cfg(feature = "general")]
+            Normalizer::Precompiled(p) => p.apply(&t),
         };
         let mut names = Vec::with_capacity(1);
         self.stage_names(&mut names);

@@ -10,6 +10,8 @@ mod normalizer;
 mod pre_tokenizer;
 mod tokenizer;
 mod train;
+#[cfg(feature = "general")]
+mod unigram;
 
 use std::borrow::Cow;
 
@@ -88,6 +90,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pre_tokenizer::PyPreTokenizer>()?;
     bpe::register(m)?;
     train::register(m)?;
+    #[cfg(feature = "general")]
+    unigram::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

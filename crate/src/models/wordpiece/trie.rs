@@ -1,4 +1,5 @@
-//! A byte trie over vocabulary keys: the longest key that prefixes a piece, in one walk.
+//! A byte trie over vocabulary keys: the longest key that prefixes a piece, in one walk
+//! (and every key that does, for Unigram's lattice).
 //!
 //! WordPiece's greedy match asks, at each position, for the longest vocabulary key that
 //! starts there. Probing candidate lengths from the longest down costs one lookup per
@@ -126,6 +127,39 @@ impl Trie {
         NONE
     }
 
+    /// Calls `f(length, id)` for every key that is a prefix of `s`, shortest first.
+    #[inline]
+    pub fn prefixes(&self, s: &[u8], mut f: impl FnMut(usize, u32)) {
+        let mut node = 0u32;
+        for (k, &b) in s.iter().enumerate() {
+            node = self.child(node, b);
+            if node == NONE {
+                return;
+            }
+            let term = self.nodes[node as usize].term;
+            if term != NONE {
+                f(k + 1, term);
+            }
+        }
+    }
+
+    /// The id of key `s` itself.
+    #[inline]
+    pub fn get(&self, s: &[u8]) -> Option<u32> {
+        let mut node = 0u32;
+        for &b in s {
+            node = self.child(node, b);
+            if node == NONE {
+                return None;
+            }
+        }
+        match self.nodes[node as usize].term {
+            // The root holds no key: the empty key is never stored.
+            NONE => None,
+            term => Some(term),
+        }
+    }
+
     /// The longest key that is a prefix of `s`: (its id, its length in bytes).
     #[inline]
     pub fn longest(&self, s: &[u8]) -> Option<(u32, usize)> {
@@ -180,7 +214,19 @@ mod tests {
         for (k, _) in &keys {
             if !k.is_empty() {
                 assert_eq!(t.longest(k), Some((map[k], k.len())));
+                assert_eq!(t.get(k), Some(map[k]));
             }
+        }
+        assert_eq!(t.get(b""), None);
+        for _ in 0..20000 {
+            let len = (next() % 12) as usize;
+            let s: Vec<u8> = (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            let want: Vec<(usize, u32)> =
+                (1..=s.len()).filter_map(|e| map.get(&s[..e]).map(|&id| (e, id))).collect();
+            let mut got = Vec::new();
+            t.prefixes(&s, |e, id| got.push((e, id)));
+            assert_eq!(got, want, "{s:?}");
+            assert_eq!(t.get(&s), map.get(&s).copied().filter(|_| !s.is_empty()));
         }
     }
 }

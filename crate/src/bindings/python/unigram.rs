@@ -1,0 +1,80 @@
+//! Python: `tokenprism.Unigram`, a Unigram model alone, shaped like the reference's
+//! `tokenizers.models.Unigram`.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+
+use super::{maybe_detach, text_of, to_py_err};
+use crate::loaders::tokenizer_json::parse_unigram;
+use crate::models::unigram::{Token, Unigram};
+use crate::Error;
+
+/// A token as the reference's `Token.as_tuple()` gives it: (id, value, (start, end)).
+type TokenTuple = (u32, String, (usize, usize));
+
+/// A Unigram model read from its tokenizer.json object (`"type": "Unigram"`).
+///
+/// >>> m = Unigram.from_str('{"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.0]]}')
+/// >>> m.tokenize("ab")
+/// [(1, 'a', (0, 1)), (0, 'b', (1, 2))]
+#[pyclass(module = "tokenprism", name = "Unigram", frozen)]
+pub struct PyUnigram {
+    inner: Arc<Unigram>,
+}
+
+#[pymethods]
+impl PyUnigram {
+    #[staticmethod]
+    fn from_str(json: &str) -> PyResult<Self> {
+        let v: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| to_py_err(Error::Json(e.to_string())))?;
+        Ok(PyUnigram { inner: Arc::new(parse_unigram(&v, "model").map_err(to_py_err)?) })
+    }
+
+    /// The tokens of `text` as (id, value, (start, end)), offsets in bytes of its UTF-8, as
+    /// the reference's `model.tokenize(text)` gives them (its Token objects' `as_tuple()`).
+    fn tokenize(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<TokenTuple>> {
+        let text = text_of(text, "text")?;
+        let m = &self.inner;
+        let tokens = maybe_detach(py, text.len(), || {
+            let mut out: Vec<Token> = Vec::new();
+            m.tokenize(&text, &mut out).map(|()| out)
+        })
+        .map_err(to_py_err)?;
+        Ok(tokens.iter().map(|t| (t.id, m.token_value(&text, t).to_owned(), (t.start, t.end))).collect())
+    }
+
+    /// The (piece, score) list, in id order.
+    #[getter]
+    fn vocab(&self) -> Vec<(String, f64)> {
+        self.inner.vocab().to_vec()
+    }
+
+    #[getter]
+    fn unk_id(&self) -> Option<u32> {
+        self.inner.unk_id()
+    }
+
+    #[getter]
+    fn byte_fallback(&self) -> bool {
+        self.inner.byte_fallback()
+    }
+
+    fn get_vocab_size(&self) -> usize {
+        self.inner.vocab_size()
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id).map(str::to_owned)
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyUnigram>()?;
+    Ok(())
+}

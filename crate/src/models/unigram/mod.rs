@@ -1,0 +1,312 @@
+//! Unigram: the most probable split of a word into vocabulary pieces (SentencePiece's model),
+//! as the reference's `Unigram` model computes it.
+//!
+//! Each piece has a score (a log probability); the best split maximises the sum of the scores
+//! of its pieces (Viterbi over the lattice of every vocabulary piece found at every char
+//! boundary). Rules that decide ids, all the reference's:
+//! - A char that starts no one-char piece gets an unknown node of score `min score - 10`
+//!   (the lowest score in the vocabulary minus a penalty), one char long. Without an unk id
+//!   that is an error, but only when the unknown node would improve on what already reaches
+//!   its end.
+//! - Ties keep the first candidate: ends are filled from the leftmost start, and a later
+//!   candidate must score strictly higher.
+//! - Consecutive nodes with the unk id (unknown chars, and the unk piece itself) are fused into
+//!   one token. Its text is then looked up as a piece; if it is none, with byte fallback each
+//!   of its bytes becomes its `<0xXX>` piece (all of them spanning the fused text) when the
+//!   vocabulary has every one, else it is one unk token.
+//! - A piece listed twice takes its last id (and that id's score); the empty piece never
+//!   matches.
+
+mod cache;
+
+use crate::error::{Error, Result};
+use crate::models::wordpiece::trie::Trie;
+use cache::{Cached, WordCache};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The score an unknown char gets below the lowest piece score.
+const UNK_PENALTY: f64 = 10.0;
+/// Marks a lattice end no candidate has reached yet, and a byte with no `<0xXX>` piece.
+const NONE: u32 = u32::MAX;
+
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One token of a word: its id and its byte range within the word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub id: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Unigram {
+    /// The vocabulary in id order: (piece, score).
+    pieces: Vec<(String, f64)>,
+    /// The scores alone, by id: the lattice reads one per piece found, and a dense array
+    /// keeps those reads in cache.
+    scores: Vec<f64>,
+    unk_id: Option<u32>,
+    byte_fallback: bool,
+    /// The score of an unknown char: the lowest piece score minus [`UNK_PENALTY`].
+    unk_score: f64,
+    /// Every non-empty piece, with its last id.
+    trie: Trie,
+    /// The id of `<0xXX>` by byte, or [`NONE`] (all NONE without byte fallback).
+    byte_ids: Box<[u32; 256]>,
+    /// Names this model's words in the per-thread word cache (clones share it: they tokenize
+    /// alike).
+    cache_id: u64,
+}
+
+/// The best path ending at one byte position of the word.
+#[derive(Clone, Copy)]
+struct Best {
+    score: f64,
+    /// Where its last token starts, or [`NONE`] while nothing reaches here.
+    start: u32,
+    id: u32,
+}
+
+/// What tokenizing needs besides the model, one per thread.
+#[derive(Default)]
+struct Work {
+    /// The lattice of the word being tokenized, reused from word to word.
+    lattice: Vec<Best>,
+    cache: WordCache,
+}
+
+thread_local! {
+    static WORK: RefCell<Work> = RefCell::new(Work::default());
+}
+
+fn missing_unk() -> Error {
+    Error::Input("encountered an unknown token but the Unigram model has no unk_id".into())
+}
+
+/// The byte length of the UTF-8 char whose lead byte is `b`.
+#[inline(always)]
+fn char_len(b: u8) -> usize {
+    match b {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+impl Unigram {
+    /// A model of `vocab` (piece, score) in id order. As the reference: an unk id requires a
+    /// non-empty vocabulary that holds it; no unk id is allowed (then unknown chars are errors).
+    pub fn new(vocab: Vec<(String, f64)>, unk_id: Option<usize>, byte_fallback: bool) -> Result<Self> {
+        if vocab.len() >= NONE as usize {
+            return Err(Error::Invalid(format!(
+                "a Unigram vocabulary of {} pieces is too large",
+                vocab.len()
+            )));
+        }
+        if let Some(unk) = unk_id {
+            if vocab.is_empty() {
+                return Err(Error::Invalid(
+                    "the Unigram vocabulary is empty but at least <unk> is needed".into(),
+                ));
+            }
+            if unk >= vocab.len() {
+                return Err(Error::Invalid(format!(
+                    "the Unigram unk_id {unk} is not below the vocabulary size {}",
+                    vocab.len()
+                )));
+            }
+        }
+        let min_score = vocab.iter().map(|p| p.1).fold(f64::INFINITY, |m, s| if s < m { s } else { m });
+        let trie = Trie::new(vocab.iter().enumerate().map(|(id, (p, _))| (p.as_bytes(), id as u32)));
+        let mut byte_ids = Box::new([NONE; 256]);
+        if byte_fallback {
+            for (b, slot) in byte_ids.iter_mut().enumerate() {
+                *slot = trie.get(format!("<0x{b:02X}>").as_bytes()).unwrap_or(NONE);
+            }
+        }
+        Ok(Unigram {
+            scores: vocab.iter().map(|p| p.1).collect(),
+            pieces: vocab,
+            unk_id: unk_id.map(|u| u as u32),
+            byte_fallback,
+            unk_score: min_score - UNK_PENALTY,
+            trie,
+            byte_ids,
+            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    pub fn vocab(&self) -> &[(String, f64)] {
+        &self.pieces
+    }
+
+    pub fn unk_id(&self) -> Option<u32> {
+        self.unk_id
+    }
+
+    pub fn byte_fallback(&self) -> bool {
+        self.byte_fallback
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.pieces.len()
+    }
+
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        self.pieces.get(id as usize).map(|p| p.0.as_str())
+    }
+
+    /// The id of a piece (its last id if it is listed twice).
+    pub fn token_to_id(&self, piece: &str) -> Option<u32> {
+        self.trie.get(piece.as_bytes())
+    }
+
+    /// The token's text as the reference reports it: the text it covers, except for a byte
+    /// token, which is its `<0xXX>` piece. (The id alone cannot tell: the unk id may itself be
+    /// a byte piece.)
+    pub fn token_value<'a>(&'a self, word: &'a str, t: &Token) -> &'a str {
+        let covered = &word[t.start..t.end];
+        if self.trie.get(covered.as_bytes()) != Some(t.id)
+            && self.byte_fallback
+            && covered.bytes().all(|b| self.byte_ids[b as usize] != NONE)
+        {
+            return self.id_to_token(t.id).unwrap_or(covered);
+        }
+        covered
+    }
+
+    /// Appends the tokens of `word` to `out` (byte offsets within the word). The only error is
+    /// an unknown char in a model without an unk id.
+    pub fn tokenize(&self, word: &str, out: &mut Vec<Token>) -> Result<()> {
+        if word.is_empty() {
+            return Ok(());
+        }
+        if word.len() >= NONE as usize {
+            return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
+        }
+        WORK.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut work) => self.tokenize_cached(word, &mut work, out),
+            // Only reachable if tokenizing re-entered itself on this thread; stay correct.
+            Err(_) => self.tokenize_with(word, &mut Vec::new(), out),
+        })
+    }
+
+    fn tokenize_cached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+        if word.len() >= cache::MAX_WORD {
+            return self.tokenize_with(word, &mut work.lattice, out);
+        }
+        if let Some(tokens) = work.cache.get(self.cache_id, word) {
+            out.extend(tokens.iter().map(|t| Token {
+                id: t.id,
+                start: t.start as usize,
+                end: t.end as usize,
+            }));
+            return Ok(());
+        }
+        let first = out.len();
+        self.tokenize_with(word, &mut work.lattice, out)?;
+        let fresh =
+            out[first..].iter().map(|t| Cached { id: t.id, start: t.start as u32, end: t.end as u32 });
+        work.cache.insert(self.cache_id, word, fresh);
+        Ok(())
+    }
+
+    fn tokenize_with(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
+        let first = out.len();
+        self.best_path(word, best, out)?;
+        if self.unk_id.is_none() {
+            // No node has the unk id: nothing to fuse.
+            return Ok(());
+        }
+        self.fuse_unknowns(word, out, first)
+    }
+
+    /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id).
+    fn best_path(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
+        let bytes = word.as_bytes();
+        let n = bytes.len();
+        best.clear();
+        best.resize(n + 1, Best { score: 0.0, start: NONE, id: 0 });
+        let mut start = 0;
+        while start < n {
+            let here = best[start].score;
+            let char_end = start + char_len(bytes[start]);
+            let mut one_char = false;
+            self.trie.prefixes(&bytes[start..], |len, id| {
+                let end = start + len;
+                let score = self.scores[id as usize] + here;
+                let b = &mut best[end];
+                if b.start == NONE || score > b.score {
+                    *b = Best { score, start: start as u32, id };
+                }
+                one_char |= end == char_end;
+            });
+            if !one_char {
+                let score = self.unk_score + here;
+                let b = &mut best[char_end];
+                if b.start == NONE || score > b.score {
+                    let id = self.unk_id.ok_or_else(missing_unk)?;
+                    *b = Best { score, start: start as u32, id };
+                }
+            }
+            start = char_end;
+        }
+        // Walk back from the end, then turn the nodes around.
+        let first = out.len();
+        let mut end = n;
+        while end > 0 {
+            let b = best[end];
+            out.push(Token { id: b.id, start: b.start as usize, end });
+            end = b.start as usize;
+        }
+        out[first..].reverse();
+        Ok(())
+    }
+
+    /// Replaces each run of unk-id tokens in `out[first..]` by the tokens of its fused text.
+    fn fuse_unknowns(&self, word: &str, out: &mut Vec<Token>, first: usize) -> Result<()> {
+        let unk = self.unk_id;
+        if !out[first..].iter().any(|t| Some(t.id) == unk) {
+            return Ok(());
+        }
+        let path: Vec<Token> = out.drain(first..).collect();
+        let mut i = 0;
+        while i < path.len() {
+            if Some(path[i].id) != unk {
+                out.push(path[i]);
+                i += 1;
+                continue;
+            }
+            let mut j = i + 1;
+            while j < path.len() && Some(path[j].id) == unk {
+                j += 1;
+            }
+            let (start, end) = (path[i].start, path[j - 1].end);
+            self.push_unknown(&word[start..end], start, out)?;
+            i = j;
+        }
+        Ok(())
+    }
+
+    /// The tokens of fused unknown text `s` found at byte `start`.
+    fn push_unknown(&self, s: &str, start: usize, out: &mut Vec<Token>) -> Result<()> {
+        let end = start + s.len();
+        if let Some(id) = self.trie.get(s.as_bytes()) {
+            out.push(Token { id, start, end });
+            return Ok(());
+        }
+        if self.byte_fallback && s.bytes().all(|b| self.byte_ids[b as usize] != NONE) {
+            out.extend(s.bytes().map(|b| Token { id: self.byte_ids[b as usize], start, end }));
+            return Ok(());
+        }
+        let id = self.unk_id.ok_or_else(missing_unk)?;
+        out.push(Token { id, start, end });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,259 @@
+use super::*;
+
+fn model(pieces: &[(&str, f64)], unk: Option<usize>, byte_fallback: bool) -> Unigram {
+    Unigram::new(pieces.iter().map(|&(p, s)| (p.to_owned(), s)).collect(), unk, byte_fallback).unwrap()
+}
+
+fn tokens(m: &Unigram, word: &str) -> Vec<(String, u32, usize, usize)> {
+    let mut out = Vec::new();
+    m.tokenize(word, &mut out).unwrap();
+    out.iter().map(|t| (m.token_value(word, t).to_owned(), t.id, t.start, t.end)).collect()
+}
+
+fn texts(m: &Unigram, word: &str) -> Vec<String> {
+    tokens(m, word).into_iter().map(|t| t.0).collect()
+}
+
+#[test]
+fn best_split_and_fused_unknowns() {
+    let m = model(
+        &[
+            ("<unk>", 0.0),
+            ("a", 0.0),
+            ("b", 0.0),
+            ("c", 0.0),
+            ("d", 0.0),
+            ("cd", 1.0),
+            ("ab", 2.0),
+            ("abc", 5.0),
+            ("abcd", 10.0),
+        ],
+        Some(0),
+        false,
+    );
+    assert_eq!(texts(&m, "abcdacdxx"), ["abcd", "a", "cd", "xx"]);
+    assert_eq!(tokens(&m, "xé")[0], ("xé".to_owned(), 0, 0, 3));
+    assert!(texts(&m, "").is_empty());
+}
+
+#[test]
+fn byte_fallback_spans_the_fused_text() {
+    let m = model(
+        &[("<unk>", 0.0), ("a", -1.0), ("<0x78>", -5.0), ("<0xC3>", -5.0), ("<0xA9>", -5.0)],
+        Some(0),
+        true,
+    );
+    assert_eq!(
+        tokens(&m, "axéa"),
+        [
+            ("a".to_owned(), 1, 0, 1),
+            ("<0x78>".to_owned(), 2, 1, 4),
+            ("<0xC3>".to_owned(), 3, 1, 4),
+            ("<0xA9>".to_owned(), 4, 1, 4),
+            ("a".to_owned(), 1, 4, 5),
+        ]
+    );
+    // A byte without its piece: the whole fused text is one unk token.
+    assert_eq!(tokens(&m, "xy"), [("xy".to_owned(), 0, 0, 2)]);
+    // Byte pieces are matched as ordinary pieces when the text spells them.
+    assert_eq!(texts(&m, "<0x78>"), ["<0x78>"]);
+}
+
+#[test]
+fn an_unk_id_that_is_a_byte_piece() {
+    // "a" is unknown; its fused text is not a piece, so byte fallback gives <0x61>, which is
+    // also the unk id: the token's value is the byte piece.
+    let m = model(&[("aa", -1.0), ("<0x61>", -1.0)], Some(1), true);
+    assert_eq!(tokens(&m, "a"), [("<0x61>".to_owned(), 1, 0, 1)]);
+}
+
+#[test]
+fn the_unk_piece_itself_fuses_with_unknown_chars() {
+    let m = model(&[("<unk>", 0.0), ("a", -1.0)], Some(0), false);
+    assert_eq!(tokens(&m, "x<unk>a"), [("x<unk>".to_owned(), 0, 0, 6), ("a".to_owned(), 1, 6, 7)]);
+}
+
+#[test]
+fn fused_text_that_is_a_piece_takes_its_id() {
+    // Positive scores make two unknowns (2 * (5 - 10) = -10) beat the piece "xy" (-20 + ...):
+    // the fused text is then looked up and found.
+    let m = model(&[("<unk>", 5.0), ("xy", -20.0), ("z", 30.0)], Some(0), false);
+    assert_eq!(tokens(&m, "xy"), [("xy".to_owned(), 1, 0, 2)]);
+}
+
+#[test]
+fn repeated_pieces_take_their_last_id_and_score() {
+    let m = model(&[("<unk>", 0.0), ("ab", -100.0), ("a", -1.0), ("b", -1.0), ("ab", -1.0)], Some(0), false);
+    assert_eq!(tokens(&m, "ab"), [("ab".to_owned(), 4, 0, 2)]);
+    assert_eq!(m.token_to_id("ab"), Some(4));
+    assert_eq!(m.id_to_token(1), Some("ab"));
+}
+
+#[test]
+fn ties_keep_the_longest_last_token() {
+    // "a"+"bc" and "ab"+"c" both score -2. The end is reached from start 1 ("bc") before
+    // start 2 ("c"), and an equal score does not replace it.
+    let m = model(&[("<unk>", 0.0), ("a", -1.0), ("ab", -1.0), ("bc", -1.0), ("c", -1.0)], Some(0), false);
+    assert_eq!(texts(&m, "abc"), ["a", "bc"]);
+}
+
+#[test]
+fn vocabulary_errors() {
+    assert!(Unigram::new(vec![], Some(0), false).is_err());
+    assert!(Unigram::new(vec![("a".into(), 0.0)], Some(1), false).is_err());
+    let empty = Unigram::new(vec![], None, false).unwrap();
+    assert!(texts(&empty, "").is_empty());
+    assert!(empty.tokenize("a", &mut Vec::new()).is_err());
+}
+
+#[test]
+fn missing_unk_is_an_error_only_where_an_unknown_node_wins() {
+    let m = model(&[("a", -1.0), ("ab", -1.0)], None, false);
+    // "b" alone is unknown, but "ab" already reaches the end with a better score.
+    assert_eq!(texts(&m, "ab"), ["ab"]);
+    assert!(m.tokenize("b", &mut Vec::new()).is_err());
+    assert!(m.tokenize("abb", &mut Vec::new()).is_err());
+}
+
+#[test]
+fn empty_piece_never_matches() {
+    let m = model(&[("<unk>", 0.0), ("", 5.0), ("a", -1.0)], Some(0), false);
+    assert_eq!(tokens(&m, "a"), [("a".to_owned(), 2, 0, 1)]);
+}
+
+/// Every split of `word` into pieces, or single unknown chars where no one-char piece
+/// starts, with its score as the model scores it.
+fn all_splits(pieces: &[(&str, f64)], unk_score: f64, word: &str) -> Vec<(f64, Vec<(usize, usize)>)> {
+    fn go(
+        pieces: &[(&str, f64)],
+        unk_score: f64,
+        word: &str,
+        at: usize,
+        score: f64,
+        path: &mut Vec<(usize, usize)>,
+        all: &mut Vec<(f64, Vec<(usize, usize)>)>,
+    ) {
+        if at == word.len() {
+            all.push((score, path.clone()));
+            return;
+        }
+        let char_end = at + word[at..].chars().next().unwrap().len_utf8();
+        let mut one_char = false;
+        let mut seen = std::collections::HashSet::new();
+        // The last of repeated pieces counts.
+        for &(p, s) in pieces.iter().rev() {
+            if p.is_empty() || !word[at..].starts_with(p) || !seen.insert(p) {
+                continue;
+            }
+            one_char |= at + p.len() == char_end;
+            path.push((at, at + p.len()));
+            go(pieces, unk_score, word, at + p.len(), score + s, path, all);
+            path.pop();
+        }
+        if !one_char {
+            path.push((at, char_end));
+            go(pieces, unk_score, word, char_end, score + unk_score, path, all);
+            path.pop();
+        }
+    }
+    let mut all = Vec::new();
+    go(pieces, unk_score, word, 0, 0.0, &mut Vec::new(), &mut all);
+    all
+}
+
+#[test]
+fn viterbi_matches_an_exhaustive_search() {
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let alphabet = ["a", "b", "c", "é", "日", "\u{1F600}"];
+    let mut compared = 0;
+    for round in 0..300 {
+        let mut owned: Vec<(String, f64)> = vec![("<unk>".into(), 0.0)];
+        for _ in 0..(3 + next() % 12) {
+            let len = 1 + next() % 3;
+            let p: String = (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            // Distinct random scores: sums tie with probability ~0.
+            let s = -((next() % 1_000_000) as f64) / 97_531.0 - 0.01;
+            owned.push((p, s));
+        }
+        let pieces: Vec<(&str, f64)> = owned.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+        let m = model(&pieces, Some(0), false);
+        let min = pieces.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        for _ in 0..20 {
+            let len = next() % 8;
+            let word: String =
+                (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            let mut got = Vec::new();
+            m.tokenize(&word, &mut got).unwrap();
+            let mut raw = Vec::new();
+            if !word.is_empty() {
+                m.best_path(&word, &mut Vec::new(), &mut raw).unwrap();
+            }
+            let raw: Vec<(usize, usize)> = raw.iter().map(|t| (t.start, t.end)).collect();
+            if !word.is_empty() {
+                let mut all = all_splits(&pieces, min - 10.0, &word);
+                all.sort_by(|a, b| b.0.total_cmp(&a.0));
+                // Equal sums (the same pieces in another order) are broken by the lattice's
+                // order, which the ties test covers; compare clear winners only.
+                if all.len() == 1 || all[0].0 - all[1].0 > 1e-9 {
+                    assert_eq!(raw, all[0].1, "round {round}, word {word:?}, pieces {pieces:?}");
+                    compared += 1;
+                }
+            }
+            // Fusing covers the same text with no two adjacent unk tokens.
+            assert_eq!(got.first().map_or(0, |t| t.start), 0);
+            assert_eq!(got.last().map_or(0, |t| t.end), word.len());
+            assert!(got.windows(2).all(|w| w[0].end == w[1].start && !(w[0].id == 0 && w[1].id == 0)));
+        }
+    }
+    assert!(compared > 4000, "only {compared} words had a clear winner");
+}
+
+#[test]
+fn loader_reads_the_reference_fields_and_names_bad_ones() {
+    use crate::loaders::tokenizer_json::parse_unigram;
+    use serde_json::json;
+    let m = parse_unigram(
+        &json!({"type": "Unigram", "vocab": [["<unk>", 0], ["a", -1.5]], "unk_id": 0}),
+        "model",
+    )
+    .unwrap();
+    assert_eq!(m.vocab(), [("<unk>".to_owned(), 0.0), ("a".to_owned(), -1.5)]);
+    assert_eq!((m.unk_id(), m.byte_fallback()), (Some(0), false));
+    let m = parse_unigram(&json!({"vocab": [], "unk_id": null, "byte_fallback": true, "other": 1}), "model")
+        .unwrap();
+    assert_eq!((m.unk_id(), m.byte_fallback(), m.vocab_size()), (None, true, 0));
+    for (bad, says) in [
+        (json!({"unk_id": 0}), "model.vocab is missing"),
+        (json!({"vocab": [["a"]]}), "model.vocab[0]"),
+        (json!({"vocab": [["a", 0.0, 1]]}), "model.vocab[0]"),
+        (json!({"vocab": [[1, 0.0]]}), "model.vocab[0]"),
+        (json!({"vocab": [["a", 0.0]], "unk_id": -1}), "model.unk_id"),
+        (json!({"vocab": [["a", 0.0]], "unk_id": 1}), "model.unk_id"),
+        (json!({"vocab": [], "unk_id": 0}), "model.vocab is empty"),
+        (json!({"vocab": [], "byte_fallback": null}), "model.byte_fallback"),
+        (json!({"type": "BPE", "vocab": []}), "model.type"),
+    ] {
+        let e = parse_unigram(&bad, "model").unwrap_err().to_string();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn cached_words_give_the_same_tokens() {
+    let m = model(&[("<unk>", 0.0), ("a", -1.0), ("ab", -1.5), ("<0x78>", -5.0)], Some(0), true);
+    let other = model(&[("<unk>", 0.0), ("a", -1.0), ("b", -0.1)], Some(0), false);
+    for _ in 0..3 {
+        assert_eq!(texts(&m, "abxab"), ["ab", "<0x78>", "ab"]);
+        // Another model on the same thread must not see the first one's words.
+        assert_eq!(texts(&other, "abxab"), ["a", "b", "x", "a", "b"]);
+    }
+    let long = "ab".repeat(200);
+    assert_eq!(texts(&m, &long).len(), 200);
+    assert_eq!(texts(&m, &long).len(), 200);
+}

@@ -1,0 +1,337 @@
+//! SentencePiece's compiled normalization rules (a model's `precompiled_charsmap`), applied
+//! the way the reference's `Precompiled` normalizer applies them.
+//!
+//! The charsmap is a little-endian u32 giving the byte size of a trie, the trie (a Darts
+//! double array of u32 units, keyed by UTF-8 bytes), then the replacement strings, each ending
+//! in a NUL; a key's value is the byte offset of its replacement.
+//!
+//! The reference does not run SentencePiece's normalizer (longest match over the whole text).
+//! It goes grapheme cluster by grapheme cluster (extended clusters): a cluster shorter than
+//! 6 bytes that the trie matches is replaced as a whole; otherwise each of its chars is
+//! looked up alone, and kept when it has no match. "Matches" means the *shortest* key that
+//! prefixes the text has a value: so a cluster "\r\n" becomes the replacement of "\r" alone,
+//! the "\n" dropped. A key's walk stops at a NUL byte.
+//!
+//! Alignment follows the reference's bookkeeping: a replacement by fewer chars folds the
+//! removal into the last rewrite emitted so far (possibly the previous cluster's last char),
+//! one by more chars marks its last extra chars as insertions.
+
+use super::AlignedText;
+use crate::error::{Error, Result};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Clusters of this many bytes or more are looked up char by char only.
+const WHOLE_CLUSTER_BELOW: usize = 6;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Precompiled {
+    /// The charsmap as the file holds it (decoded from base64).
+    charsmap: Vec<u8>,
+    /// The double array.
+    units: Vec<u32>,
+    /// The replacement strings, NUL-separated.
+    replacements: String,
+    /// The replacement of each ASCII char alone, as a range of `replacements` (the lone ASCII
+    /// chars of a text are looked up here, not walked).
+    ascii: [Option<(u32, u32)>; 128],
+}
+
+// A double-array unit: bit 8 says a key ends below this node, bits 0-7 (with bit 31, so that
+// value units never match) are the label, bits 10-31 the offset to the children (shifted left
+// by 8 more when bit 9 is set); a value unit holds the value in bits 0-30.
+#[inline(always)]
+fn has_leaf(u: u32) -> bool {
+    u >> 8 & 1 == 1
+}
+
+#[inline(always)]
+fn value(u: u32) -> usize {
+    (u & ((1 << 31) - 1)) as usize
+}
+
+#[inline(always)]
+fn label(u: u32) -> u32 {
+    u & ((1 << 31) | 0xFF)
+}
+
+#[inline(always)]
+fn offset(u: u32) -> usize {
+    ((u >> 10) << ((u & (1 << 9)) >> 6)) as usize
+}
+
+impl Precompiled {
+    /// Reads a charsmap. Errors as the reference's: fewer bytes than the trie size promises,
+    /// replacement strings that are not UTF-8.
+    pub fn from_charsmap(charsmap: Vec<u8>) -> Result<Self> {
+        let bad = |why: &str| Error::Invalid(format!("precompiled_charsmap: {why}"));
+        let head: [u8; 4] = charsmap
+            .get(..4)
+            .and_then(|h| h.try_into().ok())
+            .ok_or_else(|| bad("shorter than its 4-byte header"))?;
+        // The size is in bytes; units are whole u32s, and a remainder belongs to the strings.
+        let n_units = u32::from_le_bytes(head) as usize / 4;
+        let strings_at =
+            n_units.checked_mul(4).and_then(|b| b.checked_add(4)).filter(|&e| e <= charsmap.len());
+        let strings_at = strings_at.ok_or_else(|| bad("shorter than the trie size it gives"))?;
+        let units = charsmap[4..strings_at]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let replacements = String::from_utf8(charsmap[strings_at..].to_vec())
+            .map_err(|_| bad("its replacement strings are not UTF-8"))?;
+        let mut p = Precompiled { charsmap, units, replacements, ascii: [None; 128] };
+        for b in 0..128u8 {
+            let key = [b];
+            let key = std::str::from_utf8(&key).expect("ASCII");
+            p.ascii[b as usize] = p.replacement(key).map(|r| {
+                let start = r.as_ptr() as usize - p.replacements.as_ptr() as usize;
+                (start as u32, (start + r.len()) as u32)
+            });
+        }
+        Ok(p)
+    }
+
+    /// The charsmap's bytes, as read.
+    pub fn charsmap(&self) -> &[u8] {
+        &self.charsmap
+    }
+
+    /// The replacement of the shortest key that prefixes `s`, if any.
+    ///
+    /// On a malformed trie (an index past its end, a value past the strings or inside a
+    /// char) the reference panics; this answers "no replacement" there instead.
+    pub fn replacement(&self, s: &str) -> Option<&str> {
+        let unit = |i: usize| self.units.get(i).copied();
+        let mut pos = offset(unit(0)?);
+        for &c in s.as_bytes() {
+            if c == 0 {
+                return None;
+            }
+            pos ^= c as usize;
+            let u = unit(pos)?;
+            if label(u) != c as u32 {
+                return None;
+            }
+            pos ^= offset(u);
+            if has_leaf(u) {
+                let start = value(unit(pos)?);
+                let rest = self.replacements.as_bytes().get(start..)?;
+                let len = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+                return self.replacements.get(start..start + len);
+            }
+        }
+        None
+    }
+
+    /// The normalized text alone.
+    pub fn normalize_str(&self, s: &str) -> String {
+        self.apply(&AlignedText::new(s)).text
+    }
+
+    /// Normalizes aligned text.
+    pub fn apply(&self, t: &AlignedText) -> AlignedText {
+        // The rewrite as the reference writes it, begun only at the first change: until then
+        // every char is kept as it is.
+        let mut items: Option<Vec<(char, isize)>> = None;
+        let text = t.text.as_str();
+        let bytes = text.as_bytes();
+        // An ASCII char other than CR followed by ASCII (or the end) is a cluster of its own:
+        // nothing ASCII extends a cluster. Such chars skip the segmenter, which restarts at
+        // the next other char (always a cluster boundary, where its rules need no context).
+        let lone_ascii =
+            |at: usize| bytes[at] < 0x80 && bytes[at] != b'\r' && bytes.get(at + 1).is_none_or(|&b| b < 0x80);
+        let mut at = 0;
+        while at < bytes.len() {
+            if lone_ascii(at) {
+                match self.ascii[bytes[at] as usize] {
+                    Some((s, e)) => replace(
+                        started(&mut items, text, at),
+                        &text[at..at + 1],
+                        &self.replacements[s as usize..e as usize],
+                    ),
+                    None => {
+                        if let Some(items) = items.as_mut() {
+                            items.push((bytes[at] as char, 0));
+                        }
+                    }
+                }
+                at += 1;
+                continue;
+            }
+            let from = at;
+            for (i, cluster) in text[from..].grapheme_indices(true) {
+                self.cluster(text, from + i, cluster.len(), &mut items);
+                at = from + i + cluster.len();
+                if at < bytes.len() && lone_ascii(at) {
+                    break;
+                }
+            }
+        }
+        match items {
+            Some(items) => t.transform(items, 0),
+            None => t.clone(),
+        }
+    }
+
+    /// Rewrites the cluster `text[at..at + len]` into `items` (begun at its first change).
+    #[inline]
+    fn cluster(&self, text: &str, at: usize, len: usize, items: &mut Option<Vec<(char, isize)>>) {
+        let cluster = &text[at..at + len];
+        if len < WHOLE_CLUSTER_BELOW {
+            if let Some(new) = self.replacement(cluster) {
+                replace(started(items, text, at), cluster, new);
+                return;
+            }
+        }
+        for (i, c) in cluster.char_indices() {
+            let old = &cluster[i..i + c.len_utf8()];
+            match self.replacement(old) {
+                Some(new) => replace(started(items, text, at + i), old, new),
+                None => {
+                    if let Some(items) = items.as_mut() {
+                        items.push((c, 0));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The rewrite so far, begun if need be with every char of `text[..at]` kept.
+fn started<'a>(
+    items: &'a mut Option<Vec<(char, isize)>>,
+    text: &str,
+    at: usize,
+) -> &'a mut Vec<(char, isize)> {
+    items.get_or_insert_with(|| {
+        let mut v = Vec::with_capacity(text.len());
+        v.extend(text[..at].chars().map(|c| (c, 0)));
+        v
+    })
+}
+
+/// Appends the rewrite of `old` into `new`. The new chars replace the old ones in order;
+/// extra new chars are insertions (the last ones); missing ones are removals added to the
+/// last item written, which is the previous text's when `new` is empty (and lost when
+/// nothing was written yet, as in the reference).
+fn replace(items: &mut Vec<(char, isize)>, old: &str, new: &str) {
+    let before = items.len();
+    items.extend(new.chars().map(|c| (c, 0)));
+    let diff = (items.len() - before) as isize - old.chars().count() as isize;
+    if diff > 0 {
+        items.iter_mut().rev().take(diff as usize).for_each(|it| it.1 = 1);
+    } else if diff < 0 {
+        if let Some(last) = items.last_mut() {
+            last.1 += diff;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A double array built by hand for keys "a" -> "x", "ab" -> "yz", "c" -> "" (strings
+    /// "x\0yz\0\0"), in the unit layout above (offsets < 2^22, so bit 9 clear).
+    fn tiny() -> Precompiled {
+        // Root at 0 with offset 0x100: a child with label L sits at 0x100 ^ L.
+        let unit = |label: u32, leaf: bool, off: u32| label | (leaf as u32) << 8 | off << 10;
+        let mut units = vec![0u32; 0x400];
+        units[0] = unit(0, false, 0x100);
+        // "a" (0x61) at 0x161, a leaf whose value unit sits at 0x161 ^ off.
+        units[0x161] = unit(0x61, true, 0x200);
+        units[0x161 ^ 0x200] = 0; // value 0: "x"
+                                  // "ab": from 0x161 ^ 0x200 = 0x361, child b (0x62) at 0x361 ^ 0x62 = 0x303.
+        units[0x303] = unit(0x62, true, 0x80);
+        units[0x303 ^ 0x80] = 2; // "yz"
+                                 // "c" (0x63) at 0x163 with value 5: the empty string.
+        units[0x163] = unit(0x63, true, 0x40);
+        units[0x163 ^ 0x40] = 5;
+        let mut bytes = ((units.len() * 4) as u32).to_le_bytes().to_vec();
+        for u in &units {
+            bytes.extend_from_slice(&u.to_le_bytes());
+        }
+        bytes.extend_from_slice(b"x\0yz\0\0");
+        Precompiled::from_charsmap(bytes).unwrap()
+    }
+
+    #[test]
+    fn lookups_take_the_shortest_key() {
+        let p = tiny();
+        assert_eq!(p.replacement("a"), Some("x"));
+        // "ab" is a key too, but "a" is shorter.
+        assert_eq!(p.replacement("ab"), Some("x"));
+        assert_eq!(p.replacement("c"), Some(""));
+        assert_eq!(p.replacement("b"), None);
+        assert_eq!(p.replacement("\0a"), None);
+        assert_eq!(p.replacement(""), None);
+    }
+
+    #[test]
+    fn clusters_then_chars() {
+        let p = tiny();
+        // "a" + U+0301 is one cluster, matched by its prefix "a": replaced whole.
+        assert_eq!(p.normalize_str("a\u{301}ba"), "xbx");
+        // A removal folds into the previous char's rewrite.
+        let t = p.apply(&AlignedText::new("bca"));
+        assert_eq!(t.text, "bx");
+        assert_eq!(t.orig, [0, 2]);
+        // Removal at the very start is lost: what follows shifts onto the removed char.
+        let t = p.apply(&AlignedText::new("cbb"));
+        assert_eq!(t.text, "bb");
+        assert_eq!(t.orig, [0, 1]);
+        // Nothing to change: the same text and alignment.
+        assert_eq!(p.apply(&AlignedText::new("bbb")), AlignedText::new("bbb"));
+    }
+
+    #[test]
+    fn expansion_followed_by_removal() {
+        // The reference's own case: "™" -> "TM" then "\x1e" -> "": the inserted "M" takes the
+        // removal, so it is aligned to "\x1e".
+        let mut items = Vec::new();
+        replace(&mut items, "™", "TM");
+        replace(&mut items, "\x1e", "");
+        items.push(('g', 0));
+        let t = AlignedText::new("™\x1eg").transform(items, 0);
+        assert_eq!(t.text, "TMg");
+        assert_eq!(t.orig, [0, 1, 2]);
+    }
+
+    /// Parses `{"type": "Precompiled", "precompiled_charsmap": b64}` with the loader.
+    fn load(b64: &str) -> crate::Result<crate::normalizers::Normalizer> {
+        let v = serde_json::json!({"type": "Precompiled", "precompiled_charsmap": b64});
+        crate::loaders::tokenizer_json::parse_normalizer_json(&v.to_string())
+    }
+
+    #[test]
+    fn base64_as_the_reference_reads_it() {
+        // 4 + 4 bytes: a size of 4 and one zero unit; base64 "BAAAAAAAAAA=".
+        assert!(load("BAAAAAAAAAA=").is_ok());
+        // Padding may be left out, but not misplaced or overdone.
+        assert!(load("BAAAAAAAAAA").is_ok());
+        assert!(load("BAAAAAAAAAA==").is_err());
+        assert!(load("BAAAAAAAAA=A").is_err());
+        // Bits past the last byte must be zero ("B" sets the lowest of them).
+        assert!(load("BAAAAAAAAAB=").is_err());
+        assert!(load("BAAAAAAAAAB").is_err());
+        // Whitespace, other alphabets, a length of 4n+1.
+        assert!(load("BAAA AAAAAAA=").is_err());
+        assert!(load("BAAAAAAA_AA=").is_err());
+        assert!(load("BAAAAAAAAAAAA").is_err());
+        let e = load("").unwrap_err().to_string();
+        assert!(e.contains("normalizer.precompiled_charsmap"), "{e}");
+    }
+
+    #[test]
+    fn malformed_charsmaps() {
+        assert!(Precompiled::from_charsmap(vec![]).is_err());
+        assert!(Precompiled::from_charsmap(vec![8, 0, 0, 0, 1, 2, 3, 4]).is_err());
+        assert!(Precompiled::from_charsmap(vec![0, 0, 0, 0, 0xFF]).is_err());
+        // An empty trie matches nothing.
+        let p = Precompiled::from_charsmap(vec![0, 0, 0, 0]).unwrap();
+        assert_eq!(p.normalize_str("abc"), "abc");
+        // Size 6: one unit; the 2 extra bytes begin the strings.
+        let p = Precompiled::from_charsmap(vec![6, 0, 0, 0, 0, 0, 0, 0, b'h', b'i']).unwrap();
+        assert_eq!(p.replacements, "hi");
+    }
+}
