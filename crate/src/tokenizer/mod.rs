@@ -560,14 +560,16 @@ impl<'a> ByteToChar<'a> {
 
 /// The reference's offsets of a token whose byte range `s..e` in its pre-token reaches past
 /// the pre-token: the range is taken as is, as bytes of the whole input, and turned into
-/// chars of it where it can be (the start's char, and the end's, or the char before the end
-/// plus one); else it stays in bytes.
+/// chars of it where it can be (the start's char, and the end's; an end past the input: one
+/// past the char before the end, or past the start's char plus one); else it stays in bytes.
 fn unaligned_offsets(input: &str, s: usize, e: usize) -> (u32, u32) {
     let b = input.as_bytes();
     let char_of = |i: usize| (i < b.len()).then(|| b[..=i].iter().filter(|&&x| x & 0xC0 != 0x80).count() - 1);
     let off = match (char_of(s), char_of(e)) {
         (Some(a), Some(z)) => (a, z),
-        (Some(a), None) => (a, e.checked_sub(1).and_then(char_of).map_or(a + 1, |z| z + 1)),
+        // (The reference's fallback for the char before the end is the start's plus one, and
+        // the end is one past that char.)
+        (Some(a), None) => (a, e.checked_sub(1).and_then(char_of).unwrap_or(a + 1) + 1),
         _ => (s, e),
     };
     (off.0 as u32, off.1 as u32)
@@ -630,7 +632,7 @@ mod tests {
         assert_eq!(unaligned_offsets("aé東b", 2, 4), (1, 2));
         // The end at or past the input's end: the char before it, plus one.
         assert_eq!(unaligned_offsets("abc", 2, 3), (2, 3));
-        assert_eq!(unaligned_offsets("abc", 2, 9), (2, 3));
+        assert_eq!(unaligned_offsets("abc", 2, 9), (2, 4));
         // The start past the input's end: the bytes themselves.
         assert_eq!(unaligned_offsets("abc", 3, 4), (3, 4));
     }
