@@ -172,6 +172,15 @@ impl Bpe {
                 return Ok(());
             }
         }
+        // A one-char piece with a token (punctuation, mostly) is that token: no cache, no merge.
+        let mut cs = piece.chars();
+        if let (Some(c), None) = (cs.next(), cs.next()) {
+            let id = self.char_id(c, self.class(true, true));
+            if id != NONE {
+                out.push(Token { id, start: 0, end: piece.len() as u32, unk: false });
+                return Ok(());
+            }
+        }
         CACHE.with(|c| match c.try_borrow_mut() {
             Ok(mut c) => {
                 let c = &mut *c;
@@ -180,12 +189,18 @@ impl Bpe {
                     self.emit(&c.syms[at as usize..(at + n) as usize], out);
                     return Ok(());
                 }
-                self.merge_word(piece, &mut c.work)?;
-                self.emit(&c.work.done, out);
-                if piece.len() < MAX_KEY {
-                    c.insert(piece);
+                let merged = self.merge_word(piece, &mut c.work);
+                if merged.is_ok() {
+                    self.emit(&c.work.done, out);
+                    if piece.len() < MAX_KEY {
+                        c.insert(piece);
+                    }
                 }
-                Ok(())
+                if c.work.syms.capacity() > MAX_WORK {
+                    // A huge piece should not pin its buffers in every thread that saw it.
+                    c.work = Work::default();
+                }
+                merged
             }
             Err(_) => {
                 let mut work = Work::default();
@@ -349,6 +364,8 @@ const MAX_KEY: usize = 256;
 const MAX_WORDS: usize = 1 << 15;
 /// Bytes of keys and symbols before the cache starts over.
 const MAX_BYTES: usize = 1 << 22;
+/// Symbols the merge buffers may keep between calls (more are freed after the piece).
+const MAX_WORK: usize = 1 << 16;
 
 /// Pre-tokens seen before and their tokens, per thread, owned by one model at a time (a
 /// model with another id clears it); bounded, cleared when full.
