@@ -30,7 +30,7 @@ fn runs_round_trip_any_alignment() {
 fn every_stage_has_one_alignment_entry_per_char() {
     let t = Tokenizer::from_vocab_txt(VOCAB).unwrap();
     let text = "Héllo,\tWörld! 東京\u{200b}x";
-    let trace = t.trace(text);
+    let trace = t.trace(text).unwrap();
     for stage in &trace.stages {
         let orig = expand(&stage.runs);
         assert_eq!(orig.len(), stage.text.chars().count(), "{}", stage.name);
@@ -61,13 +61,13 @@ fn bert_switches_change_the_stages() {
     };
     t.set_bert_options(off).unwrap();
     assert_eq!(t.bert_options(), Some(off));
-    let trace = t.trace("Héllo\t東京");
+    let trace = t.trace("Héllo\t東京").unwrap();
     for s in &trace.stages {
         assert_eq!(s.text, "Héllo\t東京", "{}", s.name);
     }
     let lower_only = BertNormalizerConfig { lowercase: true, strip_accents: Some(false), ..off };
     t.set_bert_options(lower_only).unwrap();
-    assert_eq!(t.trace("Héllo").stages.last().unwrap().text, "héllo");
+    assert_eq!(t.trace("Héllo").unwrap().stages.last().unwrap().text, "héllo");
     // Encoding agrees with the trace: the cache was rebuilt with the new switches.
     assert_eq!(t.encode("HELLO", None, true).unwrap().ids().collect::<Vec<_>>(), vec![2, 5, 3]);
 }

@@ -51,14 +51,15 @@ impl Tokenizer {
         subs: &mut Vec<SubToken>,
     ) -> bool {
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
+        let wp = self.model.wordpiece().expect("fused_ok checks the model");
         let mut w = std::mem::take(scratch_word);
         let start_len = enc.len();
         let start_word = *word_idx;
-        let mut st = EncodeState { tok: self, named: self.model.ids_name_tokens, enc, word_idx: *word_idx };
+        let mut st = EncodeState { tok: self, named: wp.ids_name_tokens, enc, word_idx: *word_idx };
         let st_ref = &mut st;
         // The closure is inlined at every place for_each_word hands over a word: as a call
         // it cost ~18 instructions a word.
-        let r = crate::models::wordpiece::word_cache::with_cache(self.model.cache_id, |mut wc| {
+        let r = crate::models::wordpiece::word_cache::with_cache(wp.cache_id, |mut wc| {
             let st = &mut *st_ref;
             crate::fused::bert_words::for_each_word(
                 cache,
@@ -72,7 +73,7 @@ impl Tokenizer {
                 move |wd| {
                     let hint = if wd.ascii { Hint::Ascii } else { Hint::Nothing };
                     let mut sink = EncodeSink { st: &mut *st, wd };
-                    self.model.lookup(wd.word, wd.n_chars, hint, wc.as_deref_mut(), subs, &mut sink);
+                    wp.lookup(wd.word, wd.n_chars, hint, wc.as_deref_mut(), subs, &mut sink);
                     st.word_idx += 1;
                 },
             )
@@ -122,19 +123,21 @@ impl Tokenizer {
             && self.cache.is_some()
             && matches!(self.pre_tokenizer, Some(crate::pre_tokenizers::PreTokenizer::Bert))
             && self.normalized_matcher.is_none()
+            && self.model.wordpiece().is_some()
     }
 
     /// Pushes the tokens `subs` of a word of the fused path with their texts, for a model
     /// whose ids do not name its tokens (`unk`: the word is the unk token).
     #[inline(never)]
     fn push_named(&self, wd: WordView, subs: &[SubToken], unk: bool, enc: &mut Encoding, word_idx: u32) {
+        let wp = self.model.wordpiece().expect("fused_ok checks the model");
         let mut at = OrigCursor::new(wd.orig);
         for s in subs {
             let off = (at.at(s.char_start), at.at(s.char_end - 1) + 1);
             if unk {
-                enc.push_token(s.id, Some(&self.model.unk_token), off, word_idx);
+                enc.push_token(s.id, Some(&wp.unk_token), off, word_idx);
             } else {
-                enc.push_token(s.id, Some(&self.model.token_text(wd.text(), s)), off, word_idx);
+                enc.push_token(s.id, Some(&wp.token_text(wd.text(), s)), off, word_idx);
             }
         }
     }
@@ -142,9 +145,10 @@ impl Tokenizer {
     /// Appends the ids of `raw`, a stretch of input without added tokens (fused path).
     pub(crate) fn segment_ids(&self, raw: &str, w: &mut Word, subs: &mut Vec<SubToken>, ids: &mut Vec<u32>) {
         let cache = self.cache.as_ref().expect("fused_ok checks the cache");
+        let wp = self.model.wordpiece().expect("fused_ok checks the model");
         let mark = ids.len();
         // Inlined into for_each_word, as in encode_single.
-        let r = crate::models::wordpiece::word_cache::with_cache(self.model.cache_id, |mut wc| {
+        let r = crate::models::wordpiece::word_cache::with_cache(wp.cache_id, |mut wc| {
             let (ids, subs) = (&mut *ids, &mut *subs);
             crate::fused::bert_words::for_each_word(
                 cache,
@@ -157,14 +161,16 @@ impl Tokenizer {
                 #[inline(always)]
                 move |wd| {
                     let hint = if wd.ascii { Hint::Ascii } else { Hint::Nothing };
-                    self.model.lookup(wd.word, wd.n_chars, hint, wc.as_deref_mut(), subs, ids);
+                    wp.lookup(wd.word, wd.n_chars, hint, wc.as_deref_mut(), subs, ids);
                 },
             )
         });
         if r.is_err() {
             ids.truncate(mark);
             let mut t = (0.0, 0.0);
-            ids.extend(self.encode_single(raw, 0, 0, None, None, &mut t).ids());
+            // (WordPiece never fails: only a missing unk token makes a model fail.)
+            let enc = self.encode_single(raw, 0, 0, None, None, &mut t).expect("WordPiece encodes any text");
+            ids.extend(enc.ids());
         }
     }
 }

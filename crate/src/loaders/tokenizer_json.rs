@@ -5,7 +5,12 @@
 //! one a model was trained with is worse than one that refuses to load.
 
 use crate::error::{Error, Result};
+#[cfg(feature = "general")]
+use crate::models::bpe::general::{Bpe, BpeOptions};
+#[cfg(feature = "general")]
+use crate::models::wordlevel::WordLevel;
 use crate::models::wordpiece::WordPiece;
+use crate::models::Model;
 use crate::normalizers::BertNormalizerConfig;
 #[cfg(feature = "general")]
 use crate::pre_tokenizers::{
@@ -95,13 +100,6 @@ pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
         None | Some(Value::Null) => None,
         Some(v) => Some(parse_pre_tokenizer(v, "pre_tokenizer")?),
     };
-    // The pipeline's word loop cuts the normalized text (`pre_tokenize`); a pre-tokenizer that
-    // rewrites its pieces needs `PreTokenizer::apply`.
-    if let Some(name) = pre_tokenizer.as_ref().and_then(|p| p.rewriting_component()) {
-        return Err(Error::Unsupported(format!(
-            "pre_tokenizer: {name} (it rewrites its pieces) in a tokenizer pipeline"
-        )));
-    }
     let added = match root.get("added_tokens") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.iter().map(parse_added_token).collect::<Result<Vec<_>>>()?,
@@ -132,18 +130,40 @@ pub fn parse_pre_tokenizer_json(json: &str) -> Result<PreTokenizer> {
     parse_pre_tokenizer(&v, "pre_tokenizer")
 }
 
-fn parse_model(v: &Value) -> Result<WordPiece> {
+fn parse_model(v: &Value) -> Result<Model> {
     let o = obj(v, "model")?;
-    // Files written by older versions omit "type" for WordPiece; the fields tell.
+    // Files written by older versions omit "type"; the reference then tries BPE (vocab and
+    // merges), WordPiece (all its fields), WordLevel (vocab and unk token) in turn.
     let ty = match o.get("type") {
         Some(Value::String(s)) => s.as_str(),
+        None if o.contains_key("merges") => "BPE",
         None if o.contains_key("max_input_chars_per_word") => "WordPiece",
+        None if o.contains_key("unk_token") && o.contains_key("vocab") => "WordLevel",
+        None if o.contains_key("vocab") => "Unigram",
         Some(v) => return Err(Error::Json(format!("model.type must be a string, found {}", kind(v)))),
         None => return Err(Error::Json("model.type is missing".into())),
     };
-    if ty != "WordPiece" {
-        return Err(Error::Unsupported(format!("model type {ty:?} (supported: WordPiece)")));
+    match ty {
+        "WordPiece" => parse_wordpiece(o).map(Model::WordPiece),
+        #[cfg(feature = "general")]
+        "BPE" => parse_bpe(o).map(Model::Bpe),
+        #[cfg(feature = "general")]
+        "WordLevel" => {
+            Ok(Model::WordLevel(WordLevel::new(parse_vocab(o)?, get_str(o, "unk_token", "model")?)?))
+        }
+        #[cfg(feature = "general")]
+        "Unigram" => Ok(Model::Unigram(crate::models::UnigramModel::new(parse_unigram(v, "model")?)?)),
+        other => Err(Error::Unsupported(format!("model type {other:?} (supported: {MODELS})"))),
     }
+}
+
+#[cfg(feature = "general")]
+const MODELS: &str = "WordPiece, BPE, WordLevel, Unigram";
+#[cfg(not(feature = "general"))]
+const MODELS: &str = "WordPiece";
+
+/// `model.vocab`: token → id.
+fn parse_vocab(o: &Obj) -> Result<HashMap<String, u32>> {
     let vocab_v = o.get("vocab").ok_or_else(|| Error::Json("model.vocab is missing".into()))?;
     let vocab_o = obj(vocab_v, "model.vocab")?;
     let mut vocab = HashMap::with_capacity(vocab_o.len());
@@ -153,6 +173,21 @@ fn parse_model(v: &Value) -> Result<WordPiece> {
         })?;
         vocab.insert(tok.clone(), id as u32);
     }
+    Ok(vocab)
+}
+
+#[cfg(feature = "general")]
+/// An optional string field (`null` or absent: none).
+fn opt_str<'a>(o: &'a Obj, key: &str, what: &str) -> Result<Option<&'a str>> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(Error::Json(format!("{what}.{key} must be a string or null, found {}", kind(v)))),
+    }
+}
+
+fn parse_wordpiece(o: &Obj) -> Result<WordPiece> {
+    let vocab = parse_vocab(o)?;
     let unk = get_str(o, "unk_token", "model")?;
     let prefix = match o.get("continuing_subword_prefix") {
         None => "##",
@@ -170,6 +205,70 @@ fn parse_model(v: &Value) -> Result<WordPiece> {
         100
     };
     WordPiece::new(vocab, unk, prefix, max_chars)
+}
+
+/// A BPE model: every field of the reference's (`null` is the default of each option).
+#[cfg(feature = "general")]
+fn parse_bpe(o: &Obj) -> Result<Bpe> {
+    match o.get("dropout") {
+        None | Some(Value::Null) => {}
+        // The reference draws merges at random for any other value (and refuses values
+        // outside 0..=1); 0 is no dropout.
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => {}
+        Some(v) => {
+            return Err(Error::Unsupported(format!(
+                "model.dropout = {v}: BPE dropout skips merges at random (only null or 0 are supported)"
+            )))
+        }
+    }
+    let options = BpeOptions {
+        unk_token: opt_str(o, "unk_token", "model")?.map(str::to_owned),
+        continuing_subword_prefix: opt_str(o, "continuing_subword_prefix", "model")?.map(str::to_owned),
+        end_of_word_suffix: opt_str(o, "end_of_word_suffix", "model")?.map(str::to_owned),
+        fuse_unk: opt_bool(o, "fuse_unk", "model")?.unwrap_or(false),
+        byte_fallback: opt_bool(o, "byte_fallback", "model")?.unwrap_or(false),
+        ignore_merges: opt_bool(o, "ignore_merges", "model")?.unwrap_or(false),
+    };
+    let vocab = parse_vocab(o)?;
+    let merges = parse_merges(o.get("merges").ok_or_else(|| Error::Json("model.merges is missing".into()))?)?;
+    Bpe::new(vocab, &merges, options)
+}
+
+/// `model.merges`: `[["a", "b"], ...]`, or the older `["a b", ...]` (`#version` lines
+/// skipped, as the reference skips them in both merges.txt and this form).
+#[cfg(feature = "general")]
+fn parse_merges(v: &Value) -> Result<Vec<(String, String)>> {
+    let arr = v
+        .as_array()
+        .ok_or_else(|| Error::Json(format!("model.merges must be an array, found {}", kind(v))))?;
+    if arr.iter().all(Value::is_array) {
+        return arr
+            .iter()
+            .enumerate()
+            .map(|(i, m)| match m.as_array().map(Vec::as_slice) {
+                Some([Value::String(a), Value::String(b)]) => Ok((a.clone(), b.clone())),
+                _ => Err(Error::Json(format!("model.merges[{i}] must be a pair of strings, found {m}"))),
+            })
+            .collect();
+    }
+    let mut out = Vec::with_capacity(arr.len());
+    for (i, m) in arr.iter().enumerate() {
+        let s = m.as_str().ok_or_else(|| {
+            Error::Json(format!("model.merges[{i}] must be a string \"a b\" or a pair, found {}", kind(m)))
+        })?;
+        if s.starts_with("#version") {
+            continue;
+        }
+        match s.split(' ').collect::<Vec<_>>()[..] {
+            [a, b] => out.push((a.to_owned(), b.to_owned())),
+            _ => {
+                return Err(Error::Json(format!(
+                    "model.merges[{i}] = {s:?} must be two tokens separated by one space"
+                )))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A normalizer alone, as `tokenizer.json` writes one (its JSON path in errors: `normalizer`).

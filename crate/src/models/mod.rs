@@ -1,6 +1,229 @@
 //! Models: how a word becomes tokens.
+//!
+//! [`Model`] is what the pipeline calls, whatever the file's model: [`Model::tokenize`] turns
+//! one pre-token into [`Token`]s (ids with byte ranges in the pre-token, as the reference's
+//! `Model::tokenize` returns them), and the vocabulary answers id ↔ token. WordPiece also has
+//! its own fast entry ([`wordpiece::WordPiece::lookup`]) for the fused BERT paths.
 
 pub mod bpe;
 #[cfg(feature = "general")]
 pub mod unigram;
+#[cfg(feature = "general")]
+pub mod wordlevel;
 pub mod wordpiece;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[cfg(feature = "general")]
+use self::bpe::general::Bpe;
+#[cfg(feature = "general")]
+use self::unigram::Unigram;
+#[cfg(feature = "general")]
+use self::wordlevel::WordLevel;
+use self::wordpiece::WordPiece;
+use crate::error::{Error, Result};
+
+/// One token of a pre-token: its id and its byte range in the pre-token. The range may reach
+/// past the pre-token's end: BPE's byte fallback counts the bytes of the subword prefix and
+/// suffix too, as the reference does (see [`crate::tokenizer`] for what offsets that gives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub id: u32,
+    pub start: u32,
+    pub end: u32,
+    /// Whether this is the unk token standing for text the vocabulary lacks.
+    pub unk: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum Model {
+    WordPiece(WordPiece),
+    #[cfg(feature = "general")]
+    Bpe(Bpe),
+    #[cfg(feature = "general")]
+    WordLevel(WordLevel),
+    #[cfg(feature = "general")]
+    Unigram(UnigramModel),
+}
+
+/// A Unigram model with the maps the pipeline reads from every model.
+#[cfg(feature = "general")]
+#[derive(Clone, Debug)]
+pub struct UnigramModel {
+    pub model: Unigram,
+    pub vocab: HashMap<String, u32>,
+    pub vocab_r: ReverseVocab,
+}
+
+#[cfg(feature = "general")]
+impl UnigramModel {
+    pub fn new(model: Unigram) -> Result<Self> {
+        // A piece listed twice keeps its last id, as the reference's token_to_id does.
+        let vocab: HashMap<String, u32> =
+            model.vocab().iter().enumerate().map(|(i, (p, _))| (p.clone(), i as u32)).collect();
+        let mut vocab_r = ReverseVocab::new(&vocab)?;
+        // Every id names its own piece, repeated pieces included.
+        vocab_r.tokens = Arc::new(model.vocab().iter().map(|(p, _)| Arc::from(p.as_str())).collect());
+        Ok(UnigramModel { model, vocab, vocab_r })
+    }
+}
+
+impl From<WordPiece> for Model {
+    fn from(m: WordPiece) -> Self {
+        Model::WordPiece(m)
+    }
+}
+
+impl Model {
+    /// Appends the tokens of one pre-token (`piece`, not empty) to `out`. Fails where the
+    /// reference fails: a char or word the vocabulary lacks when the unk token is missing.
+    pub fn tokenize(&self, piece: &str, out: &mut Vec<Token>) -> Result<()> {
+        match self {
+            Model::WordPiece(m) => {
+                m.tokenize(piece, out);
+                Ok(())
+            }
+            #[cfg(feature = "general")]
+            Model::Bpe(m) => m.tokenize(piece, out),
+            #[cfg(feature = "general")]
+            Model::WordLevel(m) => m.tokenize(piece, out),
+            #[cfg(feature = "general")]
+            Model::Unigram(m) => {
+                let mut toks = Vec::new();
+                m.model.tokenize(piece, &mut toks)?;
+                let unk = m.model.unk_id();
+                out.extend(toks.iter().map(|t| Token {
+                    id: t.id,
+                    start: t.start as u32,
+                    end: t.end as u32,
+                    unk: Some(t.id) == unk,
+                }));
+                Ok(())
+            }
+        }
+    }
+
+    /// The shared vocabulary: token text → id.
+    pub fn vocab(&self) -> &HashMap<String, u32> {
+        match self {
+            Model::WordPiece(m) => &m.vocab,
+            #[cfg(feature = "general")]
+            Model::Bpe(m) => &m.vocab,
+            #[cfg(feature = "general")]
+            Model::WordLevel(m) => &m.vocab,
+            #[cfg(feature = "general")]
+            Model::Unigram(m) => &m.vocab,
+        }
+    }
+
+    /// id → token text ("" for an id no token has), shared with every Encoding.
+    pub fn vocab_r(&self) -> &Arc<Vec<Arc<str>>> {
+        match self {
+            Model::WordPiece(m) => &m.vocab_r,
+            #[cfg(feature = "general")]
+            Model::Bpe(m) => &m.vocab_r.tokens,
+            #[cfg(feature = "general")]
+            Model::WordLevel(m) => &m.vocab_r.tokens,
+            #[cfg(feature = "general")]
+            Model::Unigram(m) => &m.vocab_r.tokens,
+        }
+    }
+
+    /// Whether a token's text is always `vocab_r()[id]`, so that Encodings need not keep it.
+    pub fn ids_name_tokens(&self) -> bool {
+        match self {
+            Model::WordPiece(m) => m.ids_name_tokens,
+            // The reference names a BPE token by its id (whichever key holds a repeated one).
+            #[cfg(feature = "general")]
+            Model::Bpe(_) => true,
+            #[cfg(feature = "general")]
+            Model::WordLevel(m) => m.vocab_r.ids_name_tokens,
+            // The reference names a Unigram token by the text it covers (a byte token by its
+            // <0xXX> piece).
+            #[cfg(feature = "general")]
+            Model::Unigram(_) => false,
+        }
+    }
+
+    /// The text the reference gives token `t` of `piece`, for models whose ids do not name
+    /// their tokens.
+    pub fn token_text(&self, piece: &str, t: &Token) -> Arc<str> {
+        match self {
+            Model::WordPiece(m) => m.token_text_bytes(piece, t),
+            #[cfg(feature = "general")]
+            Model::Bpe(m) => m.vocab_r.tokens[t.id as usize].clone(),
+            #[cfg(feature = "general")]
+            Model::WordLevel(m) => m.token_text(piece, t),
+            #[cfg(feature = "general")]
+            Model::Unigram(m) => {
+                let t = unigram::Token { id: t.id, start: t.start as usize, end: t.end as usize };
+                Arc::from(m.model.token_value(piece, &t))
+            }
+        }
+    }
+
+    /// The token of `id`, when the vocabulary has one.
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        let t = self.vocab_r().get(id as usize)?;
+        // "" fills the ids no token has, unless "" is itself the token of this id.
+        (!t.is_empty() || self.vocab().get("") == Some(&id)).then_some(&**t)
+    }
+
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.vocab().get(token).copied()
+    }
+
+    /// The number of tokens of the vocabulary (the reference's `get_vocab_size`).
+    pub fn vocab_size(&self) -> usize {
+        self.vocab().len()
+    }
+
+    /// The model when it is WordPiece (the fused BERT paths need it).
+    #[inline]
+    pub fn wordpiece(&self) -> Option<&WordPiece> {
+        match self {
+            Model::WordPiece(m) => Some(m),
+            #[cfg(feature = "general")]
+            _ => None,
+        }
+    }
+}
+
+/// A vocabulary's reverse map: id → token, with "" where no token has the id.
+#[derive(Clone, Debug)]
+pub struct ReverseVocab {
+    pub tokens: Arc<Vec<Arc<str>>>,
+    /// Whether each id is held by one token only (else a token's text is not its id's).
+    pub ids_name_tokens: bool,
+}
+
+impl ReverseVocab {
+    pub fn new(vocab: &HashMap<String, u32>) -> Result<Self> {
+        let Some(&max_id) = vocab.values().max() else {
+            return Ok(ReverseVocab { tokens: Arc::new(Vec::new()), ids_name_tokens: true });
+        };
+        let max_id = max_id as usize;
+        if max_id >= 1 << 24 && max_id > vocab.len() * 16 {
+            return Err(Error::Invalid(format!(
+                "vocabulary ids are implausibly sparse (largest id {max_id} for {} tokens)",
+                vocab.len()
+            )));
+        }
+        let empty: Arc<str> = Arc::from("");
+        let mut tokens = vec![empty; max_id + 1];
+        let mut seen = vec![false; max_id + 1];
+        let mut ids_name_tokens = true;
+        // In a fixed order, so that a repeated id resolves the same way every run.
+        let mut sorted: Vec<(&String, &u32)> = vocab.iter().collect();
+        sorted.sort();
+        for (tok, &id) in sorted {
+            if seen[id as usize] {
+                ids_name_tokens = false;
+            }
+            seen[id as usize] = true;
+            tokens[id as usize] = Arc::from(tok.as_str());
+        }
+        Ok(ReverseVocab { tokens: Arc::new(tokens), ids_name_tokens })
+    }
+}

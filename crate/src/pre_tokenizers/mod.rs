@@ -206,20 +206,6 @@ impl PreTokenizer {
         }
     }
 
-    /// The type name of the first component that rewrites its pieces (ByteLevel, Metaspace),
-    /// if any: [`pre_tokenize`] can only give such a pre-tokenizer's input spans.
-    pub fn rewriting_component(&self) -> Option<&'static str> {
-        match self {
-            #[cfg(feature = "general")]
-            PreTokenizer::ByteLevel(_) => Some("ByteLevel"),
-            #[cfg(feature = "general")]
-            PreTokenizer::Metaspace(_) => Some("Metaspace"),
-            #[cfg(feature = "general")]
-            PreTokenizer::Sequence(list) => list.iter().find_map(|p| p.rewriting_component()),
-            _ => None,
-        }
-    }
-
     fn stage_name(&self) -> &'static str {
         match self {
             PreTokenizer::Bert => "bert_pre_tokenizer",

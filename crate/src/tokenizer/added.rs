@@ -133,7 +133,7 @@ impl Tokenizer {
     /// normalized text is stored (for matching and decoding) in its normalized form.
     pub(crate) fn rebuild_added(&mut self) -> Result<()> {
         let listed = std::mem::take(&mut self.added);
-        let mut next_id = self.model.vocab.len() as u32;
+        let mut next_id = self.model.vocab_size() as u32;
         let mut by_content: HashMap<Arc<str>, u32> = HashMap::new();
         let mut by_id: BTreeMap<u32, AddedToken> = BTreeMap::new();
         self.special_contents.clear();
@@ -149,10 +149,7 @@ impl Tokenizer {
                     continue;
                 }
             }
-            let id = match by_content
-                .get(&t.content)
-                .copied()
-                .or_else(|| self.model.vocab.get(&*t.content).copied())
+            let id = match by_content.get(&t.content).copied().or_else(|| self.model.token_to_id(&t.content))
             {
                 Some(id) => id,
                 None => {

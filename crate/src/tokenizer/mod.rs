@@ -24,18 +24,21 @@ use crate::clock::now_micros;
 pub use crate::decoders::Decoder;
 use crate::error::{Error, Result};
 use crate::models::wordpiece::{Hint, Sink, SubToken, WordPiece};
+pub use crate::models::Model;
+use crate::models::Token;
 use crate::normalizers::aligned::span;
 use crate::normalizers::AlignedText;
 pub use crate::normalizers::Normalizer;
+use crate::pre_tokenizers::PreTokenized;
 pub use crate::pre_tokenizers::PreTokenizer;
+use crate::processors;
 pub use crate::processors::{PostProcessor, SpecialTokenDef, TemplatePiece};
-use crate::{pre_tokenizers, processors};
 
 #[derive(Clone, Debug)]
 pub struct Tokenizer {
     pub normalizer: Option<Normalizer>,
     pub pre_tokenizer: Option<PreTokenizer>,
-    pub model: WordPiece,
+    pub model: Model,
     pub post_processor: Option<PostProcessor>,
     pub decoder: Option<Decoder>,
     pub added: Vec<AddedToken>,
@@ -62,7 +65,7 @@ impl Tokenizer {
     pub fn new(
         normalizer: Option<Normalizer>,
         pre_tokenizer: Option<PreTokenizer>,
-        model: WordPiece,
+        model: impl Into<Model>,
         post_processor: Option<PostProcessor>,
         decoder: Option<Decoder>,
         added: Vec<AddedToken>,
@@ -72,7 +75,7 @@ impl Tokenizer {
         let mut t = Tokenizer {
             normalizer,
             pre_tokenizer,
-            model,
+            model: model.into(),
             post_processor,
             decoder,
             added,
@@ -150,15 +153,16 @@ impl Tokenizer {
         mut observer: Observer,
         mut pre_tokens: Option<&mut Vec<PreTokenTrace>>,
         timings: &mut (f64, f64),
-    ) -> Encoding {
+    ) -> Result<Encoding> {
         let mut enc = Encoding::default();
         // At most about one token per three bytes (CJK: one per 3-byte char; English ~4.5):
         // one allocation, not a series.
         let guess = text.len() / 3 + 4;
-        enc.texts.vocab = Some(self.model.vocab_r.clone());
+        enc.texts.vocab = Some(self.model.vocab_r().clone());
         enc.toks.reserve(guess);
         let mut word_idx = 0u32;
         let mut scratch = crate::models::wordpiece::Scratch::default();
+        let mut tokens = Vec::new();
         let (mut scratch_word, mut subs) = crate::fused::bert::take_scratch();
         // A text that certainly holds no added token is one segment (no matcher pass).
         let matcher = self.raw_matcher.as_ref().filter(|m| m.may_match(text));
@@ -170,6 +174,7 @@ impl Tokenizer {
             ),
             Some(m) => (None, self.split_added(Some(m), text)),
         };
+        let mut result = Ok(());
         for seg in whole.into_iter().chain(listed) {
             let raw = &text[seg.byte_start..seg.byte_end];
             if let Some(i) = seg.added {
@@ -206,40 +211,34 @@ impl Tokenizer {
             {
                 continue;
             }
-            self.encode_segment_staged(
-                raw,
-                seg.char_start,
-                &mut observer,
-                &mut pre_tokens,
-                &mut enc,
-                &mut word_idx,
-                &mut scratch,
-                &mut subs,
+            let mut staged = Staged {
+                input: text,
+                observer: &mut observer,
+                pre_tokens: &mut pre_tokens,
+                enc: &mut enc,
+                word_idx: &mut word_idx,
+                scratch: &mut scratch,
+                subs: &mut subs,
+                tokens: &mut tokens,
                 timings,
-            );
+            };
+            result = self.encode_segment_staged(raw, seg.char_start, &mut staged);
+            if result.is_err() {
+                break;
+            }
         }
         crate::fused::bert::put_scratch(scratch_word, subs);
+        result?;
         enc.fill_sequence(type_id, seq);
-        enc
+        Ok(enc)
     }
 
     /// The staged chain on one segment without added tokens of the raw text: normalizer
-    /// (with `observer` told each stage), added tokens of the normalized text, pre-tokenizer,
-    /// model. The oracle the fused path is tested against, and what the trace shows.
-    #[allow(clippy::too_many_arguments)]
-    fn encode_segment_staged(
-        &self,
-        raw: &str,
-        char_start: usize,
-        observer: &mut Observer,
-        pre_tokens: &mut Option<&mut Vec<PreTokenTrace>>,
-        enc: &mut Encoding,
-        word_idx: &mut u32,
-        scratch: &mut crate::models::wordpiece::Scratch,
-        subs: &mut Vec<SubToken>,
-        timings: &mut (f64, f64),
-    ) {
-        let norm = self.normalize_segment(raw, char_start, observer);
+    /// (with the observer told each stage), added tokens of the normalized text,
+    /// pre-tokenizer, model. The oracle the fused path is tested against, and what the trace
+    /// shows.
+    fn encode_segment_staged(&self, raw: &str, char_start: usize, st: &mut Staged) -> Result<()> {
+        let norm = self.normalize_segment(raw, char_start, st.observer);
         for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
             let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
             let orig = &norm.orig[nseg.char_start..nseg.char_start + ntext.chars().count()];
@@ -248,38 +247,70 @@ impl Tokenizer {
             }
             if let Some(i) = nseg.added {
                 let off = span(orig, char_start as u32);
-                if let Some(p) = pre_tokens.as_mut() {
+                if let Some(p) = st.pre_tokens.as_mut() {
                     p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
                 }
-                enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, *word_idx);
-                *word_idx += 1;
+                st.enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, *st.word_idx);
+                *st.word_idx += 1;
                 continue;
             }
             let t0 = now_micros();
-            let mut pieces = Vec::new();
-            pre_tokenizers::pre_tokenize(self.pre_tokenizer.as_ref(), ntext, |p| pieces.push(p));
-            let t1 = now_micros();
-            timings.0 += t1 - t0;
-            for p in pieces {
-                let word = &ntext[p.byte_start..p.byte_end];
-                let worig = &orig[p.char_start..p.char_end];
-                if let Some(pt) = pre_tokens.as_mut() {
-                    pt.push(PreTokenTrace { text: word.to_owned(), offsets: span(worig, char_start as u32) });
-                }
-                let origin = char_start as u32;
-                self.model_word(word, worig.len(), |k| worig[k], origin, scratch, subs, enc, *word_idx);
-                *word_idx += 1;
+            let mut pre = PreTokenized::whole(AlignedText { text: ntext.to_owned(), orig: orig.to_vec() });
+            if let Some(p) = &self.pre_tokenizer {
+                pre = p.apply(pre, &mut |_, _| {});
             }
-            timings.1 += now_micros() - t1;
+            let t1 = now_micros();
+            st.timings.0 += t1 - t0;
+            let origin = char_start as u32;
+            for i in 0..pre.pieces.len() {
+                let (word, worig) = (pre.piece_text(i), pre.piece_orig(i));
+                if let Some(pt) = st.pre_tokens.as_mut() {
+                    pt.push(PreTokenTrace { text: word.to_owned(), offsets: span(worig, origin) });
+                }
+                match self.model.wordpiece() {
+                    // WordPiece's own sink gives char ranges, without the byte-range detour.
+                    Some(wp) => {
+                        let n = worig.len();
+                        self.model_word(
+                            wp,
+                            word,
+                            n,
+                            |k| worig[k],
+                            origin,
+                            st.scratch,
+                            st.subs,
+                            st.enc,
+                            *st.word_idx,
+                        )
+                    }
+                    None => {
+                        st.tokens.clear();
+                        self.model.tokenize(word, st.tokens)?;
+                        self.push_model_tokens(
+                            st.input,
+                            word,
+                            worig,
+                            origin,
+                            st.tokens,
+                            st.enc,
+                            *st.word_idx,
+                        );
+                    }
+                }
+                *st.word_idx += 1;
+            }
+            st.timings.1 += now_micros() - t1;
         }
+        Ok(())
     }
 
-    /// Runs the model on one word of `n_chars` chars and appends its tokens; `orig(k)` is
-    /// the input char of the word's `k`-th char, `origin` the segment's first.
+    /// Runs WordPiece on one word of `n_chars` chars and appends its tokens; `orig(k)` is the
+    /// input char of the word's `k`-th char, `origin` the segment's first.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn model_word(
         &self,
+        wp: &WordPiece,
         word: &str,
         n_chars: usize,
         orig: impl Fn(usize) -> u32,
@@ -289,20 +320,50 @@ impl Tokenizer {
         enc: &mut Encoding,
         word_idx: u32,
     ) {
-        let mut sink = StagedSink { tok: self, word, n_chars, orig, origin, enc, word_idx };
-        self.model.lookup(scratch.pad(word), n_chars, Hint::Nothing, None, subs, &mut sink);
+        let mut sink = StagedSink { wp, word, n_chars, orig, origin, enc, word_idx };
+        wp.lookup(scratch.pad(word), n_chars, Hint::Nothing, None, subs, &mut sink);
+    }
+
+    /// Appends the model's tokens of one pre-token `piece`, whose chars came from input
+    /// chars `orig`, with the reference's offsets: a token's byte range in the piece spans
+    /// the input chars of its first and last bytes. A range reaching past the piece (BPE byte
+    /// fallback with a prefix or suffix) is, as in the reference, read as bytes of the whole
+    /// `input` instead.
+    #[allow(clippy::too_many_arguments)]
+    fn push_model_tokens(
+        &self,
+        input: &str,
+        piece: &str,
+        orig: &[u32],
+        origin: u32,
+        tokens: &[Token],
+        enc: &mut Encoding,
+        word_idx: u32,
+    ) {
+        let named = self.model.ids_name_tokens();
+        let mut chars = ByteToChar::new(piece);
+        for t in tokens {
+            let (s, e) = (t.start as usize, t.end as usize);
+            let off = if s < e && e <= piece.len() {
+                span(&[orig[chars.char_at(s)], orig[chars.char_at(e - 1)]], origin)
+            } else {
+                unaligned_offsets(input, s, e)
+            };
+            let text = (!named).then(|| self.model.token_text(piece, t));
+            enc.push_token(t.id, text.as_ref(), off, word_idx);
+        }
     }
 
     /// Encodes `text` (and `pair`) as the reference's `Tokenizer.encode` does, including
     /// truncation and padding as configured.
     pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> Result<Encoding> {
         let mut t = (0.0, 0.0);
-        let mut a = self.encode_single(text, 0, 0, None, None, &mut t);
-        let mut b = pair.map(|p| self.encode_single(p, 1, 1, None, None, &mut t));
+        let mut a = self.encode_single(text, 0, 0, None, None, &mut t)?;
+        let mut b = pair.map(|p| self.encode_single(p, 1, 1, None, None, &mut t)).transpose()?;
         self.truncate(&mut a, b.as_mut(), add_special_tokens)?;
         let mut enc = processors::post_process(
             self.post_processor.as_ref(),
-            &self.model.vocab_r,
+            self.model.vocab_r(),
             a,
             b,
             add_special_tokens,
@@ -356,12 +417,12 @@ impl Tokenizer {
     ) -> Result<Vec<Encoding>> {
         let one = |(a, b): &(&str, Option<&str>)| -> Result<Encoding> {
             let mut t = (0.0, 0.0);
-            let mut ea = self.encode_single(a, 0, 0, None, None, &mut t);
-            let mut eb = b.map(|p| self.encode_single(p, 1, 1, None, None, &mut t));
+            let mut ea = self.encode_single(a, 0, 0, None, None, &mut t)?;
+            let mut eb = b.map(|p| self.encode_single(p, 1, 1, None, None, &mut t)).transpose()?;
             self.truncate(&mut ea, eb.as_mut(), add_special_tokens)?;
             Ok(processors::post_process(
                 self.post_processor.as_ref(),
-                &self.model.vocab_r,
+                self.model.vocab_r(),
                 ea,
                 eb,
                 add_special_tokens,
@@ -425,7 +486,7 @@ impl Tokenizer {
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         match self.added_by_id.get(&id) {
             Some(&i) => Some(&**self.added[i].decode_text()),
-            None => self.model.id_to_token(id).filter(|t| !t.is_empty() || self.model.vocab.contains_key("")),
+            None => self.model.id_to_token(id),
         }
     }
 
@@ -434,7 +495,7 @@ impl Tokenizer {
             .iter()
             .find(|a| &*a.content == token)
             .map(|a| a.id)
-            .or_else(|| self.model.vocab.get(token).copied())
+            .or_else(|| self.model.token_to_id(token))
     }
 
     /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
@@ -454,7 +515,7 @@ impl Tokenizer {
     }
 
     pub fn vocab_size(&self) -> usize {
-        let mut ids: HashSet<u32> = self.model.vocab.values().copied().collect();
+        let mut ids: HashSet<u32> = self.model.vocab().values().copied().collect();
         ids.extend(self.added.iter().map(|a| a.id));
         ids.len()
     }
@@ -474,10 +535,70 @@ impl Tokenizer {
     }
 }
 
+/// The staged chain's state while it encodes one input.
+struct Staged<'a, 'o, 'p> {
+    /// The whole input (offsets that the pre-token cannot place are read in it).
+    input: &'a str,
+    observer: &'a mut Observer<'o>,
+    pre_tokens: &'a mut Option<&'p mut Vec<PreTokenTrace>>,
+    enc: &'a mut Encoding,
+    word_idx: &'a mut u32,
+    scratch: &'a mut crate::models::wordpiece::Scratch,
+    subs: &'a mut Vec<SubToken>,
+    tokens: &'a mut Vec<Token>,
+    timings: &'a mut (f64, f64),
+}
+
+/// Char indices of byte positions of one text, for positions that mostly increase.
+struct ByteToChar<'a> {
+    text: &'a [u8],
+    ascii: bool,
+    /// `char` is the index of the char that starts at or before byte `byte`.
+    byte: usize,
+    char: usize,
+}
+
+impl<'a> ByteToChar<'a> {
+    fn new(text: &'a str) -> Self {
+        ByteToChar { text: text.as_bytes(), ascii: text.is_ascii(), byte: 0, char: 0 }
+    }
+
+    /// The index of the char that holds byte `b` (`b < text.len()`).
+    fn char_at(&mut self, b: usize) -> usize {
+        if self.ascii {
+            return b;
+        }
+        if b < self.byte {
+            (self.byte, self.char) = (0, 0);
+        }
+        let starts = self.text[self.byte + 1..=b].iter().filter(|&&x| x & 0xC0 != 0x80).count();
+        self.byte = b;
+        self.char += starts;
+        self.char
+    }
+}
+
+/// The reference's offsets of a token whose byte range `s..e` in its pre-token reaches past
+/// the pre-token: the range is taken as is, as bytes of the whole input, and turned into
+/// chars of it where it can be (the start's char, and the end's; an end past the input: one
+/// past the char before the end, or past the start's char plus one); else it stays in bytes.
+fn unaligned_offsets(input: &str, s: usize, e: usize) -> (u32, u32) {
+    let b = input.as_bytes();
+    let char_of = |i: usize| (i < b.len()).then(|| b[..=i].iter().filter(|&&x| x & 0xC0 != 0x80).count() - 1);
+    let off = match (char_of(s), char_of(e)) {
+        (Some(a), Some(z)) => (a, z),
+        // (The reference's fallback for the char before the end is the start's plus one, and
+        // the end is one past that char.)
+        (Some(a), None) => (a, e.checked_sub(1).and_then(char_of).unwrap_or(a + 1) + 1),
+        _ => (s, e),
+    };
+    (off.0 as u32, off.1 as u32)
+}
+
 /// One word's tokens, from the staged chain into an Encoding; `orig(k)` is the input char of
 /// the word's `k`-th char (or [`crate::normalizers::AT_START`]: the empty span at `origin`).
 struct StagedSink<'a, F> {
-    tok: &'a Tokenizer,
+    wp: &'a WordPiece,
     word: &'a str,
     n_chars: usize,
     orig: F,
@@ -493,17 +614,66 @@ impl<F: Fn(usize) -> u32> Sink for StagedSink<'_, F> {
 
     fn unk(&mut self, unk_id: u32) {
         let off = span(&[(self.orig)(0), (self.orig)(self.n_chars - 1)], self.origin);
-        self.enc.push_token(unk_id, Some(&self.tok.model.unk_token), off, self.word_idx);
+        self.enc.push_token(unk_id, Some(&self.wp.unk_token), off, self.word_idx);
     }
 
     fn pieces(&mut self, pieces: &[SubToken]) {
         for s in pieces {
             let off = span(&[(self.orig)(s.char_start), (self.orig)(s.char_end - 1)], self.origin);
-            if self.tok.model.ids_name_tokens {
+            if self.wp.ids_name_tokens {
                 self.enc.push_token(s.id, None, off, self.word_idx);
             } else {
-                self.enc.push_token(s.id, Some(&self.tok.model.token_text(self.word, s)), off, self.word_idx);
+                self.enc.push_token(s.id, Some(&self.wp.token_text(self.word, s)), off, self.word_idx);
             }
         }
+    }
+}
+
+#[cfg(all(test, feature = "general"))]
+mod tests {
+    use super::*;
+    use crate::models::bpe::general::{Bpe, BpeOptions};
+
+    #[test]
+    fn byte_to_char_finds_the_char_of_each_byte() {
+        let text = "aé東b";
+        let mut m = ByteToChar::new(text);
+        // Bytes: a=0, é=1..3, 東=3..6, b=6.
+        let want = [0, 1, 1, 2, 2, 2, 3];
+        for (b, &c) in want.iter().enumerate() {
+            assert_eq!(m.char_at(b), c, "byte {b}");
+        }
+        assert_eq!(m.char_at(2), 1, "backwards");
+    }
+
+    #[test]
+    fn ranges_past_the_piece_read_the_input_bytes() {
+        // Within the input: the chars holding the start and the end byte.
+        assert_eq!(unaligned_offsets("aé東b", 1, 3), (1, 2));
+        assert_eq!(unaligned_offsets("aé東b", 2, 4), (1, 2));
+        // The end at or past the input's end: the char before it, plus one.
+        assert_eq!(unaligned_offsets("abc", 2, 3), (2, 3));
+        assert_eq!(unaligned_offsets("abc", 2, 9), (2, 4));
+        // The start past the input's end: the bytes themselves.
+        assert_eq!(unaligned_offsets("abc", 3, 4), (3, 4));
+    }
+
+    /// Byte fallback with a prefix: `"acb"` gives a, then the bytes of "##c" as three
+    /// one-byte tokens (the last one ends past the input: 4 > 3), and "##b" has no token or
+    /// byte tokens and no unk: it is dropped.
+    #[test]
+    fn staged_bpe_offsets_follow_the_reference_rule() {
+        let vocab = [("a", 0), ("b", 1), ("<0x63>", 2), ("<0x23>", 3)].map(|(t, i)| (t.to_owned(), i)).into();
+        let options = BpeOptions {
+            continuing_subword_prefix: Some("##".into()),
+            byte_fallback: true,
+            ..Default::default()
+        };
+        let model = Bpe::new(vocab, &[], options).unwrap();
+        let t = Tokenizer::new(None, None, Model::Bpe(model), None, None, Vec::new(), None, None).unwrap();
+        let e = t.encode("acb", None, false).unwrap();
+        assert_eq!(e.ids().collect::<Vec<_>>(), [0, 3, 3, 2]);
+        assert_eq!(e.offsets().collect::<Vec<_>>(), [(0, 1), (1, 2), (2, 3), (3, 4)]);
+        assert_eq!(e.tokens(), ["a", "<0x23>", "<0x23>", "<0x63>"]);
     }
 }

@@ -83,7 +83,7 @@ pub struct FastTrace {
 impl Tokenizer {
     /// Runs the pipeline on one input, recording every stage (no truncation or padding:
     /// the page shows the whole input).
-    pub fn trace(&self, text: &str) -> Trace {
+    pub fn trace(&self, text: &str) -> crate::Result<Trace> {
         let start = now_micros();
         let mut stages: Vec<StageTrace> = std::iter::once("raw")
             .chain(self.stage_names())
@@ -109,11 +109,16 @@ impl Tokenizer {
         };
         let mut pre_tokens = Vec::new();
         let mut timings = (0.0, 0.0);
-        let a = self.encode_single(text, 0, 0, Some(&mut observer), Some(&mut pre_tokens), &mut timings);
-        let enc =
-            crate::processors::post_process(self.post_processor.as_ref(), &self.model.vocab_r, a, None, true);
+        let a = self.encode_single(text, 0, 0, Some(&mut observer), Some(&mut pre_tokens), &mut timings)?;
+        let enc = crate::processors::post_process(
+            self.post_processor.as_ref(),
+            self.model.vocab_r(),
+            a,
+            None,
+            true,
+        );
         let special_tokens_mask = enc.special_tokens_mask().collect();
-        Trace {
+        Ok(Trace {
             stages,
             alignment,
             pre_tokens,
@@ -125,7 +130,7 @@ impl Tokenizer {
             special_tokens_mask,
             micros: now_micros() - start,
             fast: self.fast_trace(text),
-        }
+        })
     }
 
     /// Runs the BERT normalizer alone on `text` with detailed statistics, then times it

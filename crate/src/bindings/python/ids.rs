@@ -44,7 +44,7 @@ impl IntCache {
     }
 
     pub(crate) fn for_tokenizer(t: &crate::tokenizer::Tokenizer) -> std::sync::Arc<Self> {
-        let n = t.model.vocab_r.len().max(t.added.iter().map(|a| a.id as usize + 1).max().unwrap_or(0));
+        let n = t.model.vocab_r().len().max(t.added.iter().map(|a| a.id as usize + 1).max().unwrap_or(0));
         std::sync::Arc::new(IntCache::new(n))
     }
 

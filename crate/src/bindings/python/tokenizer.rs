@@ -355,7 +355,7 @@ impl PyTokenizer {
         if with_added_tokens {
             self.inner.vocab_size()
         } else {
-            self.inner.model.vocab.len()
+            self.inner.model.vocab_size()
         }
     }
 
@@ -363,7 +363,11 @@ impl PyTokenizer {
     fn trace<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let text = text_of(text, "text")?;
         let t = &self.inner;
-        let json = py.detach(|| serde_json::to_string(&t.trace(&text)).expect("a trace always serializes"));
+        let json = py
+            .detach(|| {
+                t.trace(&text).map(|tr| serde_json::to_string(&tr).expect("a trace always serializes"))
+            })
+            .map_err(to_py_err)?;
         py.import("json")?.call_method1("loads", (json,))
     }
 }

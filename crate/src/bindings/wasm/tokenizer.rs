@@ -33,7 +33,7 @@ impl WasmTokenizer {
         if text == PANIC_TEST_INPUT {
             panic!("tokenprism: the panic test input");
         }
-        let trace = self.inner.trace(text);
+        let trace = self.inner.trace(text).map_err(to_js_error)?;
         serde_json::to_string(&trace).map_err(to_js_error)
     }
 

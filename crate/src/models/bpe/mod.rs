@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 
 pub(crate) mod cache;
+#[cfg(feature = "general")]
+pub mod general;
 pub mod merge;
 pub mod table;
 pub(crate) mod words;

@@ -6,6 +6,7 @@ pub mod vocab_index;
 pub mod word_cache;
 
 use crate::error::{Error, Result};
+use crate::models::Token;
 use std::collections::HashMap;
 use std::sync::Arc;
 use trie::Trie;
@@ -212,27 +213,8 @@ impl WordPiece {
         let unk_id = *vocab
             .get(unk_token)
             .ok_or_else(|| Error::Invalid(format!("the unk token {unk_token:?} is not in the vocabulary")))?;
-        let max_id = *vocab.values().max().unwrap() as usize;
-        if max_id >= 1 << 24 && max_id > vocab.len() * 16 {
-            return Err(Error::Invalid(format!(
-                "vocabulary ids are implausibly sparse (largest id {max_id} for {} tokens)",
-                vocab.len()
-            )));
-        }
-        let empty: Arc<str> = Arc::from("");
-        let mut vocab_r = vec![empty; max_id + 1];
-        let mut seen = vec![false; max_id + 1];
-        let mut ids_name_tokens = true;
-        // Iterate in a fixed order so a repeated id resolves the same way every run.
-        let mut sorted: Vec<(&String, &u32)> = vocab.iter().collect();
-        sorted.sort();
-        for (tok, &id) in sorted {
-            if seen[id as usize] {
-                ids_name_tokens = false;
-            }
-            seen[id as usize] = true;
-            vocab_r[id as usize] = Arc::from(tok.as_str());
-        }
+        let crate::models::ReverseVocab { tokens: vocab_r, ids_name_tokens } =
+            crate::models::ReverseVocab::new(&vocab)?;
         let initial_entries: Vec<(&[u8], u32)> = vocab.iter().map(|(k, &v)| (k.as_bytes(), v)).collect();
         let continuation_entries: Vec<(&[u8], u32)> = vocab
             .iter()
@@ -275,7 +257,7 @@ impl WordPiece {
         Ok(WordPiece {
             unk_token: Arc::from(unk_token),
             vocab,
-            vocab_r: Arc::new(vocab_r),
+            vocab_r,
             ids_name_tokens,
             unk_id,
             continuing_subword_prefix: continuing_subword_prefix.to_owned(),
@@ -483,6 +465,81 @@ impl WordPiece {
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         self.vocab_r.get(id as usize).map(|s| &**s)
     }
+
+    /// [`WordPiece::lookup`] as [`crate::models::Model::tokenize`] gives it: tokens with byte
+    /// ranges, appended to `out`.
+    pub fn tokenize(&self, piece: &str, out: &mut Vec<Token>) {
+        let n_chars = piece.chars().count();
+        let mut scratch = Scratch::default();
+        let mut subs = Vec::new();
+        let mut sink = CharTokens { out: Vec::new(), unk: false, n_chars };
+        self.lookup(scratch.pad(piece), n_chars, Hint::Nothing, None, &mut subs, &mut sink);
+        if n_chars == piece.len() {
+            let t = |s: &SubToken| Token {
+                id: s.id,
+                start: s.char_start as u32,
+                end: s.char_end as u32,
+                unk: sink.unk,
+            };
+            out.extend(sink.out.iter().map(t));
+            return;
+        }
+        // Char ranges to byte ranges, in one walk (ranges are in order and adjacent).
+        let mut bytes =
+            piece.char_indices().map(|(b, _)| b as u32).chain(std::iter::once(piece.len() as u32));
+        let mut at = 0; // chars consumed from `bytes`
+        let mut byte = 0;
+        let mut to_byte = |c: usize| {
+            while at <= c {
+                byte = bytes.next().expect("a char index within the piece");
+                at += 1;
+            }
+            byte
+        };
+        for s in &sink.out {
+            let start = to_byte(s.char_start);
+            let end = to_byte(s.char_end);
+            out.push(Token { id: s.id, start, end, unk: sink.unk });
+        }
+    }
+
+    /// [`WordPiece::token_text`] of a token with a byte range.
+    pub fn token_text_bytes(&self, piece: &str, t: &Token) -> Arc<str> {
+        if t.unk {
+            return self.unk_token.clone();
+        }
+        if self.ids_name_tokens {
+            return self.vocab_r[t.id as usize].clone();
+        }
+        let text = &piece[t.start as usize..t.end as usize];
+        if t.start > 0 {
+            Arc::from(format!("{}{text}", self.continuing_subword_prefix))
+        } else {
+            Arc::from(text)
+        }
+    }
+}
+
+/// A word's sub-tokens with char ranges, collected from [`WordPiece::lookup`].
+struct CharTokens {
+    out: Vec<SubToken>,
+    unk: bool,
+    n_chars: usize,
+}
+
+impl Sink for CharTokens {
+    fn whole(&mut self, id: u32) {
+        self.out.push(SubToken { id, char_start: 0, char_end: self.n_chars });
+    }
+
+    fn unk(&mut self, unk_id: u32) {
+        self.unk = true;
+        self.whole(unk_id);
+    }
+
+    fn pieces(&mut self, pieces: &[SubToken]) {
+        self.out.extend_from_slice(pieces);
+    }
 }
 
 /// Where the word `padded[..len]` (whole UTF-8 chars) sits in `one_char`, when it is one
@@ -620,6 +677,18 @@ mod tests {
             let n = w.chars().count();
             let want = naive(&vocab, &w, 12, 0);
             assert_eq!(flat(&wp, scratch.pad(&w), n, Hint::Nothing, None), want, "{w:?}");
+            if !w.is_empty() {
+                // The byte ranges of `tokenize` are the same chars' bytes.
+                let mut toks = Vec::new();
+                wp.tokenize(&w, &mut toks);
+                let cuts: Vec<usize> = w.char_indices().map(|(b, _)| b).chain([w.len()]).collect();
+                let bytes: Vec<(u32, usize, usize)> =
+                    want.iter().map(|&(id, s, e)| (id, cuts[s], cuts[e])).collect();
+                let got: Vec<(u32, usize, usize)> =
+                    toks.iter().map(|t| (t.id, t.start as usize, t.end as usize)).collect();
+                assert_eq!(got, bytes, "{w:?} byte ranges");
+                assert!(toks.iter().all(|t| t.unk == (want[0].0 == 0)), "{w:?} unk flag");
+            }
             // Every hint that holds for the word, without and through the word cache
             // (twice: a miss, then a hit), and padding of any value.
             let mut padded = w.as_bytes().to_vec();
