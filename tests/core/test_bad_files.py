@@ -106,28 +106,34 @@ JSON_CASES = [
         r"normalizer\.pattern",
     ),
     (
-        "model Unigram",
-        lambda: edit(
-            set_in(["model"], {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]]})
-        ),
+        "model of no known type",
+        lambda: edit(set_in(["model"], {"type": "Bigram", "vocab": [["<unk>", 0.0]]})),
         ValueError,
-        r"(?=.*model)(?=.*Unigram)",
+        r"(?=.*model)(?=.*Bigram)",
     ),
     (
-        "pre_tokenizer Metaspace",
+        "Unigram unk_id outside the vocabulary",
+        lambda: edit(
+            set_in(["model"], {"type": "Unigram", "unk_id": 3, "vocab": [["<unk>", 0.0]]})
+        ),
+        ValueError,
+        r"(?=.*model)(?=.*unk_id)",
+    ),
+    (
+        "pre_tokenizer Metaspace with a two-char replacement",
         lambda: edit(
             set_in(
                 ["pre_tokenizer"],
                 {
                     "type": "Metaspace",
-                    "replacement": "\u2581",
+                    "replacement": "__",
                     "prepend_scheme": "always",
                     "split": True,
                 },
             )
         ),
         ValueError,
-        r"(?=.*pre_?tokenizer)(?=.*Metaspace)",
+        r"(?=.*pre_?tokenizer)(?=.*replacement)",
     ),
     (
         "post_processor ByteLevel",

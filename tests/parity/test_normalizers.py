@@ -217,7 +217,7 @@ def test_loader_errors_name_the_json_path():
         tokenprism.Normalizer.from_str(json.dumps(bad))
     with pytest.raises(ValueError, match=r"normalizer\.strip_left"):
         tokenprism.Normalizer.from_str('{"type": "Strip", "strip_right": true}')
-    with pytest.raises(ValueError, match="Precompiled"):
+    with pytest.raises(ValueError, match=r"normalizer\.precompiled_charsmap: shorter"):
         tokenprism.Normalizer.from_str('{"type": "Precompiled", "precompiled_charsmap": ""}')
 
 

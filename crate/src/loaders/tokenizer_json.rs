@@ -499,8 +499,10 @@ pub(crate) fn parse_precompiled(o: &Obj, path: &str) -> Result<crate::normalizer
             "{path}.precompiled_charsmap is not base64 (standard alphabet, zero trailing bits)"
         ))
     })?;
-    crate::normalizers::precompiled::Precompiled::from_charsmap(bytes)
-        .map_err(|e| Error::Invalid(format!("{path}.precompiled_charsmap: {e}")))
+    crate::normalizers::precompiled::Precompiled::from_charsmap(bytes).map_err(|e| match e {
+        Error::Invalid(why) => Error::Invalid(format!("{path}.precompiled_charsmap: {why}")),
+        e => e,
+    })
 }
 
 /// Standard base64 as the reference reads it (base64 0.13's `decode`): padding optional, but

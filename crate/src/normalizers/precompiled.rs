@@ -63,7 +63,7 @@ impl Precompiled {
     /// Reads a charsmap. Errors as the reference's: fewer bytes than the trie size promises,
     /// replacement strings that are not UTF-8.
     pub fn from_charsmap(charsmap: Vec<u8>) -> Result<Self> {
-        let bad = |why: &str| Error::Invalid(format!("precompiled_charsmap: {why}"));
+        let bad = |why: &str| Error::Invalid(why.to_owned());
         let head: [u8; 4] = charsmap
             .get(..4)
             .and_then(|h| h.try_into().ok())
