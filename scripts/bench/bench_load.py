@@ -51,7 +51,8 @@ FIGURES = """() => {
   const t = window.tokenprismTimes;
   const paint = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null;
   const pyWasm = window.__wasm.find((w) => w.url.endsWith("pyodide.asm.wasm"));
-  return {shell_visible: paint, first_tokens: t.firstResult,
+  return {shell_visible: paint, core_started: t.coreStarted, core_loaded: t.coreLoaded,
+          first_tokens: t.firstResult,
           python_downloaded: t.pythonDownloaded, python_start: t.pythonStart,
           wasm_compile: pyWasm ? pyWasm.ms : null,
           python_ready: t.pythonReady, app_start: t.appStart ?? null, page_ready: t.ready};
@@ -132,6 +133,8 @@ def main() -> None:
             browser.close()
     keys = [
         "shell_visible",
+        "core_started",
+        "core_loaded",
         "first_tokens",
         "python_downloaded",
         "python_start",

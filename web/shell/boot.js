@@ -68,8 +68,13 @@ function phase(name, promise) {
   );
 }
 
+// Python's runtime and the page's Python are fetched at low priority: with a few connections
+// per host (HTTP/1.1) the tokenizer core's small files, which draw the first tokens, would
+// otherwise wait behind them.
+const BULK = { priority: "low" };
+
 async function fetchOk(path, as) {
-  const response = await fetch(here(path));
+  const response = await fetch(here(path), BULK);
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   return as === "json" ? response.json() : as === "blob" ? response.blob() : response.text();
 }
@@ -83,7 +88,7 @@ async function prefetchWithProgress(paths, onBytes) {
   const totals = paths.map(() => 0);
   const report = () => onBytes(got.reduce((a, b) => a + b, 0), totals.reduce((a, b) => a + b, 0));
   await Promise.all(paths.map(async (path, i) => {
-    const response = await fetch(here(path));
+    const response = await fetch(here(path), BULK);
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     totals[i] = Number(response.headers.get("content-length")) || 0;
     const reader = response.body.getReader();
@@ -506,7 +511,9 @@ async function loadCore() {
   const firstTrace = location.hash && !edited ? null : earlyTrace();
   try {
     await init;
+    times.coreStarted = performance.now();
     const info = await load;
+    times.coreLoaded = performance.now();
     // The first answer, or one the visitor's typing asked for while the core was loading.
     await (firstTrace ?? earlyRun);
     return info;

@@ -96,8 +96,10 @@ export class CoreWorker {
   }
 }
 
-// The worker side: runs `handlers[type](args, progress)` for each message, one at a time in
-// arrival order, and replies; progress(got, total) reaches the caller's onProgress. A wasm
+// The worker side: runs `handlers[type](args, progress, early)` for each message, one at a
+// time in arrival order, and replies; progress(got, total) reaches the caller's onProgress. A
+// handler may have an `early(args, progress)` that starts at once when its message arrives
+// (a download, say), while the requests before it still run; its result is `early`. A wasm
 // trap (WebAssembly.RuntimeError) marks this instance dead and is reported as a crash.
 // memory() (the size of the wasm memory, for the memory-growth test) comes for free.
 export function serveCore(handlers, wasmExports) {
@@ -107,15 +109,13 @@ export function serveCore(handlers, wasmExports) {
     memory: () => wasmExports()?.memory.buffer.byteLength ?? 0,
     ...handlers,
   };
-  const handle = async (event) => {
-    const { id, type, ...args } = event.data;
+  const handle = async (id, type, args, progress, early) => {
     if (dead !== null) {
       self.postMessage({ id, ok: false, crashed: true, error: dead });
       return;
     }
-    const progress = (got, total) => self.postMessage({ id, progress: [got, total] });
     try {
-      const result = await all[type](args, progress);
+      const result = await all[type](args, progress, await early);
       self.postMessage({ id, ok: true, result });
     } catch (err) {
       if (err instanceof WebAssembly.RuntimeError) {
@@ -127,7 +127,16 @@ export function serveCore(handlers, wasmExports) {
     }
   };
   return (event) => {
-    queue = queue.then(() => handle(event));
+    const { id, type, ...args } = event.data;
+    const progress = (got, total) => self.postMessage({ id, progress: [got, total] });
+    let early;
+    try {
+      early = Promise.resolve(all[type]?.early?.(args, progress) ?? null);
+    } catch (err) {
+      early = Promise.reject(err);
+    }
+    early.catch(() => {}); // a failure is reported by its own request, in its turn
+    queue = queue.then(() => handle(id, type, args, progress, early));
   };
 }
 

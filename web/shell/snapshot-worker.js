@@ -26,7 +26,8 @@ async function snapshotBytes(stream) {
 self.onmessage = async ({ data: { url } }) => {
   let bytes = null;
   try {
-    const response = await fetch(url);
+    // Low: the tokenizer core's few small files go first (the budget for first tokens).
+    const response = await fetch(url, { priority: "low" });
     if (response.ok) {
       const total = Number(response.headers.get("content-length")) || 0;
       let got = 0;

@@ -93,19 +93,22 @@ function info() {
 
 const handlers = {
   async init({ pkg }) {
+    // The module's bytes are fetched while its glue loads: one round trip fewer to the first answer.
+    const bytes = fetch(new URL(`${pkg}/tokenprism_bg.wasm`, root).href);
     core = await import(new URL(`${pkg}/tokenprism.js`, root).href);
-    wasm = await core.default({ module_or_path: new URL(`${pkg}/tokenprism_bg.wasm`, root).href });
+    wasm = await core.default({ module_or_path: bytes });
     return true;
   },
   // A tokenizer from the text of a tokenizer.json or vocab.txt file, or from its URL (fetched
-  // here, so the page's main thread is not needed until the answer).
-  async load({ kind, text, url }, progress) {
-    if (url) text = await fetchText(url, progress);
+  // here, so the page's main thread is not needed until the answer; the download starts when
+  // the request arrives, beside the module's own start).
+  load: Object.assign(async ({ kind, text }, progress, early) => {
+    if (early) text = await early;
     const next = kind === "vocab" ? core.WasmTokenizer.fromVocabTxt(text) : new core.WasmTokenizer(text);
     tokenizer?.free();
     tokenizer = next;
     return info();
-  },
+  }, { early: ({ url }, progress) => (url ? fetchText(url, progress) : null) }),
   configure({ options, fast }) {
     if (options) tokenizer.setNormalizerOptions(...options);
     if (fast) tokenizer.setFastPaths(...fast);
