@@ -25,6 +25,8 @@ pub mod train;
 pub mod unicode;
 
 mod bindings;
+#[cfg(test)]
+mod testing;
 
 pub use error::{Error, Result};
 pub use tokenizer::bpe::BpeTokenizer;

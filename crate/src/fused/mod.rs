@@ -133,20 +133,7 @@ mod tests {
     use crate::normalizers::charmap::PageCache;
     use crate::pre_tokenizers;
 
-    /// xorshift64: the fused paths' tests draw their random texts from it.
-    pub(super) struct Rng(pub(super) u64);
-    impl Rng {
-        pub(super) fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        pub(super) fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-            from[(self.next() % from.len() as u64) as usize]
-        }
-    }
+    pub(super) use crate::testing::Rng;
 
     /// Strings that exercise every branch: ASCII of all classes (so every block boundary
     /// sees words, punctuation, controls), accents, CJK, deleted chars, odd whitespace,

@@ -48,7 +48,7 @@ fn flag(v: &Value, key: &str, default: bool) -> bool {
 }
 
 pub(crate) fn parse(json: &str) -> Result<HfBpe> {
-    let root: Value = serde_json::from_str(json).map_err(|e| Error::Json(e.to_string()))?;
+    let crate::loaders::json::TokenizerJson { root, vocab, merges } = crate::loaders::json::parse(json)?;
     let model = root.get("model").ok_or_else(|| Error::Json("no \"model\"".into()))?;
     if !matches!(type_of(model), "BPE" | "") || model.get("merges").is_none() {
         return Err(unsupported(format!("model: the model is {:?}, not BPE", type_of(model))));
@@ -75,27 +75,14 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
         Some(d) if type_of(d) == "ByteLevel" => {}
         Some(d) => return Err(unsupported(format!("decoder: {:?} (decoding is byte-level)", type_of(d)))),
     }
-    let vocab: HashMap<String, u32> =
-        serde_json::from_value(model.get("vocab").cloned().unwrap_or(Value::Null))
-            .map_err(|e| Error::Json(format!("model.vocab: {e}")))?;
-    let merges = model
-        .get("merges")
-        .and_then(Value::as_array)
-        .ok_or_else(|| Error::Json("model.merges is not a list".into()))?
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let pair = match m {
-                Value::String(s) => s.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())),
-                Value::Array(a) if a.len() == 2 => match (&a[0], &a[1]) {
-                    (Value::String(x), Value::String(y)) => Some((x.clone(), y.clone())),
-                    _ => None,
-                },
-                _ => None,
-            };
-            pair.ok_or_else(|| Error::Json(format!("model.merges[{i}] is not \"a b\" or [\"a\", \"b\"]")))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let vocab = match vocab {
+        Some(v) => v.ids("model.vocab")?,
+        None => return Err(Error::Json("model.vocab is missing".into())),
+    };
+    let merges = match merges {
+        Some(m) => m.pairs("model.merges")?,
+        None => return Err(Error::Json("model.merges is missing".into())),
+    };
 
     let nfc = match root.get("normalizer") {
         None | Some(Value::Null) => false,

@@ -1,5 +1,6 @@
 //! Loaders: tokenizer files read into the pipeline's components.
 
 pub mod hf_bpe;
+pub(crate) mod json;
 pub mod tiktoken;
 pub mod tokenizer_json;

@@ -5,6 +5,7 @@
 //! one a model was trained with is worse than one that refuses to load.
 
 use crate::error::{Error, Result};
+use crate::loaders::json::{self, kind, MergesJson, VocabJson};
 #[cfg(feature = "general")]
 use crate::models::bpe::general::{Bpe, BpeOptions};
 #[cfg(feature = "general")]
@@ -30,17 +31,6 @@ type Obj = Map<String, Value>;
 
 fn obj<'a>(v: &'a Value, what: &str) -> Result<&'a Obj> {
     v.as_object().ok_or_else(|| Error::Json(format!("{what} must be an object, found {}", kind(v))))
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn get_str<'a>(o: &'a Obj, key: &str, what: &str) -> Result<&'a str> {
@@ -88,10 +78,11 @@ fn type_of<'a>(o: &'a Obj, what: &str) -> Result<&'a str> {
 const MAX_LEN: u64 = 1 << 24;
 
 pub fn parse_tokenizer_json(json: &str) -> Result<Tokenizer> {
-    let root: Value = serde_json::from_str(json).map_err(|e| Error::Json(e.to_string()))?;
+    let json::TokenizerJson { root, vocab, merges } = json::parse(json)?;
     let root = obj(&root, "the tokenizer file")?;
 
-    let model = parse_model(root.get("model").ok_or_else(|| Error::Json("\"model\" is missing".into()))?)?;
+    let model = root.get("model").ok_or_else(|| Error::Json("\"model\" is missing".into()))?;
+    let model = parse_model(model, ModelLists { vocab, merges })?;
     let normalizer = match root.get("normalizer") {
         None | Some(Value::Null) => None,
         Some(v) => Some(parse_normalizer(v, "normalizer")?),
@@ -130,7 +121,24 @@ pub fn parse_pre_tokenizer_json(json: &str) -> Result<PreTokenizer> {
     parse_pre_tokenizer(&v, "pre_tokenizer")
 }
 
-fn parse_model(v: &Value) -> Result<Model> {
+/// `model.vocab` and `model.merges`, read apart from the rest of the model (loaders::json).
+struct ModelLists {
+    vocab: Option<VocabJson>,
+    // Only BPE reads merges, and BPE is part of the general build.
+    #[cfg_attr(not(feature = "general"), allow(dead_code))]
+    merges: Option<MergesJson>,
+}
+
+impl ModelLists {
+    fn vocab(&mut self) -> Result<HashMap<String, u32>> {
+        match self.vocab.take() {
+            Some(v) => v.ids("model.vocab"),
+            None => Err(Error::Json("model.vocab is missing".into())),
+        }
+    }
+}
+
+fn parse_model(v: &Value, mut lists: ModelLists) -> Result<Model> {
     let o = obj(v, "model")?;
     // Files written by older versions omit "type"; the reference then tries BPE (vocab and
     // merges), WordPiece (all its fields), WordLevel (vocab and unk token) in turn.
@@ -144,15 +152,23 @@ fn parse_model(v: &Value) -> Result<Model> {
         None => return Err(Error::Json("model.type is missing".into())),
     };
     match ty {
-        "WordPiece" => parse_wordpiece(o).map(Model::WordPiece),
+        "WordPiece" => parse_wordpiece(o, &mut lists).map(Model::WordPiece),
         #[cfg(feature = "general")]
-        "BPE" => parse_bpe(o).map(Model::Bpe),
+        "BPE" => parse_bpe(o, lists).map(Model::Bpe),
         #[cfg(feature = "general")]
         "WordLevel" => {
-            Ok(Model::WordLevel(WordLevel::new(parse_vocab(o)?, get_str(o, "unk_token", "model")?)?))
+            Ok(Model::WordLevel(WordLevel::new(lists.vocab()?, get_str(o, "unk_token", "model")?)?))
         }
         #[cfg(feature = "general")]
-        "Unigram" => Ok(Model::Unigram(crate::models::UnigramModel::new(parse_unigram(v, "model")?)?)),
+        "Unigram" => {
+            // Unigram's vocabulary is a list, read as JSON like the rest of its fields.
+            let mut o = o.clone();
+            if let Some(vocab) = lists.vocab {
+                o.insert("vocab".into(), vocab.into_value());
+            }
+            let unigram = parse_unigram(&Value::Object(o), "model")?;
+            Ok(Model::Unigram(crate::models::UnigramModel::new(unigram)?))
+        }
         other => Err(Error::Unsupported(format!("model type {other:?} (supported: {MODELS})"))),
     }
 }
@@ -161,20 +177,6 @@ fn parse_model(v: &Value) -> Result<Model> {
 const MODELS: &str = "WordPiece, BPE, WordLevel, Unigram";
 #[cfg(not(feature = "general"))]
 const MODELS: &str = "WordPiece";
-
-/// `model.vocab`: token → id.
-fn parse_vocab(o: &Obj) -> Result<HashMap<String, u32>> {
-    let vocab_v = o.get("vocab").ok_or_else(|| Error::Json("model.vocab is missing".into()))?;
-    let vocab_o = obj(vocab_v, "model.vocab")?;
-    let mut vocab = HashMap::with_capacity(vocab_o.len());
-    for (tok, id) in vocab_o {
-        let id = id.as_u64().filter(|&x| x <= u32::MAX as u64 / 2).ok_or_else(|| {
-            Error::Json(format!("model.vocab[{tok:?}] must be a non-negative integer id, found {id}"))
-        })?;
-        vocab.insert(tok.clone(), id as u32);
-    }
-    Ok(vocab)
-}
 
 #[cfg(feature = "general")]
 /// An optional string field (`null` or absent: none).
@@ -186,8 +188,8 @@ fn opt_str<'a>(o: &'a Obj, key: &str, what: &str) -> Result<Option<&'a str>> {
     }
 }
 
-fn parse_wordpiece(o: &Obj) -> Result<WordPiece> {
-    let vocab = parse_vocab(o)?;
+fn parse_wordpiece(o: &Obj, lists: &mut ModelLists) -> Result<WordPiece> {
+    let vocab = lists.vocab()?;
     let unk = get_str(o, "unk_token", "model")?;
     let prefix = match o.get("continuing_subword_prefix") {
         None => "##",
@@ -209,7 +211,7 @@ fn parse_wordpiece(o: &Obj) -> Result<WordPiece> {
 
 /// A BPE model: every field of the reference's (`null` is the default of each option).
 #[cfg(feature = "general")]
-fn parse_bpe(o: &Obj) -> Result<Bpe> {
+fn parse_bpe(o: &Obj, mut lists: ModelLists) -> Result<Bpe> {
     match o.get("dropout") {
         None | Some(Value::Null) => {}
         // The reference draws merges at random for any other value (and refuses values
@@ -229,46 +231,12 @@ fn parse_bpe(o: &Obj) -> Result<Bpe> {
         byte_fallback: opt_bool(o, "byte_fallback", "model")?.unwrap_or(false),
         ignore_merges: opt_bool(o, "ignore_merges", "model")?.unwrap_or(false),
     };
-    let vocab = parse_vocab(o)?;
-    let merges = parse_merges(o.get("merges").ok_or_else(|| Error::Json("model.merges is missing".into()))?)?;
+    let vocab = lists.vocab()?;
+    let merges = match lists.merges {
+        Some(m) => m.pairs("model.merges")?,
+        None => return Err(Error::Json("model.merges is missing".into())),
+    };
     Bpe::new(vocab, &merges, options)
-}
-
-/// `model.merges`: `[["a", "b"], ...]`, or the older `["a b", ...]` (`#version` lines
-/// skipped, as the reference skips them in both merges.txt and this form).
-#[cfg(feature = "general")]
-fn parse_merges(v: &Value) -> Result<Vec<(String, String)>> {
-    let arr = v
-        .as_array()
-        .ok_or_else(|| Error::Json(format!("model.merges must be an array, found {}", kind(v))))?;
-    if arr.iter().all(Value::is_array) {
-        return arr
-            .iter()
-            .enumerate()
-            .map(|(i, m)| match m.as_array().map(Vec::as_slice) {
-                Some([Value::String(a), Value::String(b)]) => Ok((a.clone(), b.clone())),
-                _ => Err(Error::Json(format!("model.merges[{i}] must be a pair of strings, found {m}"))),
-            })
-            .collect();
-    }
-    let mut out = Vec::with_capacity(arr.len());
-    for (i, m) in arr.iter().enumerate() {
-        let s = m.as_str().ok_or_else(|| {
-            Error::Json(format!("model.merges[{i}] must be a string \"a b\" or a pair, found {}", kind(m)))
-        })?;
-        if s.starts_with("#version") {
-            continue;
-        }
-        match s.split(' ').collect::<Vec<_>>()[..] {
-            [a, b] => out.push((a.to_owned(), b.to_owned())),
-            _ => {
-                return Err(Error::Json(format!(
-                    "model.merges[{i}] = {s:?} must be two tokens separated by one space"
-                )))
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// A normalizer alone, as `tokenizer.json` writes one (its JSON path in errors: `normalizer`).

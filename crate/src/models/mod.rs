@@ -210,20 +210,23 @@ impl ReverseVocab {
                 vocab.len()
             )));
         }
-        let empty: Arc<str> = Arc::from("");
-        let mut tokens = vec![empty; max_id + 1];
-        let mut seen = vec![false; max_id + 1];
+        let mut slots: Vec<Option<&str>> = vec![None; max_id + 1];
         let mut ids_name_tokens = true;
-        // In a fixed order, so that a repeated id resolves the same way every run.
-        let mut sorted: Vec<(&String, &u32)> = vocab.iter().collect();
-        sorted.sort();
-        for (tok, &id) in sorted {
-            if seen[id as usize] {
-                ids_name_tokens = false;
-            }
-            seen[id as usize] = true;
-            tokens[id as usize] = Arc::from(tok.as_str());
+        for (tok, &id) in vocab {
+            ids_name_tokens &= slots[id as usize].replace(tok).is_none();
         }
+        if !ids_name_tokens {
+            // A repeated id: resolved in a fixed order (the greatest token wins), the same
+            // every run whatever the map's order.
+            for (tok, &id) in vocab {
+                let slot = &mut slots[id as usize];
+                if slot.is_some_and(|t| t < tok.as_str()) {
+                    *slot = Some(tok);
+                }
+            }
+        }
+        let empty: Arc<str> = Arc::from("");
+        let tokens = slots.into_iter().map(|t| t.map_or_else(|| empty.clone(), Arc::from)).collect();
         Ok(ReverseVocab { tokens: Arc::new(tokens), ids_name_tokens })
     }
 }

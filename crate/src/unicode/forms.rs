@@ -523,19 +523,7 @@ mod tests {
         assert_eq!(normalize_items("\u{1100}\u{1161}\u{11a8}", Form::Nfc), vec![('\u{ac01}', -2)]);
     }
 
-    /// Deterministic xorshift, so a failure reproduces without a seed in the message.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
+    use crate::testing::Rng;
 
     /// Chars that exercise every path: ASCII, inert chars, marks of many classes, chars with
     /// canonical and compatibility decompositions, backward composers, Hangul.

@@ -29,6 +29,13 @@ struct Node {
     dense: u16,
 }
 
+/// What building a trie has left to do: (node, keys lo..hi, depth) per node to fill, and
+/// one node's children as (byte, lo, hi), kept to save an allocation per node.
+struct Work {
+    stack: Vec<(usize, usize, usize, usize)>,
+    groups: Vec<(u8, usize, usize)>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Trie {
     nodes: Vec<Node>,
@@ -41,35 +48,41 @@ impl Trie {
     /// Builds the trie of `entries` (the empty key is ignored: it never matches a piece).
     /// A repeated key keeps its last id, as a map insert would.
     pub fn new<'a>(entries: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
-        let mut keys: Vec<(&[u8], u32, usize)> = entries
-            .into_iter()
-            .enumerate()
-            .filter(|(_, (k, _))| !k.is_empty())
-            .map(|(i, (k, v))| (k, v, i))
-            .collect();
+        let mut keys: Vec<(&[u8], u32, usize)> =
+            entries.into_iter().enumerate().map(|(i, (k, v))| (k, v, i)).collect();
         // Sorted by key, then by insertion order, so that the last of equal keys wins below.
-        keys.sort_by(|a, b| a.0.cmp(b.0).then(a.2.cmp(&b.2)));
+        keys.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.2.cmp(&b.2)));
+        let keys: Vec<(&[u8], u32)> = keys.into_iter().map(|(k, v, _)| (k, v)).collect();
+        Self::from_sorted(&keys)
+    }
+
+    /// [`Trie::new`] of entries already sorted by key (equal keys in insertion order; the
+    /// last wins), for a caller that sorted them once for several uses.
+    pub fn from_sorted(keys: &[(&[u8], u32)]) -> Self {
+        debug_assert!(keys.windows(2).all(|w| w[0].0 <= w[1].0), "keys must be sorted");
+        let lo = keys.partition_point(|(k, _)| k.is_empty());
         let mut t = Trie { nodes: Vec::new(), labels: Vec::new(), targets: Vec::new(), dense: Vec::new() };
         t.nodes.push(Node { term: NONE, first: 0, n: 0, dense: u16::MAX });
         // An explicit stack rather than recursion: a hostile file may hold very long keys.
-        let mut stack = vec![(0usize, 0usize, keys.len(), 0usize)];
-        while let Some((at, lo, hi, depth)) = stack.pop() {
-            t.build(at, &keys, lo, hi, depth, &mut stack);
+        let mut work = Work { stack: vec![(0, lo, keys.len(), 0)], groups: Vec::new() };
+        while let Some((at, lo, hi, depth)) = work.stack.pop() {
+            t.build(at, keys, lo, hi, depth, &mut work);
         }
         t
     }
 
     /// Fills node `at`, whose keys `keys[lo..hi]` (sorted) all share their first `depth`
-    /// bytes, and pushes its children's work on `stack`.
+    /// bytes, and pushes its children's work.
     fn build(
         &mut self,
         at: usize,
-        keys: &[(&[u8], u32, usize)],
+        keys: &[(&[u8], u32)],
         mut lo: usize,
         hi: usize,
         depth: usize,
-        stack: &mut Vec<(usize, usize, usize, usize)>,
+        work: &mut Work,
     ) {
+        let Work { stack, groups } = work;
         // Keys ending here come first in sorted order; the last of them wins.
         while lo < hi && keys[lo].0.len() == depth {
             if depth > 0 {
@@ -78,7 +91,7 @@ impl Trie {
             lo += 1;
         }
         // Group the rest by their byte at `depth`.
-        let mut groups: Vec<(u8, usize, usize)> = Vec::new();
+        groups.clear();
         let mut i = lo;
         while i < hi {
             let b = keys[i].0[depth];
@@ -99,7 +112,7 @@ impl Trie {
             self.dense.extend(std::iter::repeat_n(NONE, 256));
             dense_at = Some(d * 256);
         }
-        for &(b, i, j) in &groups {
+        for &(b, i, j) in groups.iter() {
             let child = self.nodes.len();
             self.nodes.push(Node { term: NONE, first: 0, n: 0, dense: u16::MAX });
             self.labels.push(b);
