@@ -43,6 +43,18 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// How an error names a value it refuses: a string or an integer as itself, anything else by
+/// its kind (writing a float would bring serde_json's float writer, 17 KB of tables, into the
+/// wasm modules).
+fn shown(v: &Value) -> String {
+    match (v, v.as_i64(), v.as_u64()) {
+        (Value::String(s), _, _) => format!("{s:?}"),
+        (_, Some(i), _) => i.to_string(),
+        (_, _, Some(u)) => u.to_string(),
+        _ => kind(v).to_owned(),
+    }
+}
+
 fn get_str<'a>(o: &'a Obj, key: &str, what: &str) -> Result<&'a str> {
     match o.get(key) {
         Some(Value::String(s)) => Ok(s),
@@ -70,9 +82,11 @@ fn opt_bool(o: &Obj, key: &str, what: &str) -> Result<Option<bool>> {
 
 fn get_uint(o: &Obj, key: &str, what: &str, max: u64) -> Result<u64> {
     match o.get(key) {
-        Some(Value::Number(n)) => match n.as_u64() {
+        Some(v @ Value::Number(n)) => match n.as_u64() {
             Some(x) if x <= max => Ok(x),
-            _ => Err(Error::Json(format!("{what}.{key} must be an integer in 0..={max}, found {n}"))),
+            _ => {
+                Err(Error::Json(format!("{what}.{key} must be an integer in 0..={max}, found {}", shown(v))))
+            }
         },
         Some(v) => Err(Error::Json(format!("{what}.{key} must be an integer, found {}", kind(v)))),
         None => Err(Error::Json(format!("{what}.{key} is missing"))),
@@ -169,7 +183,10 @@ fn parse_vocab(o: &Obj) -> Result<HashMap<String, u32>> {
     let mut vocab = HashMap::with_capacity(vocab_o.len());
     for (tok, id) in vocab_o {
         let id = id.as_u64().filter(|&x| x <= u32::MAX as u64 / 2).ok_or_else(|| {
-            Error::Json(format!("model.vocab[{tok:?}] must be a non-negative integer id, found {id}"))
+            Error::Json(format!(
+                "model.vocab[{tok:?}] must be a non-negative integer id, found {}",
+                shown(id)
+            ))
         })?;
         vocab.insert(tok.clone(), id as u32);
     }
@@ -787,7 +804,9 @@ fn parse_direction(o: &Obj, what: &str) -> Result<Direction> {
         None => Ok(Direction::Right),
         Some(Value::String(s)) if s == "Right" => Ok(Direction::Right),
         Some(Value::String(s)) if s == "Left" => Ok(Direction::Left),
-        Some(v) => Err(Error::Json(format!("{what}.direction must be \"Left\" or \"Right\", found {v}"))),
+        Some(v) => {
+            Err(Error::Json(format!("{what}.direction must be \"Left\" or \"Right\", found {}", shown(v))))
+        }
     }
 }
 
@@ -821,7 +840,8 @@ fn parse_padding(v: &Value) -> Result<Padding> {
         }
         Some(v) => {
             return Err(Error::Json(format!(
-                "padding.strategy must be \"BatchLongest\" or {{\"Fixed\": n}}, found {v}"
+                "padding.strategy must be \"BatchLongest\" or {{\"Fixed\": n}}, found {}",
+                shown(v)
             )))
         }
     };
@@ -983,4 +1003,41 @@ pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
 pub enum Source {
     Json(Arc<str>),
     VocabTxt(Arc<str>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A WordPiece file with `edit` applied to its JSON.
+    fn load(edit: impl FnOnce(&mut Value)) -> Result<Tokenizer> {
+        let mut v = serde_json::json!({
+            "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"},
+        });
+        edit(&mut v);
+        parse_tokenizer_json(&v.to_string())
+    }
+
+    fn message(r: Result<Tokenizer>) -> String {
+        r.expect_err("the file is refused").to_string()
+    }
+
+    #[test]
+    fn errors_name_strings_and_integers_and_the_kind_of_the_rest() {
+        let e = message(load(|v| v["model"]["vocab"]["a"] = serde_json::json!(1.5)));
+        assert!(e.ends_with("model.vocab[\"a\"] must be a non-negative integer id, found a number"), "{e}");
+        let e = message(load(|v| v["model"]["vocab"]["a"] = serde_json::json!(-2)));
+        assert!(e.ends_with("found -2"), "{e}");
+        let e = message(load(|v| v["padding"] = serde_json::json!({"strategy": "Longest"})));
+        assert!(e.ends_with("found \"Longest\""), "{e}");
+        let e = message(load(|v| v["truncation"] = serde_json::json!({"max_length": 8, "direction": 1})));
+        assert!(e.ends_with("truncation.direction must be \"Left\" or \"Right\", found 1"), "{e}");
+        let e = message(load(|v| v["truncation"] = serde_json::json!({"max_length": 8, "stride": [1]})));
+        assert!(e.contains("truncation.stride must be an integer"), "{e}");
+        let e = message(load(|v| v["truncation"] = serde_json::json!({"max_length": 1e20})));
+        assert!(
+            e.contains("truncation.max_length must be an integer in 0..=") && e.ends_with("found a number"),
+            "{e}"
+        );
+    }
 }
