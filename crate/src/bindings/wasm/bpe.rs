@@ -7,7 +7,7 @@ use super::{to_js_error, to_json, with_input};
 /// A byte-level BPE tokenizer (GPT-2, cl100k, o200k, Qwen3) for the page.
 ///
 /// Behind the `wasm-bpe` feature: BPE's code and Unicode 16 class tables add ~65 KB gzip,
-/// which would push the core the page loads first past its 250 KB budget; so they are a
+/// which would push the core the page loads first past its 256 KB budget; so they are a
 /// second module, loaded when a BPE tokenizer is picked.
 #[wasm_bindgen]
 pub struct WasmBpeTokenizer {
