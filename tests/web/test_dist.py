@@ -96,6 +96,25 @@ def test_manifest_lists_every_file_with_its_sha256(manifest):
         assert (DIST / name).read_bytes()[4:8] == b"\x03\0\0\0", name
 
 
+# Size budgets of the wasm modules, gzip -9 as Python's gzip writes it (build.sh prints the
+# same figure). The BERT core is what the page paints its first tokens with; both builds of it
+# ship, and the page picks one. The BPE module (pkg-bpe), loaded only when a BPE tokenizer is
+# picked, has no budget yet.
+WASM_BUDGETS = {
+    "pkg/tokenprism_bg.wasm": 262_144,
+    "pkg-nosimd/tokenprism_bg.wasm": 262_144,
+}
+
+
+@pytest.mark.parametrize("name", sorted(WASM_BUDGETS))
+def test_wasm_module_within_its_size_budget(manifest, name):
+    assert name in manifest["files"], name
+    size = len(gzip.compress((DIST / name).read_bytes(), compresslevel=9))
+    assert size <= WASM_BUDGETS[name], (
+        f"{name}: {size:,} B gzip -9, over its budget of {WASM_BUDGETS[name]:,} B"
+    )
+
+
 def test_manifest_versions_and_build_id(manifest):
     with open(ROOT / "crate" / "Cargo.toml", "rb") as f:
         cargo = tomllib.load(f)

@@ -96,6 +96,18 @@ pub(crate) fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// How an error names a value it refuses: a string or an integer as itself, anything else by
+/// its kind (writing a float would bring serde_json's float writer, 17 KB of tables, into the
+/// wasm modules).
+pub(crate) fn shown(v: &Value) -> String {
+    match (v, v.as_i64(), v.as_u64()) {
+        (Value::String(s), _, _) => format!("{s:?}"),
+        (_, Some(i), _) => i.to_string(),
+        (_, _, Some(u)) => u.to_string(),
+        _ => kind(v).to_owned(),
+    }
+}
+
 impl VocabJson {
     /// Token → id, as the reference reads an object of ids (a repeated token keeps its last id).
     pub(crate) fn ids(self, path: &str) -> Result<HashMap<String, u32>> {
@@ -108,7 +120,10 @@ impl VocabJson {
         let mut vocab = HashMap::with_capacity(entries.len());
         for (tok, id) in entries {
             let id = id.as_u64().filter(|&x| x <= u32::MAX as u64 / 2).ok_or_else(|| {
-                Error::Json(format!("{path}[{tok:?}] must be a non-negative integer id, found {id}"))
+                Error::Json(format!(
+                    "{path}[{tok:?}] must be a non-negative integer id, found {}",
+                    shown(&id)
+                ))
             })?;
             vocab.insert(tok, id as u32);
         }
@@ -144,7 +159,10 @@ impl MergesJson {
             match m {
                 Merge::Pair(a, b) if all_pairs => out.push((a, b)),
                 Merge::Other(m) if all_pairs => {
-                    return Err(Error::Json(format!("{path}[{i}] must be a pair of strings, found {m}")))
+                    return Err(Error::Json(format!(
+                        "{path}[{i}] must be a pair of strings, found {}",
+                        kind(&m)
+                    )))
                 }
                 Merge::Other(Value::String(s)) => {
                     if s.starts_with("#version") {

@@ -5,7 +5,7 @@
 //! one a model was trained with is worse than one that refuses to load.
 
 use crate::error::{Error, Result};
-use crate::loaders::json::{self, kind, MergesJson, VocabJson};
+use crate::loaders::json::{self, kind, shown, MergesJson, VocabJson};
 #[cfg(feature = "general")]
 use crate::models::bpe::general::{Bpe, BpeOptions};
 #[cfg(feature = "general")]
@@ -60,9 +60,11 @@ fn opt_bool(o: &Obj, key: &str, what: &str) -> Result<Option<bool>> {
 
 fn get_uint(o: &Obj, key: &str, what: &str, max: u64) -> Result<u64> {
     match o.get(key) {
-        Some(Value::Number(n)) => match n.as_u64() {
+        Some(v @ Value::Number(n)) => match n.as_u64() {
             Some(x) if x <= max => Ok(x),
-            _ => Err(Error::Json(format!("{what}.{key} must be an integer in 0..={max}, found {n}"))),
+            _ => {
+                Err(Error::Json(format!("{what}.{key} must be an integer in 0..={max}, found {}", shown(v))))
+            }
         },
         Some(v) => Err(Error::Json(format!("{what}.{key} must be an integer, found {}", kind(v)))),
         None => Err(Error::Json(format!("{what}.{key} is missing"))),
@@ -755,7 +757,9 @@ fn parse_direction(o: &Obj, what: &str) -> Result<Direction> {
         None => Ok(Direction::Right),
         Some(Value::String(s)) if s == "Right" => Ok(Direction::Right),
         Some(Value::String(s)) if s == "Left" => Ok(Direction::Left),
-        Some(v) => Err(Error::Json(format!("{what}.direction must be \"Left\" or \"Right\", found {v}"))),
+        Some(v) => {
+            Err(Error::Json(format!("{what}.direction must be \"Left\" or \"Right\", found {}", shown(v))))
+        }
     }
 }
 
@@ -789,7 +793,8 @@ fn parse_padding(v: &Value) -> Result<Padding> {
         }
         Some(v) => {
             return Err(Error::Json(format!(
-                "padding.strategy must be \"BatchLongest\" or {{\"Fixed\": n}}, found {v}"
+                "padding.strategy must be \"BatchLongest\" or {{\"Fixed\": n}}, found {}",
+                shown(v)
             )))
         }
     };
@@ -951,4 +956,41 @@ pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
 pub enum Source {
     Json(Arc<str>),
     VocabTxt(Arc<str>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A WordPiece file with `edit` applied to its JSON.
+    fn load(edit: impl FnOnce(&mut Value)) -> Result<Tokenizer> {
+        let mut v = serde_json::json!({
+            "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"},
+        });
+        edit(&mut v);
+        parse_tokenizer_json(&v.to_string())
+    }
+
+    fn message(r: Result<Tokenizer>) -> String {
+        r.expect_err("the file is refused").to_string()
+    }
+
+    #[test]
+    fn errors_name_strings_and_integers_and_the_kind_of_the_rest() {
+        let e = message(load(|v| v["model"]["vocab"]["a"] = serde_json::json!(1.5)));
+        assert!(e.ends_with("model.vocab[\"a\"] must be a non-negative integer id, found a number"), "{e}");
+        let e = message(load(|v| v["model"]["vocab"]["a"] = serde_json::json!(-2)));
+        assert!(e.ends_with("found -2"), "{e}");
+        let e = message(load(|v| v["padding"] = serde_json::json!({"strategy": "Longest"})));
+        assert!(e.ends_with("found \"Longest\""), "{e}");
+        let e = message(load(|v| v["truncation"] = serde_json::json!({"max_length": 8, "direction": 1})));
+        assert!(e.ends_with("truncation.direction must be \"Left\" or \"Right\", found 1"), "{e}");
+        let e = message(load(|v| v["truncation"] = serde_json::json!({"max_length": 8, "stride": [1]})));
+        assert!(e.contains("truncation.stride must be an integer"), "{e}");
+        let e = message(load(|v| v["truncation"] = serde_json::json!({"max_length": 1e20})));
+        assert!(
+            e.contains("truncation.max_length must be an integer in 0..=") && e.ends_with("found a number"),
+            "{e}"
+        );
+    }
 }

@@ -2,12 +2,12 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{to_js_error, with_input};
+use super::{to_js_error, to_json, with_input};
 
 /// A byte-level BPE tokenizer (GPT-2, cl100k, o200k, Qwen3) for the page.
 ///
 /// Behind the `wasm-bpe` feature: BPE's code and Unicode 16 class tables add ~65 KB gzip,
-/// which would push the core the page loads first past its 250 KB budget; so they are a
+/// which would push the core the page loads first past its 256 KB budget; so they are a
 /// second module, loaded when a BPE tokenizer is picked.
 #[wasm_bindgen]
 pub struct WasmBpeTokenizer {
@@ -39,7 +39,7 @@ impl WasmBpeTokenizer {
         let (allowed, disallowed) =
             if specials { (Allowed::All, Allowed::none()) } else { (Allowed::none(), Allowed::none()) };
         let trace = self.inner.trace(text, &allowed, &disallowed).map_err(to_js_error)?;
-        serde_json::to_string(&trace).map_err(to_js_error)
+        to_json(&trace)
     }
 
     /// The ids of `text` with special tokens off (tiktoken's `encode_ordinary`), as a
@@ -59,7 +59,7 @@ impl WasmBpeTokenizer {
     #[wasm_bindgen(js_name = tracePiece)]
     pub fn trace_piece(&self, piece: &str) -> Result<String, JsError> {
         let tr = self.inner.trace_piece(piece.as_bytes()).map_err(to_js_error)?;
-        serde_json::to_string(&tr).map_err(to_js_error)
+        to_json(&tr)
     }
 
     /// A chat (`[{"role": ..., "content": ...}]` as JSON) through the tokenizer's template:
@@ -77,6 +77,6 @@ impl WasmBpeTokenizer {
             msgs.iter().map(|m| Message { role: &m.role, content: &m.content }).collect();
         let template = ChatTemplate::for_tokenizer(&self.inner).map_err(to_js_error)?;
         let parts = template.encode(&self.inner, &msgs, add_generation_prompt).map_err(to_js_error)?;
-        serde_json::to_string(&parts).map_err(to_js_error)
+        to_json(&parts)
     }
 }

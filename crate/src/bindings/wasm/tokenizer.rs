@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{to_js_error, with_input, PANIC_TEST_INPUT};
+use super::{to_js_error, to_json, with_input, PANIC_TEST_INPUT};
 
 #[wasm_bindgen]
 pub struct WasmTokenizer {
@@ -34,7 +34,7 @@ impl WasmTokenizer {
             panic!("tokenprism: the panic test input");
         }
         let trace = self.inner.trace(text).map_err(to_js_error)?;
-        serde_json::to_string(&trace).map_err(to_js_error)
+        to_json(&trace)
     }
 
     /// Just the ids of `text` (no offsets, tokens or JSON), as a `Uint32Array`: what the
@@ -114,6 +114,6 @@ impl WasmTokenizer {
             "stages": self.inner.stage_names(),
             "vocab_size": self.inner.vocab_size(),
         });
-        serde_json::to_string(&info).map_err(to_js_error)
+        to_json(&info)
     }
 }
