@@ -665,8 +665,12 @@ pub(crate) fn parse_post_processor(v: &Value, path: &str) -> Result<PostProcesso
     match errors.into_iter().find(|(k, _)| *k == named) {
         Some((_, e)) => Err(e),
         None => Err(Error::Unsupported(format!(
-            "{path}: post-processor type {ty:?} (supported: TemplateProcessing, BertProcessing, \
-             RobertaProcessing, ByteLevel, Sequence)"
+            "{path}: {} (supported: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, \
+             Sequence)",
+            match ty {
+                Some(t) => format!("post-processor type {t:?}"),
+                None => "a post-processor without a type that reads as none of those that need none".into(),
+            }
         ))),
     }
 }
