@@ -11,7 +11,8 @@
   RobertaProcessing with trim_offsets and add_prefix_space each way, BertProcessing, templates
   (including ones that repeat an input or put B first) and Sequences of them (nested too), with
   the pre-tokenizer's add_prefix_space each way and random truncation. A configuration the
-  reference cannot apply (it panics) must fail on our side too.
+  reference cannot apply (it panics) must fail on our side too. Without truncation, the
+  byte-level engine (BpeTokenizer.encode_full) reads the same file and is compared as well.
 - The JSON forms the reference reads (it ignores `type` for RobertaProcessing, BertProcessing and
   TemplateProcessing), and errors that name the JSON path.
 
@@ -333,10 +334,21 @@ def test_random_post_processors():
                 continue
         kind = json.loads(text)["post_processor"]["type"]
         kinds[kind] = kinds.get(kind, 0) + 1
+        # The byte-level engine reads the same file (it has no truncation of its own).
+        engine = tokenprism.BpeTokenizer.from_str(text) if truncation is None else None
         for _ in range(120):
             t = random_text(rng, specials)
             pair = random_text(rng, specials) if rng.random() < 0.5 else None
-            same_encode(ours, ref, t, pair, rng.random() < 0.75, desc)
+            add = rng.random() < 0.75
+            y = same_encode(ours, ref, t, pair, add, desc)
+            if engine is not None:
+                x = outcome(lambda: engine.encode_full(t, pair, add_special_tokens=add))  # noqa: B023
+                where = f"BpeTokenizer, {desc}\n{describe_input(t, pair)} add_special_tokens={add}"
+                if y is None:
+                    assert isinstance(x, Exception), f"{where}: the reference failed, ours {x!r}"
+                else:
+                    assert not isinstance(x, BaseException), f"{where}: ours failed: {x!r}"
+                    same(x, y, where)
     print(f"\nseed {SEED}: post-processors {kinds}")
 
 
@@ -430,11 +442,12 @@ def test_errors_name_the_json_path():
 
 @pytest.mark.parametrize("name", ["gpt2", "llama3.2"])
 def test_corpus_end_to_end(name):
-    """The first 200 KB of the English corpus, line by line through encode_batch on both sides:
-    ids and offsets equal; the time ratio (best of 3) printed."""
+    """The first 200 KB of the English corpus through both sides' Tokenizer: line by line in one
+    encode_batch (each side's default threads), line by line in a loop of encode calls, and as
+    one encode: ids and offsets equal; time ratios ours / reference (best of 3) printed."""
     ours, ref = file_pair(name)
-    text = require(data_dir() / "corpora" / "en.txt").read_bytes()[:200_000]
-    head = text.decode("utf-8", "ignore")
+    head = require(data_dir() / "corpora" / "en.txt").read_bytes()[:200_000]
+    head = head.decode("utf-8", "ignore")
     lines = head.splitlines()
 
     def best(f):
@@ -445,17 +458,16 @@ def test_corpus_end_to_end(name):
             times.append(time.perf_counter() - t0)
         return out, min(times)
 
-    x, t_ours = best(lambda: ours.encode_batch(lines))
-    y, t_ref = best(lambda: ref.encode_batch(lines))
-    for i, (a, b) in enumerate(zip(x, y, strict=True)):
-        assert a.ids == b.ids and a.offsets == b.offsets, f"{name} line {i}: {lines[i]!r}"
-    whole_x, t1 = best(lambda: ours.encode(head))
-    whole_y, t2 = best(lambda: ref.encode(head))
-    assert whole_x.ids == whole_y.ids and whole_x.offsets == whole_y.offsets
-    print(
-        f"\n{name}: 200 KB en, {sum(len(e.ids) for e in x):,} tokens; encode_batch of "
-        f"{len(lines):,} lines: ours {t_ours * 1e3:.1f} ms, reference {t_ref * 1e3:.1f} ms, "
-        f"ratio {t_ours / t_ref:.2f}; one encode of all of it: ours {t1 * 1e3:.1f} ms, "
-        f"reference {t2 * 1e3:.1f} ms, ratio {t1 / t2:.2f}",
-        end="",
-    )
+    ratios = []
+    for what, run in (
+        ("encode_batch", lambda t: t.encode_batch(lines)),
+        ("encode per line", lambda t: [t.encode(line) for line in lines]),
+        ("one encode", lambda t: [t.encode(head)]),
+    ):
+        x, t_ours = best(lambda: run(ours))  # noqa: B023
+        y, t_ref = best(lambda: run(ref))  # noqa: B023
+        for i, (a, b) in enumerate(zip(x, y, strict=True)):
+            assert a.ids == b.ids and a.offsets == b.offsets, f"{name} {what} {i}: {lines[i]!r}"
+        ratios.append(f"{what} {t_ours * 1e3:.1f} / {t_ref * 1e3:.1f} ms = {t_ours / t_ref:.2f}")
+    n = sum(len(e.ids) for e in x)
+    print(f"\n{name}: 200 KB en, {n:,} tokens, ours / reference: " + "; ".join(ratios), end="")
