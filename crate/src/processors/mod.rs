@@ -122,12 +122,6 @@ fn simple_shape(
     Some((trims, adder))
 }
 
-/// Trims the offsets of `e` (and of its overflowing parts) as a ByteLevel step does.
-fn trim(e: &mut Encoding, add_prefix_space: bool) {
-    e.trim_offsets(add_prefix_space);
-    e.overflowing.iter_mut().for_each(|o| o.trim_offsets(add_prefix_space));
-}
-
 /// Post-processing of the shapes [`simple_shape`] accepts, when no input overflows: the input's
 /// tokens move once, within their own buffers, and special tokens are put around them in place.
 fn post_process_in_place(
@@ -139,9 +133,9 @@ fn post_process_in_place(
     add_special_tokens: bool,
 ) -> Encoding {
     let mut trim_all = |add_prefix_space: bool| {
-        trim(&mut a, add_prefix_space);
+        a.trim_offsets(add_prefix_space);
         if let Some(b) = b.as_mut() {
-            trim(b, add_prefix_space);
+            b.trim_offsets(add_prefix_space);
         }
     };
     for t in trims {
@@ -169,58 +163,36 @@ fn with_special_tokens(
 ) -> Encoding {
     match pp {
         Some(PostProcessor::Template { single, pair, specials }) => {
+            // Each input appears once in the template (see `simple_shape`): it is moved.
             let template = if b.is_some() { pair } else { single };
-            if b.is_none() && !add_special_tokens {
-                // One input, no special tokens: only its type id to set.
-                let mut type_ids = template.iter().filter_map(|p| match p {
-                    TemplatePiece::Sequence { seq: 0, type_id } => Some(*type_id),
-                    _ => None,
-                });
-                if let (Some(t), None) = (type_ids.next(), type_ids.next()) {
-                    let mut a = a;
-                    a.set_type_ids(t);
-                    return a;
-                }
-            }
             let mut seqs = [Some(a), b];
-            // A sequence used once by the template is moved, not copied.
-            let mut uses = [0usize; 2];
-            for p in template {
-                if let TemplatePiece::Sequence { seq, .. } = p {
-                    uses[*seq] += 1;
-                }
-            }
-            let mut take = |seq: usize, uses: &mut [usize; 2], type_id: u32| {
-                uses[seq] -= 1;
-                let s = if uses[seq] == 0 { seqs[seq].take() } else { seqs[seq].clone() };
-                s.map(|mut s| {
+            let mut take = |seq: usize, type_id: u32| {
+                seqs[seq].take().map(|mut s| {
                     s.set_type_ids(type_id);
                     s
                 })
             };
-            // The first sequence becomes the output and the special tokens before it are
-            // put in front in place: its tokens move once, within their own buffer, and
-            // no Encoding is made per special token.
+            // The first input becomes the output and the special tokens before it are put in
+            // front in place: its tokens move once, within their own buffer, and no Encoding is
+            // made per special token.
             let first = template.iter().position(|p| matches!(p, TemplatePiece::Sequence { .. }));
             let (mut out, rest) = match first.map(|i| (i, &template[i])) {
-                Some((i, TemplatePiece::Sequence { seq, type_id })) => {
-                    match take(*seq, &mut uses, *type_id) {
-                        Some(mut s) => {
-                            if add_special_tokens {
-                                for p in template[..i].iter().rev() {
-                                    if let TemplatePiece::Special { id, type_id } = p {
-                                        let d = &specials[id];
-                                        for (id, t) in d.ids.iter().zip(&d.tokens).rev() {
-                                            s.prepend_special(*id, t, *type_id);
-                                        }
+                Some((i, TemplatePiece::Sequence { seq, type_id })) => match take(*seq, *type_id) {
+                    Some(mut s) => {
+                        if add_special_tokens {
+                            for p in template[..i].iter().rev() {
+                                if let TemplatePiece::Special { id, type_id } = p {
+                                    let d = &specials[id];
+                                    for (id, t) in d.ids.iter().zip(&d.tokens).rev() {
+                                        s.prepend_special(*id, t, *type_id);
                                     }
                                 }
                             }
-                            (s, &template[i + 1..])
                         }
-                        None => (Encoding::default(), &template[i + 1..]),
+                        (s, &template[i + 1..])
                     }
-                }
+                    None => (Encoding::default(), &template[i + 1..]),
+                },
                 _ => (Encoding::default(), &template[..]),
             };
             if out.texts.vocab.is_none() {
@@ -229,7 +201,7 @@ fn with_special_tokens(
             for p in rest {
                 match p {
                     TemplatePiece::Sequence { seq, type_id } => {
-                        if let Some(s) = take(*seq, &mut uses, *type_id) {
+                        if let Some(s) = take(*seq, *type_id) {
                             out.append(s);
                         }
                     }
