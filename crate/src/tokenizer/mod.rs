@@ -48,8 +48,9 @@ pub struct Tokenizer {
     pub fast: crate::fused::FastPaths,
     /// Per-page answers for the BERT normalizer, when there is one.
     pub(crate) cache: Option<crate::normalizers::charmap::PageCache>,
-    /// The special-token ids the single-sequence template puts before and after the text.
-    pub(crate) template_ids: (Vec<u32>, Vec<u32>),
+    /// The special-token ids the post-processor puts before and after one text's ids, when it
+    /// does just that.
+    pub(crate) template_ids: Option<(Vec<u32>, Vec<u32>)>,
     pub(crate) raw_matcher: Option<AddedMatcher>,
     pub(crate) normalized_matcher: Option<AddedMatcher>,
     pub(crate) added_by_id: HashMap<u32, usize>,
@@ -83,7 +84,7 @@ impl Tokenizer {
             padding,
             fast: crate::fused::FastPaths::default(),
             cache: None,
-            template_ids: (Vec::new(), Vec::new()),
+            template_ids: None,
             raw_matcher: None,
             normalized_matcher: None,
             added_by_id: HashMap::new(),
@@ -367,7 +368,7 @@ impl Tokenizer {
             a,
             b,
             add_special_tokens,
-        );
+        )?;
         if let Some(p) = &self.padding {
             let target = match p.strategy {
                 PaddingStrategy::Fixed(n) => n,
@@ -390,7 +391,8 @@ impl Tokenizer {
     /// that keeps one buffer pays no allocation per call.
     pub fn encode_ids_into(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
         ids.clear();
-        if self.truncation.is_some() || self.padding.is_some() || !self.fused_ok() {
+        let template = self.template_ids.is_some() || !add_special_tokens;
+        if self.truncation.is_some() || self.padding.is_some() || !template || !self.fused_ok() {
             ids.extend(self.encode(text, None, add_special_tokens)?.ids());
             return Ok(());
         }
@@ -420,13 +422,13 @@ impl Tokenizer {
             let mut ea = self.encode_single(a, 0, 0, None, None, &mut t)?;
             let mut eb = b.map(|p| self.encode_single(p, 1, 1, None, None, &mut t)).transpose()?;
             self.truncate(&mut ea, eb.as_mut(), add_special_tokens)?;
-            Ok(processors::post_process(
+            processors::post_process(
                 self.post_processor.as_ref(),
                 self.model.vocab_r(),
                 ea,
                 eb,
                 add_special_tokens,
-            ))
+            )
         };
         let threads = threads.clamp(1, inputs.len().max(1));
         let mut encs: Vec<Encoding> = if threads == 1 {

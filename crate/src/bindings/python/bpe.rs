@@ -199,7 +199,7 @@ impl PyBpeTokenizer {
         let t = &self.inner;
         let ids = maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed))
             .map_err(to_py_err)?;
-        let ids = if add_special_tokens { t.add_special_tokens(ids) } else { ids };
+        let ids = if add_special_tokens { t.add_special_tokens(ids).map_err(to_py_err)? } else { ids };
         self.id_list(py, &ids)
     }
 
@@ -293,10 +293,10 @@ impl PyBpeTokenizer {
         py.detach(|| {
             let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
             let all = t.encode_batch(&refs, &allowed, &disallowed, threads)?;
-            Ok(match add_special_tokens {
+            match add_special_tokens {
                 true => all.into_iter().map(|ids| t.add_special_tokens(ids)).collect(),
-                false => all,
-            })
+                false => Ok(all),
+            }
         })
         .map_err(to_py_err)
     }

@@ -110,13 +110,11 @@ pub struct BpeTokenizer {
     add_prefix_space: bool,
     whole: WholeToken,
     added: AddedTokens,
-    /// The special tokens `add_special_tokens` puts around a text (a `tokenizer.json`'s
+    /// What `add_special_tokens` does to an encoded text (a `tokenizer.json`'s
     /// post-processor; tiktoken encodings have none).
     post_processor: Option<PostProcessor>,
-    /// The single-text template's ids before and after the text.
-    template_ids: (Vec<u32>, Vec<u32>),
-    /// Why [`BpeTokenizer::encode_full`] refuses (offsets the post-processor would trim).
-    offsets_refused: Option<String>,
+    /// The ids the post-processor puts before and after one text's ids, when it does just that.
+    template_ids: Option<(Vec<u32>, Vec<u32>)>,
     /// Each id's token text (byte-level chars; an added token's content), made on the first
     /// [`BpeTokenizer::encode_full`]: the tiktoken-shaped calls never need it.
     token_texts: OnceLock<Arc<Vec<Arc<str>>>>,
@@ -207,8 +205,7 @@ impl BpeTokenizer {
             whole: WholeToken::Always,
             added: AddedTokens::new(added)?,
             post_processor: None,
-            template_ids: (Vec::new(), Vec::new()),
-            offsets_refused: None,
+            template_ids: Some((Vec::new(), Vec::new())),
             token_texts: OnceLock::new(),
         })
     }
@@ -244,7 +241,6 @@ impl BpeTokenizer {
             added: AddedTokens::new(hf.added)?,
             template_ids: processors::single_template_ids(hf.post_processor.as_ref()),
             post_processor: hf.post_processor,
-            offsets_refused: hf.offsets_refused,
             token_texts: OnceLock::new(),
         })
     }
