@@ -255,6 +255,15 @@ def tokenprism_venv(wheel: Path) -> str:
     )
     if r.returncode != 0:
         raise SystemExit(f"pip install {wheel} into {d} failed: {r.stdout[-600:]}")
+    # The array rows need numpy (tokenprism itself does not): this Python's version, if any.
+    if dist_version(str(py), "numpy") is None:
+        want = dist_version(sys.executable, "numpy")
+        r = run_quiet(
+            [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+            + [f"numpy=={want}" if want else "numpy"]
+        )
+        if r.returncode != 0:
+            log(f"pip install numpy into {d} failed (the array rows will fail): {r.stdout[-300:]}")
     return str(py)
 
 

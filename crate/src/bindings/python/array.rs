@@ -121,7 +121,8 @@ impl ArrayBuffer {
     }
 }
 
-/// numpy's `frombuffer` and the two dtypes, looked up once.
+/// numpy's `frombuffer` and the two dtypes, looked up once (dtype objects, not the scalar
+/// types: `frombuffer` then skips converting one, a fifth of its time on a short text).
 struct Numpy {
     frombuffer: Py<PyAny>,
     uint32: Py<PyAny>,
@@ -140,10 +141,11 @@ fn numpy(py: Python<'_>) -> PyResult<&'static Numpy> {
             err.set_cause(py, Some(e));
             err
         })?;
+        let dtype = np.getattr("dtype")?;
         Ok(Numpy {
             frombuffer: np.getattr("frombuffer")?.unbind(),
-            uint32: np.getattr("uint32")?.unbind(),
-            int64: np.getattr("int64")?.unbind(),
+            uint32: dtype.call1(("uint32",))?.unbind(),
+            int64: dtype.call1(("int64",))?.unbind(),
         })
     })
 }
