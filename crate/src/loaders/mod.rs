@@ -1,5 +1,7 @@
 //! Loaders: tokenizer files read into the pipeline's components.
 
 pub mod hf_bpe;
+#[cfg(feature = "general")]
+pub mod sentencepiece;
 pub mod tiktoken;
 pub mod tokenizer_json;

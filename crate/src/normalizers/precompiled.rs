@@ -123,6 +123,34 @@ impl Precompiled {
         None
     }
 
+    /// The longest key that prefixes `s`, as SentencePiece's own normalizer looks it up: its
+    /// length in bytes and its replacement. (Malformed tries answer "none", as in
+    /// [`Precompiled::replacement`].)
+    pub fn longest(&self, s: &[u8]) -> Option<(usize, &str)> {
+        let unit = |i: usize| self.units.get(i).copied();
+        let mut pos = offset(unit(0)?);
+        let mut best = None;
+        for (k, &c) in s.iter().enumerate() {
+            if c == 0 {
+                break;
+            }
+            pos ^= c as usize;
+            let Some(u) = unit(pos) else { break };
+            if label(u) != c as u32 {
+                break;
+            }
+            pos ^= offset(u);
+            if has_leaf(u) {
+                let Some(v) = unit(pos) else { break };
+                best = Some((k + 1, value(v)));
+            }
+        }
+        let (len, start) = best?;
+        let rest = self.replacements.as_bytes().get(start..)?;
+        let n = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+        Some((len, self.replacements.get(start..start + n)?))
+    }
+
     /// The normalized text alone.
     pub fn normalize_str(&self, s: &str) -> String {
         self.apply(&AlignedText::new(s)).text
@@ -265,6 +293,16 @@ mod tests {
         assert_eq!(p.replacement("b"), None);
         assert_eq!(p.replacement("\0a"), None);
         assert_eq!(p.replacement(""), None);
+    }
+
+    #[test]
+    fn sentencepiece_takes_the_longest_key() {
+        let p = tiny();
+        assert_eq!(p.longest(b"abc"), Some((2, "yz")));
+        assert_eq!(p.longest(b"ac"), Some((1, "x")));
+        assert_eq!(p.longest(b"c"), Some((1, "")));
+        assert_eq!(p.longest(b"ba"), None);
+        assert_eq!(p.longest(b""), None);
     }
 
     #[test]

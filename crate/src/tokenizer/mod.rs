@@ -501,6 +501,13 @@ impl Tokenizer {
     /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
     /// when asked), then the decoder.
     pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
+        #[cfg(feature = "general")]
+        if let Some(Decoder::SentencePiece(_)) = &self.decoder {
+            // SentencePiece refuses ids it has no piece for.
+            if let Some(id) = ids.iter().find(|&&id| self.id_to_token(id).is_none()) {
+                return Err(Error::Input(format!("id {id} is out of range")));
+            }
+        }
         let tokens: Vec<&str> = ids
             .iter()
             .filter_map(|&id| self.id_to_token(id))

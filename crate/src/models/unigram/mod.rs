@@ -16,10 +16,18 @@
 //!   vocabulary has every one, else it is one unk token.
 //! - A piece listed twice takes its last id (and that id's score); the empty piece never
 //!   matches.
+//!
+//! A model read from SentencePiece's own `.model` file scores as SentencePiece does instead
+//! ([`Unigram::sentencepiece`]): path scores are float32 sums (so a long text's totals round,
+//! and ties fall differently than in float64), user-defined pieces score `-0.1` (in float64,
+//! rounded when stored), unused, control, unknown and byte pieces are never matched, and
+//! unknown chars are not fused and looked up but handed to
+//! [`crate::models::sentencepiece::resolve_unknowns`].
 
-mod cache;
+pub(crate) mod cache;
 
 use crate::error::{Error, Result};
+use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
 use crate::models::wordpiece::trie::Trie;
 use cache::{Cached, WordCache};
 use std::cell::RefCell;
@@ -58,6 +66,18 @@ pub struct Unigram {
     /// Names this model's words in the per-thread word cache (clones share it: they tokenize
     /// alike).
     cache_id: u64,
+    /// SentencePiece's scoring, for a model read from a `.model` file.
+    spm: Option<SpmScoring>,
+}
+
+/// How SentencePiece scores a lattice beyond the piece scores.
+#[derive(Clone, Debug)]
+struct SpmScoring {
+    /// Which ids are user-defined pieces.
+    user_defined: Vec<bool>,
+    /// The largest score of a normal piece, at least the smallest positive float32 (user-defined
+    /// pieces score `length * max_score - 0.1`).
+    max_score: f32,
 }
 
 /// The best path ending at one byte position of the word.
@@ -136,7 +156,62 @@ impl Unigram {
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            spm: None,
         })
+    }
+
+    /// A model of SentencePiece's pieces (piece, float32 score, kind) in id order, scoring as
+    /// SentencePiece does. `unk_id` must be an unknown piece; with byte fallback every byte
+    /// has its byte piece (the loader checks both).
+    pub fn sentencepiece(
+        pieces: Vec<(String, f32, PieceKind)>,
+        unk_id: u32,
+        byte_fallback: bool,
+    ) -> Result<Self> {
+        if pieces.len() >= NONE as usize || unk_id as usize >= pieces.len() {
+            return Err(Error::Invalid(format!(
+                "a SentencePiece vocabulary of {} pieces with unk id {unk_id}",
+                pieces.len()
+            )));
+        }
+        let normal = pieces.iter().filter(|p| p.2 == PieceKind::Normal).map(|p| p.1);
+        // SentencePiece starts the minimum at FLT_MAX and the maximum at FLT_MIN (the smallest
+        // positive float), not at the lowest float.
+        let (min_score, max_score) =
+            normal.fold((f32::MAX, f32::MIN_POSITIVE), |(lo, hi), s| (lo.min(s), hi.max(s)));
+        let trie = Trie::new(
+            pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| matches!(p.2, PieceKind::Normal | PieceKind::UserDefined))
+                .map(|(id, p)| (p.0.as_bytes(), id as u32)),
+        );
+        let mut byte_ids = Box::new([NONE; 256]);
+        if byte_fallback {
+            for (id, p) in pieces.iter().enumerate() {
+                if let (PieceKind::Byte, Some(b)) = (p.2, piece_byte(&p.0)) {
+                    byte_ids[b as usize] = id as u32;
+                }
+            }
+        }
+        let user_defined = pieces.iter().map(|p| p.2 == PieceKind::UserDefined).collect();
+        let vocab: Vec<(String, f64)> = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
+        Ok(Unigram {
+            scores: vocab.iter().map(|p| p.1).collect(),
+            pieces: vocab,
+            unk_id: Some(unk_id),
+            byte_fallback,
+            unk_score: (min_score - UNK_PENALTY as f32) as f64,
+            trie,
+            byte_ids,
+            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            spm: Some(SpmScoring { user_defined, max_score }),
+        })
+    }
+
+    /// Whether this model scores as SentencePiece does (it was read from a `.model` file).
+    pub fn is_sentencepiece(&self) -> bool {
+        self.spm.is_some()
     }
 
     pub fn vocab(&self) -> &[(String, f64)] {
@@ -216,7 +291,19 @@ impl Unigram {
 
     fn tokenize_with(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
         let first = out.len();
-        self.best_path(word, best, out)?;
+        if let (Some(_), Some(unk)) = (&self.spm, self.unk_id) {
+            self.best_path::<true>(word, best, out)?;
+            if out[first..].iter().any(|t| t.id == unk) {
+                let nodes: Vec<(u32, usize, usize)> =
+                    out.drain(first..).map(|t| (t.id, t.start, t.end)).collect();
+                let bytes = self.byte_fallback.then_some(&*self.byte_ids);
+                resolve_unknowns(nodes, word, unk, bytes, |id, start, end| {
+                    out.push(Token { id, start, end })
+                });
+            }
+            return Ok(());
+        }
+        self.best_path::<false>(word, best, out)?;
         if self.unk_id.is_none() {
             // No node has the unk id: nothing to fuse.
             return Ok(());
@@ -224,8 +311,27 @@ impl Unigram {
         self.fuse_unknowns(word, out, first)
     }
 
+    /// The score of a path that reaches `here` and goes on with piece `id` of `len` bytes, as
+    /// SentencePiece computes it: float32 sums, except a user-defined piece's, which is a
+    /// float64 compared as such (the caller stores every score as float32).
+    #[inline(always)]
+    fn spm_score(&self, id: u32, len: usize, here: f64) -> f64 {
+        let spm = self.spm.as_ref().expect("SentencePiece scoring");
+        if spm.user_defined[id as usize] {
+            (len as f32 * spm.max_score) as f64 - 0.1 + here
+        } else {
+            (self.scores[id as usize] as f32 + here as f32) as f64
+        }
+    }
+
     /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id).
-    fn best_path(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
+    /// `SPM`: scored as SentencePiece scores (see [`Unigram::spm_score`]).
+    fn best_path<const SPM: bool>(
+        &self,
+        word: &str,
+        best: &mut Vec<Best>,
+        out: &mut Vec<Token>,
+    ) -> Result<()> {
         let bytes = word.as_bytes();
         let n = bytes.len();
         best.clear();
@@ -237,15 +343,17 @@ impl Unigram {
             let mut one_char = false;
             self.trie.prefixes(&bytes[start..], |len, id| {
                 let end = start + len;
-                let score = self.scores[id as usize] + here;
+                let score = if SPM { self.spm_score(id, len, here) } else { self.scores[id as usize] + here };
                 let b = &mut best[end];
                 if b.start == NONE || score > b.score {
+                    let score = if SPM { score as f32 as f64 } else { score };
                     *b = Best { score, start: start as u32, id };
                 }
                 one_char |= end == char_end;
             });
             if !one_char {
-                let score = self.unk_score + here;
+                let score =
+                    if SPM { (self.unk_score as f32 + here as f32) as f64 } else { self.unk_score + here };
                 let b = &mut best[char_end];
                 if b.start == NONE || score > b.score {
                     let id = self.unk_id.ok_or_else(missing_unk)?;
