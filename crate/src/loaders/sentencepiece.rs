@@ -290,6 +290,9 @@ pub fn looks_like_model(data: &[u8]) -> bool {
     data.first() == Some(&0x0A) && parse_model_proto(data).is_ok_and(|m| !m.pieces.is_empty())
 }
 
+/// SentencePiece refuses pieces this long.
+const MAX_PIECE_BYTES: usize = 8000;
+
 /// The tokenizer of a `.model` file's bytes.
 pub fn tokenizer_from_model(data: &[u8]) -> Result<Tokenizer> {
     tokenizer_from_proto(&parse_model_proto(data)?)
@@ -316,8 +319,11 @@ pub fn tokenizer_from_proto(m: &ModelProto) -> Result<Tokenizer> {
         if p.piece.is_empty() {
             return Err(Error::Invalid(format!("pieces[{i}].piece is empty")));
         }
-        if p.score.is_nan() {
-            return Err(Error::Invalid(format!("pieces[{i}].score is NaN")));
+        if p.piece.len() >= MAX_PIECE_BYTES {
+            return Err(Error::Invalid(format!("pieces[{i}].piece is {} bytes long", p.piece.len())));
+        }
+        if p.piece.contains('\0') && !(p.piece == "\0" && p.kind == PieceKind::Unused) {
+            return Err(Error::Invalid(format!("pieces[{i}].piece holds a NUL char")));
         }
         if !seen.insert(p.piece.as_str()) {
             return Err(Error::Invalid(format!("pieces[{i}].piece {:?} is already defined", p.piece)));

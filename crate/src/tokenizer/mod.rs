@@ -390,12 +390,47 @@ impl Tokenizer {
     /// that keeps one buffer pays no allocation per call.
     pub fn encode_ids_into(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
         ids.clear();
+        #[cfg(feature = "general")]
+        if let Some(n) = self.sentencepiece_normalizer() {
+            // The whole text is one word of the model: normalize it plainly, no alignment.
+            let norm = n.normalize_str(text);
+            let mut tokens = Vec::with_capacity(norm.len() / 3 + 1);
+            self.model.tokenize(&norm, &mut tokens)?;
+            let (before, after) = if add_special_tokens {
+                (&self.template_ids.0[..], &self.template_ids.1[..])
+            } else {
+                (&[][..], &[][..])
+            };
+            ids.extend_from_slice(before);
+            ids.extend(tokens.iter().map(|t| t.id));
+            ids.extend_from_slice(after);
+            return Ok(());
+        }
         if self.truncation.is_some() || self.padding.is_some() || !self.fused_ok() {
             ids.extend(self.encode(text, None, add_special_tokens)?.ids());
             return Ok(());
         }
         self.encode_ids_fused(text, add_special_tokens, ids);
         Ok(())
+    }
+
+    /// SentencePiece's normalizer, when it and the model are all there is to encoding (as in a
+    /// tokenizer read from a `.model` file): no added tokens, pre-tokenizer, truncation or
+    /// padding.
+    #[cfg(feature = "general")]
+    fn sentencepiece_normalizer(&self) -> Option<&crate::normalizers::sentencepiece::SpmNormalizer> {
+        match &self.normalizer {
+            Some(Normalizer::SentencePiece(n))
+                if self.pre_tokenizer.is_none()
+                    && self.raw_matcher.is_none()
+                    && self.normalized_matcher.is_none()
+                    && self.truncation.is_none()
+                    && self.padding.is_none() =>
+            {
+                Some(n)
+            }
+            _ => None,
+        }
     }
 
     /// Encodes many inputs; padding `BatchLongest` pads to the longest of the batch.
@@ -556,7 +591,8 @@ struct Staged<'a, 'o, 'p> {
     timings: &'a mut (f64, f64),
 }
 
-/// Char indices of byte positions of one text, for positions that mostly increase.
+/// Char indices of byte positions of one text, for positions that mostly increase (a step
+/// costs the bytes it moves over).
 struct ByteToChar<'a> {
     text: &'a [u8],
     ascii: bool,
@@ -576,7 +612,11 @@ impl<'a> ByteToChar<'a> {
             return b;
         }
         if b < self.byte {
-            (self.byte, self.char) = (0, 0);
+            // Back (byte fallback repeats a char's range for each of its bytes): uncount the
+            // char starts passed.
+            let starts = self.text[b + 1..=self.byte].iter().filter(|&&x| x & 0xC0 != 0x80).count();
+            (self.byte, self.char) = (b, self.char - starts);
+            return self.char;
         }
         let starts = self.text[self.byte + 1..=b].iter().filter(|&&x| x & 0xC0 != 0x80).count();
         self.byte = b;

@@ -188,3 +188,24 @@ fn byte_fallback_spells_unknown_chars() {
         assert_eq!(t.decode(&e.ids().collect::<Vec<_>>(), true).unwrap(), "aé");
     }
 }
+
+#[test]
+fn user_defined_pieces_score_by_their_length() {
+    use PieceKind::*;
+    let m = proto(
+        ModelType::Unigram,
+        vec![
+            piece("<unk>", 0.0, Unknown),
+            piece("▁", -1.0, Normal),
+            piece("a", -1.0, Normal),
+            piece("b", -1.0, Normal),
+            piece("c", -1.0, Normal),
+            piece("bc", 0.05, Normal),
+            piece("ab", 0.0, UserDefined),
+        ],
+    );
+    let t = tokenizer_from_proto(&m).unwrap();
+    // "ab" scores 0.1 * (2 - 1): ▁ ab c (-1.9) beats ▁ a bc (-1.95).
+    let e = t.encode("abc", None, true).unwrap();
+    assert_eq!(e.tokens().iter().map(|s| &**s).collect::<Vec<_>>(), ["▁", "ab", "c"]);
+}

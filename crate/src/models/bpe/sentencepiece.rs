@@ -4,13 +4,14 @@
 //! frozen symbol instead, never merged). Two neighbouring symbols can merge when their
 //! concatenation is a piece (normal, user-defined or unused); of all such pairs the one whose
 //! piece scores highest merges first, the leftmost of equal scores. When nothing merges any
-//! more, an unused piece is split back into the two symbols it was last seen merged from
+//! more, an unused piece is split back into the two symbols of the last pair queued to make it
 //! (recursively), and a symbol that is no piece gets the unknown id (then
 //! [`crate::models::sentencepiece::resolve_unknowns`]).
 //!
-//! SentencePiece runs this on the whole normalized text. When no piece holds the space
-//! symbol except at its start (at its end, for models that put spaces after words), no merge
-//! crosses a space, and words are merged one at a time and cached; the ids are the same.
+//! SentencePiece runs this on the whole normalized text. When no piece holds another char
+//! followed by the space symbol (the other way round for models that put spaces after words),
+//! no merge crosses such a place, and the words between are merged one at a time and cached;
+//! the ids are the same.
 
 use std::cell::RefCell;
 use std::cmp::Ordering as CmpOrdering;
@@ -27,9 +28,9 @@ static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 /// Where the model may cut the text into words that merge independently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Words {
-    /// Before each space symbol.
+    /// Before each space symbol that follows another char.
     Before(char),
-    /// After each space symbol.
+    /// After each space symbol followed by another char.
     After(char),
     /// Nowhere: the whole text is one word.
     Whole,
@@ -43,9 +44,6 @@ pub struct SentencePieceBpe {
     mergeable: Trie,
     /// User-defined pieces: frozen symbols.
     user_defined: Option<Trie>,
-    /// Control, unknown and byte pieces (a lone char that is no mergeable piece is looked up
-    /// here first, as SentencePiece's `PieceToId` does).
-    reserved: HashMap<String, u32>,
     unk_id: u32,
     /// The id of each byte's piece, with byte fallback.
     byte_ids: Option<Box<[u32; 256]>>,
@@ -69,6 +67,9 @@ const NONE: u32 = u32::MAX;
 
 /// Unused pieces → the two parts they are split back into.
 type Undone = HashMap<String, (String, String)>;
+
+/// How deep SentencePiece splits unused pieces back (deeper ones stay as they are).
+const MAX_UNDO_DEPTH: usize = 100;
 
 /// A pair that may merge: symbols `left` and `right`, whose concatenation of `size` bytes is a
 /// piece with `score`.
@@ -95,8 +96,8 @@ impl PartialOrd for Candidate {
 }
 
 impl Ord for Candidate {
-    /// The highest score first, then the leftmost (scores are never NaN: the loader refuses
-    /// them).
+    /// The highest score first, then the leftmost. SentencePiece compares the scores' bits as
+    /// integers (sign first), which is the total order: -0 below +0, NaNs at the ends.
     fn cmp(&self, other: &Self) -> CmpOrdering {
         self.score.total_cmp(&other.score).then(other.left.cmp(&self.left))
     }
@@ -140,7 +141,6 @@ impl SentencePieceBpe {
             .map(|(id, p)| (p.0.as_bytes(), id))
             .collect();
         let user_defined = (!user.is_empty()).then(|| Trie::new(user));
-        let reserved = ids().filter(|(_, p)| !p.2.matchable()).map(|(id, p)| (p.0.clone(), id)).collect();
         let byte_ids = byte_fallback.then(|| {
             let mut b = Box::new([unk_id; 256]);
             for (id, p) in ids() {
@@ -151,15 +151,18 @@ impl SentencePieceBpe {
             b
         });
         let has_unused = pieces.iter().any(|p| p.2 == PieceKind::Unused);
-        // Words may be merged apart when no piece that merges could span a cut, and no merge
-        // is undone (undoing reads the whole text's merges).
+        // Words may be merged apart when no piece that merges could span a cut (no piece
+        // holds another char then a space, or a space then another char for spaces after
+        // words), and no merge is undone (undoing reads the whole text's merges).
         let inside = |p: &str| {
-            let mut at = p.match_indices(space).map(|(i, _)| i);
-            if suffix {
-                at.any(|i| i + space.len_utf8() != p.len())
-            } else {
-                at.any(|i| i != 0)
-            }
+            let chars: Vec<char> = p.chars().collect();
+            chars.windows(2).any(|w| {
+                if suffix {
+                    w[0] == space && w[1] != space
+                } else {
+                    w[0] != space && w[1] == space
+                }
+            })
         };
         let words = if has_unused || pieces.iter().any(|p| p.2.matchable() && inside(&p.0)) {
             Words::Whole
@@ -172,7 +175,6 @@ impl SentencePieceBpe {
             pieces,
             mergeable,
             user_defined,
-            reserved,
             unk_id,
             byte_ids,
             has_unused,
@@ -220,14 +222,23 @@ impl SentencePieceBpe {
 
     /// The end of the word that starts at byte `at` of `text`.
     fn word_end(&self, text: &str, at: usize) -> usize {
-        match self.words {
-            Words::Whole => text.len(),
-            Words::Before(c) => {
-                let from = at + text[at..].chars().next().map_or(0, char::len_utf8);
-                text[from..].find(c).map_or(text.len(), |i| from + i)
+        let (c, after) = match self.words {
+            Words::Whole => return text.len(),
+            Words::Before(c) => (c, false),
+            Words::After(c) => (c, true),
+        };
+        let mut prev = None;
+        for (i, x) in text[at..].char_indices() {
+            if let Some(p) = prev {
+                // Before: a space after another char starts a word; after: another char after a
+                // space does.
+                if (!after && x == c && p != c) || (after && x != c && p == c) {
+                    return at + i;
+                }
             }
-            Words::After(c) => text[at..].find(c).map_or(text.len(), |i| at + i + c.len_utf8()),
+            prev = Some(x);
         }
+        text.len()
     }
 
     /// Appends the tokens of `word`, found at byte `base` of the text, to `out`.
@@ -245,7 +256,7 @@ impl SentencePieceBpe {
         let mut i = if work.symbols.is_empty() { NONE } else { 0 };
         while i != NONE {
             let s = work.symbols[i as usize];
-            self.emit(word, s.start as usize, s.end as usize, &undone, &mut |id, a, b| {
+            self.emit(word, s.start as usize, s.end as usize, &undone, 0, &mut |id, a, b| {
                 out.push((id, base + a, base + b))
             });
             i = s.next;
@@ -334,32 +345,35 @@ impl SentencePieceBpe {
         }
     }
 
-    /// Emits the symbol `word[start..end]`: its piece, an unused piece's parts, or the id
-    /// SentencePiece's `PieceToId` gives a text that is no piece.
+    /// Emits the symbol `word[start..end]`: its piece, an unused piece's parts (at most
+    /// [`MAX_UNDO_DEPTH`] levels down), or the unknown id for a text that is no piece (or an
+    /// unused one never queued).
     fn emit(
         &self,
         word: &str,
         start: usize,
         end: usize,
         undone: &Undone,
+        depth: usize,
         push: &mut impl FnMut(u32, usize, usize),
     ) {
         let text = &word[start..end];
-        let id = match self.mergeable.get(text.as_bytes()) {
-            Some(id) => id,
-            None => {
-                push(self.reserved.get(text).copied().unwrap_or(self.unk_id), start, end);
-                return;
-            }
+        let Some(id) = self.mergeable.get(text.as_bytes()) else {
+            push(self.unk_id, start, end);
+            return;
         };
-        if self.pieces[id as usize].2 == PieceKind::Unused {
-            if let Some((a, b)) = undone.get(text) {
-                self.emit(word, start, start + a.len(), undone, push);
-                self.emit(word, start + a.len(), start + a.len() + b.len(), undone, push);
-                return;
-            }
+        if depth > MAX_UNDO_DEPTH || self.pieces[id as usize].2 != PieceKind::Unused {
+            push(id, start, end);
+            return;
         }
-        push(id, start, end);
+        match undone.get(text) {
+            Some((a, b)) => {
+                let mid = start + a.len();
+                self.emit(word, start, mid, undone, depth + 1, push);
+                self.emit(word, mid, mid + b.len(), undone, depth + 1, push);
+            }
+            None => push(self.unk_id, start, end),
+        }
     }
 }
 
@@ -442,7 +456,11 @@ mod tests {
         assert_eq!(m.words, Words::Before('▁'));
         assert_eq!(ids(&m, "▁a▁a▁"), [3, 3, 1]);
         assert_eq!(m.word_end("▁a▁a", 0), "▁a".len());
-        let m = model(&[("<unk>", 0.0, Unknown), ("a▁", -1.0, Normal)]);
+        // Runs of spaces stay with the word they precede.
+        assert_eq!(m.word_end("▁▁a▁", 0), "▁▁a".len());
+        let m = model(&[("<unk>", 0.0, Unknown), ("▁▁", -1.0, Normal), ("a▁", -1.0, Normal)]);
         assert_eq!(m.words, Words::Whole);
+        let m = model(&[("<unk>", 0.0, Unknown), ("▁▁", -1.0, Normal), ("▁a", -1.0, Normal)]);
+        assert_eq!(m.words, Words::Before('▁'));
     }
 }

@@ -17,11 +17,12 @@
 //! - A piece listed twice takes its last id (and that id's score); the empty piece never
 //!   matches.
 //!
-//! A model read from SentencePiece's own `.model` file scores as SentencePiece does instead
-//! ([`Unigram::sentencepiece`]): path scores are float32 sums (so a long text's totals round,
-//! and ties fall differently than in float64), user-defined pieces score `-0.1` (in float64,
-//! rounded when stored), unused, control, unknown and byte pieces are never matched, and
-//! unknown chars are not fused and looked up but handed to
+//! A model read from SentencePiece's own `.model` file scores as SentencePiece (0.2.3) does
+//! instead ([`Unigram::sentencepiece`]): path scores are float32 sums, and when the score
+//! where the next piece starts passes ±100000 every score from there on is shifted by it (so
+//! a long text's scores round as SentencePiece's do, and ties fall as they do); a user-defined
+//! piece of `n` bytes scores `0.1 (n - 1)`; unused, control, unknown and byte pieces are never
+//! matched; unknown chars are not fused and looked up but handed to
 //! [`crate::models::sentencepiece::resolve_unknowns`].
 
 pub(crate) mod cache;
@@ -66,19 +67,13 @@ pub struct Unigram {
     /// Names this model's words in the per-thread word cache (clones share it: they tokenize
     /// alike).
     cache_id: u64,
-    /// SentencePiece's scoring, for a model read from a `.model` file.
-    spm: Option<SpmScoring>,
+    /// SentencePiece's scoring, for a model read from a `.model` file: which ids are
+    /// user-defined pieces.
+    spm: Option<Vec<bool>>,
 }
 
-/// How SentencePiece scores a lattice beyond the piece scores.
-#[derive(Clone, Debug)]
-struct SpmScoring {
-    /// Which ids are user-defined pieces.
-    user_defined: Vec<bool>,
-    /// The largest score of a normal piece, at least the smallest positive float32 (user-defined
-    /// pieces score `length * max_score - 0.1`).
-    max_score: f32,
-}
+/// SentencePiece shifts path scores back to 0 when they pass this (in either direction).
+const SPM_SCORE_RESET: f32 = 100_000.0;
 
 /// The best path ending at one byte position of the word.
 #[derive(Clone, Copy)]
@@ -174,11 +169,11 @@ impl Unigram {
                 pieces.len()
             )));
         }
+        if let Some(p) = pieces.iter().find(|p| !p.1.is_finite()) {
+            return Err(Error::Invalid(format!("the score of piece {:?} is {}", p.0, p.1)));
+        }
         let normal = pieces.iter().filter(|p| p.2 == PieceKind::Normal).map(|p| p.1);
-        // SentencePiece starts the minimum at FLT_MAX and the maximum at FLT_MIN (the smallest
-        // positive float), not at the lowest float.
-        let (min_score, max_score) =
-            normal.fold((f32::MAX, f32::MIN_POSITIVE), |(lo, hi), s| (lo.min(s), hi.max(s)));
+        let min_score = normal.fold(f32::MAX, f32::min);
         let trie = Trie::new(
             pieces
                 .iter()
@@ -205,7 +200,7 @@ impl Unigram {
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
-            spm: Some(SpmScoring { user_defined, max_score }),
+            spm: Some(user_defined),
         })
     }
 
@@ -311,16 +306,14 @@ impl Unigram {
         self.fuse_unknowns(word, out, first)
     }
 
-    /// The score of a path that reaches `here` and goes on with piece `id` of `len` bytes, as
-    /// SentencePiece computes it: float32 sums, except a user-defined piece's, which is a
-    /// float64 compared as such (the caller stores every score as float32).
+    /// The score of piece `id` of `len` bytes on a path, as SentencePiece scores it.
     #[inline(always)]
-    fn spm_score(&self, id: u32, len: usize, here: f64) -> f64 {
-        let spm = self.spm.as_ref().expect("SentencePiece scoring");
-        if spm.user_defined[id as usize] {
-            (len as f32 * spm.max_score) as f64 - 0.1 + here
+    fn spm_score(&self, id: u32, len: usize) -> f32 {
+        let user_defined = self.spm.as_ref().expect("SentencePiece scoring");
+        if user_defined[id as usize] {
+            (0.1 * (len as f64 - 1.0)) as f32
         } else {
-            (self.scores[id as usize] as f32 + here as f32) as f64
+            self.scores[id as usize] as f32
         }
     }
 
@@ -337,20 +330,35 @@ impl Unigram {
         best.clear();
         best.resize(n + 1, Best { score: 0.0, start: NONE, id: 0 });
         let mut start = 0;
+        // The furthest end a candidate reached (SentencePiece shifts scores up to there).
+        let mut frontier = 0;
         while start < n {
-            let here = best[start].score;
+            let mut here = best[start].score;
+            if SPM && !(-SPM_SCORE_RESET..=SPM_SCORE_RESET).contains(&(here as f32)) {
+                for (i, b) in best[start..=frontier.max(start)].iter_mut().enumerate() {
+                    if i == 0 || b.start != NONE {
+                        b.score = (b.score as f32 - here as f32) as f64;
+                    }
+                }
+                here = 0.0;
+            }
             let char_end = start + char_len(bytes[start]);
             let mut one_char = false;
             self.trie.prefixes(&bytes[start..], |len, id| {
                 let end = start + len;
-                let score = if SPM { self.spm_score(id, len, here) } else { self.scores[id as usize] + here };
+                let score = if SPM {
+                    (self.spm_score(id, len) + here as f32) as f64
+                } else {
+                    self.scores[id as usize] + here
+                };
                 let b = &mut best[end];
                 if b.start == NONE || score > b.score {
-                    let score = if SPM { score as f32 as f64 } else { score };
                     *b = Best { score, start: start as u32, id };
                 }
                 one_char |= end == char_end;
+                frontier = frontier.max(end);
             });
+            frontier = frontier.max(char_end);
             if !one_char {
                 let score =
                     if SPM { (self.unk_score as f32 + here as f32) as f64 } else { self.unk_score + here };
