@@ -370,7 +370,6 @@ pub fn tokenizer_from_proto(m: &ModelProto) -> Result<Tokenizer> {
         ns.escape_whitespaces,
         ts.treat_whitespace_as_suffix,
     );
-    let space = normalizer.space();
     let pieces: Vec<(String, f32, PieceKind)> =
         m.pieces.iter().map(|p| (p.piece.clone(), p.score, p.kind)).collect();
     let model = match ts.model_type {
@@ -379,13 +378,7 @@ pub fn tokenizer_from_proto(m: &ModelProto) -> Result<Tokenizer> {
             crate::models::Model::Unigram(crate::models::UnigramModel::new(u)?)
         }
         ModelType::Bpe => {
-            let b = crate::models::bpe::sentencepiece::SentencePieceBpe::new(
-                pieces,
-                unk,
-                ts.byte_fallback,
-                space,
-                ts.treat_whitespace_as_suffix,
-            )?;
+            let b = crate::models::bpe::sentencepiece::SentencePieceBpe::new(pieces, unk, ts.byte_fallback)?;
             crate::models::Model::SentencePieceBpe(crate::models::SentencePieceBpeModel::new(b)?)
         }
         t => {

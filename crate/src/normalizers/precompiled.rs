@@ -151,6 +151,20 @@ impl Precompiled {
         Some((len, self.replacements.get(start..start + n)?))
     }
 
+    /// Whether some key is longer than `prefix` and starts with it.
+    pub fn extends(&self, prefix: &[u8]) -> bool {
+        let unit = |i: usize| self.units.get(i).copied();
+        let Some(mut pos) = unit(0).map(offset) else { return false };
+        for &c in prefix {
+            pos ^= c as usize;
+            match unit(pos) {
+                Some(u) if c != 0 && label(u) == c as u32 => pos ^= offset(u),
+                _ => return false,
+            }
+        }
+        (1..=255u32).any(|c| unit(pos ^ c as usize).is_some_and(|u| label(u) == c))
+    }
+
     /// The normalized text alone.
     pub fn normalize_str(&self, s: &str) -> String {
         self.apply(&AlignedText::new(s)).text
@@ -298,6 +312,10 @@ mod tests {
     #[test]
     fn sentencepiece_takes_the_longest_key() {
         let p = tiny();
+        assert!(p.extends(b"a"));
+        assert!(!p.extends(b"ab"));
+        assert!(!p.extends(b"c"));
+        assert!(p.extends(b""));
         assert_eq!(p.longest(b"abc"), Some((2, "yz")));
         assert_eq!(p.longest(b"ac"), Some((1, "x")));
         assert_eq!(p.longest(b"c"), Some((1, "")));

@@ -29,6 +29,18 @@ pub struct SpmNormalizer {
     pub remove_extra_whitespaces: bool,
     pub escape_whitespaces: bool,
     pub treat_whitespace_as_suffix: bool,
+    /// Each ASCII char's rule, so that most prefixes need no trie walk.
+    ascii: Vec<Ascii>,
+}
+
+/// What an ASCII char normalizes to alone, and when that is the answer.
+#[derive(Clone, Debug)]
+struct Ascii {
+    alone: Box<str>,
+    /// Some key is longer and starts with this char (then with another ASCII char too, when
+    /// `then_ascii`): only the walk knows. Both set when user-defined pieces exist.
+    longer: bool,
+    then_ascii: bool,
 }
 
 impl PartialEq for SpmNormalizer {
@@ -53,6 +65,22 @@ impl SpmNormalizer {
     ) -> Self {
         let user_trie = (!user_defined.is_empty())
             .then(|| Trie::new(user_defined.iter().enumerate().map(|(i, p)| (p.as_bytes(), i as u32))));
+        let ascii = (0..128u8)
+            .map(|b| {
+                let key = [b];
+                let alone = match &charsmap {
+                    Some(c) => c.longest(&key).map(|(_, r)| r.to_owned()),
+                    None => None,
+                };
+                let user = user_trie.is_some();
+                let longer = user || charsmap.as_ref().is_some_and(|c| c.extends(&key));
+                let then_ascii = user
+                    || charsmap.as_ref().is_some_and(|c| {
+                        (1..128u8).any(|x| c.extends(&[b, x]) || c.longest(&[b, x]).is_some_and(|m| m.0 == 2))
+                    });
+                Ascii { alone: alone.unwrap_or_else(|| (b as char).to_string()).into(), longer, then_ascii }
+            })
+            .collect();
         SpmNormalizer {
             charsmap,
             user_defined,
@@ -61,6 +89,7 @@ impl SpmNormalizer {
             remove_extra_whitespaces,
             escape_whitespaces,
             treat_whitespace_as_suffix,
+            ascii,
         }
     }
 
@@ -77,6 +106,11 @@ impl SpmNormalizer {
     #[inline]
     fn prefix<'a>(&'a self, s: &'a str) -> (&'a str, usize) {
         let b = s.as_bytes();
+        if let Some(a) = self.ascii.get(b[0] as usize) {
+            if !a.longer || (!a.then_ascii && b.get(1).is_none_or(|&x| x < 0x80)) {
+                return (&a.alone, 1);
+            }
+        }
         if let Some((_, n)) = self.user_trie.as_ref().and_then(|t| t.longest(b)) {
             return (&s[..n], n);
         }
@@ -102,7 +136,7 @@ impl SpmNormalizer {
                 if r != " " {
                     break;
                 }
-                ci += text[at..at + n].chars().count();
+                ci += char_count(&text[at..at + n]);
                 at += n;
             }
         }
@@ -130,7 +164,7 @@ impl SpmNormalizer {
                 }
                 prev_space = r.ends_with(' ');
             }
-            ci += text[at..at + n].chars().count();
+            ci += char_count(&text[at..at + n]);
             at += n;
             if !self.remove_extra_whitespaces {
                 prev_space = false;
@@ -159,6 +193,15 @@ impl SpmNormalizer {
         let mut out = AlignedText { text: String::with_capacity(t.text.len() + 8), orig: Vec::new() };
         self.run(&t.text, &mut out.text, Some((&t.orig, &mut out.orig)));
         out
+    }
+}
+
+#[inline(always)]
+fn char_count(s: &str) -> usize {
+    if s.len() == 1 {
+        1
+    } else {
+        s.chars().count()
     }
 }
 

@@ -8,33 +8,24 @@
 //! (recursively), and a symbol that is no piece gets the unknown id (then
 //! [`crate::models::sentencepiece::resolve_unknowns`]).
 //!
-//! SentencePiece runs this on the whole normalized text. When no piece holds another char
-//! followed by the space symbol (the other way round for models that put spaces after words),
-//! no merge crosses such a place, and the words between are merged one at a time and cached;
-//! the ids are the same.
+//! SentencePiece runs this on the whole normalized text. A merge only ever makes a piece, so
+//! no merge joins two neighbouring chars that no piece holds side by side (a letter and the
+//! space symbol after it, in most models): the text is cut there into words that are merged
+//! one at a time and cached, with the same ids. (Not when some piece is unused: undoing reads
+//! the whole text's merges.)
 
 use std::cell::RefCell;
 use std::cmp::Ordering as CmpOrdering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
-use crate::models::unigram::cache::{Cached, WordCache, MAX_WORD};
+use crate::models::unigram::cache::{Cached, WordCache, WordHasher, MAX_WORD};
 use crate::models::wordpiece::trie::Trie;
 
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
-
-/// Where the model may cut the text into words that merge independently.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Words {
-    /// Before each space symbol that follows another char.
-    Before(char),
-    /// After each space symbol followed by another char.
-    After(char),
-    /// Nowhere: the whole text is one word.
-    Whole,
-}
 
 #[derive(Clone, Debug)]
 pub struct SentencePieceBpe {
@@ -49,7 +40,9 @@ pub struct SentencePieceBpe {
     byte_ids: Option<Box<[u32; 256]>>,
     /// Whether some piece is unused (then merges are undone at the end).
     has_unused: bool,
-    words: Words,
+    /// The pairs of neighbouring chars some piece holds (`a << 32 | b`), where words may not
+    /// be cut; None: the whole text is one word.
+    joined: Option<HashSet<u64, BuildHasherDefault<WordHasher>>>,
     cache_id: u64,
 }
 
@@ -67,6 +60,12 @@ const NONE: u32 = u32::MAX;
 
 /// Unused pieces → the two parts they are split back into.
 type Undone = HashMap<String, (String, String)>;
+
+/// The key of two neighbouring chars.
+#[inline]
+fn pair_key(a: char, b: char) -> u64 {
+    (a as u64) << 32 | b as u64
+}
 
 /// How deep SentencePiece splits unused pieces back (deeper ones stay as they are).
 const MAX_UNDO_DEPTH: usize = 100;
@@ -118,16 +117,9 @@ thread_local! {
 }
 
 impl SentencePieceBpe {
-    /// A model of SentencePiece's pieces (piece, score, kind) in id order. `space` is the
-    /// space symbol of the normalized text and `suffix` whether it ends words rather than
-    /// starts them. The loader has checked the vocabulary (unk id, byte pieces, no repeats).
-    pub fn new(
-        pieces: Vec<(String, f32, PieceKind)>,
-        unk_id: u32,
-        byte_fallback: bool,
-        space: char,
-        suffix: bool,
-    ) -> Result<Self> {
+    /// A model of SentencePiece's pieces (piece, score, kind) in id order. The loader has
+    /// checked the vocabulary (unk id, byte pieces, no repeats).
+    pub fn new(pieces: Vec<(String, f32, PieceKind)>, unk_id: u32, byte_fallback: bool) -> Result<Self> {
         if pieces.len() >= NONE as usize || unk_id as usize >= pieces.len() {
             return Err(Error::Invalid(format!(
                 "a SentencePiece vocabulary of {} pieces with unk id {unk_id}",
@@ -151,26 +143,18 @@ impl SentencePieceBpe {
             b
         });
         let has_unused = pieces.iter().any(|p| p.2 == PieceKind::Unused);
-        // Words may be merged apart when no piece that merges could span a cut (no piece
-        // holds another char then a space, or a space then another char for spaces after
-        // words), and no merge is undone (undoing reads the whole text's merges).
-        let inside = |p: &str| {
-            let chars: Vec<char> = p.chars().collect();
-            chars.windows(2).any(|w| {
-                if suffix {
-                    w[0] == space && w[1] != space
-                } else {
-                    w[0] != space && w[1] == space
+        let joined = (!has_unused).then(|| {
+            let mut set = HashSet::default();
+            for p in pieces.iter().filter(|p| p.2.matchable()) {
+                let mut chars = p.0.chars();
+                let mut prev = chars.next();
+                for c in chars {
+                    set.insert(pair_key(prev.unwrap_or(c), c));
+                    prev = Some(c);
                 }
-            })
-        };
-        let words = if has_unused || pieces.iter().any(|p| p.2.matchable() && inside(&p.0)) {
-            Words::Whole
-        } else if suffix {
-            Words::After(space)
-        } else {
-            Words::Before(space)
-        };
+            }
+            set
+        });
         Ok(SentencePieceBpe {
             pieces,
             mergeable,
@@ -178,7 +162,7 @@ impl SentencePieceBpe {
             unk_id,
             byte_ids,
             has_unused,
-            words,
+            joined,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
@@ -220,30 +204,24 @@ impl SentencePieceBpe {
         Ok(())
     }
 
-    /// The end of the word that starts at byte `at` of `text`.
+    /// The end of the word that starts at byte `at` of `text`: before the first char that no
+    /// piece holds after the char before it.
     fn word_end(&self, text: &str, at: usize) -> usize {
-        let (c, after) = match self.words {
-            Words::Whole => return text.len(),
-            Words::Before(c) => (c, false),
-            Words::After(c) => (c, true),
-        };
-        let mut prev = None;
-        for (i, x) in text[at..].char_indices() {
-            if let Some(p) = prev {
-                // Before: a space after another char starts a word; after: another char after a
-                // space does.
-                if (!after && x == c && p != c) || (after && x != c && p == c) {
-                    return at + i;
-                }
+        let Some(joined) = &self.joined else { return text.len() };
+        let mut chars = text[at..].char_indices();
+        let Some((_, mut prev)) = chars.next() else { return text.len() };
+        for (i, c) in chars {
+            if !joined.contains(&pair_key(prev, c)) {
+                return at + i;
             }
-            prev = Some(x);
+            prev = c;
         }
         text.len()
     }
 
     /// Appends the tokens of `word`, found at byte `base` of the text, to `out`.
     fn word(&self, word: &str, base: usize, work: &mut Work, out: &mut Vec<(u32, usize, usize)>) {
-        let cached = word.len() < MAX_WORD && self.words != Words::Whole;
+        let cached = word.len() < MAX_WORD && self.joined.is_some();
         if cached {
             if let Some(toks) = work.cache.get(self.cache_id, word) {
                 out.extend(toks.iter().map(|t| (t.id, base + t.start as usize, base + t.end as usize)));
@@ -383,7 +361,7 @@ mod tests {
 
     fn model(pieces: &[(&str, f32, PieceKind)]) -> SentencePieceBpe {
         let pieces = pieces.iter().map(|&(p, s, k)| (p.to_owned(), s, k)).collect();
-        SentencePieceBpe::new(pieces, 0, false, '▁', false).unwrap()
+        SentencePieceBpe::new(pieces, 0, false).unwrap()
     }
 
     fn ids(m: &SentencePieceBpe, text: &str) -> Vec<u32> {
@@ -433,7 +411,7 @@ mod tests {
         assert_eq!(ids(&m, "abc"), [5]);
         // "ab" stays: split back into a and b.
         assert_eq!(ids(&m, "ab"), [1, 2]);
-        assert_eq!(m.words, Words::Whole);
+        assert!(m.joined.is_none());
     }
 
     #[test]
@@ -450,17 +428,15 @@ mod tests {
     }
 
     #[test]
-    fn words_are_cut_at_spaces_when_no_merge_spans_one() {
+    fn words_are_cut_where_no_piece_joins_two_chars() {
         let m =
             model(&[("<unk>", 0.0, Unknown), ("▁", -1.0, Normal), ("a", -1.0, Normal), ("▁a", -2.0, Normal)]);
-        assert_eq!(m.words, Words::Before('▁'));
         assert_eq!(ids(&m, "▁a▁a▁"), [3, 3, 1]);
         assert_eq!(m.word_end("▁a▁a", 0), "▁a".len());
-        // Runs of spaces stay with the word they precede.
-        assert_eq!(m.word_end("▁▁a▁", 0), "▁▁a".len());
-        let m = model(&[("<unk>", 0.0, Unknown), ("▁▁", -1.0, Normal), ("a▁", -1.0, Normal)]);
-        assert_eq!(m.words, Words::Whole);
+        // No piece joins "a" and "b", nor two spaces.
+        assert_eq!(m.word_end("ab", 0), 1);
+        assert_eq!(m.word_end("▁▁a", 0), "▁".len());
         let m = model(&[("<unk>", 0.0, Unknown), ("▁▁", -1.0, Normal), ("▁a", -1.0, Normal)]);
-        assert_eq!(m.words, Words::Before('▁'));
+        assert_eq!(m.word_end("▁▁a▁", 0), "▁▁a".len());
     }
 }

@@ -54,7 +54,8 @@ pub struct Unigram {
     /// The vocabulary in id order: (piece, score).
     pieces: Vec<(String, f64)>,
     /// The scores alone, by id: the lattice reads one per piece found, and a dense array
-    /// keeps those reads in cache.
+    /// keeps those reads in cache. (SentencePiece's models: the score a piece has on a path,
+    /// which for a user-defined piece is not its listed score.)
     scores: Vec<f64>,
     unk_id: Option<u32>,
     byte_fallback: bool,
@@ -67,9 +68,11 @@ pub struct Unigram {
     /// Names this model's words in the per-thread word cache (clones share it: they tokenize
     /// alike).
     cache_id: u64,
-    /// SentencePiece's scoring, for a model read from a `.model` file: which ids are
-    /// user-defined pieces.
-    spm: Option<Vec<bool>>,
+    /// Scores as SentencePiece does (a model read from a `.model` file).
+    spm: bool,
+    /// The longest piece's byte length, or 4 if that is longer (how far past a position the
+    /// lattice may have reached).
+    reach: usize,
 }
 
 /// SentencePiece shifts path scores back to 0 when they pass this (in either direction).
@@ -151,7 +154,8 @@ impl Unigram {
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
-            spm: None,
+            spm: false,
+            reach: 4,
         })
     }
 
@@ -181,6 +185,7 @@ impl Unigram {
                 .filter(|(_, p)| matches!(p.2, PieceKind::Normal | PieceKind::UserDefined))
                 .map(|(id, p)| (p.0.as_bytes(), id as u32)),
         );
+        let reach = pieces.iter().map(|p| p.0.len()).max().unwrap_or(0).max(4);
         let mut byte_ids = Box::new([NONE; 256]);
         if byte_fallback {
             for (id, p) in pieces.iter().enumerate() {
@@ -189,10 +194,17 @@ impl Unigram {
                 }
             }
         }
-        let user_defined = pieces.iter().map(|p| p.2 == PieceKind::UserDefined).collect();
+        // A user-defined piece of n bytes scores 0.1 (n - 1), rounded to float32.
+        let scores = pieces
+            .iter()
+            .map(|p| match p.2 {
+                PieceKind::UserDefined => (0.1 * (p.0.len() as f64 - 1.0)) as f32 as f64,
+                _ => p.1 as f64,
+            })
+            .collect();
         let vocab: Vec<(String, f64)> = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
         Ok(Unigram {
-            scores: vocab.iter().map(|p| p.1).collect(),
+            scores,
             pieces: vocab,
             unk_id: Some(unk_id),
             byte_fallback,
@@ -200,13 +212,14 @@ impl Unigram {
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
-            spm: Some(user_defined),
+            spm: true,
+            reach,
         })
     }
 
     /// Whether this model scores as SentencePiece does (it was read from a `.model` file).
     pub fn is_sentencepiece(&self) -> bool {
-        self.spm.is_some()
+        self.spm
     }
 
     pub fn vocab(&self) -> &[(String, f64)] {
@@ -258,6 +271,8 @@ impl Unigram {
             return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
+            // SentencePiece's model sees whole texts, which seldom repeat: no cache.
+            Ok(mut work) if self.spm => self.tokenize_with(word, &mut work.lattice, out),
             Ok(mut work) => self.tokenize_cached(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
             Err(_) => self.tokenize_with(word, &mut Vec::new(), out),
@@ -286,7 +301,7 @@ impl Unigram {
 
     fn tokenize_with(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
         let first = out.len();
-        if let (Some(_), Some(unk)) = (&self.spm, self.unk_id) {
+        if let (true, Some(unk)) = (self.spm, self.unk_id) {
             self.best_path::<true>(word, best, out)?;
             if out[first..].iter().any(|t| t.id == unk) {
                 let nodes: Vec<(u32, usize, usize)> =
@@ -306,19 +321,8 @@ impl Unigram {
         self.fuse_unknowns(word, out, first)
     }
 
-    /// The score of piece `id` of `len` bytes on a path, as SentencePiece scores it.
-    #[inline(always)]
-    fn spm_score(&self, id: u32, len: usize) -> f32 {
-        let user_defined = self.spm.as_ref().expect("SentencePiece scoring");
-        if user_defined[id as usize] {
-            (0.1 * (len as f64 - 1.0)) as f32
-        } else {
-            self.scores[id as usize] as f32
-        }
-    }
-
     /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id).
-    /// `SPM`: scored as SentencePiece scores (see [`Unigram::spm_score`]).
+    /// `SPM`: scored as SentencePiece scores (float32 sums, shifted back to 0 past ±100000).
     fn best_path<const SPM: bool>(
         &self,
         word: &str,
@@ -330,12 +334,12 @@ impl Unigram {
         best.clear();
         best.resize(n + 1, Best { score: 0.0, start: NONE, id: 0 });
         let mut start = 0;
-        // The furthest end a candidate reached (SentencePiece shifts scores up to there).
-        let mut frontier = 0;
         while start < n {
             let mut here = best[start].score;
             if SPM && !(-SPM_SCORE_RESET..=SPM_SCORE_RESET).contains(&(here as f32)) {
-                for (i, b) in best[start..=frontier.max(start)].iter_mut().enumerate() {
+                // Every score reached from here on moves by the same amount.
+                let last = (start + self.reach).min(n);
+                for (i, b) in best[start..=last].iter_mut().enumerate() {
                     if i == 0 || b.start != NONE {
                         b.score = (b.score as f32 - here as f32) as f64;
                     }
@@ -347,7 +351,7 @@ impl Unigram {
             self.trie.prefixes(&bytes[start..], |len, id| {
                 let end = start + len;
                 let score = if SPM {
-                    (self.spm_score(id, len) + here as f32) as f64
+                    (self.scores[id as usize] as f32 + here as f32) as f64
                 } else {
                     self.scores[id as usize] + here
                 };
@@ -356,9 +360,7 @@ impl Unigram {
                     *b = Best { score, start: start as u32, id };
                 }
                 one_char |= end == char_end;
-                frontier = frontier.max(end);
             });
-            frontier = frontier.max(char_end);
             if !one_char {
                 let score =
                     if SPM { (self.unk_score as f32 + here as f32) as f64 } else { self.unk_score + here };
