@@ -310,7 +310,9 @@ def main() -> None:
     stamp_file = out_dir() / ".stamp"
     fresh = stamp_file.is_file() and stamp_file.read_text() == want
     if "--force" in sys.argv or not fresh or not all(p.is_file() for p in outputs()):
-        print("unigram: training SentencePiece models (and converting the Unigram ones)", flush=True)
+        print(
+            "unigram: training SentencePiece models (and converting the Unigram ones)", flush=True
+        )
         env = dict(os.environ, TOKENPRISM_DATA=str(data_dir()), TOKENPRISM_CACHE=str(cache_dir()))
         # Offline: transformers must not look for anything on the Hub.
         env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")

@@ -149,7 +149,7 @@ def hsettings(n: int):
 
 
 @pytest.mark.parametrize("name", SPM_MODELS)
-@hsettings(300)
+@hsettings(120)
 @given(texts=st.lists(st.one_of(spm_text, S.text, S.native_text), min_size=1, max_size=8))
 def test_generated_strings(name: str, texts: list[str]) -> None:
     check(name, texts)
