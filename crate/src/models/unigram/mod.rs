@@ -57,6 +57,8 @@ pub struct Unigram {
     /// keeps those reads in cache. (SentencePiece's models: the score a piece has on a path,
     /// which for a user-defined piece is not its listed score.)
     scores: Vec<f64>,
+    /// The same in float32, for SentencePiece's models (else empty).
+    scores32: Vec<f32>,
     unk_id: Option<u32>,
     byte_fallback: bool,
     /// The score of an unknown char: the lowest piece score minus [`UNK_PENALTY`].
@@ -78,10 +80,66 @@ pub struct Unigram {
 /// SentencePiece shifts path scores back to 0 when they pass this (in either direction).
 const SPM_SCORE_RESET: f32 = 100_000.0;
 
+/// A path score: float64 as the reference sums, or float32 as SentencePiece does (which also
+/// shifts its sums back to 0 past ±[`SPM_SCORE_RESET`]).
+trait Score: Copy + PartialOrd + Default {
+    const SENTENCEPIECE: bool;
+    /// The score of piece `id` of `m`.
+    fn piece(m: &Unigram, id: u32) -> Self;
+    fn unknown(m: &Unigram) -> Self;
+    fn add(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    /// Whether SentencePiece would shift the scores at a start with this score.
+    fn past_reset(self) -> bool;
+}
+
+impl Score for f64 {
+    const SENTENCEPIECE: bool = false;
+    #[inline(always)]
+    fn piece(m: &Unigram, id: u32) -> Self {
+        m.scores[id as usize]
+    }
+    fn unknown(m: &Unigram) -> Self {
+        m.unk_score
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+    fn sub(self, other: Self) -> Self {
+        self - other
+    }
+    fn past_reset(self) -> bool {
+        false
+    }
+}
+
+impl Score for f32 {
+    const SENTENCEPIECE: bool = true;
+    #[inline(always)]
+    fn piece(m: &Unigram, id: u32) -> Self {
+        m.scores32[id as usize]
+    }
+    fn unknown(m: &Unigram) -> Self {
+        m.unk_score as f32
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+    fn sub(self, other: Self) -> Self {
+        self - other
+    }
+    #[inline(always)]
+    fn past_reset(self) -> bool {
+        !(-SPM_SCORE_RESET..=SPM_SCORE_RESET).contains(&self)
+    }
+}
+
 /// The best path ending at one byte position of the word.
 #[derive(Clone, Copy)]
-struct Best {
-    score: f64,
+struct Best<S> {
+    score: S,
     /// Where its last token starts, or [`NONE`] while nothing reaches here.
     start: u32,
     id: u32,
@@ -91,7 +149,9 @@ struct Best {
 #[derive(Default)]
 struct Work {
     /// The lattice of the word being tokenized, reused from word to word.
-    lattice: Vec<Best>,
+    lattice: Vec<Best<f64>>,
+    /// The same for SentencePiece's models.
+    lattice32: Vec<Best<f32>>,
     cache: WordCache,
 }
 
@@ -147,6 +207,7 @@ impl Unigram {
         }
         Ok(Unigram {
             scores: vocab.iter().map(|p| p.1).collect(),
+            scores32: Vec::new(),
             pieces: vocab,
             unk_id: unk_id.map(|u| u as u32),
             byte_fallback,
@@ -195,7 +256,7 @@ impl Unigram {
             }
         }
         // A user-defined piece of n bytes scores 0.1 (n - 1), rounded to float32.
-        let scores = pieces
+        let scores: Vec<f64> = pieces
             .iter()
             .map(|p| match p.2 {
                 PieceKind::UserDefined => (0.1 * (p.0.len() as f64 - 1.0)) as f32 as f64,
@@ -204,6 +265,7 @@ impl Unigram {
             .collect();
         let vocab: Vec<(String, f64)> = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
         Ok(Unigram {
+            scores32: scores.iter().map(|&s| s as f32).collect(),
             scores,
             pieces: vocab,
             unk_id: Some(unk_id),
@@ -272,9 +334,10 @@ impl Unigram {
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
             // SentencePiece's model sees whole texts, which seldom repeat: no cache.
-            Ok(mut work) if self.spm => self.tokenize_with(word, &mut work.lattice, out),
+            Ok(mut work) if self.spm => self.tokenize_spm(word, &mut work.lattice32, out),
             Ok(mut work) => self.tokenize_cached(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
+            Err(_) if self.spm => self.tokenize_spm(word, &mut Vec::new(), out),
             Err(_) => self.tokenize_with(word, &mut Vec::new(), out),
         })
     }
@@ -299,21 +362,23 @@ impl Unigram {
         Ok(())
     }
 
-    fn tokenize_with(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
+    /// SentencePiece's encode of a whole text: its lattice, then its unknown chars.
+    fn tokenize_spm(&self, text: &str, best: &mut Vec<Best<f32>>, out: &mut Vec<Token>) -> Result<()> {
         let first = out.len();
-        if let (true, Some(unk)) = (self.spm, self.unk_id) {
-            self.best_path::<true>(word, best, out)?;
-            if out[first..].iter().any(|t| t.id == unk) {
-                let nodes: Vec<(u32, usize, usize)> =
-                    out.drain(first..).map(|t| (t.id, t.start, t.end)).collect();
-                let bytes = self.byte_fallback.then_some(&*self.byte_ids);
-                resolve_unknowns(nodes, word, unk, bytes, |id, start, end| {
-                    out.push(Token { id, start, end })
-                });
-            }
-            return Ok(());
+        self.best_path(text, best, out)?;
+        let unk = self.unk_id.ok_or_else(missing_unk)?;
+        if out[first..].iter().any(|t| t.id == unk) {
+            let nodes: Vec<(u32, usize, usize)> =
+                out.drain(first..).map(|t| (t.id, t.start, t.end)).collect();
+            let bytes = self.byte_fallback.then_some(&*self.byte_ids);
+            resolve_unknowns(nodes, text, unk, bytes, |id, start, end| out.push(Token { id, start, end }));
         }
-        self.best_path::<false>(word, best, out)?;
+        Ok(())
+    }
+
+    fn tokenize_with(&self, word: &str, best: &mut Vec<Best<f64>>, out: &mut Vec<Token>) -> Result<()> {
+        let first = out.len();
+        self.best_path(word, best, out)?;
         if self.unk_id.is_none() {
             // No node has the unk id: nothing to fuse.
             return Ok(());
@@ -321,40 +386,32 @@ impl Unigram {
         self.fuse_unknowns(word, out, first)
     }
 
-    /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id).
-    /// `SPM`: scored as SentencePiece scores (float32 sums, shifted back to 0 past ±100000).
-    fn best_path<const SPM: bool>(
-        &self,
-        word: &str,
-        best: &mut Vec<Best>,
-        out: &mut Vec<Token>,
-    ) -> Result<()> {
+    /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id),
+    /// scored in `S` (see [`Score`]).
+    fn best_path<S: Score>(&self, word: &str, best: &mut Vec<Best<S>>, out: &mut Vec<Token>) -> Result<()> {
         let bytes = word.as_bytes();
         let n = bytes.len();
         best.clear();
-        best.resize(n + 1, Best { score: 0.0, start: NONE, id: 0 });
+        best.resize(n + 1, Best { score: S::default(), start: NONE, id: 0 });
         let mut start = 0;
         while start < n {
             let mut here = best[start].score;
-            if SPM && !(-SPM_SCORE_RESET..=SPM_SCORE_RESET).contains(&(here as f32)) {
+            if S::SENTENCEPIECE && here.past_reset() {
                 // Every score reached from here on moves by the same amount.
                 let last = (start + self.reach).min(n);
+                let shift = here;
                 for (i, b) in best[start..=last].iter_mut().enumerate() {
                     if i == 0 || b.start != NONE {
-                        b.score = (b.score as f32 - here as f32) as f64;
+                        b.score = b.score.sub(shift);
                     }
                 }
-                here = 0.0;
+                here = S::default();
             }
             let char_end = start + char_len(bytes[start]);
             let mut one_char = false;
             self.trie.prefixes(&bytes[start..], |len, id| {
                 let end = start + len;
-                let score = if SPM {
-                    (self.scores[id as usize] as f32 + here as f32) as f64
-                } else {
-                    self.scores[id as usize] + here
-                };
+                let score = S::piece(self, id).add(here);
                 let b = &mut best[end];
                 if b.start == NONE || score > b.score {
                     *b = Best { score, start: start as u32, id };
@@ -362,8 +419,7 @@ impl Unigram {
                 one_char |= end == char_end;
             });
             if !one_char {
-                let score =
-                    if SPM { (self.unk_score as f32 + here as f32) as f64 } else { self.unk_score + here };
+                let score = S::unknown(self).add(here);
                 let b = &mut best[char_end];
                 if b.start == NONE || score > b.score {
                     let id = self.unk_id.ok_or_else(missing_unk)?;
