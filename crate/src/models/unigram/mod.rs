@@ -279,11 +279,6 @@ impl Unigram {
         })
     }
 
-    /// Whether this model scores as SentencePiece does (it was read from a `.model` file).
-    pub fn is_sentencepiece(&self) -> bool {
-        self.spm
-    }
-
     pub fn vocab(&self) -> &[(String, f64)] {
         &self.pieces
     }
