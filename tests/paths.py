@@ -4,8 +4,8 @@ The data is fetched and built by `./build.sh setup` (never committed):
 
     <data>/bert-base-uncased/tokenizer.json, vocab.txt
     <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/data/corpora.py)
-    <data>/unigram/{t5,xlmr,bytes}/{spm.model,tokenizer.json}, <data>/unigram/mon/tokenizer.json
-                                                     (scripts/data/unigram_data.py)
+    <data>/unigram/{t5,xlmr,bytes}/{spm.model,tokenizer.json}, <data>/unigram/mon/tokenizer.json,
+    <data>/sentencepiece/*.model                     (scripts/data/unigram_data.py)
 
 <data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. A missing file fails the test (it is
 never skipped): a parity suite that silently skips proves nothing.
@@ -117,6 +117,30 @@ def unigram_spm(name: str) -> Path:
     if name not in UNIGRAM_TRAINED:
         raise ValueError(f"no SentencePiece model for {name!r}")
     return require(data_dir() / "unigram" / name / "spm.model")
+
+
+# SentencePiece models read as they are: the Unigram models beside the converted files, the
+# models trained for this alone, and Mistral's (scripts/data/unigram_data.py, SPM_MODELS and
+# MISTRAL_MEMBERS there).
+SPM_MODELS = (
+    *UNIGRAM_TRAINED,
+    "unigram-user",
+    "bpe",
+    "bpe-bytes",
+    "bpe-code",
+    "bpe-suffix",
+    "mistral-v1",
+    "mistral-v3",
+    "mistral-v7",
+)
+
+
+def spm_model(name: str) -> Path:
+    if name in UNIGRAM_TRAINED:
+        return unigram_spm(name)
+    if name not in SPM_MODELS:
+        raise ValueError(f"unknown SentencePiece model {name!r}")
+    return require(data_dir() / "sentencepiece" / f"{name}.model")
 
 
 # Debian's Chromium, for the Playwright tests (browser and dist).

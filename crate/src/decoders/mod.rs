@@ -6,6 +6,8 @@
 
 #[cfg(feature = "general")]
 mod general;
+#[cfg(feature = "general")]
+pub mod sentencepiece;
 mod wordpiece;
 
 use crate::error::Result;
@@ -42,6 +44,9 @@ pub enum Decoder {
     Ctc { pad_token: String, word_delimiter_token: String, cleanup: bool },
     #[cfg(feature = "general")]
     Sequence(Vec<Decoder>),
+    /// SentencePiece's own decoding (a `.model` file's tokenizer).
+    #[cfg(feature = "general")]
+    SentencePiece(std::sync::Arc<sentencepiece::SpmDecoder>),
 }
 
 impl Decoder {
@@ -71,6 +76,8 @@ impl Decoder {
             Decoder::Ctc { pad_token, word_delimiter_token, cleanup } => {
                 general::ctc(pad_token, word_delimiter_token, *cleanup, tokens)
             }
+            #[cfg(feature = "general")]
+            Decoder::SentencePiece(d) => vec![d.decode(&tokens)],
             #[cfg(feature = "general")]
             Decoder::Sequence(steps) => {
                 let mut tokens = tokens;

@@ -2,5 +2,7 @@
 
 pub mod hf_bpe;
 pub(crate) mod json;
+#[cfg(feature = "general")]
+pub mod sentencepiece;
 pub mod tiktoken;
 pub mod tokenizer_json;

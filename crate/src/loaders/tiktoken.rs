@@ -36,6 +36,23 @@ pub fn base64_decode(s: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Encodes standard base64 (with `=` padding).
+pub fn base64_encode(b: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
+    for chunk in b.chunks(3) {
+        let acc = chunk.iter().enumerate().fold(0u32, |a, (i, &x)| a | (x as u32) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(acc >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// Parses a `.tiktoken` file: one `base64(token bytes) rank` per line.
 pub fn parse_tiktoken(data: &[u8]) -> Result<Vec<(Vec<u8>, u32)>> {
     let mut tokens = Vec::new();

@@ -970,6 +970,10 @@ pub fn state_json(t: &Tokenizer, source: &Source) -> String {
             serde_json::from_str::<Value>(j).expect("the source parsed when the tokenizer was built")
         }
         Source::VocabTxt(v) => serde_json::json!({ "tokenprism_vocab_txt": &**v }),
+        #[cfg(feature = "general")]
+        Source::SentencePiece(b) => {
+            serde_json::json!({ "tokenprism_sentencepiece": crate::loaders::tiktoken::base64_encode(b) })
+        }
     };
     let o = v.as_object_mut().expect("a tokenizer file is an object");
     o.insert("truncation".into(), truncation_to_json(t.truncation.as_ref()));
@@ -988,6 +992,8 @@ pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
     };
     let (mut t, source) = if let Some(Value::String(txt)) = o.get("tokenprism_vocab_txt") {
         (tokenizer_from_vocab_txt(txt)?, Source::VocabTxt(txt.as_str().into()))
+    } else if let Some(Value::String(b64)) = o.get("tokenprism_sentencepiece") {
+        sentencepiece_state(b64)?
     } else {
         (parse_tokenizer_json(state)?, Source::Json(state.into()))
     };
@@ -1005,11 +1011,27 @@ pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
     Ok((t, source))
 }
 
-/// The text a tokenizer was loaded from.
+#[cfg(feature = "general")]
+fn sentencepiece_state(b64: &str) -> Result<(Tokenizer, Source)> {
+    let bytes = crate::loaders::tiktoken::base64_decode(b64.as_bytes())
+        .ok_or_else(|| Error::Json("tokenprism_sentencepiece is not base64".into()))?;
+    let t = crate::loaders::sentencepiece::tokenizer_from_model(&bytes)?;
+    Ok((t, Source::SentencePiece(bytes.into())))
+}
+
+#[cfg(not(feature = "general"))]
+fn sentencepiece_state(_: &str) -> Result<(Tokenizer, Source)> {
+    Err(Error::Unsupported("SentencePiece models need the general feature".into()))
+}
+
+/// What a tokenizer was loaded from.
 #[derive(Clone, Debug)]
 pub enum Source {
     Json(Arc<str>),
     VocabTxt(Arc<str>),
+    /// A SentencePiece `.model` file's bytes.
+    #[cfg(feature = "general")]
+    SentencePiece(Arc<[u8]>),
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 
 pub mod bpe;
 #[cfg(feature = "general")]
+pub mod sentencepiece;
+#[cfg(feature = "general")]
 pub mod unigram;
 #[cfg(feature = "general")]
 pub mod wordlevel;
@@ -17,6 +19,8 @@ use std::sync::Arc;
 
 #[cfg(feature = "general")]
 use self::bpe::general::Bpe;
+#[cfg(feature = "general")]
+use self::bpe::sentencepiece::SentencePieceBpe;
 #[cfg(feature = "general")]
 use self::unigram::Unigram;
 #[cfg(feature = "general")]
@@ -45,6 +49,28 @@ pub enum Model {
     WordLevel(WordLevel),
     #[cfg(feature = "general")]
     Unigram(UnigramModel),
+    /// SentencePiece's BPE, read from a `.model` file.
+    #[cfg(feature = "general")]
+    SentencePieceBpe(SentencePieceBpeModel),
+}
+
+/// SentencePiece's BPE with the maps the pipeline reads from every model.
+#[cfg(feature = "general")]
+#[derive(Clone, Debug)]
+pub struct SentencePieceBpeModel {
+    pub model: SentencePieceBpe,
+    pub vocab: HashMap<String, u32>,
+    pub vocab_r: ReverseVocab,
+}
+
+#[cfg(feature = "general")]
+impl SentencePieceBpeModel {
+    pub fn new(model: SentencePieceBpe) -> Result<Self> {
+        let vocab: HashMap<String, u32> =
+            model.pieces().iter().enumerate().map(|(i, p)| (p.0.clone(), i as u32)).collect();
+        let vocab_r = ReverseVocab::new(&vocab)?;
+        Ok(SentencePieceBpeModel { model, vocab, vocab_r })
+    }
 }
 
 /// A Unigram model with the maps the pipeline reads from every model.
@@ -101,6 +127,13 @@ impl Model {
                 }));
                 Ok(())
             }
+            #[cfg(feature = "general")]
+            Model::SentencePieceBpe(m) => {
+                let unk = m.model.unk_id();
+                m.model.tokenize(piece, |id, start, end| {
+                    out.push(Token { id, start: start as u32, end: end as u32, unk: id == unk })
+                })
+            }
         }
     }
 
@@ -114,6 +147,8 @@ impl Model {
             Model::WordLevel(m) => &m.vocab,
             #[cfg(feature = "general")]
             Model::Unigram(m) => &m.vocab,
+            #[cfg(feature = "general")]
+            Model::SentencePieceBpe(m) => &m.vocab,
         }
     }
 
@@ -127,6 +162,8 @@ impl Model {
             Model::WordLevel(m) => &m.vocab_r.tokens,
             #[cfg(feature = "general")]
             Model::Unigram(m) => &m.vocab_r.tokens,
+            #[cfg(feature = "general")]
+            Model::SentencePieceBpe(m) => &m.vocab_r.tokens,
         }
     }
 
@@ -143,6 +180,9 @@ impl Model {
             // <0xXX> piece).
             #[cfg(feature = "general")]
             Model::Unigram(_) => false,
+            // A run of unknown chars is named by its text.
+            #[cfg(feature = "general")]
+            Model::SentencePieceBpe(_) => false,
         }
     }
 
@@ -160,6 +200,11 @@ impl Model {
                 let t = unigram::Token { id: t.id, start: t.start as usize, end: t.end as usize };
                 Arc::from(m.model.token_value(piece, &t))
             }
+            #[cfg(feature = "general")]
+            Model::SentencePieceBpe(m) => match t.unk {
+                true => Arc::from(&piece[t.start as usize..t.end as usize]),
+                false => m.vocab_r.tokens[t.id as usize].clone(),
+            },
         }
     }
 

@@ -9,6 +9,8 @@ pub mod precompiled;
 #[cfg(feature = "general")]
 pub mod replace;
 #[cfg(feature = "general")]
+pub mod sentencepiece;
+#[cfg(feature = "general")]
 pub mod simple;
 
 pub use aligned::{AlignedText, AT_START};
@@ -50,6 +52,10 @@ pub enum Normalizer {
     /// SentencePiece's compiled char map, cluster by cluster (shared: the map is large).
     #[cfg(feature = "general")]
     Precompiled(std::sync::Arc<precompiled::Precompiled>),
+    /// SentencePiece's own normalizer (longest char-map match, its whitespace rules), from a
+    /// `.model` file.
+    #[cfg(feature = "general")]
+    SentencePiece(std::sync::Arc<sentencepiece::SpmNormalizer>),
 }
 
 impl Normalizer {
@@ -78,6 +84,8 @@ impl Normalizer {
             Normalizer::Nmt => out.push("nmt"),
             #[cfg(feature = "general")]
             Normalizer::Precompiled(_) => out.push("precompiled"),
+            #[cfg(feature = "general")]
+            Normalizer::SentencePiece(_) => out.push("sentencepiece"),
         }
     }
 
@@ -132,6 +140,8 @@ impl Normalizer {
             Normalizer::Nmt => simple::nmt(&t, ok),
             #[cfg(feature = "general")]
             Normalizer::Precompiled(p) => p.apply(&t),
+            #[cfg(feature = "general")]
+            Normalizer::SentencePiece(n) => n.apply(&t),
         };
         let mut names = Vec::with_capacity(1);
         self.stage_names(&mut names);

@@ -123,6 +123,48 @@ impl Precompiled {
         None
     }
 
+    /// The longest key that prefixes `s`, as SentencePiece's own normalizer looks it up: its
+    /// length in bytes and its replacement. (Malformed tries answer "none", as in
+    /// [`Precompiled::replacement`].)
+    pub fn longest(&self, s: &[u8]) -> Option<(usize, &str)> {
+        let unit = |i: usize| self.units.get(i).copied();
+        let mut pos = offset(unit(0)?);
+        let mut best = None;
+        for (k, &c) in s.iter().enumerate() {
+            if c == 0 {
+                break;
+            }
+            pos ^= c as usize;
+            let Some(u) = unit(pos) else { break };
+            if label(u) != c as u32 {
+                break;
+            }
+            pos ^= offset(u);
+            if has_leaf(u) {
+                let Some(v) = unit(pos) else { break };
+                best = Some((k + 1, value(v)));
+            }
+        }
+        let (len, start) = best?;
+        let rest = self.replacements.as_bytes().get(start..)?;
+        let n = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+        Some((len, self.replacements.get(start..start + n)?))
+    }
+
+    /// Whether some key is longer than `prefix` and starts with it.
+    pub fn extends(&self, prefix: &[u8]) -> bool {
+        let unit = |i: usize| self.units.get(i).copied();
+        let Some(mut pos) = unit(0).map(offset) else { return false };
+        for &c in prefix {
+            pos ^= c as usize;
+            match unit(pos) {
+                Some(u) if c != 0 && label(u) == c as u32 => pos ^= offset(u),
+                _ => return false,
+            }
+        }
+        (1..=255u32).any(|c| unit(pos ^ c as usize).is_some_and(|u| label(u) == c))
+    }
+
     /// The normalized text alone.
     pub fn normalize_str(&self, s: &str) -> String {
         self.apply(&AlignedText::new(s)).text
@@ -265,6 +307,20 @@ mod tests {
         assert_eq!(p.replacement("b"), None);
         assert_eq!(p.replacement("\0a"), None);
         assert_eq!(p.replacement(""), None);
+    }
+
+    #[test]
+    fn sentencepiece_takes_the_longest_key() {
+        let p = tiny();
+        assert!(p.extends(b"a"));
+        assert!(!p.extends(b"ab"));
+        assert!(!p.extends(b"c"));
+        assert!(p.extends(b""));
+        assert_eq!(p.longest(b"abc"), Some((2, "yz")));
+        assert_eq!(p.longest(b"ac"), Some((1, "x")));
+        assert_eq!(p.longest(b"c"), Some((1, "")));
+        assert_eq!(p.longest(b"ba"), None);
+        assert_eq!(p.longest(b""), None);
     }
 
     #[test]

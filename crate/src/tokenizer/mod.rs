@@ -398,6 +398,24 @@ impl Tokenizer {
 
     /// [`Tokenizer::encode_ids`] appended to `ids`.
     fn append_ids(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
+        #[cfg(feature = "general")]
+        if let Some(n) = self.sentencepiece_normalizer() {
+            let around = match (add_special_tokens, &self.template_ids) {
+                (false, _) => Some((&[][..], &[][..])),
+                (true, Some((before, after))) => Some((&before[..], &after[..])),
+                (true, None) => None,
+            };
+            if let Some((before, after)) = around {
+                // The whole text is one word of the model: normalize it plainly, no alignment.
+                let norm = n.normalize_str(text);
+                let mut tokens = Vec::with_capacity(norm.len() / 3 + 1);
+                self.model.tokenize(&norm, &mut tokens)?;
+                ids.extend_from_slice(before);
+                ids.extend(tokens.iter().map(|t| t.id));
+                ids.extend_from_slice(after);
+                return Ok(());
+            }
+        }
         let template = self.template_ids.is_some() || !add_special_tokens;
         if self.truncation.is_some() || self.padding.is_some() || !template || !self.fused_ok() {
             ids.extend(self.encode(text, None, add_special_tokens)?.ids());
@@ -422,6 +440,25 @@ impl Tokenizer {
             return Ok(encs.iter().map(|e| e.ids().collect()).collect());
         }
         FlatIds::encode(texts, threads, |t, ids| self.append_ids(t, add_special_tokens, ids))
+    }
+
+    /// SentencePiece's normalizer, when it and the model are all there is to encoding (as in a
+    /// tokenizer read from a `.model` file): no added tokens, pre-tokenizer, truncation or
+    /// padding.
+    #[cfg(feature = "general")]
+    fn sentencepiece_normalizer(&self) -> Option<&crate::normalizers::sentencepiece::SpmNormalizer> {
+        match &self.normalizer {
+            Some(Normalizer::SentencePiece(n))
+                if self.pre_tokenizer.is_none()
+                    && self.raw_matcher.is_none()
+                    && self.normalized_matcher.is_none()
+                    && self.truncation.is_none()
+                    && self.padding.is_none() =>
+            {
+                Some(n)
+            }
+            _ => None,
+        }
     }
 
     /// Encodes many inputs; padding `BatchLongest` pads to the longest of the batch.
@@ -507,6 +544,13 @@ impl Tokenizer {
     /// The reference's decode: ids to tokens (unknown ids dropped, special tokens dropped
     /// when asked), then the decoder.
     pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
+        #[cfg(feature = "general")]
+        if let Some(Decoder::SentencePiece(_)) = &self.decoder {
+            // SentencePiece refuses ids it has no piece for.
+            if let Some(id) = ids.iter().find(|&&id| self.id_to_token(id).is_none()) {
+                return Err(Error::Input(format!("id {id} is out of range")));
+            }
+        }
         let tokens: Vec<&str> = ids
             .iter()
             .filter_map(|&id| self.id_to_token(id))
@@ -555,7 +599,8 @@ struct Staged<'a, 'o, 'p> {
     timings: &'a mut (f64, f64),
 }
 
-/// Char indices of byte positions of one text, for positions that mostly increase.
+/// Char indices of byte positions of one text, for positions that mostly increase (a step
+/// costs the bytes it moves over).
 struct ByteToChar<'a> {
     text: &'a [u8],
     ascii: bool,
@@ -575,7 +620,11 @@ impl<'a> ByteToChar<'a> {
             return b;
         }
         if b < self.byte {
-            (self.byte, self.char) = (0, 0);
+            // Back (byte fallback repeats a char's range for each of its bytes): uncount the
+            // char starts passed.
+            let starts = self.text[b + 1..=self.byte].iter().filter(|&&x| x & 0xC0 != 0x80).count();
+            (self.byte, self.char) = (b, self.char - starts);
+            return self.char;
         }
         let starts = self.text[self.byte + 1..=b].iter().filter(|&&x| x & 0xC0 != 0x80).count();
         self.byte = b;

@@ -1,4 +1,4 @@
-//! `Tokenizer`: a Hugging Face `tokenizer.json` or a BERT `vocab.txt`.
+//! `Tokenizer`: a Hugging Face `tokenizer.json`, a BERT `vocab.txt` or a SentencePiece `.model`.
 
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -31,6 +31,11 @@ impl PyTokenizer {
     fn new(inner: tokenizer::Tokenizer, source: crate::loaders::tokenizer_json::Source) -> Self {
         let ints = IntCache::for_tokenizer(&inner);
         PyTokenizer { inner: inner.into(), source, ints }
+    }
+
+    fn sentencepiece(py: Python<'_>, data: Vec<u8>) -> Result<Self, crate::Error> {
+        let inner = py.detach(|| crate::loaders::sentencepiece::tokenizer_from_model(&data))?;
+        Ok(PyTokenizer::new(inner, crate::loaders::tokenizer_json::Source::SentencePiece(data.into())))
     }
 }
 
@@ -75,11 +80,17 @@ fn input_pair<'a>(
 
 #[pymethods]
 impl PyTokenizer {
-    /// Loads a `tokenizer.json` (or, if the file is not JSON, a `vocab.txt` with BERT defaults).
+    /// Loads a tokenizer file, told by its contents: a SentencePiece `.model` (also by its
+    /// `.model` name), a `tokenizer.json`, or else a `vocab.txt` with BERT defaults.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
         let bytes =
             std::fs::read(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let named_model = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("model"));
+        if named_model || crate::loaders::sentencepiece::looks_like_model(&bytes) {
+            return Self::sentencepiece(py, bytes)
+                .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())));
+        }
         let text = String::from_utf8(bytes)
             .map_err(|e| PyValueError::new_err(format!("{}: not UTF-8 text ({e})", path.display())))?;
         let inner = py
@@ -98,6 +109,21 @@ impl PyTokenizer {
             })
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
         Ok(PyTokenizer::new(inner.0, inner.1))
+    }
+
+    /// A SentencePiece `.model` file: the ids, pieces and decoding of `sentencepiece`'s
+    /// `SentencePieceProcessor` (Unigram and BPE models).
+    #[staticmethod]
+    fn from_sentencepiece_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        let bytes =
+            std::fs::read(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        Self::sentencepiece(py, bytes).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
+    }
+
+    /// A SentencePiece model from the bytes of its `.model` file.
+    #[staticmethod]
+    fn from_sentencepiece_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        Self::sentencepiece(py, data.to_vec()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Loads a tokenizer from the text of a `tokenizer.json`.

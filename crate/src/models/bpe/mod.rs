@@ -15,6 +15,8 @@ pub(crate) mod cache;
 #[cfg(feature = "general")]
 pub mod general;
 pub mod merge;
+#[cfg(feature = "general")]
+pub mod sentencepiece;
 pub mod table;
 pub(crate) mod words;
 

@@ -16,10 +16,19 @@
 //!   vocabulary has every one, else it is one unk token.
 //! - A piece listed twice takes its last id (and that id's score); the empty piece never
 //!   matches.
+//!
+//! A model read from SentencePiece's own `.model` file scores as SentencePiece (0.2.3) does
+//! instead ([`Unigram::sentencepiece`]): path scores are float32 sums, and when the score
+//! where the next piece starts passes ±100000 every score from there on is shifted by it (so
+//! a long text's scores round as SentencePiece's do, and ties fall as they do); a user-defined
+//! piece of `n` bytes scores `0.1 (n - 1)`; unused, control, unknown and byte pieces are never
+//! matched; unknown chars are not fused and looked up but handed to
+//! [`crate::models::sentencepiece::resolve_unknowns`].
 
-mod cache;
+pub(crate) mod cache;
 
 use crate::error::{Error, Result};
+use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
 use crate::models::wordpiece::trie::Trie;
 use cache::{Cached, WordCache};
 use std::cell::RefCell;
@@ -45,8 +54,11 @@ pub struct Unigram {
     /// The vocabulary in id order: (piece, score).
     pieces: Vec<(String, f64)>,
     /// The scores alone, by id: the lattice reads one per piece found, and a dense array
-    /// keeps those reads in cache.
+    /// keeps those reads in cache. (SentencePiece's models: the score a piece has on a path,
+    /// which for a user-defined piece is not its listed score.)
     scores: Vec<f64>,
+    /// The same in float32, for SentencePiece's models (else empty).
+    scores32: Vec<f32>,
     unk_id: Option<u32>,
     byte_fallback: bool,
     /// The score of an unknown char: the lowest piece score minus [`UNK_PENALTY`].
@@ -58,12 +70,76 @@ pub struct Unigram {
     /// Names this model's words in the per-thread word cache (clones share it: they tokenize
     /// alike).
     cache_id: u64,
+    /// Scores as SentencePiece does (a model read from a `.model` file).
+    spm: bool,
+    /// The longest piece's byte length, or 4 if that is longer (how far past a position the
+    /// lattice may have reached).
+    reach: usize,
+}
+
+/// SentencePiece shifts path scores back to 0 when they pass this (in either direction).
+const SPM_SCORE_RESET: f32 = 100_000.0;
+
+/// A path score: float64 as the reference sums, or float32 as SentencePiece does (which also
+/// shifts its sums back to 0 past ±[`SPM_SCORE_RESET`]).
+trait Score: Copy + PartialOrd + Default {
+    const SENTENCEPIECE: bool;
+    /// The score of piece `id` of `m`.
+    fn piece(m: &Unigram, id: u32) -> Self;
+    fn unknown(m: &Unigram) -> Self;
+    fn add(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    /// Whether SentencePiece would shift the scores at a start with this score.
+    fn past_reset(self) -> bool;
+}
+
+impl Score for f64 {
+    const SENTENCEPIECE: bool = false;
+    #[inline(always)]
+    fn piece(m: &Unigram, id: u32) -> Self {
+        m.scores[id as usize]
+    }
+    fn unknown(m: &Unigram) -> Self {
+        m.unk_score
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+    fn sub(self, other: Self) -> Self {
+        self - other
+    }
+    fn past_reset(self) -> bool {
+        false
+    }
+}
+
+impl Score for f32 {
+    const SENTENCEPIECE: bool = true;
+    #[inline(always)]
+    fn piece(m: &Unigram, id: u32) -> Self {
+        m.scores32[id as usize]
+    }
+    fn unknown(m: &Unigram) -> Self {
+        m.unk_score as f32
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+    fn sub(self, other: Self) -> Self {
+        self - other
+    }
+    #[inline(always)]
+    fn past_reset(self) -> bool {
+        !(-SPM_SCORE_RESET..=SPM_SCORE_RESET).contains(&self)
+    }
 }
 
 /// The best path ending at one byte position of the word.
 #[derive(Clone, Copy)]
-struct Best {
-    score: f64,
+struct Best<S> {
+    score: S,
     /// Where its last token starts, or [`NONE`] while nothing reaches here.
     start: u32,
     id: u32,
@@ -73,7 +149,9 @@ struct Best {
 #[derive(Default)]
 struct Work {
     /// The lattice of the word being tokenized, reused from word to word.
-    lattice: Vec<Best>,
+    lattice: Vec<Best<f64>>,
+    /// The same for SentencePiece's models.
+    lattice32: Vec<Best<f32>>,
     cache: WordCache,
 }
 
@@ -129,6 +207,7 @@ impl Unigram {
         }
         Ok(Unigram {
             scores: vocab.iter().map(|p| p.1).collect(),
+            scores32: Vec::new(),
             pieces: vocab,
             unk_id: unk_id.map(|u| u as u32),
             byte_fallback,
@@ -136,6 +215,67 @@ impl Unigram {
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            spm: false,
+            reach: 4,
+        })
+    }
+
+    /// A model of SentencePiece's pieces (piece, float32 score, kind) in id order, scoring as
+    /// SentencePiece does. `unk_id` must be an unknown piece; with byte fallback every byte
+    /// has its byte piece (the loader checks both).
+    pub fn sentencepiece(
+        pieces: Vec<(String, f32, PieceKind)>,
+        unk_id: u32,
+        byte_fallback: bool,
+    ) -> Result<Self> {
+        if pieces.len() >= NONE as usize || unk_id as usize >= pieces.len() {
+            return Err(Error::Invalid(format!(
+                "a SentencePiece vocabulary of {} pieces with unk id {unk_id}",
+                pieces.len()
+            )));
+        }
+        if let Some(p) = pieces.iter().find(|p| !p.1.is_finite()) {
+            return Err(Error::Invalid(format!("the score of piece {:?} is {}", p.0, p.1)));
+        }
+        let normal = pieces.iter().filter(|p| p.2 == PieceKind::Normal).map(|p| p.1);
+        let min_score = normal.fold(f32::MAX, f32::min);
+        let trie = Trie::new(
+            pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| matches!(p.2, PieceKind::Normal | PieceKind::UserDefined))
+                .map(|(id, p)| (p.0.as_bytes(), id as u32)),
+        );
+        let reach = pieces.iter().map(|p| p.0.len()).max().unwrap_or(0).max(4);
+        let mut byte_ids = Box::new([NONE; 256]);
+        if byte_fallback {
+            for (id, p) in pieces.iter().enumerate() {
+                if let (PieceKind::Byte, Some(b)) = (p.2, piece_byte(&p.0)) {
+                    byte_ids[b as usize] = id as u32;
+                }
+            }
+        }
+        // A user-defined piece of n bytes scores 0.1 (n - 1), rounded to float32.
+        let scores: Vec<f64> = pieces
+            .iter()
+            .map(|p| match p.2 {
+                PieceKind::UserDefined => (0.1 * (p.0.len() as f64 - 1.0)) as f32 as f64,
+                _ => p.1 as f64,
+            })
+            .collect();
+        let vocab: Vec<(String, f64)> = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
+        Ok(Unigram {
+            scores32: scores.iter().map(|&s| s as f32).collect(),
+            scores,
+            pieces: vocab,
+            unk_id: Some(unk_id),
+            byte_fallback,
+            unk_score: (min_score - UNK_PENALTY as f32) as f64,
+            trie,
+            byte_ids,
+            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            spm: true,
+            reach,
         })
     }
 
@@ -188,8 +328,11 @@ impl Unigram {
             return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
+            // SentencePiece's model sees whole texts, which seldom repeat: no cache.
+            Ok(mut work) if self.spm => self.tokenize_spm(word, &mut work.lattice32, out),
             Ok(mut work) => self.tokenize_cached(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
+            Err(_) if self.spm => self.tokenize_spm(word, &mut Vec::new(), out),
             Err(_) => self.tokenize_with(word, &mut Vec::new(), out),
         })
     }
@@ -214,7 +357,21 @@ impl Unigram {
         Ok(())
     }
 
-    fn tokenize_with(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
+    /// SentencePiece's encode of a whole text: its lattice, then its unknown chars.
+    fn tokenize_spm(&self, text: &str, best: &mut Vec<Best<f32>>, out: &mut Vec<Token>) -> Result<()> {
+        let first = out.len();
+        self.best_path(text, best, out)?;
+        let unk = self.unk_id.ok_or_else(missing_unk)?;
+        if out[first..].iter().any(|t| t.id == unk) {
+            let nodes: Vec<(u32, usize, usize)> =
+                out.drain(first..).map(|t| (t.id, t.start, t.end)).collect();
+            let bytes = self.byte_fallback.then_some(&*self.byte_ids);
+            resolve_unknowns(nodes, text, unk, bytes, |id, start, end| out.push(Token { id, start, end }));
+        }
+        Ok(())
+    }
+
+    fn tokenize_with(&self, word: &str, best: &mut Vec<Best<f64>>, out: &mut Vec<Token>) -> Result<()> {
         let first = out.len();
         self.best_path(word, best, out)?;
         if self.unk_id.is_none() {
@@ -224,20 +381,32 @@ impl Unigram {
         self.fuse_unknowns(word, out, first)
     }
 
-    /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id).
-    fn best_path(&self, word: &str, best: &mut Vec<Best>, out: &mut Vec<Token>) -> Result<()> {
+    /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id),
+    /// scored in `S` (see [`Score`]).
+    fn best_path<S: Score>(&self, word: &str, best: &mut Vec<Best<S>>, out: &mut Vec<Token>) -> Result<()> {
         let bytes = word.as_bytes();
         let n = bytes.len();
         best.clear();
-        best.resize(n + 1, Best { score: 0.0, start: NONE, id: 0 });
+        best.resize(n + 1, Best { score: S::default(), start: NONE, id: 0 });
         let mut start = 0;
         while start < n {
-            let here = best[start].score;
+            let mut here = best[start].score;
+            if S::SENTENCEPIECE && here.past_reset() {
+                // Every score reached from here on moves by the same amount.
+                let last = (start + self.reach).min(n);
+                let shift = here;
+                for (i, b) in best[start..=last].iter_mut().enumerate() {
+                    if i == 0 || b.start != NONE {
+                        b.score = b.score.sub(shift);
+                    }
+                }
+                here = S::default();
+            }
             let char_end = start + char_len(bytes[start]);
             let mut one_char = false;
             self.trie.prefixes(&bytes[start..], |len, id| {
                 let end = start + len;
-                let score = self.scores[id as usize] + here;
+                let score = S::piece(self, id).add(here);
                 let b = &mut best[end];
                 if b.start == NONE || score > b.score {
                     *b = Best { score, start: start as u32, id };
@@ -245,7 +414,7 @@ impl Unigram {
                 one_char |= end == char_end;
             });
             if !one_char {
-                let score = self.unk_score + here;
+                let score = S::unknown(self).add(here);
                 let b = &mut best[char_end];
                 if b.start == NONE || score > b.score {
                     let id = self.unk_id.ok_or_else(missing_unk)?;

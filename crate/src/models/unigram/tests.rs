@@ -192,7 +192,7 @@ fn viterbi_matches_an_exhaustive_search() {
             m.tokenize(&word, &mut got).unwrap();
             let mut raw = Vec::new();
             if !word.is_empty() {
-                m.best_path(&word, &mut Vec::new(), &mut raw).unwrap();
+                m.best_path::<f64>(&word, &mut Vec::new(), &mut raw).unwrap();
             }
             let raw: Vec<(usize, usize)> = raw.iter().map(|t| (t.start, t.end)).collect();
             if !word.is_empty() {
