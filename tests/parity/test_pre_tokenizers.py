@@ -31,6 +31,8 @@ from hypothesis import strategies as st
 
 import strategies
 import tokenprism as tp
+from components import PRE_TOKENIZER_KINDS as KINDS
+from components import random_pre_tokenizer
 from paths import reference
 
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
@@ -40,113 +42,10 @@ EXAMPLES = 5000 if EXHAUSTIVE else 500
 tk = reference()
 P = tk.pre_tokenizers
 
-BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
-# Literal Split patterns: separators, regex metachars (escaped by the reference), multi-char and
-# empty strings, chars that are several bytes or several code points.
-SPLIT_STRINGS = [" ", "-", ".", "ab", "", "a.b", "\\", "'s", "▁", "🙂", "é", "e\u0301", "$", "[",
-                 "(?", "-&~#", "\n", "  ", "1", "東"]  # fmt: skip
-# Regex Split patterns: the model files' own, lookarounds, empty matches, classes.
-SPLIT_REGEXES = [
-    r"\s+",
-    r"\s",
-    r"\p{L}+",
-    r"\d",
-    r"\p{N}{1,3}",
-    r"(?=a)",
-    r"",
-    r"a|",
-    r"\b",
-    r"[aeiou]",
-    r"(?i)ab",
-    r"$",
-    r"^",
-    r".",
-    r"\s+(?!\S)",
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    r"[\p{Han}\p{Hiragana}]+",
-    r"\X",
-    r"[^\x00-\x7f]",
-    r"(a)(b)?",
-]
-CHARS = [" ", "_", "-", "a", "▁", "é", "🙂", "\n", "\u3000", "1", "東", "\u0301"]
-
-
-def any_char(rng: random.Random) -> str:
-    while True:
-        c = rng.randrange(0x110000)
-        if not 0xD800 <= c <= 0xDFFF:
-            return chr(c)
-
-
-def draw_char(rng: random.Random) -> str:
-    return rng.choice(CHARS) if rng.random() < 0.8 else any_char(rng)
-
-
-def draw(kind: str, rng: random.Random, depth: int = 0):
-    """A reference pre-tokenizer of `kind` with random parameters."""
-    if kind == "BertPreTokenizer":
-        return P.BertPreTokenizer()
-    if kind == "ByteLevel":
-        return P.ByteLevel(
-            add_prefix_space=rng.random() < 0.5,
-            use_regex=rng.random() < 0.7,
-            trim_offsets=rng.random() < 0.5,
-        )
-    if kind == "Whitespace":
-        return P.Whitespace()
-    if kind == "WhitespaceSplit":
-        return P.WhitespaceSplit()
-    if kind == "Punctuation":
-        return P.Punctuation(rng.choice(BEHAVIORS))
-    if kind == "Split":
-        if rng.random() < 0.4:
-            pattern = rng.choice(SPLIT_STRINGS) if rng.random() < 0.8 else draw_char(rng)
-        else:
-            pattern = tk.Regex(rng.choice(SPLIT_REGEXES))
-        return P.Split(pattern, rng.choice(BEHAVIORS), invert=rng.random() < 0.3)
-    if kind == "Metaspace":
-        return P.Metaspace(
-            replacement=rng.choice(["▁", "▁", "_", " ", "a", "é", "🙂", "-"]),
-            prepend_scheme=rng.choice(["always", "first", "never"]),
-            split=rng.random() < 0.7,
-        )
-    if kind == "Digits":
-        return P.Digits(individual_digits=rng.random() < 0.5)
-    if kind == "CharDelimiterSplit":
-        return P.CharDelimiterSplit(draw_char(rng))
-    if kind == "UnicodeScripts":
-        return P.UnicodeScripts()
-    if kind == "FixedLength":
-        return P.FixedLength(length=rng.randint(1, 8))
-    if kind == "Sequence":
-        kinds = [k for k in KINDS if k != "Sequence" or depth == 0]
-        return P.Sequence(
-            [draw(rng.choice(kinds), rng, depth + 1) for _ in range(rng.randint(2, 4))]
-        )
-    raise AssertionError(kind)
-
-
-KINDS = [
-    "BertPreTokenizer",
-    "ByteLevel",
-    "Whitespace",
-    "WhitespaceSplit",
-    "Punctuation",
-    "Split",
-    "Metaspace",
-    "Digits",
-    "CharDelimiterSplit",
-    "UnicodeScripts",
-    "FixedLength",
-    "Sequence",
-]
-
 
 def pair(kind: str, seed: int):
     """(reference, ours, json) for the pre-tokenizer `draw` gives with `seed`."""
-    ref = draw(kind, random.Random(seed))
+    ref = random_pre_tokenizer(kind, random.Random(seed))
     js = ref.__getstate__().decode()
     return ref, tp.PreTokenizer.from_str(js), js
 
