@@ -7,7 +7,7 @@ use crate::pre_tokenizers::{Builder, PreTokenized};
 
 impl ByteLevel {
     pub fn apply(&self, input: &PreTokenized) -> PreTokenized {
-        let mut b = Builder::with_capacity(2 * input.text.text.len(), 2 * input.text.orig.len());
+        let mut b = Builder::after(input, 2 * input.text.text.len(), 2 * input.text.orig.len());
         let mut text = String::new();
         for i in 0..input.pieces.len() {
             let piece = input.piece_text(i);
