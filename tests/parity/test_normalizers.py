@@ -5,9 +5,8 @@ Each test builds reference normalizers with `tokenizers.normalizers` (random kin
 parameters from a seeded RNG), loads their JSON (`__getstate__`) into `tokenprism.Normalizer`
 and compares on generated strings and on every code point.
 
-The reference shows alignments only through offsets: a reference Tokenizer with the
-normalizer, a pre-tokenizer that isolates every char and a WordLevel model that knows only
-its unk token gives one token per normalized char, with that char's original offsets.
+The reference shows alignments only through offsets (parity.alignment_tokenizer: one token
+per normalized char, with that char's original offsets).
 
 Set TOKENPRISM_EXHAUSTIVE=1 for the long run: more random normalizers, and every code point
 through every normalizer with its alignment (a few minutes).
@@ -25,7 +24,7 @@ from hypothesis import strategies as st
 
 import tokenprism
 from components import NORMALIZER_CHARS, random_normalizer
-from parity import codepoints, first_diff
+from parity import alignment_tokenizer, codepoints, first_diff
 from paths import reference
 from strategies import native_text, text
 
@@ -44,10 +43,7 @@ class Pair:
         self.json = normalizer_json(ref)
         self.ours = tokenprism.Normalizer.from_str(self.json)
         self.seed = seed
-        tk = reference()
-        self.tok = tk.Tokenizer(tk.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
-        self.tok.normalizer = ref
-        self.tok.pre_tokenizer = tk.pre_tokenizers.Split(tk.Regex(r"[\s\S]"), "isolated")
+        self.tok = alignment_tokenizer(ref)
 
     def check(self, text: str, alignments: bool = True) -> None:
         where = f"seed {self.seed}, normalizer {self.json}\ntext={codepoints(text)}"

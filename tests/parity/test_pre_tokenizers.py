@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 import strategies
 import tokenprism as tp
 from components import PRE_TOKENIZER_KINDS as KINDS
-from components import random_pre_tokenizer
+from components import random_normalizer, random_pre_tokenizer
 from paths import reference
 
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
@@ -250,3 +250,79 @@ def test_one_stage_per_component():
     pt = P.Sequence([P.WhitespaceSplit(), P.Sequence([P.Digits(), P.Metaspace()]), P.ByteLevel()])
     ours = tp.PreTokenizer.from_str(pt.__getstate__().decode())
     assert ours.stages == ["whitespace_split", "digits", "metaspace", "byte_level"]
+
+
+# --- the trace's stages -----------------------------------------------------------------------
+
+
+def leaves(pt: dict) -> list[dict]:
+    """The components of a pre-tokenizer's JSON in order, nested Sequences flattened: the
+    trace's stages."""
+    if pt["type"] == "Sequence":
+        return [leaf for p in pt["pretokenizers"] for leaf in leaves(p)]
+    return [pt]
+
+
+# What encode does between normalizing and pre-tokenizing: it cuts the normalized text at the
+# added tokens, and so takes a slice of it even where there is none, which moves the slice's
+# start in the input to its first char's (a split that never matches does the same).
+SLICE = {"type": "Split", "pattern": {"Regex": "(?!)"}, "behavior": "Isolated", "invert": False}
+
+
+def reference_stage(normalizer, components: list[dict], text: str) -> list:
+    """The pieces (text, input char offsets) the reference's pipeline gives `text` after the
+    pre-tokenizer `components` in turn: `text` normalized, sliced as encode does, then
+    pre-tokenized in place. (The reference's Metaspace "first" asks where a piece starts in the
+    input, so this is not always `pre_tokenize_str` on the normalized text: NFKC's "⑩" gives
+    "1" and "0", both at the input's start.)"""
+    pretok = tk.PreTokenizedString(text)
+    if normalizer is not None:
+        pretok.normalize(normalizer.normalize)
+    ref_from_json({"type": "Sequence", "pretokenizers": [SLICE, *components]}).pre_tokenize(pretok)
+    splits = pretok.get_splits(offset_referential="original", offset_type="char")
+    return [(piece, tuple(offsets)) for piece, offsets, _ in splits]
+
+
+@hsettings(EXAMPLES // 2)
+@given(seed=st.integers(0, 2**32), text=texts)
+def test_trace_shows_each_stage(seed, text):
+    """Tokenizer.trace's pre-tokenizer stages: the pieces after stage k are what the reference
+    gives after the first k + 1 components, on the normalizer's output; the last stage's are
+    the pre-tokens. Without a normalizer, the last stage is `pre_tokenize_str`'s answer."""
+    rng = random.Random(seed)
+    normalizer = random_normalizer(rng) if rng.random() < 0.5 else None
+    kind = "Sequence" if rng.random() < 0.7 else rng.choice(KINDS)
+    pre = random_pre_tokenizer(kind, rng)
+    ref = tk.Tokenizer(tk.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    ref.normalizer = normalizer
+    ref.pre_tokenizer = pre
+    js = ref.to_str()
+    ours = tp.Tokenizer.from_str(js)
+    where = f"seed {seed}: {js}\ntext {text!r}"
+    components = leaves(json.loads(pre.__getstate__()))
+    try:
+        # The normalizer first: a failure inside reference_stage's callback would abort.
+        if normalizer is not None:
+            normalizer.normalize_str(text)
+        want = [
+            reference_stage(normalizer, components[: k + 1], text) for k in range(len(components))
+        ]
+    except BaseException as e:  # the reference fails on this text: ours too
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        with pytest.raises(ValueError):
+            ours.trace(text)
+        return
+    trace = ours.trace(text)
+    stages = trace["pre_tokenizer_stages"]
+    assert [s["name"] for s in stages] == tp.PreTokenizer.from_str(
+        pre.__getstate__().decode()
+    ).stages
+    assert len(stages) == len(components), where
+    for k, stage in enumerate(stages):
+        got = [(p["text"], tuple(p["offsets"])) for p in stage["pieces"]]
+        assert got == want[k], f"{where}\nstage {k} ({stage['name']}): ours {got}\nref {want[k]}"
+        assert stage["micros"] >= 0
+    assert stages[-1]["pieces"] == trace["pre_tokens"], where
+    if normalizer is None:
+        assert want[-1] == [(p, tuple(o)) for p, o in pre.pre_tokenize_str(text)]

@@ -113,6 +113,19 @@ impl AlignedText {
         ok: &mut bool,
     ) -> Self {
         let kept = self.orig.iter().take_while(|&&o| o == AT_START).count();
+        if kept == self.orig.len() {
+            // All of it was inserted (a piece a pre-tokenizer cut from inserted chars): the
+            // reference's range in it is empty, so the items go in front of it, and nothing
+            // is consumed.
+            let mut out = AlignedText::default();
+            for (c, _) in items {
+                out.text.push(c);
+                out.orig.push(AT_START);
+            }
+            out.text.push_str(&self.text);
+            out.orig.extend_from_slice(&self.orig);
+            return out;
+        }
         let starts: Vec<usize> = self.text.char_indices().map(|(b, _)| b).collect();
         let len = self.text.len();
         let kept_bytes = starts.get(kept).copied().unwrap_or(len);
@@ -220,6 +233,15 @@ mod tests {
         let out = t.filter_reporting(|c| c != '\u{301}', &mut ok);
         assert!(ok);
         assert_eq!((out.text.as_str(), out.orig.as_slice()), ("XXe", &[AT_START, 0, 1][..]));
+    }
+
+    #[test]
+    fn a_rewrite_of_inserted_chars_alone_goes_in_front() {
+        let t = AlignedText { text: "XY".into(), orig: vec![AT_START; 2] };
+        let mut ok = true;
+        let out = t.transform_reporting([('x', 0), ('y', 0), ('!', 1)], 0, &mut ok);
+        assert!(ok);
+        assert_eq!((out.text.as_str(), out.orig.as_slice()), ("xy!XY", &[AT_START; 5][..]));
     }
 
     #[test]

@@ -242,19 +242,49 @@ impl PreTokenizer {
 
     /// Splits every piece of `input`, calling `observe` after each stage (in the order of
     /// [`PreTokenizer::stage_names`]).
+    ///
+    /// Where the reference fails (ByteLevel's rewrite of a piece that begins with chars a
+    /// normalizer inserted before the text's start) this carries on;
+    /// [`PreTokenizer::try_apply`] reports it.
     pub fn apply(
         &self,
         input: PreTokenized,
         observe: &mut dyn FnMut(&'static str, &PreTokenized),
     ) -> PreTokenized {
+        self.run(input, observe, &mut true)
+    }
+
+    /// [`PreTokenizer::apply`], or an error where the reference fails.
+    pub fn try_apply(
+        &self,
+        input: PreTokenized,
+        observe: &mut dyn FnMut(&'static str, &PreTokenized),
+    ) -> crate::error::Result<PreTokenized> {
+        let mut ok = true;
+        let out = self.run(input, observe, &mut ok);
+        if ok {
+            Ok(out)
+        } else {
+            Err(crate::error::Error::Input(
+                "the reference fails on this text: a pre-tokenizer rewrites a piece that begins with chars a normalizer inserted before its start".into(),
+            ))
+        }
+    }
+
+    fn run(
+        &self,
+        input: PreTokenized,
+        observe: &mut dyn FnMut(&'static str, &PreTokenized),
+        #[allow(unused_variables)] ok: &mut bool,
+    ) -> PreTokenized {
         let out = match self {
             PreTokenizer::Bert => split_each(&input, |text, emit| bert::split(text, emit)),
             #[cfg(feature = "general")]
             PreTokenizer::Sequence(list) => {
-                return list.iter().fold(input, |acc, p| p.apply(acc, observe));
+                return list.iter().fold(input, |acc, p| p.run(acc, observe, ok));
             }
             #[cfg(feature = "general")]
-            PreTokenizer::ByteLevel(b) => b.apply(&input),
+            PreTokenizer::ByteLevel(b) => b.apply(&input, ok),
             #[cfg(feature = "general")]
             PreTokenizer::Metaspace(m) => m.apply(&input),
             #[cfg(feature = "general")]

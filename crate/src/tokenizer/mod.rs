@@ -279,7 +279,7 @@ impl Tokenizer {
             let text = AlignedText { text: ntext.to_owned(), orig: orig.to_vec() };
             let mut pre = PreTokenized { origin, ..PreTokenized::whole(text) };
             if let Some(p) = &self.pre_tokenizer {
-                pre = p.apply(pre, &mut |_, out| {
+                pre = p.try_apply(pre, &mut |_, out| {
                     let t1 = now_micros();
                     spent += t1 - t0;
                     if let Some(log) = st.pieces.as_mut() {
@@ -292,7 +292,7 @@ impl Tokenizer {
                     }
                     k += 1;
                     t0 = now_micros();
-                });
+                })?;
             }
             let t1 = now_micros();
             st.timings.0 += spent + (t1 - t0);
