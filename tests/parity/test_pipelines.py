@@ -703,6 +703,18 @@ REGRESSIONS = {
         ),
         ["a", "", "<x>", "<x>a", "é"],
     ),
+    # Prepend("") aligns the first char to the empty span at the start: a text of that char
+    # alone is rewritten at its end, past its chars (the reference fails).
+    "normalizer failure on inserted chars alone": (
+        _doc(
+            normalizer={
+                "type": "Sequence",
+                "normalizers": [{"type": "Prepend", "prepend": ""}, {"type": "Lowercase"}],
+            },
+            model=UNK_MODEL,
+        ),
+        ["A", "a", "", "AB", "<x>A"],
+    ),
     # Prepend("") aligns the first char to the empty span at the start; Metaspace's "first"
     # counts that as the start of the input (in the first segment only).
     "metaspace first after an inserted char": (

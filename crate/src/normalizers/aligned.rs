@@ -104,6 +104,29 @@ impl AlignedText {
         AlignedText { text, orig }
     }
 
+    /// [`AlignedText::transform_reporting`] of a piece a pre-tokenizer cut. A piece of
+    /// inserted chars alone stems from no input char, unlike normalized text of inserted chars
+    /// alone (whose input chars were all removed): the reference's rewrite then finds an
+    /// empty range at the piece's start, and its items go in front of the piece.
+    pub fn transform_piece_reporting(
+        &self,
+        items: impl IntoIterator<Item = (char, isize)>,
+        skip: usize,
+        ok: &mut bool,
+    ) -> Self {
+        if self.orig.is_empty() || self.orig.iter().any(|&o| o != AT_START) {
+            return self.transform_reporting(items, skip, ok);
+        }
+        let mut out = AlignedText::default();
+        for (c, _) in items {
+            out.text.push(c);
+            out.orig.push(AT_START);
+        }
+        out.text.push_str(&self.text);
+        out.orig.extend_from_slice(&self.orig);
+        out
+    }
+
     /// The reference's transform of a text that begins with chars aligned [`AT_START`]
     /// (see [`AlignedText::transform_reporting`]), which tracks positions in bytes.
     fn transform_after_insert(
@@ -113,19 +136,6 @@ impl AlignedText {
         ok: &mut bool,
     ) -> Self {
         let kept = self.orig.iter().take_while(|&&o| o == AT_START).count();
-        if kept == self.orig.len() {
-            // All of it was inserted (a piece a pre-tokenizer cut from inserted chars): the
-            // reference's range in it is empty, so the items go in front of it, and nothing
-            // is consumed.
-            let mut out = AlignedText::default();
-            for (c, _) in items {
-                out.text.push(c);
-                out.orig.push(AT_START);
-            }
-            out.text.push_str(&self.text);
-            out.orig.extend_from_slice(&self.orig);
-            return out;
-        }
         let starts: Vec<usize> = self.text.char_indices().map(|(b, _)| b).collect();
         let len = self.text.len();
         let kept_bytes = starts.get(kept).copied().unwrap_or(len);
@@ -236,10 +246,17 @@ mod tests {
     }
 
     #[test]
-    fn a_rewrite_of_inserted_chars_alone_goes_in_front() {
+    fn a_rewrite_of_inserted_chars_alone() {
         let t = AlignedText { text: "XY".into(), orig: vec![AT_START; 2] };
+        // Normalized text whose input chars were all removed: the rewrite's range is at the
+        // text's end, where the items find no char to replace.
         let mut ok = true;
-        let out = t.transform_reporting([('x', 0), ('y', 0), ('!', 1)], 0, &mut ok);
+        let out = t.transform_reporting([('x', 0), ('y', 0)], 0, &mut ok);
+        assert!(!ok);
+        assert_eq!(out.text, "XYxy");
+        // A piece cut from inserted chars: the range is at its start, nothing is replaced.
+        let mut ok = true;
+        let out = t.transform_piece_reporting([('x', 0), ('y', 0), ('!', 1)], 0, &mut ok);
         assert!(ok);
         assert_eq!((out.text.as_str(), out.orig.as_slice()), ("xy!XY", &[AT_START; 5][..]));
     }

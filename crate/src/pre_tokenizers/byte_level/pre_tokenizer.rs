@@ -32,7 +32,7 @@ impl ByteLevel {
                     // begins with inserted chars: astray, or failing.
                     let piece =
                         AlignedText { text: text[s..e].to_owned(), orig: (k..k + n).map(orig_at).collect() };
-                    let out = piece.transform_reporting(byte_items(&piece.text), 0, ok);
+                    let out = piece.transform_piece_reporting(byte_items(&piece.text), 0, ok);
                     for (c, &o) in out.text.chars().zip(&out.orig) {
                         b.push(c, o);
                     }
