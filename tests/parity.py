@@ -50,6 +50,20 @@ def encoding_diff(ours, ref, names=FIELDS) -> str | None:
     return "\n".join(out) or None
 
 
+def alignment_tokenizer(normalizer):
+    """A reference tokenizer that shows `normalizer`'s alignments: a pre-tokenizer that
+    isolates every char and a WordLevel model that knows only its unk token give one token per
+    normalized char, with that char's original offsets (the reference shows alignments only
+    through offsets)."""
+    from paths import reference
+
+    tk = reference()
+    tok = tk.Tokenizer(tk.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = tk.pre_tokenizers.Split(tk.Regex(r"[\s\S]"), "isolated")
+    return tok
+
+
 def describe_input(text, pair=None) -> str:
     s = f"text={codepoints(text)}"
     if pair is not None:

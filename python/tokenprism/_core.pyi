@@ -206,9 +206,11 @@ class Tokenizer:
     def token_to_id(self, token: str) -> int | None: ...
     def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
     def trace(self, text: str) -> dict[str, Any]:
-        """Every stage of one run: stages [{name, text, micros, runs}] (runs: the stage's
-        alignment to the input as (first, len, step) runs), alignment, pre_tokens
-        [{text, offsets}], tokens, ids, offsets, special_tokens_mask, micros, fast."""
+        """Every stage of one run: stages [{name, text, micros, runs}] (the input, then each
+        normalizer stage; runs: the stage's alignment to the input as (first, len, step)
+        runs), alignment, pre_tokenizer_stages [{name, pieces, micros}] (one per pre-tokenizer
+        component; pieces [{text, offsets}], the last stage's are pre_tokens), pre_tokens,
+        tokens, ids, offsets, special_tokens_mask, micros, fast."""
 
 class BpeTokenizer:
     """A byte-level BPE tokenizer (GPT-2, r50k/p50k, cl100k_base, o200k_base, Qwen3, Llama 3,

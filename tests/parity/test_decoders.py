@@ -21,14 +21,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenprism
+from components import METASPACE_CHARS, random_decoder
 from paths import reference
 
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
 
-METASPACE_CHARS = ["\u2581", "_", " ", "é", "a"]
 PIECES = ["", " ", "a", "hello", "\u2581", "\u2581\u2581", "##", "##ing", "</w>", "<pad>", "|"]
 PIECES += [" .", " ,", " n't", " 'm", " ' ", " do not", "'s", "東", "\U0001f600", "Ġ", "Ċ"]
-REGEXES = ["^", "$", r"\s+", "\u2581", "[aeiou]", "", "(?=b)", "a|b", r"\p{L}+"]
 
 
 def byte_level(bytes_: bytes) -> str:
@@ -64,43 +63,6 @@ def random_token(rng: random.Random) -> str:
     if k == 7:
         return chr(rng.choice([rng.randrange(0x80), rng.randrange(0x800), rng.randrange(0xD800)]))
     return rng.choice(PIECES)
-
-
-def random_decoder(rng: random.Random, depth: int = 0):
-    d = reference().decoders
-    kinds = ["ByteLevel", "WordPiece", "Metaspace", "BPEDecoder", "ByteFallback", "Fuse"]
-    kinds += ["Replace", "Strip", "CTC"]
-    if depth < 2:
-        kinds += ["Sequence"] * 3
-    kind = rng.choice(kinds)
-    if kind == "WordPiece":
-        return d.WordPiece(prefix=rng.choice(["##", "", "▁", "a"]), cleanup=rng.random() < 0.5)
-    if kind == "Metaspace":
-        return d.Metaspace(
-            replacement=rng.choice(METASPACE_CHARS),
-            prepend_scheme=rng.choice(["always", "first", "never"]),
-            split=rng.random() < 0.5,
-        )
-    if kind == "BPEDecoder":
-        return d.BPEDecoder(suffix=rng.choice(["</w>", "", "a", "▁", "##"]))
-    if kind == "Replace":
-        content = rng.choice(["", " ", "\u2581", "XY", "é"])
-        if rng.random() < 0.5:
-            return d.Replace(rng.choice(["\u2581", "", " ", "a", "##", "."]), content)
-        return d.Replace(reference().Regex(rng.choice(REGEXES)), content)
-    if kind == "Strip":
-        return d.Strip(
-            content=rng.choice(METASPACE_CHARS), left=rng.randint(0, 3), right=rng.randint(0, 3)
-        )
-    if kind == "CTC":
-        return d.CTC(
-            pad_token=rng.choice(["<pad>", "", "a", "▁"]),
-            word_delimiter_token=rng.choice(["|", "", " ", "▁"]),
-            cleanup=rng.random() < 0.5,
-        )
-    if kind == "Sequence":
-        return d.Sequence([random_decoder(rng, depth + 1) for _ in range(rng.randint(0, 4))])
-    return getattr(d, kind)()
 
 
 def check(ref, tokens: list[str], seed) -> None:

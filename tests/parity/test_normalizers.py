@@ -5,9 +5,8 @@ Each test builds reference normalizers with `tokenizers.normalizers` (random kin
 parameters from a seeded RNG), loads their JSON (`__getstate__`) into `tokenprism.Normalizer`
 and compares on generated strings and on every code point.
 
-The reference shows alignments only through offsets: a reference Tokenizer with the
-normalizer, a pre-tokenizer that isolates every char and a WordLevel model that knows only
-its unk token gives one token per normalized char, with that char's original offsets.
+The reference shows alignments only through offsets (parity.alignment_tokenizer: one token
+per normalized char, with that char's original offsets).
 
 Set TOKENPRISM_EXHAUSTIVE=1 for the long run: more random normalizers, and every code point
 through every normalizer with its alignment (a few minutes).
@@ -24,76 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenprism
-from parity import codepoints, first_diff
+from components import NORMALIZER_CHARS, random_normalizer
+from parity import alignment_tokenizer, codepoints, first_diff
 from paths import reference
 from strategies import native_text, text
 
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
-
-# Texts that exercise each normalizer: whitespace at the edges, marks, CJK, bytes of every
-# length, the metaspace char, regex metacharacters.
-CHARS = list(" \t\n\u3000aAbé\u0301\u0323e\u0130ßΣ東\U0001f600\u2581.*\\^$") + ["\u1df6", "\x01"]
-LITERALS = ["", " ", "a", "é", "\u2581", "  ", "ab", ".", "\\", "e\u0301", "東", "\n"]
-REGEXES = [
-    "^",
-    "$",
-    r"\s+",
-    r"\s",
-    "[aeiou]",
-    r"\p{L}+",
-    r"(?<=a)",
-    "a|b",
-    r"\d+",
-    ".",
-    "",
-    "(?=b)",
-    r"\p{Mn}",
-    "[^a-z]+",
-    " ?",
-]
-CONTENTS = ["", "\u2581", " ", "XY", "é", "東", "  ", "\U0001f600"]
-
-
-def random_normalizer(rng: random.Random, depth: int = 0):
-    """A reference normalizer of a random kind with random parameters."""
-    n = reference().normalizers
-    kinds = [
-        "Bert",
-        "NFC",
-        "NFD",
-        "NFKC",
-        "NFKD",
-        "Lowercase",
-        "StripAccents",
-        "Strip",
-        "Replace",
-        "Replace",
-        "Prepend",
-        "ByteLevel",
-        "Nmt",
-    ]
-    if depth < 2:
-        kinds += ["Sequence"] * 3
-    kind = rng.choice(kinds)
-    if kind == "Bert":
-        return n.BertNormalizer(
-            clean_text=rng.random() < 0.5,
-            handle_chinese_chars=rng.random() < 0.5,
-            strip_accents=rng.choice([None, True, False]),
-            lowercase=rng.random() < 0.5,
-        )
-    if kind == "Strip":
-        return n.Strip(left=rng.random() < 0.6, right=rng.random() < 0.6)
-    if kind == "Replace":
-        content = rng.choice(CONTENTS)
-        if rng.random() < 0.5:
-            return n.Replace(rng.choice(LITERALS + [rng.choice(CHARS)]), content)
-        return n.Replace(reference().Regex(rng.choice(REGEXES)), content)
-    if kind == "Prepend":
-        return n.Prepend(rng.choice(["\u2581", "", " ", "ab", "é"]))
-    if kind == "Sequence":
-        return n.Sequence([random_normalizer(rng, depth + 1) for _ in range(rng.randint(0, 4))])
-    return getattr(n, kind)()
 
 
 def normalizer_json(ref) -> str:
@@ -108,10 +43,7 @@ class Pair:
         self.json = normalizer_json(ref)
         self.ours = tokenprism.Normalizer.from_str(self.json)
         self.seed = seed
-        tk = reference()
-        self.tok = tk.Tokenizer(tk.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
-        self.tok.normalizer = ref
-        self.tok.pre_tokenizer = tk.pre_tokenizers.Split(tk.Regex(r"[\s\S]"), "isolated")
+        self.tok = alignment_tokenizer(ref)
 
     def check(self, text: str, alignments: bool = True) -> None:
         where = f"seed {self.seed}, normalizer {self.json}\ntext={codepoints(text)}"
@@ -138,7 +70,7 @@ def pair_of_seed(seed: int) -> Pair:
 
 
 seeds = st.integers(0, 2**32 - 1)
-any_text = st.one_of(text, native_text, st.text(st.sampled_from(CHARS), max_size=12))
+any_text = st.one_of(text, native_text, st.text(st.sampled_from(NORMALIZER_CHARS), max_size=12))
 
 
 @settings(

@@ -31,6 +31,8 @@ from hypothesis import strategies as st
 
 import strategies
 import tokenprism as tp
+from components import PRE_TOKENIZER_KINDS as KINDS
+from components import random_normalizer, random_pre_tokenizer
 from paths import reference
 
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
@@ -40,113 +42,10 @@ EXAMPLES = 5000 if EXHAUSTIVE else 500
 tk = reference()
 P = tk.pre_tokenizers
 
-BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
-# Literal Split patterns: separators, regex metachars (escaped by the reference), multi-char and
-# empty strings, chars that are several bytes or several code points.
-SPLIT_STRINGS = [" ", "-", ".", "ab", "", "a.b", "\\", "'s", "▁", "🙂", "é", "e\u0301", "$", "[",
-                 "(?", "-&~#", "\n", "  ", "1", "東"]  # fmt: skip
-# Regex Split patterns: the model files' own, lookarounds, empty matches, classes.
-SPLIT_REGEXES = [
-    r"\s+",
-    r"\s",
-    r"\p{L}+",
-    r"\d",
-    r"\p{N}{1,3}",
-    r"(?=a)",
-    r"",
-    r"a|",
-    r"\b",
-    r"[aeiou]",
-    r"(?i)ab",
-    r"$",
-    r"^",
-    r".",
-    r"\s+(?!\S)",
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    r"[\p{Han}\p{Hiragana}]+",
-    r"\X",
-    r"[^\x00-\x7f]",
-    r"(a)(b)?",
-]
-CHARS = [" ", "_", "-", "a", "▁", "é", "🙂", "\n", "\u3000", "1", "東", "\u0301"]
-
-
-def any_char(rng: random.Random) -> str:
-    while True:
-        c = rng.randrange(0x110000)
-        if not 0xD800 <= c <= 0xDFFF:
-            return chr(c)
-
-
-def draw_char(rng: random.Random) -> str:
-    return rng.choice(CHARS) if rng.random() < 0.8 else any_char(rng)
-
-
-def draw(kind: str, rng: random.Random, depth: int = 0):
-    """A reference pre-tokenizer of `kind` with random parameters."""
-    if kind == "BertPreTokenizer":
-        return P.BertPreTokenizer()
-    if kind == "ByteLevel":
-        return P.ByteLevel(
-            add_prefix_space=rng.random() < 0.5,
-            use_regex=rng.random() < 0.7,
-            trim_offsets=rng.random() < 0.5,
-        )
-    if kind == "Whitespace":
-        return P.Whitespace()
-    if kind == "WhitespaceSplit":
-        return P.WhitespaceSplit()
-    if kind == "Punctuation":
-        return P.Punctuation(rng.choice(BEHAVIORS))
-    if kind == "Split":
-        if rng.random() < 0.4:
-            pattern = rng.choice(SPLIT_STRINGS) if rng.random() < 0.8 else draw_char(rng)
-        else:
-            pattern = tk.Regex(rng.choice(SPLIT_REGEXES))
-        return P.Split(pattern, rng.choice(BEHAVIORS), invert=rng.random() < 0.3)
-    if kind == "Metaspace":
-        return P.Metaspace(
-            replacement=rng.choice(["▁", "▁", "_", " ", "a", "é", "🙂", "-"]),
-            prepend_scheme=rng.choice(["always", "first", "never"]),
-            split=rng.random() < 0.7,
-        )
-    if kind == "Digits":
-        return P.Digits(individual_digits=rng.random() < 0.5)
-    if kind == "CharDelimiterSplit":
-        return P.CharDelimiterSplit(draw_char(rng))
-    if kind == "UnicodeScripts":
-        return P.UnicodeScripts()
-    if kind == "FixedLength":
-        return P.FixedLength(length=rng.randint(1, 8))
-    if kind == "Sequence":
-        kinds = [k for k in KINDS if k != "Sequence" or depth == 0]
-        return P.Sequence(
-            [draw(rng.choice(kinds), rng, depth + 1) for _ in range(rng.randint(2, 4))]
-        )
-    raise AssertionError(kind)
-
-
-KINDS = [
-    "BertPreTokenizer",
-    "ByteLevel",
-    "Whitespace",
-    "WhitespaceSplit",
-    "Punctuation",
-    "Split",
-    "Metaspace",
-    "Digits",
-    "CharDelimiterSplit",
-    "UnicodeScripts",
-    "FixedLength",
-    "Sequence",
-]
-
 
 def pair(kind: str, seed: int):
     """(reference, ours, json) for the pre-tokenizer `draw` gives with `seed`."""
-    ref = draw(kind, random.Random(seed))
+    ref = random_pre_tokenizer(kind, random.Random(seed))
     js = ref.__getstate__().decode()
     return ref, tp.PreTokenizer.from_str(js), js
 
@@ -351,3 +250,79 @@ def test_one_stage_per_component():
     pt = P.Sequence([P.WhitespaceSplit(), P.Sequence([P.Digits(), P.Metaspace()]), P.ByteLevel()])
     ours = tp.PreTokenizer.from_str(pt.__getstate__().decode())
     assert ours.stages == ["whitespace_split", "digits", "metaspace", "byte_level"]
+
+
+# --- the trace's stages -----------------------------------------------------------------------
+
+
+def leaves(pt: dict) -> list[dict]:
+    """The components of a pre-tokenizer's JSON in order, nested Sequences flattened: the
+    trace's stages."""
+    if pt["type"] == "Sequence":
+        return [leaf for p in pt["pretokenizers"] for leaf in leaves(p)]
+    return [pt]
+
+
+# What encode does between normalizing and pre-tokenizing: it cuts the normalized text at the
+# added tokens, and so takes a slice of it even where there is none, which moves the slice's
+# start in the input to its first char's (a split that never matches does the same).
+SLICE = {"type": "Split", "pattern": {"Regex": "(?!)"}, "behavior": "Isolated", "invert": False}
+
+
+def reference_stage(normalizer, components: list[dict], text: str) -> list:
+    """The pieces (text, input char offsets) the reference's pipeline gives `text` after the
+    pre-tokenizer `components` in turn: `text` normalized, sliced as encode does, then
+    pre-tokenized in place. (The reference's Metaspace "first" asks where a piece starts in the
+    input, so this is not always `pre_tokenize_str` on the normalized text: NFKC's "⑩" gives
+    "1" and "0", both at the input's start.)"""
+    pretok = tk.PreTokenizedString(text)
+    if normalizer is not None:
+        pretok.normalize(normalizer.normalize)
+    ref_from_json({"type": "Sequence", "pretokenizers": [SLICE, *components]}).pre_tokenize(pretok)
+    splits = pretok.get_splits(offset_referential="original", offset_type="char")
+    return [(piece, tuple(offsets)) for piece, offsets, _ in splits]
+
+
+@hsettings(EXAMPLES // 2)
+@given(seed=st.integers(0, 2**32), text=texts)
+def test_trace_shows_each_stage(seed, text):
+    """Tokenizer.trace's pre-tokenizer stages: the pieces after stage k are what the reference
+    gives after the first k + 1 components, on the normalizer's output; the last stage's are
+    the pre-tokens. Without a normalizer, the last stage is `pre_tokenize_str`'s answer."""
+    rng = random.Random(seed)
+    normalizer = random_normalizer(rng) if rng.random() < 0.5 else None
+    kind = "Sequence" if rng.random() < 0.7 else rng.choice(KINDS)
+    pre = random_pre_tokenizer(kind, rng)
+    ref = tk.Tokenizer(tk.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    ref.normalizer = normalizer
+    ref.pre_tokenizer = pre
+    js = ref.to_str()
+    ours = tp.Tokenizer.from_str(js)
+    where = f"seed {seed}: {js}\ntext {text!r}"
+    components = leaves(json.loads(pre.__getstate__()))
+    try:
+        # The normalizer first: a failure inside reference_stage's callback would abort.
+        if normalizer is not None:
+            normalizer.normalize_str(text)
+        want = [
+            reference_stage(normalizer, components[: k + 1], text) for k in range(len(components))
+        ]
+    except BaseException as e:  # the reference fails on this text: ours too
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        with pytest.raises(ValueError):
+            ours.trace(text)
+        return
+    trace = ours.trace(text)
+    stages = trace["pre_tokenizer_stages"]
+    assert [s["name"] for s in stages] == tp.PreTokenizer.from_str(
+        pre.__getstate__().decode()
+    ).stages
+    assert len(stages) == len(components), where
+    for k, stage in enumerate(stages):
+        got = [(p["text"], tuple(p["offsets"])) for p in stage["pieces"]]
+        assert got == want[k], f"{where}\nstage {k} ({stage['name']}): ours {got}\nref {want[k]}"
+        assert stage["micros"] >= 0
+    assert stages[-1]["pieces"] == trace["pre_tokens"], where
+    if normalizer is None:
+        assert want[-1] == [(p, tuple(o)) for p, o in pre.pre_tokenize_str(text)]

@@ -104,6 +104,29 @@ impl AlignedText {
         AlignedText { text, orig }
     }
 
+    /// [`AlignedText::transform_reporting`] of a piece a pre-tokenizer cut. A piece of
+    /// inserted chars alone stems from no input char, unlike normalized text of inserted chars
+    /// alone (whose input chars were all removed): the reference's rewrite then finds an
+    /// empty range at the piece's start, and its items go in front of the piece.
+    pub fn transform_piece_reporting(
+        &self,
+        items: impl IntoIterator<Item = (char, isize)>,
+        skip: usize,
+        ok: &mut bool,
+    ) -> Self {
+        if self.orig.is_empty() || self.orig.iter().any(|&o| o != AT_START) {
+            return self.transform_reporting(items, skip, ok);
+        }
+        let mut out = AlignedText::default();
+        for (c, _) in items {
+            out.text.push(c);
+            out.orig.push(AT_START);
+        }
+        out.text.push_str(&self.text);
+        out.orig.extend_from_slice(&self.orig);
+        out
+    }
+
     /// The reference's transform of a text that begins with chars aligned [`AT_START`]
     /// (see [`AlignedText::transform_reporting`]), which tracks positions in bytes.
     fn transform_after_insert(
@@ -220,6 +243,22 @@ mod tests {
         let out = t.filter_reporting(|c| c != '\u{301}', &mut ok);
         assert!(ok);
         assert_eq!((out.text.as_str(), out.orig.as_slice()), ("XXe", &[AT_START, 0, 1][..]));
+    }
+
+    #[test]
+    fn a_rewrite_of_inserted_chars_alone() {
+        let t = AlignedText { text: "XY".into(), orig: vec![AT_START; 2] };
+        // Normalized text whose input chars were all removed: the rewrite's range is at the
+        // text's end, where the items find no char to replace.
+        let mut ok = true;
+        let out = t.transform_reporting([('x', 0), ('y', 0)], 0, &mut ok);
+        assert!(!ok);
+        assert_eq!(out.text, "XYxy");
+        // A piece cut from inserted chars: the range is at its start, nothing is replaced.
+        let mut ok = true;
+        let out = t.transform_piece_reporting([('x', 0), ('y', 0), ('!', 1)], 0, &mut ok);
+        assert!(ok);
+        assert_eq!((out.text.as_str(), out.orig.as_slice()), ("xy!XY", &[AT_START; 5][..]));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The small normalizers of a tokenizer.json: Strip, Prepend, ByteLevel and Nmt.
 
 use super::aligned::{AlignedText, AT_START};
-use crate::pre_tokenizers::byte_level::alphabet::byte_to_char;
+use crate::pre_tokenizers::byte_level::alphabet::byte_items;
 
 /// Strip: removes whitespace (Rust's `char::is_whitespace`) at the start and/or the end.
 /// (The steps that rewrite the whole text clear `ok` where the reference fails; see
@@ -51,13 +51,7 @@ pub fn byte_level(t: &AlignedText, ok: &mut bool) -> AlignedText {
     if t.text.is_empty() {
         return t.clone();
     }
-    let mut items = Vec::with_capacity(t.text.len());
-    for c in t.text.chars() {
-        for (i, &b) in c.encode_utf8(&mut [0; 4]).as_bytes().iter().enumerate() {
-            items.push((byte_to_char(b), (i > 0) as isize));
-        }
-    }
-    t.transform_reporting(items, 0, ok)
+    t.transform_reporting(byte_items(&t.text), 0, ok)
 }
 
 /// Nmt: removes ASCII control chars (and U+008F, U+009F), then maps some whitespace and

@@ -2,6 +2,7 @@
 //! in front of a piece, and each piece is cut before every replacement char.
 
 use super::{Builder, PreTokenized};
+use crate::normalizers::aligned::span;
 
 /// When Metaspace puts the replacement char in front of a piece that does not start with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,19 +43,20 @@ impl Metaspace {
     pub fn apply(&self, input: &PreTokenized) -> PreTokenized {
         let rep = self.replacement;
         let mut b =
-            Builder::with_capacity(input.text.text.len() + 3 * input.pieces.len(), input.text.orig.len());
+            Builder::after(input, input.text.text.len() + 3 * input.pieces.len(), input.text.orig.len());
         for i in 0..input.pieces.len() {
             let text = input.piece_text(i);
             let orig = input.piece_orig(i);
             let Some(first) = text.chars().next() else { continue };
             // "first" is decided by where the piece starts in the input: the reference asks
             // whether the piece's original offset is 0, and a piece's original start is the
-            // alignment of its first char.
+            // alignment of its first char (a char inserted before the text's start: the
+            // start of its segment).
             let prepend = first != ' '
                 && first != rep
                 && match self.prepend_scheme {
                     PrependScheme::Always => true,
-                    PrependScheme::First => orig[0] == 0,
+                    PrependScheme::First => span(&orig[..1], input.origin).0 == 0,
                     PrependScheme::Never => false,
                 };
             b.begin();
@@ -114,5 +116,13 @@ mod tests {
         assert_eq!(out.text.text, "ab");
         let out = m.apply(&PreTokenized::whole(AlignedText::new("ab")));
         assert_eq!(out.text.text, "▁ab");
+        // A first char inserted before the text (Prepend("") makes one) starts the input
+        // when its segment does.
+        let mut t = AlignedText::new("ab");
+        t.orig[0] = crate::normalizers::AT_START;
+        let out = m.apply(&PreTokenized::whole(t.clone()));
+        assert_eq!(out.text.text, "▁ab");
+        let out = m.apply(&PreTokenized { origin: 5, ..PreTokenized::whole(t) });
+        assert_eq!(out.text.text, "ab");
     }
 }

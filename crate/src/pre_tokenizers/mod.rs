@@ -106,6 +106,9 @@ pub fn pre_tokenize(pre_tokenizer: Option<&PreTokenizer>, text: &str, emit: impl
 pub struct PreTokenized {
     pub text: AlignedText,
     pub pieces: Vec<Piece>,
+    /// The input char that chars aligned [`crate::normalizers::AT_START`] stand for: where
+    /// the segment of the input this text was normalized from starts.
+    pub origin: u32,
 }
 
 impl PreTokenized {
@@ -116,7 +119,7 @@ impl PreTokenized {
         } else {
             vec![Piece { byte_start: 0, byte_end: text.text.len(), char_start: 0, char_end: text.orig.len() }]
         };
-        PreTokenized { text, pieces }
+        PreTokenized { text, pieces, origin: 0 }
     }
 
     /// The text of piece `i`.
@@ -141,11 +144,14 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub fn with_capacity(bytes: usize, chars: usize) -> Self {
+    /// A builder of the stage after `input` (whose origin it keeps), with room for `bytes`
+    /// bytes and `chars` chars.
+    pub fn after(input: &PreTokenized, bytes: usize, chars: usize) -> Self {
         Builder {
             out: PreTokenized {
                 text: AlignedText { text: String::with_capacity(bytes), orig: Vec::with_capacity(chars) },
                 pieces: Vec::new(),
+                origin: input.origin,
             },
             open: None,
         }
@@ -236,19 +242,49 @@ impl PreTokenizer {
 
     /// Splits every piece of `input`, calling `observe` after each stage (in the order of
     /// [`PreTokenizer::stage_names`]).
+    ///
+    /// Where the reference fails (ByteLevel's rewrite of a piece that begins with chars a
+    /// normalizer inserted before the text's start) this carries on;
+    /// [`PreTokenizer::try_apply`] reports it.
     pub fn apply(
         &self,
         input: PreTokenized,
         observe: &mut dyn FnMut(&'static str, &PreTokenized),
     ) -> PreTokenized {
+        self.run(input, observe, &mut true)
+    }
+
+    /// [`PreTokenizer::apply`], or an error where the reference fails.
+    pub fn try_apply(
+        &self,
+        input: PreTokenized,
+        observe: &mut dyn FnMut(&'static str, &PreTokenized),
+    ) -> crate::error::Result<PreTokenized> {
+        let mut ok = true;
+        let out = self.run(input, observe, &mut ok);
+        if ok {
+            Ok(out)
+        } else {
+            Err(crate::error::Error::Input(
+                "the reference fails on this text: a pre-tokenizer rewrites a piece that begins with chars a normalizer inserted before its start".into(),
+            ))
+        }
+    }
+
+    fn run(
+        &self,
+        input: PreTokenized,
+        observe: &mut dyn FnMut(&'static str, &PreTokenized),
+        #[allow(unused_variables)] ok: &mut bool,
+    ) -> PreTokenized {
         let out = match self {
             PreTokenizer::Bert => split_each(&input, |text, emit| bert::split(text, emit)),
             #[cfg(feature = "general")]
             PreTokenizer::Sequence(list) => {
-                return list.iter().fold(input, |acc, p| p.apply(acc, observe));
+                return list.iter().fold(input, |acc, p| p.run(acc, observe, ok));
             }
             #[cfg(feature = "general")]
-            PreTokenizer::ByteLevel(b) => b.apply(&input),
+            PreTokenizer::ByteLevel(b) => b.apply(&input, ok),
             #[cfg(feature = "general")]
             PreTokenizer::Metaspace(m) => m.apply(&input),
             #[cfg(feature = "general")]
@@ -292,7 +328,7 @@ impl PreTokenizer {
 /// pieces) to every piece of `input`: `split(piece_text, emit)` emits sub-pieces relative to
 /// the piece.
 pub fn split_each(input: &PreTokenized, mut split: impl FnMut(&str, &mut dyn FnMut(Piece))) -> PreTokenized {
-    let mut b = Builder::with_capacity(input.text.text.len(), input.text.orig.len());
+    let mut b = Builder::after(input, input.text.text.len(), input.text.orig.len());
     for p in &input.pieces {
         let text = &input.text.text[p.byte_start..p.byte_end];
         split(text, &mut |q| {
@@ -311,7 +347,7 @@ pub fn split_each(input: &PreTokenized, mut split: impl FnMut(&str, &mut dyn FnM
 /// outside them is dropped, and empty ranges add nothing.
 #[cfg(feature = "general")]
 fn cut_each(input: &PreTokenized, mut cut: impl FnMut(&str, &mut dyn FnMut(usize, usize))) -> PreTokenized {
-    let mut b = Builder::with_capacity(input.text.text.len(), input.text.orig.len());
+    let mut b = Builder::after(input, input.text.text.len(), input.text.orig.len());
     for p in &input.pieces {
         let text = &input.text.text[p.byte_start..p.byte_end];
         // Chars are counted from the end of the previous range on: linear in the piece.
@@ -437,6 +473,7 @@ mod tests {
                 Piece { byte_start: 5, byte_end: 7, char_start: 4, char_end: 6 },
             ],
             text: t,
+            origin: 0,
         };
         let pt =
             load(r#"{"type":"Split","pattern":{"String":"-"},"behavior":"MergedWithNext","invert":false}"#);

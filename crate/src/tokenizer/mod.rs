@@ -20,7 +20,8 @@ use self::added::{AddedMatcher, Segment};
 pub use self::batch::FlatIds;
 pub use self::encoding::{Encoding, TokenTexts};
 pub use self::padding::{Padding, PaddingStrategy};
-pub use self::trace::{FastTrace, PreTokenTrace, StageTrace, Trace};
+use self::trace::PieceLog;
+pub use self::trace::{FastTrace, PreTokenTrace, PreTokenizerStageTrace, StageTrace, Trace};
 pub use self::truncation::{Direction, Truncation, TruncationStrategy};
 use crate::clock::now_micros;
 pub use crate::decoders::Decoder;
@@ -115,8 +116,14 @@ impl Tokenizer {
         }
     }
 
-    /// Normalizes one raw segment whose first char is input char `char_start`.
-    fn normalize_segment(&self, text: &str, char_start: usize, observer: &mut Observer) -> AlignedText {
+    /// Normalizes one raw segment whose first char is input char `char_start`; an error where
+    /// the reference fails on it.
+    fn normalize_segment(
+        &self,
+        text: &str,
+        char_start: usize,
+        observer: &mut Observer,
+    ) -> Result<AlignedText> {
         let mut input = AlignedText::new(text);
         for o in &mut input.orig {
             *o += char_start as u32;
@@ -125,7 +132,7 @@ impl Tokenizer {
             Some(n) => {
                 let mut t0 = now_micros();
                 let mut k = 0;
-                n.apply(input, &mut |name, t| {
+                n.try_apply(input, &mut |name, t| {
                     let t1 = now_micros();
                     if let Some(obs) = observer.as_mut() {
                         obs(k, name, t, t1 - t0);
@@ -134,7 +141,7 @@ impl Tokenizer {
                     t0 = now_micros();
                 })
             }
-            None => input,
+            None => Ok(input),
         }
     }
 
@@ -147,6 +154,15 @@ impl Tokenizer {
         v
     }
 
+    /// The names of the trace's pre-tokenizer stages: one per component.
+    pub fn pre_tokenizer_stage_names(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if let Some(p) = &self.pre_tokenizer {
+            p.stage_names(&mut v);
+        }
+        v
+    }
+
     /// Encodes one input without post-processing: tokens with their offsets into `text`.
     pub(crate) fn encode_single(
         &self,
@@ -154,7 +170,7 @@ impl Tokenizer {
         type_id: u32,
         seq: u32,
         mut observer: Observer,
-        mut pre_tokens: Option<&mut Vec<PreTokenTrace>>,
+        mut pieces: Option<&mut PieceLog>,
         timings: &mut (f64, f64),
     ) -> Result<Encoding> {
         let mut enc = Encoding::default();
@@ -193,15 +209,15 @@ impl Tokenizer {
                         obs(k, name, &t, 0.0);
                     }
                 }
-                if let Some(p) = pre_tokens.as_mut() {
-                    p.push(PreTokenTrace { text: raw.to_owned(), offsets: off });
+                if let Some(p) = pieces.as_mut() {
+                    p.push_whole(PreTokenTrace { text: raw.to_owned(), offsets: off });
                 }
                 enc.push_token(self.added[i].id, Some(&Arc::from(raw)), off, word_idx);
                 word_idx += 1;
                 continue;
             }
             if observer.is_none()
-                && pre_tokens.is_none()
+                && pieces.is_none()
                 && self.fused_ok()
                 && self.encode_segment_fused(
                     raw,
@@ -217,7 +233,7 @@ impl Tokenizer {
             let mut staged = Staged {
                 input: text,
                 observer: &mut observer,
-                pre_tokens: &mut pre_tokens,
+                pieces: &mut pieces,
                 enc: &mut enc,
                 word_idx: &mut word_idx,
                 scratch: &mut scratch,
@@ -241,7 +257,7 @@ impl Tokenizer {
     /// pre-tokenizer, model. The oracle the fused path is tested against, and what the trace
     /// shows.
     fn encode_segment_staged(&self, raw: &str, char_start: usize, st: &mut Staged) -> Result<()> {
-        let norm = self.normalize_segment(raw, char_start, st.observer);
+        let norm = self.normalize_segment(raw, char_start, st.observer)?;
         for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
             let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
             let orig = &norm.orig[nseg.char_start..nseg.char_start + ntext.chars().count()];
@@ -250,25 +266,41 @@ impl Tokenizer {
             }
             if let Some(i) = nseg.added {
                 let off = span(orig, char_start as u32);
-                if let Some(p) = st.pre_tokens.as_mut() {
-                    p.push(PreTokenTrace { text: ntext.to_owned(), offsets: off });
+                if let Some(p) = st.pieces.as_mut() {
+                    p.push_whole(PreTokenTrace { text: ntext.to_owned(), offsets: off });
                 }
                 st.enc.push_token(self.added[i].id, Some(&Arc::from(ntext)), off, *st.word_idx);
                 *st.word_idx += 1;
                 continue;
             }
-            let t0 = now_micros();
-            let mut pre = PreTokenized::whole(AlignedText { text: ntext.to_owned(), orig: orig.to_vec() });
+            let origin = char_start as u32;
+            // The stages' times leave out the trace's recording of their pieces.
+            let (mut t0, mut spent, mut k) = (now_micros(), 0.0, 0);
+            let text = AlignedText { text: ntext.to_owned(), orig: orig.to_vec() };
+            let mut pre = PreTokenized { origin, ..PreTokenized::whole(text) };
             if let Some(p) = &self.pre_tokenizer {
-                pre = p.apply(pre, &mut |_, _| {});
+                pre = p.try_apply(pre, &mut |_, out| {
+                    let t1 = now_micros();
+                    spent += t1 - t0;
+                    if let Some(log) = st.pieces.as_mut() {
+                        let stage = &mut log.stages[k];
+                        stage.micros += t1 - t0;
+                        stage.pieces.extend((0..out.pieces.len()).map(|i| PreTokenTrace {
+                            text: out.piece_text(i).to_owned(),
+                            offsets: span(out.piece_orig(i), origin),
+                        }));
+                    }
+                    k += 1;
+                    t0 = now_micros();
+                })?;
             }
             let t1 = now_micros();
-            st.timings.0 += t1 - t0;
-            let origin = char_start as u32;
+            st.timings.0 += spent + (t1 - t0);
             for i in 0..pre.pieces.len() {
                 let (word, worig) = (pre.piece_text(i), pre.piece_orig(i));
-                if let Some(pt) = st.pre_tokens.as_mut() {
-                    pt.push(PreTokenTrace { text: word.to_owned(), offsets: span(worig, origin) });
+                if let Some(log) = st.pieces.as_mut() {
+                    log.pre_tokens
+                        .push(PreTokenTrace { text: word.to_owned(), offsets: span(worig, origin) });
                 }
                 match self.model.wordpiece() {
                     // WordPiece's own sink gives char ranges, without the byte-range detour.
@@ -590,7 +622,7 @@ struct Staged<'a, 'o, 'p> {
     /// The whole input (offsets that the pre-token cannot place are read in it).
     input: &'a str,
     observer: &'a mut Observer<'o>,
-    pre_tokens: &'a mut Option<&'p mut Vec<PreTokenTrace>>,
+    pieces: &'a mut Option<&'p mut PieceLog>,
     enc: &'a mut Encoding,
     word_idx: &'a mut u32,
     scratch: &'a mut crate::models::wordpiece::Scratch,

@@ -46,13 +46,44 @@ pub struct PreTokenTrace {
     pub offsets: (u32, u32),
 }
 
+/// One stage of the pre-tokenizer (each component of a Sequence is one): the pieces after
+/// it, and how long it took.
+#[derive(Clone, Debug, Serialize)]
+pub struct PreTokenizerStageTrace {
+    pub name: &'static str,
+    pub pieces: Vec<PreTokenTrace>,
+    pub micros: f64,
+}
+
+/// What a traced run gathers after the normalizer: the pieces after each pre-tokenizer stage,
+/// and the pre-tokens the model gets.
+#[derive(Debug, Default)]
+pub(crate) struct PieceLog {
+    pub stages: Vec<PreTokenizerStageTrace>,
+    pub pre_tokens: Vec<PreTokenTrace>,
+}
+
+impl PieceLog {
+    /// A piece no pre-tokenizer sees (an added token): as it is in every stage.
+    pub fn push_whole(&mut self, piece: PreTokenTrace) {
+        for s in &mut self.stages {
+            s.pieces.push(piece.clone());
+        }
+        self.pre_tokens.push(piece);
+    }
+}
+
 /// Everything the page shows about one run of the pipeline on one input.
 #[derive(Clone, Debug, Serialize)]
 pub struct Trace {
-    /// raw, clean, cjk, nfd, strip_accents, lowercase (a disabled step repeats its input).
+    /// "raw", then one per normalizer stage (BertNormalizer: clean, cjk, nfd, strip_accents,
+    /// lowercase; a disabled step repeats its input).
     pub stages: Vec<StageTrace>,
     /// For each char of the final normalized text, the index of the input char it came from.
     pub alignment: Vec<u32>,
+    /// One per pre-tokenizer component, in order (none without a pre-tokenizer); the last
+    /// one's pieces are `pre_tokens`.
+    pub pre_tokenizer_stages: Vec<PreTokenizerStageTrace>,
     pub pre_tokens: Vec<PreTokenTrace>,
     pub pre_tokenize_micros: f64,
     pub model_micros: f64,
@@ -107,9 +138,16 @@ impl Tokenizer {
                 alignment.extend_from_slice(&t.orig);
             }
         };
-        let mut pre_tokens = Vec::new();
+        let mut pieces = PieceLog {
+            stages: self
+                .pre_tokenizer_stage_names()
+                .into_iter()
+                .map(|name| PreTokenizerStageTrace { name, pieces: Vec::new(), micros: 0.0 })
+                .collect(),
+            pre_tokens: Vec::new(),
+        };
         let mut timings = (0.0, 0.0);
-        let a = self.encode_single(text, 0, 0, Some(&mut observer), Some(&mut pre_tokens), &mut timings)?;
+        let a = self.encode_single(text, 0, 0, Some(&mut observer), Some(&mut pieces), &mut timings)?;
         let enc = crate::processors::post_process(
             self.post_processor.as_ref(),
             self.model.vocab_r(),
@@ -121,7 +159,8 @@ impl Tokenizer {
         Ok(Trace {
             stages,
             alignment,
-            pre_tokens,
+            pre_tokenizer_stages: pieces.stages,
+            pre_tokens: pieces.pre_tokens,
             pre_tokenize_micros: timings.0,
             model_micros: timings.1,
             tokens: enc.tokens().into_iter().map(str::to_owned).collect(),
@@ -176,5 +215,72 @@ impl Tokenizer {
             stats,
             normalize_micros,
         })
+    }
+}
+
+#[cfg(all(test, feature = "general"))]
+mod tests {
+    use super::*;
+
+    fn tokenizer(normalizer: &str, pre_tokenizer: &str) -> Tokenizer {
+        Tokenizer::from_json_str(&format!(
+            r#"{{"normalizer": {normalizer}, "pre_tokenizer": {pre_tokenizer},
+                "added_tokens": [{{"id": 1, "content": "<x>", "special": true}}],
+                "model": {{"type": "WordLevel", "vocab": {{"[UNK]": 0}}, "unk_token": "[UNK]"}}}}"#
+        ))
+        .unwrap()
+    }
+
+    fn pieces(stage: &PreTokenizerStageTrace) -> Vec<(&str, (u32, u32))> {
+        stage.pieces.iter().map(|p| (p.text.as_str(), p.offsets)).collect()
+    }
+
+    #[test]
+    fn one_pre_tokenizer_stage_per_component() {
+        let t = tokenizer(
+            r#"{"type": "Lowercase"}"#,
+            r#"{"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"},
+                {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": true}]},
+                {"type": "Metaspace", "replacement": "_", "prepend_scheme": "first", "split": true}]}"#,
+        );
+        let tr = t.trace("Ab12 <x>c d").unwrap();
+        let names: Vec<_> = tr.pre_tokenizer_stages.iter().map(|s| s.name).collect();
+        assert_eq!(names, ["whitespace_split", "digits", "metaspace"]);
+        // The added token splits the input in two segments; it is a piece of every stage.
+        let [split, digits, meta] = &tr.pre_tokenizer_stages[..] else { panic!("three stages") };
+        assert_eq!(pieces(split), [("ab12", (0, 4)), ("<x>", (5, 8)), ("c", (8, 9)), ("d", (10, 11))]);
+        assert_eq!(
+            pieces(digits),
+            [("ab", (0, 2)), ("1", (2, 3)), ("2", (3, 4)), ("<x>", (5, 8)), ("c", (8, 9)), ("d", (10, 11))]
+        );
+        // "first": only the first piece of the first segment gets the prefix.
+        assert_eq!(pieces(meta)[0], ("_ab", (0, 2)));
+        assert_eq!(pieces(meta)[4], ("c", (8, 9)));
+        let last: Vec<_> = tr.pre_tokens.iter().map(|p| (p.text.as_str(), p.offsets)).collect();
+        assert_eq!(pieces(meta), last);
+        assert!(tr.pre_tokenizer_stages.iter().all(|s| s.micros >= 0.0));
+    }
+
+    #[test]
+    fn no_pre_tokenizer_no_stage() {
+        let tr = tokenizer("null", "null").trace("a b").unwrap();
+        assert!(tr.pre_tokenizer_stages.is_empty());
+        assert_eq!(tr.pre_tokens.len(), 1);
+    }
+
+    /// The reference rewrites the text after "^"'s insertion with items computed for the
+    /// whole text, and indexes past its end (a panic): encode and trace fail alike.
+    #[test]
+    fn a_normalizer_the_reference_fails_on_fails_the_pipeline() {
+        let t = tokenizer(
+            r#"{"type": "Sequence", "normalizers": [
+                {"type": "Replace", "pattern": {"Regex": "^"}, "content": "XY"}, {"type": "NFD"}]}"#,
+            "null",
+        );
+        assert!(t.encode("a", None, true).is_err());
+        assert!(t.trace("a").is_err());
+        assert!(t.encode_batch(&[("a", None)], true).is_err());
+        // The empty text has nothing to rewrite.
+        assert!(t.encode("", None, true).is_ok());
     }
 }

@@ -80,6 +80,9 @@ function trim(trace, text, cap) {
     trace[key] = keep.map((k) => trace[key][k]);
   }
   trace.pre_tokens = trace.pre_tokens.filter((p) => p.offsets[0] < cap);
+  for (const stage of trace.pre_tokenizer_stages) {
+    stage.pieces = stage.pieces.filter((p) => p.offsets[0] < cap);
+  }
   if (trace.fast) {
     const capBytes = utf8Length(cpPrefix(text, cap));
     trace.fast.stats.blocks = trace.fast.stats.blocks.filter(([at]) => at < capBytes);

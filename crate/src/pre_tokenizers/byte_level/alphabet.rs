@@ -8,6 +8,20 @@ pub fn byte_to_char(b: u8) -> char {
     BYTE_TO_CHAR[b as usize]
 }
 
+/// The reference's rewrite of `text` into byte-level chars, as the `(char, change)` items of
+/// [`crate::normalizers::AlignedText::transform`]: each char's first byte replaces it, its
+/// other bytes are inserted after it.
+#[cfg(feature = "general")]
+pub fn byte_items(text: &str) -> Vec<(char, isize)> {
+    let mut items = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        for (i, &b) in c.encode_utf8(&mut [0; 4]).as_bytes().iter().enumerate() {
+            items.push((byte_to_char(b), (i > 0) as isize));
+        }
+    }
+    items
+}
+
 static BYTE_TO_CHAR: [char; 256] = {
     let mut t = ['\0'; 256];
     let mut next = 0x100u32;

@@ -1,13 +1,15 @@
 //! The ByteLevel pre-tokenizer of a tokenizer.json: an optional space in front of each piece,
 //! GPT-2's split pattern, then every byte written as its char of the byte-level alphabet.
 
-use super::alphabet::byte_to_char;
+use super::alphabet::{byte_items, byte_to_char};
 use super::{ByteLevel, Pattern};
+use crate::normalizers::{AlignedText, AT_START};
 use crate::pre_tokenizers::{Builder, PreTokenized};
 
 impl ByteLevel {
-    pub fn apply(&self, input: &PreTokenized) -> PreTokenized {
-        let mut b = Builder::with_capacity(2 * input.text.text.len(), 2 * input.text.orig.len());
+    /// Clears `ok` where the reference fails (see [`AlignedText::transform_reporting`]).
+    pub fn apply(&self, input: &PreTokenized, ok: &mut bool) -> PreTokenized {
+        let mut b = Builder::after(input, 2 * input.text.text.len(), 2 * input.text.orig.len());
         let mut text = String::new();
         for i in 0..input.pieces.len() {
             let piece = input.piece_text(i);
@@ -23,15 +25,27 @@ impl ByteLevel {
             // The split's ranges tile the text in order: count chars as they go by.
             let mut k = 0;
             let mut write = |s: usize, e: usize| {
+                let n = text[s..e].chars().count();
                 b.begin();
-                for c in text[s..e].chars() {
-                    let o = orig_at(k);
-                    let mut buf = [0u8; 4];
-                    for &byte in c.encode_utf8(&mut buf).as_bytes() {
-                        b.push(byte_to_char(byte), o);
+                if s < e && orig_at(k) == AT_START {
+                    // The reference rewrites such a piece as it does normalized text that
+                    // begins with inserted chars: astray, or failing.
+                    let piece =
+                        AlignedText { text: text[s..e].to_owned(), orig: (k..k + n).map(orig_at).collect() };
+                    let out = piece.transform_piece_reporting(byte_items(&piece.text), 0, ok);
+                    for (c, &o) in out.text.chars().zip(&out.orig) {
+                        b.push(c, o);
                     }
-                    k += 1;
+                } else {
+                    for (c, j) in text[s..e].chars().zip(k..) {
+                        let o = orig_at(j);
+                        let mut buf = [0u8; 4];
+                        for &byte in c.encode_utf8(&mut buf).as_bytes() {
+                            b.push(byte_to_char(byte), o);
+                        }
+                    }
                 }
+                k += n;
                 b.end();
             };
             if self.use_regex {
@@ -47,10 +61,9 @@ impl ByteLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalizers::AlignedText;
 
     fn run(bl: ByteLevel, text: &str) -> Vec<(String, Vec<u32>)> {
-        let out = bl.apply(&PreTokenized::whole(AlignedText::new(text)));
+        let out = bl.apply(&PreTokenized::whole(AlignedText::new(text)), &mut true);
         (0..out.pieces.len()).map(|i| (out.piece_text(i).to_owned(), out.piece_orig(i).to_vec())).collect()
     }
 
@@ -66,5 +79,27 @@ mod tests {
         assert_eq!(out, ["Ġit", "'s", "Ġ", "Ġok"]);
         let bl = ByteLevel { add_prefix_space: false, trim_offsets: false, use_regex: false };
         assert_eq!(run(bl, "a b\n"), [("aĠbĊ".to_owned(), vec![0, 1, 2, 3])]);
+    }
+
+    /// A piece that begins with chars inserted before the text (a Replace of "^" makes
+    /// them): the reference rewrites it as normalizers rewrite such text.
+    #[test]
+    fn pieces_that_begin_before_the_text() {
+        let bl = ByteLevel { add_prefix_space: false, trim_offsets: false, use_regex: true };
+        let mut t = AlignedText::new("XY:");
+        t.orig = vec![AT_START, AT_START, 0];
+        // GPT-2's pattern cuts "XY" from ":": inserted chars alone get their rewrite in front
+        // of them.
+        let mut ok = true;
+        let out = bl.apply(&PreTokenized::whole(t.clone()), &mut ok);
+        assert!(ok);
+        assert_eq!(out.piece_text(0), "XYXY");
+        assert_eq!(out.piece_orig(0), [AT_START; 4]);
+        assert_eq!((out.piece_text(1), out.piece_orig(1)), (":", &[0][..]));
+        // Without the pattern, "XY:" is one piece: its rewrite runs past its end.
+        let bl = ByteLevel { use_regex: false, ..bl };
+        let mut ok = true;
+        bl.apply(&PreTokenized::whole(t), &mut ok);
+        assert!(!ok);
     }
 }
