@@ -38,6 +38,7 @@ import strategies as S
 from components import (
     PRE_TOKENIZER_KINDS,
     any_char,
+    leaves,
     random_decoder,
     random_normalizer,
     random_pre_tokenizer,
@@ -301,13 +302,8 @@ POST_PROCESSORS = [
 
 
 def _components(state: dict | None, kind: str) -> list[dict]:
-    """Every component of type `kind` in a normalizer's or pre-tokenizer's JSON, nested
-    Sequences included."""
-    if not state:
-        return []
-    inner = state.get("normalizers") or state.get("pretokenizers") or []
-    found = [state] if state.get("type") == kind else []
-    return found + [c for s in inner for c in _components(s, kind)]
+    """Every component of type `kind` in a normalizer's or pre-tokenizer's JSON."""
+    return [c for c in leaves(state) if c["type"] == kind]
 
 
 def fitting_decoders(state: dict) -> list:
