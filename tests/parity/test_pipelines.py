@@ -98,10 +98,17 @@ def _sentencepiece_normalizer(rng):
     return n.Sequence([n.Prepend(SPACE), n.Replace(" ", SPACE)])
 
 
+def _accent_folding(rng):
+    """Decomposition, accents stripped, lowercase: the sequence many files write out."""
+    n = tk().normalizers
+    return n.Sequence([rng.choice([n.NFD, n.NFKD])(), n.StripAccents(), n.Lowercase()])
+
+
 NORMALIZERS = [
     lambda rng: None,
     lambda rng: None,
     _bert_normalizer,
+    _accent_folding,
     random_normalizer,
     random_normalizer,
     random_normalizer,
