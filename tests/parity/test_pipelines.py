@@ -13,10 +13,10 @@ parity tests of each component use), the Precompiled char maps of the Unigram fi
 coherent families of real files (GPT-2's byte level, SentencePiece's metaspace and byte
 fallback, BERT's), whose decoders fit their models.
 
-200 pipelines per run, EXAMPLES strings each plus corpus lines. The seed is printed on
-failure; TOKENPRISM_PIPELINE_SEED=<seed> replays it, TOKENPRISM_PIPELINES=<n> runs more
-pipelines (a longer local run), TOKENPRISM_PIPELINE_DUMP=<path> writes the failing pipeline's
-tokenizer.json there.
+200 pipelines per run, EXAMPLES strings each plus corpus lines, in about a minute. The seed
+is printed on failure; TOKENPRISM_PIPELINE_SEED=<seed> replays it, TOKENPRISM_PIPELINES=<n>
+runs more pipelines (a longer local run), TOKENPRISM_PIPELINE_DUMP=<path> writes the failing
+pipeline's tokenizer.json there.
 
 To cover a new component, add a drawing function to the slot's list (NORMALIZERS, ...): each takes
 the RNG and returns a reference component (or None).
