@@ -229,3 +229,14 @@ def random_decoder(rng: random.Random, depth: int = 0):
     if kind == "Sequence":
         return d.Sequence([random_decoder(rng, depth + 1) for _ in range(rng.randint(0, 4))])
     return getattr(d, kind)()
+
+
+def leaves(component: dict | None) -> list[dict]:
+    """The components in a normalizer's or pre-tokenizer's JSON, in order, nested Sequences
+    flattened (the stages the trace shows)."""
+    if not component:
+        return []
+    if component["type"] == "Sequence":
+        inner = component.get("normalizers") or component.get("pretokenizers") or []
+        return [leaf for c in inner for leaf in leaves(c)]
+    return [component]

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 import strategies
 import tokenprism as tp
 from components import PRE_TOKENIZER_KINDS as KINDS
-from components import random_normalizer, random_pre_tokenizer
+from components import leaves, random_normalizer, random_pre_tokenizer
 from paths import reference
 
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
@@ -253,14 +253,6 @@ def test_one_stage_per_component():
 
 
 # --- the trace's stages -----------------------------------------------------------------------
-
-
-def leaves(pt: dict) -> list[dict]:
-    """The components of a pre-tokenizer's JSON in order, nested Sequences flattened: the
-    trace's stages."""
-    if pt["type"] == "Sequence":
-        return [leaf for p in pt["pretokenizers"] for leaf in leaves(p)]
-    return [pt]
 
 
 # What encode does between normalizing and pre-tokenizing: it cuts the normalized text at the
