@@ -6,6 +6,8 @@ The data is fetched and built by `./build.sh setup` (never committed):
     <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/data/corpora.py)
     <data>/unigram/{t5,xlmr,bytes}/{spm.model,tokenizer.json}, <data>/unigram/mon/tokenizer.json
                                                      (scripts/data/unigram_data.py)
+    <data>/bpe/*.tiktoken, <data>/bpe/{gpt2,qwen3,llama3.2,deepseek-v4}/tokenizer.json
+                                                     (scripts/data/bpe_data.sh)
 
 <data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. A missing file fails the test (it is
 never skipped): a parity suite that silently skips proves nothing.
@@ -71,8 +73,19 @@ def reference():
 
 
 def bpe_dir() -> Path:
-    """The byte-level BPE files (scripts/data/bpe_data.sh): *.tiktoken, gpt2/ and qwen3/."""
+    """The byte-level BPE files (scripts/data/bpe_data.sh): *.tiktoken and the folders of
+    BPE_JSON_FILES."""
     return data_dir() / "bpe"
+
+
+# The byte-level BPE tokenizer.json files (scripts/data/bpe_data.sh), each <bpe_dir>/<name>/.
+BPE_JSON_FILES = ("gpt2", "qwen3", "llama3.2", "deepseek-v4")
+
+
+def bpe_json(name: str) -> Path:
+    if name not in BPE_JSON_FILES:
+        raise ValueError(f"unknown byte-level BPE file {name!r}")
+    return require(bpe_dir() / name / "tokenizer.json")
 
 
 def tiktoken_module():

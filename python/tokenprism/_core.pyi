@@ -168,14 +168,14 @@ class Tokenizer:
 
 class BpeTokenizer:
     """A byte-level BPE tokenizer (GPT-2, r50k/p50k, cl100k_base, o200k_base, Qwen3, Llama 3,
-    ...), shaped like tiktoken.Encoding; ids identical to tiktoken and tokenizers.
+    DeepSeek V4, ...), shaped like tiktoken.Encoding; ids identical to tiktoken and tokenizers.
     encode_full gives tokenizers' Encoding (offsets, masks, the post-processor's tokens)."""
 
     @staticmethod
     def from_tiktoken_file(
         path: str | PathLike[str],
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"] | None = None,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "deepseek"] | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer:
         """A .tiktoken rank file; `name` (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
@@ -184,7 +184,7 @@ class BpeTokenizer:
     def from_tiktoken_bytes(
         data: bytes,
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"] | None = None,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "deepseek"] | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer: ...
     @staticmethod
@@ -195,10 +195,14 @@ class BpeTokenizer:
     @property
     def name(self) -> str: ...
     @property
-    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"]: ...
+    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "deepseek"]: ...
     @property
-    def pat_str(self) -> str:
-        """The regex the hand-written pre-tokenizer reproduces."""
+    def pat_str(self) -> str | None:
+        """The regex the hand-written pre-tokenizer reproduces; None when it reproduces several
+        splits in turn (DeepSeek V4)."""
+    @property
+    def split_regexes(self) -> list[str]:
+        """The regexes the pre-tokenizer reproduces, each splitting the pieces of the one before."""
     @property
     def normalizer(self) -> Literal["NFC"] | None:
         """NFC (as tokenizers computes it, Unicode 9.0 results) for Qwen; None otherwise."""

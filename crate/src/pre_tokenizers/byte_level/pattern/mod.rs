@@ -1,5 +1,5 @@
-//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k, Qwen and Llama 3, each as a
-//! hand-written matcher instead of a backtracking regex.
+//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k, Qwen, Llama 3 and DeepSeek V4,
+//! each as a hand-written matcher instead of a backtracking regex.
 //!
 //! Each matcher answers one question: "a match starts at `i`; where does it end?" The loop
 //! in [`Pattern::split`] calls it until the text is consumed. These patterns match every char
@@ -17,8 +17,10 @@
 
 use super::classes::{at, L, LOW, N, O, P, UP, WS};
 
+mod deepseek;
 mod o200k;
 
+pub use deepseek::{deepseek, DEEPSEEK_REGEXES};
 pub(crate) use o200k::is_cjk_ideograph;
 pub use o200k::o200k;
 #[cfg(test)]
@@ -40,6 +42,9 @@ pub enum Pattern {
     /// Llama 3: cl100k's older spelling, which lacks `\s++$`: a whitespace run that ends the
     /// text is split after its last newline (cl100k keeps it whole).
     Llama3,
+    /// DeepSeek V4: three splits in turn (numbers, Han and kana, then a pattern that keeps
+    /// letters and marks together), see [`deepseek()`].
+    DeepSeek,
 }
 
 /// GPT-2's pattern as Hugging Face's ByteLevel pre-tokenizer writes it (Oniguruma).
@@ -72,22 +77,24 @@ pub const QWEN_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p
 /// kept by tokenizer.json conversions of cl100k.
 pub const LLAMA3_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
-/// Spellings of the patterns found in the wild that denote the same splits.
-const ALIASES: &[(&str, Pattern)] = &[
-    (GPT2_REGEX, Pattern::Gpt2),
-    (R50K_REGEX, Pattern::Gpt2),
-    (r"'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+", Pattern::Gpt2),
-    (CL100K_REGEX, Pattern::Cl100k),
-    (O200K_REGEX, Pattern::O200k),
-    (QWEN_REGEX, Pattern::Qwen),
-    (LLAMA3_REGEX, Pattern::Llama3),
+/// Spellings of the patterns found in the wild that denote the same splits: the regexes of
+/// the splits applied in turn.
+const ALIASES: &[(&[&str], Pattern)] = &[
+    (&[GPT2_REGEX], Pattern::Gpt2),
+    (&[R50K_REGEX], Pattern::Gpt2),
+    (&[r"'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"], Pattern::Gpt2),
+    (&[CL100K_REGEX], Pattern::Cl100k),
+    (&[O200K_REGEX], Pattern::O200k),
+    (&[QWEN_REGEX], Pattern::Qwen),
+    (&[LLAMA3_REGEX], Pattern::Llama3),
+    (&DEEPSEEK_REGEXES, Pattern::DeepSeek),
 ];
 
 impl Pattern {
-    pub const ALL: [Pattern; 5] =
-        [Pattern::Gpt2, Pattern::Cl100k, Pattern::O200k, Pattern::Qwen, Pattern::Llama3];
+    pub const ALL: [Pattern; 6] =
+        [Pattern::Gpt2, Pattern::Cl100k, Pattern::O200k, Pattern::Qwen, Pattern::Llama3, Pattern::DeepSeek];
 
-    /// Short name: "gpt2", "cl100k", "o200k", "qwen" or "llama3".
+    /// Short name: "gpt2", "cl100k", "o200k", "qwen", "llama3" or "deepseek".
     pub fn name(self) -> &'static str {
         match self {
             Pattern::Gpt2 => "gpt2",
@@ -95,6 +102,7 @@ impl Pattern {
             Pattern::O200k => "o200k",
             Pattern::Qwen => "qwen",
             Pattern::Llama3 => "llama3",
+            Pattern::DeepSeek => "deepseek",
         }
     }
 
@@ -108,24 +116,28 @@ impl Pattern {
             "o200k" | "o200k_base" | "o200k_harmony" => Pattern::O200k,
             "qwen" | "qwen2" | "qwen3" => Pattern::Qwen,
             "llama3" | "llama-3" => Pattern::Llama3,
+            "deepseek" | "deepseek-v4" | "deepseek_v4" => Pattern::DeepSeek,
             _ => return None,
         })
     }
 
-    /// The regex this matcher reproduces (tiktoken's spelling for the OpenAI patterns).
-    pub fn regex(self) -> &'static str {
+    /// The regexes this matcher reproduces, each splitting the pieces of the one before
+    /// (tiktoken's spelling for the OpenAI patterns; one regex for all but DeepSeek V4).
+    pub fn regexes(self) -> &'static [&'static str] {
         match self {
-            Pattern::Gpt2 => GPT2_REGEX,
-            Pattern::Cl100k => CL100K_REGEX,
-            Pattern::O200k => O200K_REGEX,
-            Pattern::Qwen => QWEN_REGEX,
-            Pattern::Llama3 => LLAMA3_REGEX,
+            Pattern::Gpt2 => &[GPT2_REGEX],
+            Pattern::Cl100k => &[CL100K_REGEX],
+            Pattern::O200k => &[O200K_REGEX],
+            Pattern::Qwen => &[QWEN_REGEX],
+            Pattern::Llama3 => &[LLAMA3_REGEX],
+            Pattern::DeepSeek => &DEEPSEEK_REGEXES,
         }
     }
 
-    /// The pattern a regex string denotes, if it is one of the known spellings.
-    pub fn from_regex(regex: &str) -> Option<Pattern> {
-        ALIASES.iter().find(|(r, _)| *r == regex).map(|&(_, p)| p)
+    /// The pattern that splitting by these regexes in turn denotes, if they are one of the
+    /// known spellings.
+    pub fn from_regexes(regexes: &[&str]) -> Option<Pattern> {
+        ALIASES.iter().find(|(r, _)| *r == regexes).map(|&(_, p)| p)
     }
 
     /// End of the match that starts at byte `i` of `s` (`i < s.len()`, a char boundary).
@@ -137,6 +149,7 @@ impl Pattern {
             Pattern::O200k => o200k(s, i),
             Pattern::Qwen => qwen(s, i),
             Pattern::Llama3 => llama3(s, i),
+            Pattern::DeepSeek => deepseek(s, i),
         }
     }
 
@@ -152,6 +165,7 @@ impl Pattern {
             Pattern::O200k => tile(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile(text.as_bytes(), qwen, f),
             Pattern::Llama3 => tile(text.as_bytes(), llama3, f),
+            Pattern::DeepSeek => tile(text.as_bytes(), deepseek, f),
         }
     }
 
@@ -165,6 +179,7 @@ impl Pattern {
             Pattern::O200k => tile_skipping(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile_skipping(text.as_bytes(), qwen, f),
             Pattern::Llama3 => tile_skipping(text.as_bytes(), llama3, f),
+            Pattern::DeepSeek => tile_skipping(text.as_bytes(), deepseek, f),
         }
     }
 

@@ -469,7 +469,107 @@ fn marks_split_words_of_pointed_and_indic_text() {
 #[test]
 fn regex_spellings() {
     for p in Pattern::ALL {
-        assert_eq!(Pattern::from_regex(p.regex()), Some(p));
+        assert_eq!(Pattern::from_regexes(p.regexes()), Some(p));
         assert_eq!(Pattern::parse(p.name()), Some(p));
     }
+}
+
+#[test]
+fn deepseek_splits() {
+    let p = Pattern::DeepSeek;
+    assert_eq!(pieces(p, "Hello world"), ["Hello", " world"]);
+    assert_eq!(pieces(p, "it's 'sa"), ["it", "'s", " '", "sa"]);
+    assert_eq!(pieces(p, "1234567 x"), ["123", "456", "7", " x"]);
+    assert_eq!(pieces(p, "a 1"), ["a", " ", "1"]);
+    assert_eq!(pieces(p, "中文abc 日本語"), ["中文", "abc", " ", "日本語"]);
+    assert_eq!(pieces(p, "naïve e\u{301}x"), ["naïve", " e\u{301}x"]);
+    assert_eq!(pieces(p, "..abc (foo) ¡¿x"), ["..", "abc", " (", "foo", ")", " ¡¿", "x"]);
+    assert_eq!(pieces(p, "a  \n\n b"), ["a", "  \n\n", " b"]);
+    assert_eq!(pieces(p, "\u{200d}\u{200d}ab"), ["\u{200d}", "\u{200d}ab"]);
+    // U+9FA6 is Han but outside the second split's range; U+309B (Sk) is inside it.
+    assert_eq!(pieces(p, "\u{9fa5}\u{9fa6}"), ["\u{9fa5}", "\u{9fa6}"]);
+    assert_eq!(pieces(p, "か\u{309b}き"), ["か", "\u{309b}", "き"]);
+}
+
+/// The three regexes of DeepSeek V4 as the reference applies them: a Sequence of Splits
+/// (behavior Isolated) on Oniguruma, the reference's engine.
+#[cfg(feature = "general")]
+fn deepseek_splits_by_regex() -> crate::pre_tokenizers::PreTokenizer {
+    use crate::pre_tokenizers::split::{Split, SplitDelimiterBehavior, SplitPattern};
+    crate::pre_tokenizers::PreTokenizer::Sequence(
+        DEEPSEEK_REGEXES
+            .iter()
+            .map(|r| {
+                let split = Split::new(SplitPattern::Regex(r.to_string()), SplitDelimiterBehavior::Isolated, false);
+                crate::pre_tokenizers::PreTokenizer::Split(split.expect("the pattern compiles"))
+            })
+            .collect(),
+    )
+}
+
+#[cfg(feature = "general")]
+fn assert_deepseek_is_its_splits(reference: &crate::pre_tokenizers::PreTokenizer, text: &str) -> usize {
+    let mut want = Vec::new();
+    crate::pre_tokenizers::pre_tokenize(Some(reference), text, |p| want.push((p.byte_start, p.byte_end)));
+    let got = Pattern::DeepSeek.split(text);
+    if got != want {
+        let k = got.iter().zip(&want).take_while(|(a, b)| a == b).count();
+        let show = |v: &[(usize, usize)]| v.iter().skip(k).take(3).map(|&(a, b)| &text[a..b]).collect::<Vec<_>>();
+        panic!("{text:?}: piece {k}: ours {:?}, the splits {:?}", show(&got), show(&want));
+    }
+    want.len()
+}
+
+/// Every code point, in contexts that put it next to what each branch asks about: a digit,
+/// a Han char and a kana, ASCII punctuation and letters, spaces and newlines, a mark, a
+/// control, and the end of the text.
+#[cfg(feature = "general")]
+#[test]
+fn deepseek_is_its_splits_on_every_code_point() {
+    let reference = deepseek_splits_by_regex();
+    let contexts = ["1{c}'s\r\n.{c}", "中{c}{c}!x {c}\u{301}", "\u{200d}{c}あ  {c}"];
+    let mut chars = Vec::new();
+    super::super::classes::for_each_char(|cp, _| chars.push(char::from_u32(cp).expect("a scalar value")));
+    let mut n = 0;
+    for context in contexts {
+        for chunk in chars.chunks(2048) {
+            let text: String = chunk.iter().map(|c| context.replace("{c}", c.encode_utf8(&mut [0; 4]))).collect();
+            n += assert_deepseek_is_its_splits(&reference, &text);
+        }
+    }
+    assert!(n > 5_000_000, "{n}");
+}
+
+/// Random texts of the chars where the branches and the three splits meet: every range edge
+/// of the second split, numbers of several scripts, marks, controls and format chars,
+/// unassigned and private-use code points, every kind of whitespace, ASCII punctuation
+/// before letters, and non-ASCII punctuation and symbols.
+#[cfg(feature = "general")]
+#[test]
+fn deepseek_is_its_splits_on_random_texts() {
+    const ALPHABET: &[&str] = &[
+        "a", "Z", "é", "ß", "Ж", "ب", "\u{64e}", "\u{301}", "\u{93f}", "ʰ", "1", "٣", "½", "Ⅻ", "𝟙", " ", " ",
+        "  ", "\t", "\n", "\r", "\r\n", "\u{a0}", "\u{3000}", "\u{2028}", "\u{85}", "\x0b", "'", "!", ".", "(",
+        "-", "_", "`", "~", "$", "«", "—", "€", "、", "。", "\u{309b}", "\u{30a0}", "\u{30fb}", "\u{30fc}",
+        "\u{3099}", "\u{3040}", "\u{3097}", "\u{303f}", "\u{3100}", "\u{4dff}", "\u{4e00}", "中", "\u{9fa5}",
+        "\u{9fa6}", "\u{9fff}", "あ", "ア", "ｱ", "가", "😀", "\u{200d}", "\u{200b}", "\u{feff}", "\x00", "\x7f",
+        "\u{e000}", "\u{378}", "\u{10ffff}", "\u{1f3fb}", "s", "t", "ll",
+    ];
+    let reference = deepseek_splits_by_regex();
+    let mut n = 0;
+    for seed in [1, 2, 3] {
+        for text in random_texts(seed, 30, |r, _| ALPHABET[(r >> 7) as usize % ALPHABET.len()]) {
+            n += assert_deepseek_is_its_splits(&reference, &text);
+        }
+    }
+    assert!(n > 300_000, "{n}");
+}
+
+/// `is_han_kana` is the second split's class on every code point.
+#[test]
+fn han_kana_is_the_second_class() {
+    super::super::classes::for_each_char(|cp, s| {
+        let want = (0x3040..=0x30FF).contains(&cp) || (0x4E00..=0x9FA5).contains(&cp);
+        assert_eq!(deepseek::is_han_kana(s, 0), want, "U+{cp:04X}");
+    });
 }
