@@ -168,7 +168,9 @@ fn pre_tokenizer(p: &Value) -> Result<(Pattern, bool)> {
             let steps = p.get("pretokenizers").and_then(Value::as_array).cloned().unwrap_or_default();
             let kinds: Vec<&str> = steps.iter().map(type_of).collect();
             let Some((bl, splits)) = steps.split_last().filter(|(bl, splits)| {
-                type_of(bl) == "ByteLevel" && !splits.is_empty() && splits.iter().all(|s| type_of(s) == "Split")
+                type_of(bl) == "ByteLevel"
+                    && !splits.is_empty()
+                    && splits.iter().all(|s| type_of(s) == "Split")
             }) else {
                 return Err(unsupported(format!(
                     "pre_tokenizer.pretokenizers: a sequence {kinds:?}, not Splits then a ByteLevel"
@@ -182,14 +184,17 @@ fn pre_tokenizer(p: &Value) -> Result<(Pattern, bool)> {
             }
             let mut regexes = Vec::with_capacity(splits.len());
             for (k, split) in splits.iter().enumerate() {
-                let regex = split.get("pattern").and_then(|v| v.get("Regex")).and_then(Value::as_str).ok_or_else(
-                    || {
-                        unsupported(format!(
+                let regex =
+                    split.get("pattern").and_then(|v| v.get("Regex")).and_then(Value::as_str).ok_or_else(
+                        || {
+                            unsupported(format!(
                             "pre_tokenizer.pretokenizers[{k}].pattern: a Split on a string instead of a regex"
                         ))
-                    },
-                )?;
-                if split.get("behavior").and_then(Value::as_str) != Some("Isolated") || flag(split, "invert", false) {
+                        },
+                    )?;
+                if split.get("behavior").and_then(Value::as_str) != Some("Isolated")
+                    || flag(split, "invert", false)
+                {
                     return Err(unsupported(format!(
                         "pre_tokenizer.pretokenizers[{k}].behavior: a Split whose behavior is not Isolated"
                     )));

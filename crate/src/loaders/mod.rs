@@ -2,5 +2,6 @@
 
 pub mod hf_bpe;
 pub(crate) mod json;
+pub mod tekken;
 pub mod tiktoken;
 pub mod tokenizer_json;

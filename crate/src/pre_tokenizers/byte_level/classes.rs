@@ -237,7 +237,8 @@ mod tests {
         assert_eq!(f('!'), O | P | PS);
         assert_eq!(f('\''), O | P | PS);
         assert_eq!(f('€'), O | P | PS);
-        assert_eq!(f('\u{309B}'), O | P | PS); // Sk, in DeepSeek V4's kana range
+        // Sk, in DeepSeek V4's kana range.
+        assert_eq!(f('\u{309B}'), O | P | PS);
         // New in Unicode 16.0 (Garay capital letter A): the references know it as Lu.
         assert_eq!(f('\u{10D50}'), L | UP);
     }

@@ -245,6 +245,54 @@ impl BpeTokenizer {
         })
     }
 
+    /// A tokenizer from Mistral's `tekken.json` (see [`crate::loaders::tekken`]): the ids
+    /// mistral-common's `Tekkenizer.encode` gives, as [`BpeTokenizer::encode_ordinary`]. With
+    /// `add_special_tokens`, `<s>` goes before each input (`encode(text, bos=True, eos=False)`).
+    pub fn from_tekken_json(json: &str) -> Result<BpeTokenizer> {
+        let tekken = crate::loaders::tekken::parse(json)?;
+        let model = Model::from_ranks(tekken.tokens)?;
+        let added: Vec<AddedToken> = tekken
+            .specials
+            .iter()
+            .enumerate()
+            .map(|(id, t)| AddedToken::new(t.as_str(), id as u32, true))
+            .collect();
+        let post_processor = added.iter().find(|t| &*t.content == "<s>").map(|bos| {
+            let bos_def =
+                processors::SpecialTokenDef { ids: vec![bos.id], tokens: vec![bos.content.clone()] };
+            let special = |type_id| processors::TemplatePiece::Special { id: "<s>".into(), type_id };
+            let seq = |seq, type_id| processors::TemplatePiece::Sequence { seq, type_id };
+            PostProcessor::Template {
+                single: vec![special(0), seq(0, 0)],
+                pair: vec![special(0), seq(0, 0), special(1), seq(1, 1)],
+                specials: [("<s>".to_string(), bos_def)].into(),
+            }
+        });
+        Ok(BpeTokenizer {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            name: "tekken".to_string(),
+            pattern: tekken.pattern,
+            model,
+            nfc: false,
+            add_prefix_space: false,
+            whole: WholeToken::Always,
+            added: AddedTokens::new(added)?,
+            template_ids: processors::single_template_ids(post_processor.as_ref()),
+            post_processor,
+            token_texts: OnceLock::new(),
+        })
+    }
+
+    /// A tokenizer from a Hugging Face `tokenizer.json` or a Mistral `tekken.json`, whichever
+    /// `json` is.
+    pub fn from_json(json: &str) -> Result<BpeTokenizer> {
+        if crate::loaders::tekken::is_tekken(json) {
+            BpeTokenizer::from_tekken_json(json)
+        } else {
+            BpeTokenizer::from_hf_json(json)
+        }
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -393,7 +441,8 @@ impl BpeTokenizer {
             return;
         }
         // o200k and DeepSeek V4 keep marks in their words: their words need no spans.
-        if !matches!(self.pattern, Pattern::O200k | Pattern::DeepSeek) && spans::marks_split_words(segment.as_bytes())
+        if !matches!(self.pattern, Pattern::O200k | Pattern::DeepSeek)
+            && spans::marks_split_words(segment.as_bytes())
         {
             self.encode_spans(segment, out, w);
             return;

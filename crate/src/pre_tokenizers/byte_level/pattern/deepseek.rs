@@ -21,17 +21,30 @@
 use super::super::classes::{at, LOW, N, P, PS, UP, WS};
 use super::{ascii_run, numbers, ws_run, AsciiClass};
 
-/// The three patterns, in the order they split (DeepSeek V4's tokenizer.json).
+/// The three patterns, in the order they split, as DeepSeek V4's tokenizer.json spells them
+/// (with a carriage return and a line feed, not their escapes, inside three classes).
 pub const DEEPSEEK_REGEXES: [&str; 3] = [
     r"\p{N}{1,3}",
-    r"[一-龥぀-ゟ゠-ヿ]+",
+    "[一-龥\u{3040}-ゟ゠-ヿ]+",
     concat!(
         r##"[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"##,
-        r"|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+",
-        r"| ?[\p{P}\p{S}]+[\r\n]*",
-        r"|\s*[\r\n]+",
-        r"|\s+(?!\S)",
-        r"|\s+",
+        "|[^\r\n",
+        r"\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+",
+        r"| ?[\p{P}\p{S}]+",
+        "[\r\n]*",
+        r"|\s*",
+        "[\r\n]+",
+        r"|\s+(?!\S)|\s+",
+    ),
+];
+
+/// The same with `\r` and `\n` escaped, as Oniguruma reads it alike.
+pub(super) const DEEPSEEK_REGEXES_ESCAPED: [&str; 3] = [
+    DEEPSEEK_REGEXES[0],
+    DEEPSEEK_REGEXES[1],
+    concat!(
+        r##"[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"##,
+        r"|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
     ),
 ];
 

@@ -1,5 +1,5 @@
-//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k, Qwen, Llama 3 and DeepSeek V4,
-//! each as a hand-written matcher instead of a backtracking regex.
+//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k, Qwen, Llama 3, DeepSeek V4 and
+//! Mistral's Tekken, each as a hand-written matcher instead of a backtracking regex.
 //!
 //! Each matcher answers one question: "a match starts at `i`; where does it end?" The loop
 //! in [`Pattern::split`] calls it until the text is consumed. These patterns match every char
@@ -22,9 +22,9 @@ mod o200k;
 
 pub use deepseek::{deepseek, DEEPSEEK_REGEXES};
 pub(crate) use o200k::is_cjk_ideograph;
-pub use o200k::o200k;
 #[cfg(test)]
 pub(crate) use o200k::o200k_general;
+pub use o200k::{o200k, tekken};
 #[cfg(test)]
 use o200k::{o200k_ascii, o200k_lower, o200k_two_byte};
 
@@ -42,6 +42,8 @@ pub enum Pattern {
     /// Llama 3: cl100k's older spelling, which lacks `\s++$`: a whitespace run that ends the
     /// text is split after its last newline (cl100k keeps it whole).
     Llama3,
+    /// Mistral's Tekken: o200k's pattern without contractions, numbers one by one.
+    Tekken,
     /// DeepSeek V4: three splits in turn (numbers, Han and kana, then a pattern that keeps
     /// letters and marks together), see [`deepseek()`].
     DeepSeek,
@@ -70,6 +72,13 @@ pub const O200K_REGEX: &str = concat!(
     "|",
     r"\s+",
 );
+/// Mistral's Tekken (the `pattern` of its tekken.json files).
+pub const TEKKEN_REGEX: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
+    r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+);
 /// Qwen2/2.5/3's Split pattern (their tokenizer.json).
 pub const QWEN_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
@@ -87,14 +96,23 @@ const ALIASES: &[(&[&str], Pattern)] = &[
     (&[O200K_REGEX], Pattern::O200k),
     (&[QWEN_REGEX], Pattern::Qwen),
     (&[LLAMA3_REGEX], Pattern::Llama3),
+    (&[TEKKEN_REGEX], Pattern::Tekken),
     (&DEEPSEEK_REGEXES, Pattern::DeepSeek),
+    (&deepseek::DEEPSEEK_REGEXES_ESCAPED, Pattern::DeepSeek),
 ];
 
 impl Pattern {
-    pub const ALL: [Pattern; 6] =
-        [Pattern::Gpt2, Pattern::Cl100k, Pattern::O200k, Pattern::Qwen, Pattern::Llama3, Pattern::DeepSeek];
+    pub const ALL: [Pattern; 7] = [
+        Pattern::Gpt2,
+        Pattern::Cl100k,
+        Pattern::O200k,
+        Pattern::Qwen,
+        Pattern::Llama3,
+        Pattern::Tekken,
+        Pattern::DeepSeek,
+    ];
 
-    /// Short name: "gpt2", "cl100k", "o200k", "qwen", "llama3" or "deepseek".
+    /// Short name: "gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken" or "deepseek".
     pub fn name(self) -> &'static str {
         match self {
             Pattern::Gpt2 => "gpt2",
@@ -102,6 +120,7 @@ impl Pattern {
             Pattern::O200k => "o200k",
             Pattern::Qwen => "qwen",
             Pattern::Llama3 => "llama3",
+            Pattern::Tekken => "tekken",
             Pattern::DeepSeek => "deepseek",
         }
     }
@@ -116,6 +135,7 @@ impl Pattern {
             "o200k" | "o200k_base" | "o200k_harmony" => Pattern::O200k,
             "qwen" | "qwen2" | "qwen3" => Pattern::Qwen,
             "llama3" | "llama-3" => Pattern::Llama3,
+            "tekken" => Pattern::Tekken,
             "deepseek" | "deepseek-v4" | "deepseek_v4" => Pattern::DeepSeek,
             _ => return None,
         })
@@ -130,6 +150,7 @@ impl Pattern {
             Pattern::O200k => &[O200K_REGEX],
             Pattern::Qwen => &[QWEN_REGEX],
             Pattern::Llama3 => &[LLAMA3_REGEX],
+            Pattern::Tekken => &[TEKKEN_REGEX],
             Pattern::DeepSeek => &DEEPSEEK_REGEXES,
         }
     }
@@ -149,6 +170,7 @@ impl Pattern {
             Pattern::O200k => o200k(s, i),
             Pattern::Qwen => qwen(s, i),
             Pattern::Llama3 => llama3(s, i),
+            Pattern::Tekken => tekken(s, i),
             Pattern::DeepSeek => deepseek(s, i),
         }
     }
@@ -165,6 +187,7 @@ impl Pattern {
             Pattern::O200k => tile(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile(text.as_bytes(), qwen, f),
             Pattern::Llama3 => tile(text.as_bytes(), llama3, f),
+            Pattern::Tekken => tile(text.as_bytes(), tekken, f),
             Pattern::DeepSeek => tile(text.as_bytes(), deepseek, f),
         }
     }
@@ -179,6 +202,7 @@ impl Pattern {
             Pattern::O200k => tile_skipping(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile_skipping(text.as_bytes(), qwen, f),
             Pattern::Llama3 => tile_skipping(text.as_bytes(), llama3, f),
+            Pattern::Tekken => tile_skipping(text.as_bytes(), tekken, f),
             Pattern::DeepSeek => tile_skipping(text.as_bytes(), deepseek, f),
         }
     }

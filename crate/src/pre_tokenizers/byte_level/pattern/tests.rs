@@ -52,9 +52,9 @@ fn o200k_splits() {
     assert_eq!(pieces(p, "'s"), ["'s"]);
 }
 
-/// The ASCII path of o200k gives the general matcher's match wherever it answers, at every
-/// char of random texts that mix ASCII classes (contractions, slashes, newlines, runs of
-/// every kind) with non-ASCII chars next to them.
+/// The ASCII path of o200k (and Tekken) gives the general matcher's match wherever it answers,
+/// at every char of random texts that mix ASCII classes (contractions, slashes, newlines, runs
+/// of every kind) with non-ASCII chars next to them.
 #[test]
 fn o200k_ascii_path_matches_general() {
     let alphabet = [
@@ -99,16 +99,22 @@ fn o200k_ascii_path_matches_general() {
         "\u{17f}",
     ];
     // Mostly ASCII (the first 28), so that ASCII matches meet non-ASCII chars only now and then.
-    let answered = fast_path_answers(o200k_ascii, &alphabet, 28, 4, 11, 30_000, 16);
+    let answered =
+        fast_path_answers(o200k_ascii::<false>, o200k_general::<false>, &alphabet, 28, 4, 11, 30_000, 16);
+    assert!(answered > 100_000, "{answered}");
+    let answered =
+        fast_path_answers(o200k_ascii::<true>, o200k_general::<true>, &alphabet, 28, 4, 12, 30_000, 16);
     assert!(answered > 100_000, "{answered}");
 }
 
 /// Runs `fast` at every ASCII char of `texts` random texts (seed `seed`, under `max_chars`
 /// chars from `alphabet`, one in `every` from all of it, the others from its first
-/// `common`) and asserts that wherever it answers, the general o200k matcher agrees.
+/// `common`) and asserts that wherever it answers, the `general` matcher agrees.
 /// Returns how many times it answered.
+#[allow(clippy::too_many_arguments)]
 fn fast_path_answers(
     fast: fn(&[u8], usize) -> Option<usize>,
+    general: fn(&[u8], usize) -> usize,
     alphabet: &[&str],
     common: usize,
     every: u64,
@@ -131,14 +137,14 @@ fn fast_path_answers(
         for i in (0..s.len()).filter(|&i| s[i] < 0x80) {
             if let Some(e) = fast(s, i) {
                 answered += 1;
-                assert_eq!(e, o200k_general(s, i), "{text:?} at {i}");
+                assert_eq!(e, general(s, i), "{text:?} at {i}");
             }
         }
     }
     answered
 }
 
-/// Wherever `o200k_two_byte` answers, it agrees with the general matcher: at every ASCII
+/// Wherever `o200k_two_byte` answers, it agrees with the general matcher (o200k's and Tekken's): at every ASCII
 /// char of random texts of 2-byte letters of every kind (Lu, Ll, Lt, Lm, Lo, marks: in UP
 /// only, LOW only, both), next to ASCII and 3-byte letters, 2-byte non-letters, digits,
 /// spaces, punctuation and contractions (also with U+017F, which folds to `s`).
@@ -150,7 +156,11 @@ fn o200k_two_byte_path_matches_general() {
         "×", "«", "中", "ア", "😀",
     ];
     // Mostly 2-byte letters and spaces (the first 23), so that long words occur.
-    let answered = fast_path_answers(o200k_two_byte, &alphabet, 23, 3, 23, 100_000, 14);
+    let answered =
+        fast_path_answers(o200k_two_byte::<false>, o200k_general::<false>, &alphabet, 23, 3, 23, 100_000, 14);
+    assert!(answered > 30_000, "{answered}");
+    let answered =
+        fast_path_answers(o200k_two_byte::<true>, o200k_general::<true>, &alphabet, 23, 3, 24, 100_000, 14);
     assert!(answered > 30_000, "{answered}");
 }
 
@@ -491,16 +501,18 @@ fn deepseek_splits() {
     assert_eq!(pieces(p, "か\u{309b}き"), ["か", "\u{309b}", "き"]);
 }
 
-/// The three regexes of DeepSeek V4 as the reference applies them: a Sequence of Splits
-/// (behavior Isolated) on Oniguruma, the reference's engine.
+/// A pattern's regexes as the reference applies them: a Sequence of Splits (behavior
+/// Isolated) on Oniguruma, the engine of `tokenizers` (tiktoken's fancy-regex reads these two
+/// patterns alike: no `$`, no possessive quantifier).
 #[cfg(feature = "general")]
-fn deepseek_splits_by_regex() -> crate::pre_tokenizers::PreTokenizer {
+fn splits_by_regex(p: Pattern) -> crate::pre_tokenizers::PreTokenizer {
     use crate::pre_tokenizers::split::{Split, SplitDelimiterBehavior, SplitPattern};
     crate::pre_tokenizers::PreTokenizer::Sequence(
-        DEEPSEEK_REGEXES
+        p.regexes()
             .iter()
             .map(|r| {
-                let split = Split::new(SplitPattern::Regex(r.to_string()), SplitDelimiterBehavior::Isolated, false);
+                let split =
+                    Split::new(SplitPattern::Regex(r.to_string()), SplitDelimiterBehavior::Isolated, false);
                 crate::pre_tokenizers::PreTokenizer::Split(split.expect("the pattern compiles"))
             })
             .collect(),
@@ -508,36 +520,46 @@ fn deepseek_splits_by_regex() -> crate::pre_tokenizers::PreTokenizer {
 }
 
 #[cfg(feature = "general")]
-fn assert_deepseek_is_its_splits(reference: &crate::pre_tokenizers::PreTokenizer, text: &str) -> usize {
+fn assert_splits_as_regex(p: Pattern, reference: &crate::pre_tokenizers::PreTokenizer, text: &str) -> usize {
     let mut want = Vec::new();
-    crate::pre_tokenizers::pre_tokenize(Some(reference), text, |p| want.push((p.byte_start, p.byte_end)));
-    let got = Pattern::DeepSeek.split(text);
+    crate::pre_tokenizers::pre_tokenize(Some(reference), text, |q| want.push((q.byte_start, q.byte_end)));
+    let got = p.split(text);
     if got != want {
         let k = got.iter().zip(&want).take_while(|(a, b)| a == b).count();
-        let show = |v: &[(usize, usize)]| v.iter().skip(k).take(3).map(|&(a, b)| &text[a..b]).collect::<Vec<_>>();
-        panic!("{text:?}: piece {k}: ours {:?}, the splits {:?}", show(&got), show(&want));
+        let show =
+            |v: &[(usize, usize)]| v.iter().skip(k).take(3).map(|&(a, b)| &text[a..b]).collect::<Vec<_>>();
+        panic!("{p:?} {text:?}: piece {k}: ours {:?}, the regex {:?}", show(&got), show(&want));
     }
     want.len()
 }
 
-/// Every code point, in contexts that put it next to what each branch asks about: a digit,
-/// a Han char and a kana, ASCII punctuation and letters, spaces and newlines, a mark, a
-/// control, and the end of the text.
+/// Every code point in `contexts` ("{c}" stands for it), 2048 at a time: pre-tokens counted.
 #[cfg(feature = "general")]
-#[test]
-fn deepseek_is_its_splits_on_every_code_point() {
-    let reference = deepseek_splits_by_regex();
-    let contexts = ["1{c}'s\r\n.{c}", "中{c}{c}!x {c}\u{301}", "\u{200d}{c}あ  {c}"];
+fn assert_every_code_point_splits_as_regex(p: Pattern, contexts: &[&str]) -> usize {
+    let reference = splits_by_regex(p);
     let mut chars = Vec::new();
     super::super::classes::for_each_char(|cp, _| chars.push(char::from_u32(cp).expect("a scalar value")));
     let mut n = 0;
     for context in contexts {
         for chunk in chars.chunks(2048) {
-            let text: String = chunk.iter().map(|c| context.replace("{c}", c.encode_utf8(&mut [0; 4]))).collect();
-            n += assert_deepseek_is_its_splits(&reference, &text);
+            let text: String =
+                chunk.iter().map(|c| context.replace("{c}", c.encode_utf8(&mut [0; 4]))).collect();
+            n += assert_splits_as_regex(p, &reference, &text);
         }
     }
-    assert!(n > 5_000_000, "{n}");
+    n
+}
+
+/// DeepSeek V4's matcher splits as its three regexes in turn, on every code point next to what
+/// the branches ask about: a digit, ASCII punctuation and letters, a newline, a Han char, a
+/// kana, a format char, a space.
+#[cfg(feature = "general")]
+#[test]
+fn deepseek_is_its_splits_on_every_code_point() {
+    // One context (the Python tests take more, against the reference itself): debug builds
+    // take about a minute per million code points here.
+    let n = assert_every_code_point_splits_as_regex(Pattern::DeepSeek, &["1{c}'s\r\n中{c}あ\u{200d}{c} "]);
+    assert!(n > 3_000_000, "{n}");
 }
 
 /// Random texts of the chars where the branches and the three splits meet: every range edge
@@ -548,21 +570,110 @@ fn deepseek_is_its_splits_on_every_code_point() {
 #[test]
 fn deepseek_is_its_splits_on_random_texts() {
     const ALPHABET: &[&str] = &[
-        "a", "Z", "é", "ß", "Ж", "ب", "\u{64e}", "\u{301}", "\u{93f}", "ʰ", "1", "٣", "½", "Ⅻ", "𝟙", " ", " ",
-        "  ", "\t", "\n", "\r", "\r\n", "\u{a0}", "\u{3000}", "\u{2028}", "\u{85}", "\x0b", "'", "!", ".", "(",
-        "-", "_", "`", "~", "$", "«", "—", "€", "、", "。", "\u{309b}", "\u{30a0}", "\u{30fb}", "\u{30fc}",
-        "\u{3099}", "\u{3040}", "\u{3097}", "\u{303f}", "\u{3100}", "\u{4dff}", "\u{4e00}", "中", "\u{9fa5}",
-        "\u{9fa6}", "\u{9fff}", "あ", "ア", "ｱ", "가", "😀", "\u{200d}", "\u{200b}", "\u{feff}", "\x00", "\x7f",
-        "\u{e000}", "\u{378}", "\u{10ffff}", "\u{1f3fb}", "s", "t", "ll",
+        "a",
+        "Z",
+        "é",
+        "ß",
+        "Ж",
+        "ب",
+        "\u{64e}",
+        "\u{301}",
+        "\u{93f}",
+        "ʰ",
+        "1",
+        "٣",
+        "½",
+        "Ⅻ",
+        "𝟙",
+        " ",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        "\u{a0}",
+        "\u{3000}",
+        "\u{2028}",
+        "\u{85}",
+        "\x0b",
+        "'",
+        "!",
+        ".",
+        "(",
+        "-",
+        "_",
+        "`",
+        "~",
+        "$",
+        "«",
+        "—",
+        "€",
+        "、",
+        "。",
+        "\u{309b}",
+        "\u{30a0}",
+        "\u{30fb}",
+        "\u{30fc}",
+        "\u{3099}",
+        "\u{3040}",
+        "\u{3097}",
+        "\u{303f}",
+        "\u{3100}",
+        "\u{4dff}",
+        "\u{4e00}",
+        "中",
+        "\u{9fa5}",
+        "\u{9fa6}",
+        "\u{9fff}",
+        "あ",
+        "ア",
+        "ｱ",
+        "가",
+        "😀",
+        "\u{200d}",
+        "\u{200b}",
+        "\u{feff}",
+        "\x00",
+        "\x7f",
+        "\u{e000}",
+        "\u{378}",
+        "\u{10ffff}",
+        "\u{1f3fb}",
+        "s",
+        "t",
+        "ll",
     ];
-    let reference = deepseek_splits_by_regex();
+    let reference = splits_by_regex(Pattern::DeepSeek);
     let mut n = 0;
     for seed in [1, 2, 3] {
         for text in random_texts(seed, 30, |r, _| ALPHABET[(r >> 7) as usize % ALPHABET.len()]) {
-            n += assert_deepseek_is_its_splits(&reference, &text);
+            n += assert_splits_as_regex(Pattern::DeepSeek, &reference, &text);
         }
     }
     assert!(n > 300_000, "{n}");
+}
+
+/// Tekken's matcher (o200k's with `TEKKEN`) splits as its regex: every code point next to
+/// letters of each case, a digit, an apostrophe, spaces, newlines, a slash and an Lm; and random texts
+/// of cased letters, marks, Lm/Lo, digits, contractions (which Tekken does not keep), slashes
+/// and every kind of whitespace.
+#[cfg(feature = "general")]
+#[test]
+fn tekken_is_its_regex() {
+    let n = assert_every_code_point_splits_as_regex(Pattern::Tekken, &["a{c}B1'S {c}\r\n  {c}/ʰ"]);
+    assert!(n > 3_000_000, "{n}");
+    const ALPHABET: &[&str] = &[
+        "a", "z", "A", "Z", "é", "É", "ǅ", "ʰ", "中", "ب", "\u{64e}", "\u{301}", "1", "23", "٣", "½", "'",
+        "'s", "'LL", "'re", "/", "//", "!", "(", " ", " ", "  ", "\t", "\n", "\r\n", "\u{a0}", "\u{3000}",
+        "😀", "\x00", "\u{200d}", "ſ", "HTTP", "Server",
+    ];
+    let reference = splits_by_regex(Pattern::Tekken);
+    let mut n = 0;
+    for text in random_texts(5, 30, |r, _| ALPHABET[(r >> 7) as usize % ALPHABET.len()]) {
+        n += assert_splits_as_regex(Pattern::Tekken, &reference, &text);
+    }
+    assert!(n > 100_000, "{n}");
 }
 
 /// `is_han_kana` is the second split's class on every code point.
