@@ -175,7 +175,7 @@ class BpeTokenizer:
     def from_tiktoken_file(
         path: str | PathLike[str],
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "deepseek"] | None = None,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"] | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer:
         """A .tiktoken rank file; `name` (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
@@ -184,18 +184,20 @@ class BpeTokenizer:
     def from_tiktoken_bytes(
         data: bytes,
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "deepseek"] | None = None,
+        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"] | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer: ...
     @staticmethod
     def from_file(path: str | PathLike[str]) -> BpeTokenizer:
-        """A Hugging Face tokenizer.json with a byte-level BPE model."""
+        """A Hugging Face tokenizer.json with a byte-level BPE model, or a Mistral tekken.json
+        (encode_ordinary gives mistral-common's Tekkenizer.encode(text, bos=False, eos=False);
+        add_special_tokens puts <s> first)."""
     @staticmethod
     def from_str(json: str) -> BpeTokenizer: ...
     @property
     def name(self) -> str: ...
     @property
-    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "deepseek"]: ...
+    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"]: ...
     @property
     def pat_str(self) -> str | None:
         """The regex the hand-written pre-tokenizer reproduces; None when it reproduces several

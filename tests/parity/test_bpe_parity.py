@@ -3,6 +3,9 @@
 - tiktoken 0.14.0: o200k_base, cl100k_base, p50k_base, r50k_base (and its "gpt2", built from
   encoder.json + vocab.bpe), loaded offline from the files scripts/data/bpe_data.sh fetched
   (their SHA-256 are the ones tiktoken checks);
+- mistral-common 1.13.1 (in a venv of its own, see paths.TekkenOracle): Mistral's Tekken file
+  tekken_240911.json (ids, with and without bos and eos; decode dropping and keeping the special
+  tokens); tekken_240718.json has the same vocabulary and pattern, and is checked on a sample;
 - tokenizers 0.23.3: GPT-2, Qwen3, Llama 3.2 and DeepSeek V4 tokenizer.json (Qwen3: NFC, a
   Split regex, ByteLevel; Llama 3.2: a Split regex, ByteLevel, a template that adds
   <|begin_of_text|>; DeepSeek V4: three Split regexes in turn, ByteLevel).
@@ -45,12 +48,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parity import FIELDS, codepoints, encoding_diff
-from paths import ROOT, bpe_dir, data_dir, reference, require, tiktoken_module
+from paths import (
+    ROOT,
+    TekkenOracle,
+    bpe_dir,
+    data_dir,
+    reference,
+    require,
+    tekken_json,
+    tiktoken_module,
+)
 
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 TIKTOKEN = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
 HF = ("gpt2.json", "qwen3.json", "llama3.2.json", "deepseek-v4.json")
-ALL_NAMES = TIKTOKEN + HF
+# Mistral's tekken files: tekken_240718 has the same vocabulary and pattern (test_tekken_files).
+TEKKEN = ("tekken_240911",)
+ALL_NAMES = TIKTOKEN + TEKKEN + HF
 GENERATED: dict[str, int] = {}
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
 # Generated strings per run (each goes through every file): the CI share is a quarter.
@@ -78,7 +92,17 @@ class Pair:
             self.ref_encode = self.ref.encode_ordinary
             self.ours_encode = self.ours.encode_ordinary
             self.ref_decode = lambda ids: self.ref.decode_bytes(ids)
-            self.general = None
+            # The rank file through the general pipeline (its stem names the encoding).
+            self.general = tokenprism.Tokenizer.from_file(str(bpe_dir() / f"{name}.tiktoken"))
+        elif name in TEKKEN:
+            path = tekken_json(name)
+            self.ref = TekkenOracle(path)
+            self.ours = tokenprism.BpeTokenizer.from_file(str(path))
+            self.ref_encode = lambda text: self.ref.encode(text)["ids"]
+            self.ours_encode = self.ours.encode_ordinary
+            self.ref_decode = None
+            # The general pipeline: its special tokens are added tokens, found in any text.
+            self.general = tokenprism.Tokenizer.from_file(str(path))
         else:
             path = require(bpe_dir() / name.replace(".json", "") / "tokenizer.json")
             self.ref = reference().Tokenizer.from_file(str(path))
@@ -111,7 +135,10 @@ class Pair:
 
 @pytest.fixture(scope="module")
 def pairs() -> dict[str, Pair]:
-    return {name: Pair(name) for name in ALL_NAMES}
+    made = {name: Pair(name) for name in ALL_NAMES}
+    yield made
+    for name in TEKKEN:
+        made[name].ref.close()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -155,8 +182,12 @@ def test_corpus(pairs, name, lang):
         f"ours {mb / (t2 - t1):.1f} MB/s",
         end="",
     )
-    if name in TIKTOKEN:
+    if name in TIKTOKEN + TEKKEN:
         assert p.ours.decode_bytes(got) == text.encode()
+    if name in TEKKEN:
+        check_tekken_general(p, text, got)
+    if name in TIKTOKEN:
+        check_tiktoken_general(p, text)
 
 
 def test_tiktoken_gpt2_is_r50k(pairs):
@@ -533,7 +564,49 @@ def check_all(pairs, text: str, kind: str):
                 assert p.general.decode(ids, skip_special_tokens=skip) == p.ref.decode(
                     ids, skip_special_tokens=skip
                 ), f"{p.name}: Tokenizer.decode (skip_special_tokens={skip}) for {codepoints(text)}"
+        if p.name in TEKKEN:
+            check_tekken_extras(p, text, ids)
+        if p.name in TIKTOKEN:
+            check_tiktoken_general(p, text)
     GENERATED[kind] = GENERATED.get(kind, 0) + 1
+
+
+def check_tiktoken_general(p: Pair, text: str) -> None:
+    """Tokenizer on a .tiktoken file: tiktoken's ids with every special token allowed (the
+    general pipeline finds added tokens in any text), and its decode."""
+    want = p.ref.encode(text, allowed_special="all")
+    got = p.general.encode(text, add_special_tokens=False).ids
+    assert got == want, f"{p.name}: Tokenizer's ids for {codepoints(text)}"
+    assert p.general.decode(want, skip_special_tokens=False) == p.ref.decode(want)
+
+
+def check_tekken_extras(p: Pair, text: str, ids: list[int]) -> None:
+    """What mistral-common gives besides encode(text, bos=False, eos=False): with bos and eos,
+    and decode of that dropping (its default) and keeping the special tokens; the same through
+    Tokenizer, for a text without a special token's text in it (Tokenizer finds those)."""
+    want = p.ref.encode(text)
+    bos = p.ours.encode("", add_special_tokens=True)
+    eos = [p.ours.special_tokens["</s>"]]
+    with_both = p.ours.encode(text, disallowed_special=(), add_special_tokens=True) + eos
+    assert with_both == bos + ids + eos == want["bos_eos"], f"{p.name}: bos/eos {codepoints(text)}"
+    for t in (p.ours, p.general):
+        assert t.decode(with_both, skip_special_tokens=True) == want["ignore"], type(t)
+        assert t.decode(with_both, skip_special_tokens=False) == want["keep"], (
+            f"{p.name} {type(t)}: decode keeping {codepoints(text)}"
+        )
+    check_tekken_general(p, text, ids)
+
+
+def check_tekken_general(p: Pair, text: str, ids: list[int]) -> None:
+    """Tokenizer on a tekken file: mistral-common's ids (`ids`) where the text holds no special
+    token's text, else the byte-level engine's with every special token recognized."""
+    # Every special token past the first twenty is <SPECIAL_n>.
+    named = p.ref.info["specials"][:20] + ["<SPECIAL_"]
+    if any(s in text for s in named):
+        ids = p.ours.encode(text, allowed_special="all")
+    bos = p.ours.encode("", add_special_tokens=True)
+    assert p.general.encode(text).ids == bos + ids, f"{p.name}: Tokenizer for {codepoints(text)}"
+    assert p.general.encode(text, add_special_tokens=False).ids == ids
 
 
 GENERATED_KINDS = [
@@ -922,6 +995,77 @@ def test_deepseek_special_tokens(pairs):
     )
     regexes = [s["pattern"]["Regex"] for s in tj["pre_tokenizer"]["pretokenizers"][:3]]
     assert ours.pattern == "deepseek" and ours.split_regexes == regexes and ours.pat_str is None
+
+
+def test_tiktoken_files_through_from_file(tmp_path):
+    """from_file on a .tiktoken file: the encoding from the file's stem (with or without
+    _base) or from name=; both engines."""
+    import shutil
+
+    import tokenprism
+
+    src = require(bpe_dir() / "cl100k_base.tiktoken")
+    ref = tiktoken_module().get_encoding("cl100k_base")
+    text = "Hello <|endoftext|> world  \n\n 12345 'LL"
+    want = ref.encode(text, allowed_special="all")
+    short = tmp_path / "cl100k.tiktoken"
+    other = tmp_path / "ranks.tiktoken"
+    shutil.copyfile(src, short)
+    shutil.copyfile(src, other)
+    for path, name in ((src, None), (short, None), (other, "cl100k_base")):
+        bpe = tokenprism.BpeTokenizer.from_file(str(path), name=name)
+        assert bpe.encode(text, allowed_special="all") == want and bpe.pattern == "cl100k"
+        general = tokenprism.Tokenizer.from_file(str(path), name=name)
+        assert general.encode(text, add_special_tokens=False).ids == want
+    with pytest.raises(ValueError, match="unknown tiktoken encoding"):
+        tokenprism.BpeTokenizer.from_file(str(other))
+    with pytest.raises(ValueError, match="unknown tiktoken encoding"):
+        tokenprism.Tokenizer.from_file(str(other))
+    import pickle
+
+    general = tokenprism.Tokenizer.from_file(str(short))
+    assert pickle.loads(pickle.dumps(general)).encode(text).ids == want
+
+
+def test_tekken_files(pairs):
+    """The tekken files' special tokens, sizes and pattern as mistral-common reads them; its
+    encode never takes a typed special token as one (tiktoken-style encode refuses it unless
+    told); tekken_240718 (same vocabulary and pattern) gives the same ids as mistral-common."""
+    import json
+
+    import tokenprism
+
+    p = pairs["tekken_240911"]
+    info = p.ref.info
+    assert info["num_special_tokens"] == 1000 and info["specials"][:3] == ["<unk>", "<s>", "</s>"]
+    assert all(t == f"<SPECIAL_{i}>" for i, t in enumerate(info["specials"]) if i >= 20)
+    assert {t: i for i, t in enumerate(info["specials"])} == p.ours.special_tokens
+    assert p.ours.n_vocab == info["n_words"]
+    assert p.ours.encode("", add_special_tokens=True) == [info["bos"]]
+    conf = json.loads(tekken_json("tekken_240911").read_text(encoding="utf-8"))["config"]
+    assert p.ours.pattern == "tekken" and p.ours.pat_str == conf["pattern"]
+    text = "[INST] Hi <s>[/INST] 2024 don't"
+    assert p.ours.encode_ordinary(text) == p.ref.encode(text)["ids"]
+    with pytest.raises(ValueError, match="INST"):
+        p.ours.encode(text)
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(p.general))
+    assert (
+        copy.encode(text).ids
+        == p.general.encode(text).ids
+        == p.ours.encode(text, allowed_special="all", add_special_tokens=True)
+    )
+    old_path = tekken_json("tekken_240718")
+    old = tokenprism.BpeTokenizer.from_file(str(old_path))
+    oracle = TekkenOracle(old_path)
+    try:
+        corpus = require(data_dir() / "corpora" / "en.txt").read_text(encoding="utf-8")
+        for sample in (corpus[:100_000], text, "ünïcödé 中文 1234567 😀"):
+            assert old.encode_ordinary(sample) == oracle.encode(sample)["ids"]
+        assert oracle.info["specials"] == info["specials"]
+    finally:
+        oracle.close()
 
 
 def _hf_splits(name):

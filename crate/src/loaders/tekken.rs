@@ -20,6 +20,8 @@ use serde::Deserialize;
 
 use crate::loaders::tiktoken::base64_decode;
 use crate::pre_tokenizers::byte_level::Pattern;
+use crate::processors::{PostProcessor, SpecialTokenDef, TemplatePiece};
+use crate::tokenizer::AddedToken;
 use crate::{Error, Result};
 
 /// A tekken file, read.
@@ -95,6 +97,10 @@ fn invalid(what: impl std::fmt::Display) -> Error {
 /// Whether `json` is a tekken file rather than a Hugging Face tokenizer.json: it has `config`
 /// and `vocab` and no `model`.
 pub fn is_tekken(json: &str) -> bool {
+    // A tokenizer.json names its model: no need to read the whole file to rule it out.
+    if json.contains("\"model\":") {
+        return false;
+    }
     #[derive(Deserialize)]
     struct Keys {
         config: Option<IgnoredAny>,
@@ -175,6 +181,35 @@ pub fn parse(json: &str) -> Result<Tekken> {
         tokens.push((bytes, id_of(i)?));
     }
     Ok(Tekken { tokens, pattern, specials })
+}
+
+/// What `add_special_tokens` does with a tekken file: `<s>` before each input, as
+/// mistral-common's `encode(text, bos=True, eos=False)` (none when the file has no `<s>`).
+pub fn post_processor(specials: &[String]) -> Option<PostProcessor> {
+    let bos = specials.iter().position(|t| t == "<s>")? as u32;
+    let def = SpecialTokenDef { ids: vec![bos], tokens: vec!["<s>".into()] };
+    let special = |type_id| TemplatePiece::Special { id: "<s>".into(), type_id };
+    let seq = |seq, type_id| TemplatePiece::Sequence { seq, type_id };
+    Some(PostProcessor::Template {
+        single: vec![special(0), seq(0, 0)],
+        pair: vec![special(0), seq(0, 0), special(1), seq(1, 1)],
+        specials: [("<s>".to_string(), def)].into(),
+    })
+}
+
+/// The special tokens as added tokens (id = position).
+pub fn added_tokens(specials: &[String]) -> Vec<AddedToken> {
+    specials.iter().enumerate().map(|(id, t)| AddedToken::new(t.as_str(), id as u32, true)).collect()
+}
+
+/// A tekken file as the general pipeline: see [`crate::loaders::tiktoken::general_tokenizer`].
+/// Its special tokens are added tokens, which `tokenizers` recognizes in any text (the
+/// byte-level engine's `encode_ordinary`, like mistral-common, never does).
+#[cfg(feature = "general")]
+pub fn tokenizer(json: &str) -> Result<crate::tokenizer::Tokenizer> {
+    let t = parse(json)?;
+    let pp = post_processor(&t.specials);
+    crate::loaders::tiktoken::general_tokenizer(t.tokens, t.pattern, added_tokens(&t.specials), pp)
 }
 
 #[cfg(test)]

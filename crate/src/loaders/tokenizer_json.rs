@@ -970,6 +970,10 @@ pub fn state_json(t: &Tokenizer, source: &Source) -> String {
             serde_json::from_str::<Value>(j).expect("the source parsed when the tokenizer was built")
         }
         Source::VocabTxt(v) => serde_json::json!({ "tokenprism_vocab_txt": &**v }),
+        // Rank files are base64 and ASCII digits (a file that was not could not have loaded).
+        Source::Tiktoken { name, data } => serde_json::json!({
+            "tokenprism_tiktoken": { "name": &**name, "data": String::from_utf8_lossy(data) }
+        }),
     };
     let o = v.as_object_mut().expect("a tokenizer file is an object");
     o.insert("truncation".into(), truncation_to_json(t.truncation.as_ref()));
@@ -986,10 +990,17 @@ pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
         Some(f) => Some(serde_json::from_value(f.clone()).map_err(|e| Error::Json(e.to_string()))?),
         None => None,
     };
+    let tiktoken =
+        o.get("tokenprism_tiktoken").and_then(|t| Some((t.get("name")?.as_str()?, t.get("data")?.as_str()?)));
     let (mut t, source) = if let Some(Value::String(txt)) = o.get("tokenprism_vocab_txt") {
         (tokenizer_from_vocab_txt(txt)?, Source::VocabTxt(txt.as_str().into()))
+    } else if let Some((name, data)) = tiktoken {
+        (
+            tiktoken_tokenizer(name, data.as_bytes())?,
+            Source::Tiktoken { name: name.into(), data: data.as_bytes().into() },
+        )
     } else {
-        (parse_tokenizer_json(state)?, Source::Json(state.into()))
+        (Tokenizer::from_json_str(state)?, Source::Json(state.into()))
     };
     t.truncation = match o.get("truncation") {
         None | Some(Value::Null) => None,
@@ -1005,11 +1016,29 @@ pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
     Ok((t, source))
 }
 
+/// A `.tiktoken` file's tokenizer, which the general pipeline builds.
+fn tiktoken_tokenizer(name: &str, data: &[u8]) -> Result<Tokenizer> {
+    #[cfg(feature = "general")]
+    {
+        crate::loaders::tiktoken::tokenizer(name, data)
+    }
+    #[cfg(not(feature = "general"))]
+    {
+        let _ = data;
+        Err(Error::Unsupported(format!("a .tiktoken file ({name}) needs the general feature")))
+    }
+}
+
 /// The text a tokenizer was loaded from.
 #[derive(Clone, Debug)]
 pub enum Source {
     Json(Arc<str>),
     VocabTxt(Arc<str>),
+    /// A `.tiktoken` file of the encoding `name`.
+    Tiktoken {
+        name: Arc<str>,
+        data: Arc<[u8]>,
+    },
 }
 
 #[cfg(test)]

@@ -211,14 +211,11 @@ impl BpeTokenizer {
     }
 
     /// A known tiktoken encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
-    /// o200k_base, o200k_harmony) from its `.tiktoken` file.
+    /// o200k_base, o200k_harmony, or such a name without `_base`) from its `.tiktoken` file.
     pub fn from_tiktoken_named(name: &str, data: &[u8]) -> Result<BpeTokenizer> {
-        let (pattern, specials) = tiktoken_encoding(name).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "unknown tiktoken encoding {name:?}: expected gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base or o200k_harmony"
-            ))
-        })?;
-        BpeTokenizer::from_tiktoken(name, data, pattern, &specials)
+        let (name, pattern, specials) = crate::loaders::tiktoken::encoding_named(name)
+            .ok_or_else(|| crate::loaders::tiktoken::unknown_encoding(name))?;
+        BpeTokenizer::from_tiktoken(&name, data, pattern, &specials)
     }
 
     /// A tokenizer from a Hugging Face `tokenizer.json` with a byte-level BPE model.
@@ -251,23 +248,8 @@ impl BpeTokenizer {
     pub fn from_tekken_json(json: &str) -> Result<BpeTokenizer> {
         let tekken = crate::loaders::tekken::parse(json)?;
         let model = Model::from_ranks(tekken.tokens)?;
-        let added: Vec<AddedToken> = tekken
-            .specials
-            .iter()
-            .enumerate()
-            .map(|(id, t)| AddedToken::new(t.as_str(), id as u32, true))
-            .collect();
-        let post_processor = added.iter().find(|t| &*t.content == "<s>").map(|bos| {
-            let bos_def =
-                processors::SpecialTokenDef { ids: vec![bos.id], tokens: vec![bos.content.clone()] };
-            let special = |type_id| processors::TemplatePiece::Special { id: "<s>".into(), type_id };
-            let seq = |seq, type_id| processors::TemplatePiece::Sequence { seq, type_id };
-            PostProcessor::Template {
-                single: vec![special(0), seq(0, 0)],
-                pair: vec![special(0), seq(0, 0), special(1), seq(1, 1)],
-                specials: [("<s>".to_string(), bos_def)].into(),
-            }
-        });
+        let post_processor = crate::loaders::tekken::post_processor(&tekken.specials);
+        let added = crate::loaders::tekken::added_tokens(&tekken.specials);
         Ok(BpeTokenizer {
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
             name: "tekken".to_string(),

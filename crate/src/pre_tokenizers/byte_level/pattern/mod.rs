@@ -56,6 +56,9 @@ pub const R50K_REGEX: &str =
     r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 /// cl100k_base as tiktoken 0.14 writes it.
 pub const CL100K_REGEX: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+/// cl100k_base for Oniguruma: `\z` for tiktoken's `$` (the end of the text), no possessive
+/// quantifier where nothing follows it in its branch (`{1,3}+` would be a repetition there).
+pub const CL100K_ONIGURUMA: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\z|\s*[\r\n]|\s+(?!\S)|\s";
 /// o200k_base as tiktoken writes it.
 pub const O200K_REGEX: &str = concat!(
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -152,6 +155,18 @@ impl Pattern {
             Pattern::Llama3 => &[LLAMA3_REGEX],
             Pattern::Tekken => &[TEKKEN_REGEX],
             Pattern::DeepSeek => &DEEPSEEK_REGEXES,
+        }
+    }
+
+    /// [`Pattern::regexes`] spelled so that Oniguruma (the general pipeline's regex engine)
+    /// splits as this matcher does. tiktoken's `\s++$` means the end of the text, Oniguruma's
+    /// `$` also the end of a line, and its `{1,3}+` is not possessive but a repetition: GPT-2
+    /// takes its Hugging Face spelling, cl100k [`CL100K_ONIGURUMA`].
+    pub fn oniguruma_regexes(self) -> &'static [&'static str] {
+        match self {
+            Pattern::Gpt2 => &[GPT2_REGEX],
+            Pattern::Cl100k => &[CL100K_ONIGURUMA],
+            _ => self.regexes(),
         }
     }
 

@@ -502,13 +502,14 @@ fn deepseek_splits() {
 }
 
 /// A pattern's regexes as the reference applies them: a Sequence of Splits (behavior
-/// Isolated) on Oniguruma, the engine of `tokenizers` (tiktoken's fancy-regex reads these two
-/// patterns alike: no `$`, no possessive quantifier).
+/// Isolated) on Oniguruma, the engine of `tokenizers`, in the spelling that reads there as the
+/// matcher (tiktoken's fancy-regex reads DeepSeek's and Tekken's alike: no `$`, no possessive
+/// quantifier).
 #[cfg(feature = "general")]
 fn splits_by_regex(p: Pattern) -> crate::pre_tokenizers::PreTokenizer {
     use crate::pre_tokenizers::split::{Split, SplitDelimiterBehavior, SplitPattern};
     crate::pre_tokenizers::PreTokenizer::Sequence(
-        p.regexes()
+        p.oniguruma_regexes()
             .iter()
             .map(|r| {
                 let split =
@@ -683,4 +684,26 @@ fn han_kana_is_the_second_class() {
         let want = (0x3040..=0x30FF).contains(&cp) || (0x4E00..=0x9FA5).contains(&cp);
         assert_eq!(deepseek::is_han_kana(s, 0), want, "U+{cp:04X}");
     });
+}
+
+/// Every pattern's Oniguruma spelling (what the general pipeline runs for a tiktoken or tekken
+/// file) splits as its matcher, on random texts of what the branches ask about: contractions in
+/// both cases, runs of digits, whitespace runs that end the text with and without newlines,
+/// letters of each case, marks, punctuation with slashes and newlines after it.
+#[cfg(feature = "general")]
+#[test]
+fn oniguruma_spellings_split_as_the_matchers() {
+    const ALPHABET: &[&str] = &[
+        "a", "Z", "é", "Ж", "中", "ʰ", "\u{301}", "1", "2345", "٣", " ", " ", "  ", "\t", "\n", "\r\n",
+        "\n ", " \n", "\u{a0}", "\u{3000}", "'", "'s", "'S", "'ll", "'Ve", "ſ", "!", "/", "//", "(", ".",
+        "😀", "\x00",
+    ];
+    for p in Pattern::ALL {
+        let reference = splits_by_regex(p);
+        let mut n = 0;
+        for text in random_texts(21 + p as u64, 24, |r, _| ALPHABET[(r >> 7) as usize % ALPHABET.len()]) {
+            n += assert_splits_as_regex(p, &reference, &text);
+        }
+        assert!(n > 50_000, "{p:?} {n}");
+    }
 }
