@@ -13,6 +13,9 @@ def set_num_threads(n: int) -> None:
 
 def get_num_threads() -> int: ...
 
+# The byte-level pre-tokenizer patterns BpeTokenizer matches by hand.
+PatternName = Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"]
+
 class Encoding:
     """The result of an encode: one entry per token in every list (each list is built
     from the compact result when read, a new list each time)."""
@@ -101,8 +104,11 @@ class Unigram:
 
 class Tokenizer:
     @staticmethod
-    def from_file(path: str | PathLike[str]) -> Tokenizer:
-        """A tokenizer.json, or (when the file is not JSON) a vocab.txt with BERT defaults."""
+    def from_file(path: str | PathLike[str], name: str | None = None) -> Tokenizer:
+        """A tokenizer.json, a Mistral tekken.json, a .tiktoken rank file (the encoding `name`,
+        else the file's stem: cl100k_base or cl100k ...), or (when the file is none of these) a
+        vocab.txt with BERT defaults. Special tokens of tekken and tiktoken files are added
+        tokens, found in any text."""
     @staticmethod
     def from_str(json: str) -> Tokenizer: ...
     @staticmethod
@@ -175,7 +181,7 @@ class BpeTokenizer:
     def from_tiktoken_file(
         path: str | PathLike[str],
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"] | None = None,
+        pattern: PatternName | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer:
         """A .tiktoken rank file; `name` (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
@@ -184,20 +190,21 @@ class BpeTokenizer:
     def from_tiktoken_bytes(
         data: bytes,
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"] | None = None,
+        pattern: PatternName | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer: ...
     @staticmethod
-    def from_file(path: str | PathLike[str]) -> BpeTokenizer:
-        """A Hugging Face tokenizer.json with a byte-level BPE model, or a Mistral tekken.json
+    def from_file(path: str | PathLike[str], name: str | None = None) -> BpeTokenizer:
+        """A Hugging Face tokenizer.json with a byte-level BPE model, a Mistral tekken.json
         (encode_ordinary gives mistral-common's Tekkenizer.encode(text, bos=False, eos=False);
-        add_special_tokens puts <s> first)."""
+        add_special_tokens puts <s> first), or a .tiktoken rank file (the encoding `name`, else
+        the file's stem)."""
     @staticmethod
     def from_str(json: str) -> BpeTokenizer: ...
     @property
     def name(self) -> str: ...
     @property
-    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"]: ...
+    def pattern(self) -> PatternName: ...
     @property
     def pat_str(self) -> str | None:
         """The regex the hand-written pre-tokenizer reproduces; None when it reproduces several

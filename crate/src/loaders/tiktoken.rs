@@ -56,8 +56,11 @@ pub fn parse_tiktoken(data: &[u8]) -> Result<Vec<(Vec<u8>, u32)>> {
     Ok(tokens)
 }
 
+/// Special tokens and their ids.
+pub type SpecialTokens = Vec<(String, u32)>;
+
 /// The tiktoken encodings this crate knows: their pattern and special tokens.
-pub fn tiktoken_encoding(name: &str) -> Option<(Pattern, Vec<(String, u32)>)> {
+pub fn tiktoken_encoding(name: &str) -> Option<(Pattern, SpecialTokens)> {
     const EOT: &str = "<|endoftext|>";
     const FIM: [&str; 3] = ["<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"];
     let s = |t: &str, id: u32| (t.to_string(), id);
@@ -102,7 +105,7 @@ pub fn tiktoken_encoding(name: &str) -> Option<(Pattern, Vec<(String, u32)>)> {
 
 /// The tiktoken encoding a name stands for: one tiktoken knows ([`tiktoken_encoding`]), or
 /// such a name without its `_base` (a `.tiktoken` file's stem: `cl100k`, `o200k` ...).
-pub fn encoding_named(name: &str) -> Option<(String, Pattern, Vec<(String, u32)>)> {
+pub fn encoding_named(name: &str) -> Option<(String, Pattern, SpecialTokens)> {
     [name.to_string(), format!("{name}_base")]
         .into_iter()
         .find_map(|n| tiktoken_encoding(&n).map(|(p, s)| (n, p, s)))
