@@ -6,6 +6,8 @@ The data is fetched and built by `./build.sh setup` (never committed):
     <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/data/corpora.py)
     <data>/unigram/{t5,xlmr,bytes}/{spm.model,tokenizer.json}, <data>/unigram/mon/tokenizer.json,
     <data>/sentencepiece/*.model                     (scripts/data/unigram_data.py)
+    <data>/bpe/*.tiktoken, <data>/bpe/{gpt2,qwen3,llama3.2,deepseek-v4}/tokenizer.json,
+    <data>/bpe/tekken/*.json                         (scripts/data/bpe_data.sh)
 
 <data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. A missing file fails the test (it is
 never skipped): a parity suite that silently skips proves nothing.
@@ -71,8 +73,72 @@ def reference():
 
 
 def bpe_dir() -> Path:
-    """The byte-level BPE files (scripts/data/bpe_data.sh): *.tiktoken, gpt2/ and qwen3/."""
+    """The byte-level BPE files (scripts/data/bpe_data.sh): *.tiktoken and the folders of
+    BPE_JSON_FILES."""
     return data_dir() / "bpe"
+
+
+# The byte-level BPE tokenizer.json files (scripts/data/bpe_data.sh), each <bpe_dir>/<name>/.
+BPE_JSON_FILES = ("gpt2", "qwen3", "llama3.2", "deepseek-v4")
+
+
+def bpe_json(name: str) -> Path:
+    if name not in BPE_JSON_FILES:
+        raise ValueError(f"unknown byte-level BPE file {name!r}")
+    return require(bpe_dir() / name / "tokenizer.json")
+
+
+# Mistral's tekken files (scripts/data/bpe_data.sh, from mistral-common 1.13.1's wheel).
+TEKKEN_FILES = ("tekken_240718", "tekken_240911")
+
+
+def tekken_json(name: str) -> Path:
+    if name not in TEKKEN_FILES:
+        raise ValueError(f"unknown tekken file {name!r}")
+    return require(bpe_dir() / "tekken" / f"{name}.json")
+
+
+class TekkenOracle:
+    """mistral-common 1.13.1's Tekkenizer on one tekken file, in its own venv (which
+    scripts/data/bpe_data.sh makes): a process that tests/tekken_oracle.py runs. Answers are
+    remembered by text, as each test asks about a text more than once."""
+
+    def __init__(self, path: Path):
+        import subprocess
+
+        cache = Path(
+            os.environ.get("TOKENPRISM_CACHE") or os.path.expanduser("~/.cache/tokenprism")
+        )
+        python = require(cache / "venv-mistral-common" / "bin" / "python")
+        self.proc = subprocess.Popen(
+            [str(python), str(ROOT / "tests" / "tekken_oracle.py"), str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        self.info = self.ask({"op": "info"})
+        if self.info["version"] != "1.13.1":
+            pytest.fail(f"the Tekken reference must be mistral-common 1.13.1, found {self.info}")
+        self.last: tuple[str, dict] | None = None
+
+    def ask(self, req: dict) -> dict:
+        import json
+
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def encode(self, text: str) -> dict:
+        """encode(text) without and with bos and eos, and decode of the latter (see
+        tests/tekken_oracle.py)."""
+        if self.last is None or self.last[0] != text:
+            self.last = (text, self.ask({"op": "encode", "text": text}))
+        return self.last[1]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def tiktoken_module():

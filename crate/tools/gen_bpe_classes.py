@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Generates crate/src/unicode/generated/bpe_classes.rs: the character classes the BPE pre-tokenizers need.
 
-The byte-level BPE patterns (GPT-2, cl100k, o200k, Qwen) only ask, of each char: is it \\s, a
-letter (and which of Lu Ll Lt Lm Lo), a mark (M), a number (N), or a space, \\r or \\n? So each
-code point gets one small class number, and the matchers test bits of a per-class flag word.
+The byte-level BPE patterns (GPT-2, cl100k, o200k, Qwen, DeepSeek V4) only ask, of each char: is
+it \\s, a letter (and which of Lu Ll Lt Lm Lo), a mark (M), a number (N), punctuation or a symbol
+(P, S), or a space, \\r or \\n? So each code point gets one small class number, and the matchers
+test bits of a per-class flag word.
 
 Unicode version: both references match on Unicode 16.0.0. tiktoken 0.14.0 uses fancy-regex
 0.19 over regex-syntax 0.8.11 (tables from UCD 16.0.0); tokenizers 0.23.3 uses Oniguruma, which
@@ -45,7 +46,7 @@ UNICODE_VERSION = "16.0.0"
 
 # Class numbers; crate/src/pre_tokenizers/byte_level/classes.rs gives each its flag word.
 CLASSES = [
-    ("OTHER", "anything else: punctuation, symbols, controls, unassigned, private use"),
+    ("OTHER", "anything else: controls, format chars, unassigned, private use, surrogates"),
     ("LU", "Lu, uppercase letter"),
     ("LL", "Ll, lowercase letter"),
     ("LT", "Lt, titlecase letter"),
@@ -56,6 +57,7 @@ CLASSES = [
     ("SPACE", "U+0020, which some patterns allow as an optional prefix"),
     ("NEWLINE", "\\r or \\n, which some patterns treat apart from other whitespace"),
     ("WHITESPACE", "any other White_Space char (\\t, U+00A0, U+3000, ...)"),
+    ("PUNCT_SYMBOL", "P* or S*, punctuation or symbol"),
 ]
 CLASS = {name: i for i, (name, _) in enumerate(CLASSES)}
 
@@ -112,6 +114,8 @@ def classify(ud, ws):
             cls = {"Lu": "LU", "Ll": "LL", "Lt": "LT", "Lm": "LM", "Lo": "LO",
                    "Mn": "MARK", "Mc": "MARK", "Me": "MARK",
                    "Nd": "NUMBER", "Nl": "NUMBER", "No": "NUMBER"}.get(gc, "OTHER")
+            if gc[0] in "PS":
+                cls = "PUNCT_SYMBOL"
         classes.append(CLASS[cls])
     return classes
 

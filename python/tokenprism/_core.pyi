@@ -22,6 +22,9 @@ def set_num_threads(n: int) -> None:
 
 def get_num_threads() -> int: ...
 
+# The byte-level pre-tokenizer patterns BpeTokenizer matches by hand.
+PatternName = Literal["gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek"]
+
 class Encoding:
     """The result of an encode: one entry per token in every list (each list is built
     from the compact result when read, a new list each time)."""
@@ -110,9 +113,11 @@ class Unigram:
 
 class Tokenizer:
     @staticmethod
-    def from_file(path: str | PathLike[str]) -> Tokenizer:
-        """A SentencePiece .model (told by its contents or name), a tokenizer.json, or else a
-        vocab.txt with BERT defaults."""
+    def from_file(path: str | PathLike[str], name: str | None = None) -> Tokenizer:
+        """A SentencePiece .model (told by its contents or name), a .tiktoken rank file (the
+        encoding `name`, else the file's stem: cl100k_base or cl100k ...), a tokenizer.json or
+        Mistral tekken.json, or else a vocab.txt with BERT defaults. Special tokens of tekken
+        and tiktoken files are added tokens, found in any text."""
     @staticmethod
     def from_sentencepiece_file(path: str | PathLike[str]) -> Tokenizer:
         """A SentencePiece .model file: sentencepiece's ids, pieces and decoding (Unigram, BPE)."""
@@ -214,14 +219,14 @@ class Tokenizer:
 
 class BpeTokenizer:
     """A byte-level BPE tokenizer (GPT-2, r50k/p50k, cl100k_base, o200k_base, Qwen3, Llama 3,
-    ...), shaped like tiktoken.Encoding; ids identical to tiktoken and tokenizers.
+    DeepSeek V4, ...), shaped like tiktoken.Encoding; ids identical to tiktoken and tokenizers.
     encode_full gives tokenizers' Encoding (offsets, masks, the post-processor's tokens)."""
 
     @staticmethod
     def from_tiktoken_file(
         path: str | PathLike[str],
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"] | None = None,
+        pattern: PatternName | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer:
         """A .tiktoken rank file; `name` (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
@@ -230,21 +235,28 @@ class BpeTokenizer:
     def from_tiktoken_bytes(
         data: bytes,
         name: str,
-        pattern: Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"] | None = None,
+        pattern: PatternName | None = None,
         special_tokens: dict[str, int] | None = None,
     ) -> BpeTokenizer: ...
     @staticmethod
-    def from_file(path: str | PathLike[str]) -> BpeTokenizer:
-        """A Hugging Face tokenizer.json with a byte-level BPE model."""
+    def from_file(path: str | PathLike[str], name: str | None = None) -> BpeTokenizer:
+        """A Hugging Face tokenizer.json with a byte-level BPE model, a Mistral tekken.json
+        (encode_ordinary gives mistral-common's Tekkenizer.encode(text, bos=False, eos=False);
+        add_special_tokens puts <s> first), or a .tiktoken rank file (the encoding `name`, else
+        the file's stem)."""
     @staticmethod
     def from_str(json: str) -> BpeTokenizer: ...
     @property
     def name(self) -> str: ...
     @property
-    def pattern(self) -> Literal["gpt2", "cl100k", "o200k", "qwen", "llama3"]: ...
+    def pattern(self) -> PatternName: ...
     @property
-    def pat_str(self) -> str:
-        """The regex the hand-written pre-tokenizer reproduces."""
+    def pat_str(self) -> str | None:
+        """The regex the hand-written pre-tokenizer reproduces; None when it reproduces several
+        splits in turn (DeepSeek V4)."""
+    @property
+    def split_regexes(self) -> list[str]:
+        """The regexes the pre-tokenizer reproduces, each splitting the pieces of the one before."""
     @property
     def normalizer(self) -> Literal["NFC"] | None:
         """NFC (as tokenizers computes it, Unicode 9.0 results) for Qwen; None otherwise."""

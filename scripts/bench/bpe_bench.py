@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The byte-level BPE benchmark: tokenprism.BpeTokenizer against tiktoken (the reference for
 ids), gigatoken, fastokens and tokenizers 0.23.3 / 1.0.0rc3, on o200k_base and cl100k_base; and
-on tokenizer.json files that tiktoken cannot load (Llama 3.2), against tokenizers 0.23.3 (then
+on tokenizer.json files that tiktoken cannot load (Llama 3.2, DeepSeek V4), against tokenizers 0.23.3 (then
 the reference for ids: one call per document, and encode_batch_fast on all documents at once)
 and 1.0.0rc3.
 
@@ -51,9 +51,9 @@ REPO = bench.REPO
 WORKER = Path(__file__).resolve().parent / "bpe_bench_worker.py"
 REF = "tiktoken"
 HASH = "fnv1a64"
-ENCODINGS = ("o200k_base", "cl100k_base", "llama3.2")
+ENCODINGS = ("o200k_base", "cl100k_base", "llama3.2", "deepseek-v4")
 # Encodings given as a tokenizer.json (under <data>/bpe/): tokenizers 0.23.3 is their reference.
-HF_FILES = {"llama3.2": "llama3.2/tokenizer.json"}
+HF_FILES = {"llama3.2": "llama3.2/tokenizer.json", "deepseek-v4": "deepseek-v4/tokenizer.json"}
 SHORT_SIZES = (8, 16, 32, 64, 256)
 NOT_MEASURED: dict[str, str] = {}
 # bpe-openai (github/rust-gems) is a Rust crate with no Python binding: it is timed against

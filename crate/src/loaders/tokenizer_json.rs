@@ -974,6 +974,10 @@ pub fn state_json(t: &Tokenizer, source: &Source) -> String {
         Source::SentencePiece(b) => {
             serde_json::json!({ "tokenprism_sentencepiece": crate::loaders::tiktoken::base64_encode(b) })
         }
+        // Rank files are base64 and ASCII digits (a file that was not could not have loaded).
+        Source::Tiktoken { name, data } => serde_json::json!({
+            "tokenprism_tiktoken": { "name": &**name, "data": String::from_utf8_lossy(data) }
+        }),
     };
     let o = v.as_object_mut().expect("a tokenizer file is an object");
     o.insert("truncation".into(), truncation_to_json(t.truncation.as_ref()));
@@ -990,12 +994,19 @@ pub fn from_state_json(state: &str) -> Result<(Tokenizer, Source)> {
         Some(f) => Some(serde_json::from_value(f.clone()).map_err(|e| Error::Json(e.to_string()))?),
         None => None,
     };
+    let tiktoken =
+        o.get("tokenprism_tiktoken").and_then(|t| Some((t.get("name")?.as_str()?, t.get("data")?.as_str()?)));
     let (mut t, source) = if let Some(Value::String(txt)) = o.get("tokenprism_vocab_txt") {
         (tokenizer_from_vocab_txt(txt)?, Source::VocabTxt(txt.as_str().into()))
     } else if let Some(Value::String(b64)) = o.get("tokenprism_sentencepiece") {
         sentencepiece_state(b64)?
+    } else if let Some((name, data)) = tiktoken {
+        (
+            tiktoken_tokenizer(name, data.as_bytes())?,
+            Source::Tiktoken { name: name.into(), data: data.as_bytes().into() },
+        )
     } else {
-        (parse_tokenizer_json(state)?, Source::Json(state.into()))
+        (Tokenizer::from_json_str(state)?, Source::Json(state.into()))
     };
     t.truncation = match o.get("truncation") {
         None | Some(Value::Null) => None,
@@ -1024,6 +1035,19 @@ fn sentencepiece_state(_: &str) -> Result<(Tokenizer, Source)> {
     Err(Error::Unsupported("SentencePiece models need the general feature".into()))
 }
 
+/// A `.tiktoken` file's tokenizer, which the general pipeline builds.
+fn tiktoken_tokenizer(name: &str, data: &[u8]) -> Result<Tokenizer> {
+    #[cfg(feature = "general")]
+    {
+        crate::loaders::tiktoken::tokenizer(name, data)
+    }
+    #[cfg(not(feature = "general"))]
+    {
+        let _ = data;
+        Err(Error::Unsupported(format!("a .tiktoken file ({name}) needs the general feature")))
+    }
+}
+
 /// What a tokenizer was loaded from.
 #[derive(Clone, Debug)]
 pub enum Source {
@@ -1032,6 +1056,11 @@ pub enum Source {
     /// A SentencePiece `.model` file's bytes.
     #[cfg(feature = "general")]
     SentencePiece(Arc<[u8]>),
+    /// A `.tiktoken` file of the encoding `name`.
+    Tiktoken {
+        name: Arc<str>,
+        data: Arc<[u8]>,
+    },
 }
 
 #[cfg(test)]

@@ -101,7 +101,13 @@ impl Tokenizer {
         Ok(t)
     }
 
+    /// A tokenizer from a Hugging Face `tokenizer.json`, or (with the `general` feature) a
+    /// Mistral `tekken.json`.
     pub fn from_json_str(json: &str) -> Result<Self> {
+        #[cfg(feature = "general")]
+        if crate::loaders::tekken::is_tekken(json) {
+            return crate::loaders::tekken::tokenizer(json);
+        }
         crate::loaders::tokenizer_json::parse_tokenizer_json(json)
     }
 

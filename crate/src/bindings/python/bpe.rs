@@ -129,7 +129,8 @@ impl PyBpeTokenizer {
 impl PyBpeTokenizer {
     /// Loads a `.tiktoken` rank file. `name` (gpt2, r50k_base, p50k_base, p50k_edit,
     /// cl100k_base, o200k_base, o200k_harmony) picks the pattern and special tokens, unless
-    /// `pattern` ("gpt2", "cl100k", "o200k", "qwen", "llama3") and `special_tokens` are given.
+    /// `pattern` ("gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken", "deepseek") and
+    /// `special_tokens` are given.
     #[staticmethod]
     #[pyo3(signature = (path, name, pattern=None, special_tokens=None))]
     fn from_tiktoken_file(
@@ -158,7 +159,7 @@ impl PyBpeTokenizer {
         let pattern = match pattern {
             Some(p) => Pattern::parse(p).ok_or_else(|| {
                 PyValueError::new_err(format!(
-                    "unknown pattern {p:?}: expected gpt2, cl100k, o200k, qwen or llama3"
+                    "unknown pattern {p:?}: expected gpt2, cl100k, o200k, qwen, llama3, tekken or deepseek"
                 ))
             })?,
             None => known.as_ref().map(|k| k.0).ok_or_else(|| {
@@ -177,20 +178,33 @@ impl PyBpeTokenizer {
         Ok(PyBpeTokenizer::from_inner(inner))
     }
 
-    /// Loads a Hugging Face `tokenizer.json` with a byte-level BPE model.
+    /// Loads a Hugging Face `tokenizer.json` with a byte-level BPE model, a Mistral
+    /// `tekken.json`, or a `.tiktoken` rank file of the encoding `name` (else the file's stem:
+    /// `cl100k_base.tiktoken`, `o200k.tiktoken` ...).
     #[staticmethod]
-    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, name=None))]
+    fn from_file(py: Python<'_>, path: PathBuf, name: Option<&str>) -> PyResult<Self> {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tiktoken")) {
+            let data = std::fs::read(&path)
+                .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+            let name = name.map(str::to_owned).unwrap_or_else(|| super::tokenizer::file_stem(&path));
+            let inner = py
+                .detach(|| BpeTokenizer::from_tiktoken_named(&name, &data))
+                .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+            return Ok(PyBpeTokenizer::from_inner(inner));
+        }
+        let _ = name;
         let json = std::fs::read_to_string(&path)
             .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let name = path.display().to_string();
-        let inner = py.detach(|| BpeTokenizer::from_hf_json(&json)).map_err(to_py_err)?.with_name(&name);
+        let inner = py.detach(|| BpeTokenizer::from_json(&json)).map_err(to_py_err)?.with_name(&name);
         Ok(PyBpeTokenizer::from_inner(inner))
     }
 
     /// Like `from_file`, from the JSON text.
     #[staticmethod]
     fn from_str(py: Python<'_>, json: &str) -> PyResult<Self> {
-        let inner = py.detach(|| BpeTokenizer::from_hf_json(json)).map_err(to_py_err)?;
+        let inner = py.detach(|| BpeTokenizer::from_json(json)).map_err(to_py_err)?;
         Ok(PyBpeTokenizer::from_inner(inner))
     }
 
@@ -199,16 +213,27 @@ impl PyBpeTokenizer {
         self.inner.name()
     }
 
-    /// The pre-tokenization pattern: "gpt2", "cl100k", "o200k", "qwen" or "llama3".
+    /// The pre-tokenization pattern: "gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken" or
+    /// "deepseek".
     #[getter]
     fn pattern(&self) -> &'static str {
         self.inner.pattern().name()
     }
 
-    /// The regex the pattern reproduces.
+    /// The regex the pattern reproduces, or None when it is several splits in turn
+    /// (DeepSeek V4; see `split_regexes`).
     #[getter]
-    fn pat_str(&self) -> &'static str {
-        self.inner.pattern().regex()
+    fn pat_str(&self) -> Option<&'static str> {
+        match self.inner.pattern().regexes() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The regexes the pattern reproduces, each splitting the pieces of the one before.
+    #[getter]
+    fn split_regexes(&self) -> Vec<&'static str> {
+        self.inner.pattern().regexes().to_vec()
     }
 
     /// "NFC" when text is normalized before pre-tokenization (Qwen), else None.

@@ -78,19 +78,38 @@ fn input_pair<'a>(
     Ok((text_of(item, "text")?, None))
 }
 
+/// A path's file name without its extension.
+pub(crate) fn file_stem(path: &std::path::Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
 #[pymethods]
 impl PyTokenizer {
-    /// Loads a tokenizer file, told by its contents: a SentencePiece `.model` (also by its
-    /// `.model` name), a `tokenizer.json`, or else a `vocab.txt` with BERT defaults.
+    /// Loads a tokenizer file, told by its name and contents: a SentencePiece `.model`, a
+    /// `.tiktoken` rank file (of the encoding `name`, else the file's stem: `cl100k_base.tiktoken`,
+    /// `o200k.tiktoken` ...), a `tokenizer.json` or Mistral `tekken.json`, or else a `vocab.txt`
+    /// with BERT defaults.
     #[staticmethod]
-    fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, name=None))]
+    fn from_file(py: Python<'_>, path: std::path::PathBuf, name: Option<&str>) -> PyResult<Self> {
         let bytes =
             std::fs::read(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        #[cfg(feature = "general")]
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tiktoken")) {
+            let name = name.map(str::to_owned).unwrap_or_else(|| file_stem(&path));
+            let inner = py
+                .detach(|| crate::loaders::tiktoken::tokenizer(&name, &bytes))
+                .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+            let source =
+                crate::loaders::tokenizer_json::Source::Tiktoken { name: name.into(), data: bytes.into() };
+            return Ok(PyTokenizer::new(inner, source));
+        }
         let named_model = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("model"));
         if named_model || crate::loaders::sentencepiece::looks_like_model(&bytes) {
             return Self::sentencepiece(py, bytes)
                 .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())));
         }
+        let _ = name;
         let text = String::from_utf8(bytes)
             .map_err(|e| PyValueError::new_err(format!("{}: not UTF-8 text ({e})", path.display())))?;
         let inner = py

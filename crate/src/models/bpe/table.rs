@@ -469,6 +469,14 @@ impl PairTable {
         self.len
     }
 
+    /// Every pair `(left, right)` with its rank, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = ((u32, u32), u32)> + '_ {
+        self.slots.iter().filter(|&&s| s != FREE_PAIR).map(|&s| {
+            let (a, b) = ((s >> (2 * ID_BITS)) as u32, ((s >> ID_BITS) & ID_MASK) as u32);
+            ((a, b), (s & ID_MASK) as u32)
+        })
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

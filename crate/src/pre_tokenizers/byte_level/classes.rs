@@ -1,13 +1,14 @@
 //! What the pre-tokenizer patterns ask about a char, answered with one table lookup.
 //!
 //! Every pattern is built from a handful of sets: `\s`, `\p{L}`, `\p{N}`, `[^\s\p{L}\p{N}]`,
-//! `[^\r\n\p{L}\p{N}]` and o200k's `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]` / `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
+//! `[^\r\n\p{L}\p{N}]`, o200k's `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]` / `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`
+//! and DeepSeek V4's `[\p{P}\p{S}]`.
 //! A char's class (generated from Unicode 16.0.0, the version both references match with; see
 //! `crate/tools/gen_bpe_classes.py`) indexes [`FLAGS`], whose bits say which sets hold it.
 
 use crate::unicode::generated::bpe_classes::{ASCII, BLOCKS, INDEX, NUM_CLASSES, SHIFT};
 pub use crate::unicode::generated::bpe_classes::{
-    LL, LM, LO, LT, LU, MARK, NEWLINE, NUMBER, OTHER, SPACE, UNICODE_VERSION, WHITESPACE,
+    LL, LM, LO, LT, LU, MARK, NEWLINE, NUMBER, OTHER, PUNCT_SYMBOL, SPACE, UNICODE_VERSION, WHITESPACE,
 };
 
 /// `\p{L}`
@@ -24,6 +25,9 @@ pub const P: u8 = 1 << 4;
 pub const UP: u8 = 1 << 5;
 /// `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`: o200k's "lower" set.
 pub const LOW: u8 = 1 << 6;
+/// `[\p{P}\p{S}]`: punctuation and symbols, a part of `O` (DeepSeek V4 tells them from
+/// controls, format chars and unassigned code points).
+pub const PS: u8 = 1 << 7;
 
 /// The sets each class belongs to.
 pub const FLAGS: [u8; NUM_CLASSES] = {
@@ -41,6 +45,7 @@ pub const FLAGS: [u8; NUM_CLASSES] = {
     f[SPACE as usize] = WS | P;
     f[NEWLINE as usize] = WS;
     f[WHITESPACE as usize] = WS | P;
+    f[PUNCT_SYMBOL as usize] = O | P | PS;
     f
 };
 
@@ -227,8 +232,13 @@ mod tests {
         assert_eq!(f('\u{3000}'), WS | P);
         assert_eq!(f('\u{85}'), WS | P);
         assert_eq!(f('\u{200B}'), O | P); // zero-width space is not White_Space
-        assert_eq!(f('!'), O | P);
-        assert_eq!(f('\''), O | P);
+        assert_eq!(f('\u{E000}'), O | P); // private use
+        assert_eq!(f('\u{378}'), O | P); // unassigned
+        assert_eq!(f('!'), O | P | PS);
+        assert_eq!(f('\''), O | P | PS);
+        assert_eq!(f('€'), O | P | PS);
+        // Sk, in DeepSeek V4's kana range.
+        assert_eq!(f('\u{309B}'), O | P | PS);
         // New in Unicode 16.0 (Garay capital letter A): the references know it as Lu.
         assert_eq!(f('\u{10D50}'), L | UP);
     }

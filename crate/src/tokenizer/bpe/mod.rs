@@ -1,6 +1,6 @@
 //! Byte-level BPE: GPT-2, r50k/p50k, cl100k, o200k (tiktoken rank files) and Hugging Face
-//! `tokenizer.json` BPE models such as GPT-2 and Qwen3, with the same ids as tiktoken and
-//! `tokenizers`.
+//! `tokenizer.json` BPE models such as GPT-2, Qwen3, Llama 3 and DeepSeek V4, with the same ids
+//! as tiktoken and `tokenizers`.
 //!
 //! The pipeline of one [`BpeTokenizer::encode`] call:
 //! 1. special and added tokens are cut out of the text ([`super::added`]); what a typed
@@ -212,14 +212,11 @@ impl BpeTokenizer {
     }
 
     /// A known tiktoken encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
-    /// o200k_base, o200k_harmony) from its `.tiktoken` file.
+    /// o200k_base, o200k_harmony, or such a name without `_base`) from its `.tiktoken` file.
     pub fn from_tiktoken_named(name: &str, data: &[u8]) -> Result<BpeTokenizer> {
-        let (pattern, specials) = tiktoken_encoding(name).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "unknown tiktoken encoding {name:?}: expected gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base or o200k_harmony"
-            ))
-        })?;
-        BpeTokenizer::from_tiktoken(name, data, pattern, &specials)
+        let (name, pattern, specials) = crate::loaders::tiktoken::encoding_named(name)
+            .ok_or_else(|| crate::loaders::tiktoken::unknown_encoding(name))?;
+        BpeTokenizer::from_tiktoken(&name, data, pattern, &specials)
     }
 
     /// A tokenizer from a Hugging Face `tokenizer.json` with a byte-level BPE model.
@@ -244,6 +241,39 @@ impl BpeTokenizer {
             post_processor: hf.post_processor,
             token_texts: OnceLock::new(),
         })
+    }
+
+    /// A tokenizer from Mistral's `tekken.json` (see [`crate::loaders::tekken`]): the ids
+    /// mistral-common's `Tekkenizer.encode` gives, as [`BpeTokenizer::encode_ordinary`]. With
+    /// `add_special_tokens`, `<s>` goes before each input (`encode(text, bos=True, eos=False)`).
+    pub fn from_tekken_json(json: &str) -> Result<BpeTokenizer> {
+        let tekken = crate::loaders::tekken::parse(json)?;
+        let model = Model::from_ranks(tekken.tokens)?;
+        let post_processor = crate::loaders::tekken::post_processor(&tekken.specials);
+        let added = crate::loaders::tekken::added_tokens(&tekken.specials);
+        Ok(BpeTokenizer {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            name: "tekken".to_string(),
+            pattern: tekken.pattern,
+            model,
+            nfc: false,
+            add_prefix_space: false,
+            whole: WholeToken::Always,
+            added: AddedTokens::new(added)?,
+            template_ids: processors::single_template_ids(post_processor.as_ref()),
+            post_processor,
+            token_texts: OnceLock::new(),
+        })
+    }
+
+    /// A tokenizer from a Hugging Face `tokenizer.json` or a Mistral `tekken.json`, whichever
+    /// `json` is.
+    pub fn from_json(json: &str) -> Result<BpeTokenizer> {
+        if crate::loaders::tekken::is_tekken(json) {
+            BpeTokenizer::from_tekken_json(json)
+        } else {
+            BpeTokenizer::from_hf_json(json)
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -405,7 +435,10 @@ impl BpeTokenizer {
         if segment.is_empty() {
             return;
         }
-        if self.pattern != Pattern::O200k && spans::marks_split_words(segment.as_bytes()) {
+        // o200k and DeepSeek V4 keep marks in their words: their words need no spans.
+        if !matches!(self.pattern, Pattern::O200k | Pattern::DeepSeek)
+            && spans::marks_split_words(segment.as_bytes())
+        {
             self.encode_spans(segment, out, w);
             return;
         }

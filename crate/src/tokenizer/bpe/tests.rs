@@ -80,7 +80,7 @@ fn special_tokens_follow_tiktoken() {
     let only_short = Allowed::Only(["<|eot|>".to_string()].into());
     assert_eq!(t.encode_with_special("<|eot|>x", &only_short, &Allowed::none()).unwrap(), [300, b'x' as u32]);
     // The text between specials is encoded separately: `\s++$` sees the segment's end.
-    assert_eq!(t.pattern().regex(), crate::pre_tokenizers::byte_level::pattern::CL100K_REGEX);
+    assert_eq!(t.pattern().regexes(), [crate::pre_tokenizers::byte_level::pattern::CL100K_REGEX]);
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k, Qwen and Llama 3, each as a
-//! hand-written matcher instead of a backtracking regex.
+//! Pre-tokenization: the split patterns of GPT-2, cl100k, o200k, Qwen, Llama 3, DeepSeek V4 and
+//! Mistral's Tekken, each as a hand-written matcher instead of a backtracking regex.
 //!
 //! Each matcher answers one question: "a match starts at `i`; where does it end?" The loop
 //! in [`Pattern::split`] calls it until the text is consumed. These patterns match every char
@@ -17,12 +17,14 @@
 
 use super::classes::{at, L, LOW, N, O, P, UP, WS};
 
+mod deepseek;
 mod o200k;
 
+pub use deepseek::{deepseek, DEEPSEEK_REGEXES};
 pub(crate) use o200k::is_cjk_ideograph;
-pub use o200k::o200k;
 #[cfg(test)]
 pub(crate) use o200k::o200k_general;
+pub use o200k::{o200k, tekken};
 #[cfg(test)]
 use o200k::{o200k_ascii, o200k_lower, o200k_two_byte};
 
@@ -40,6 +42,11 @@ pub enum Pattern {
     /// Llama 3: cl100k's older spelling, which lacks `\s++$`: a whitespace run that ends the
     /// text is split after its last newline (cl100k keeps it whole).
     Llama3,
+    /// Mistral's Tekken: o200k's pattern without contractions, numbers one by one.
+    Tekken,
+    /// DeepSeek V4: three splits in turn (numbers, Han and kana, then a pattern that keeps
+    /// letters and marks together), see [`deepseek()`].
+    DeepSeek,
 }
 
 /// GPT-2's pattern as Hugging Face's ByteLevel pre-tokenizer writes it (Oniguruma).
@@ -49,6 +56,9 @@ pub const R50K_REGEX: &str =
     r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 /// cl100k_base as tiktoken 0.14 writes it.
 pub const CL100K_REGEX: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+/// cl100k_base for Oniguruma: `\z` for tiktoken's `$` (the end of the text), no possessive
+/// quantifier where nothing follows it in its branch (`{1,3}+` would be a repetition there).
+pub const CL100K_ONIGURUMA: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\z|\s*[\r\n]|\s+(?!\S)|\s";
 /// o200k_base as tiktoken writes it.
 pub const O200K_REGEX: &str = concat!(
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -65,6 +75,13 @@ pub const O200K_REGEX: &str = concat!(
     "|",
     r"\s+",
 );
+/// Mistral's Tekken (the `pattern` of its tekken.json files).
+pub const TEKKEN_REGEX: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
+    r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+);
 /// Qwen2/2.5/3's Split pattern (their tokenizer.json).
 pub const QWEN_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
@@ -72,22 +89,33 @@ pub const QWEN_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p
 /// kept by tokenizer.json conversions of cl100k.
 pub const LLAMA3_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
-/// Spellings of the patterns found in the wild that denote the same splits.
-const ALIASES: &[(&str, Pattern)] = &[
-    (GPT2_REGEX, Pattern::Gpt2),
-    (R50K_REGEX, Pattern::Gpt2),
-    (r"'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+", Pattern::Gpt2),
-    (CL100K_REGEX, Pattern::Cl100k),
-    (O200K_REGEX, Pattern::O200k),
-    (QWEN_REGEX, Pattern::Qwen),
-    (LLAMA3_REGEX, Pattern::Llama3),
+/// Spellings of the patterns found in the wild that denote the same splits: the regexes of
+/// the splits applied in turn.
+const ALIASES: &[(&[&str], Pattern)] = &[
+    (&[GPT2_REGEX], Pattern::Gpt2),
+    (&[R50K_REGEX], Pattern::Gpt2),
+    (&[r"'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"], Pattern::Gpt2),
+    (&[CL100K_REGEX], Pattern::Cl100k),
+    (&[O200K_REGEX], Pattern::O200k),
+    (&[QWEN_REGEX], Pattern::Qwen),
+    (&[LLAMA3_REGEX], Pattern::Llama3),
+    (&[TEKKEN_REGEX], Pattern::Tekken),
+    (&DEEPSEEK_REGEXES, Pattern::DeepSeek),
+    (&deepseek::DEEPSEEK_REGEXES_ESCAPED, Pattern::DeepSeek),
 ];
 
 impl Pattern {
-    pub const ALL: [Pattern; 5] =
-        [Pattern::Gpt2, Pattern::Cl100k, Pattern::O200k, Pattern::Qwen, Pattern::Llama3];
+    pub const ALL: [Pattern; 7] = [
+        Pattern::Gpt2,
+        Pattern::Cl100k,
+        Pattern::O200k,
+        Pattern::Qwen,
+        Pattern::Llama3,
+        Pattern::Tekken,
+        Pattern::DeepSeek,
+    ];
 
-    /// Short name: "gpt2", "cl100k", "o200k", "qwen" or "llama3".
+    /// Short name: "gpt2", "cl100k", "o200k", "qwen", "llama3", "tekken" or "deepseek".
     pub fn name(self) -> &'static str {
         match self {
             Pattern::Gpt2 => "gpt2",
@@ -95,6 +123,8 @@ impl Pattern {
             Pattern::O200k => "o200k",
             Pattern::Qwen => "qwen",
             Pattern::Llama3 => "llama3",
+            Pattern::Tekken => "tekken",
+            Pattern::DeepSeek => "deepseek",
         }
     }
 
@@ -108,24 +138,42 @@ impl Pattern {
             "o200k" | "o200k_base" | "o200k_harmony" => Pattern::O200k,
             "qwen" | "qwen2" | "qwen3" => Pattern::Qwen,
             "llama3" | "llama-3" => Pattern::Llama3,
+            "tekken" => Pattern::Tekken,
+            "deepseek" | "deepseek-v4" | "deepseek_v4" => Pattern::DeepSeek,
             _ => return None,
         })
     }
 
-    /// The regex this matcher reproduces (tiktoken's spelling for the OpenAI patterns).
-    pub fn regex(self) -> &'static str {
+    /// The regexes this matcher reproduces, each splitting the pieces of the one before
+    /// (tiktoken's spelling for the OpenAI patterns; one regex for all but DeepSeek V4).
+    pub fn regexes(self) -> &'static [&'static str] {
         match self {
-            Pattern::Gpt2 => GPT2_REGEX,
-            Pattern::Cl100k => CL100K_REGEX,
-            Pattern::O200k => O200K_REGEX,
-            Pattern::Qwen => QWEN_REGEX,
-            Pattern::Llama3 => LLAMA3_REGEX,
+            Pattern::Gpt2 => &[GPT2_REGEX],
+            Pattern::Cl100k => &[CL100K_REGEX],
+            Pattern::O200k => &[O200K_REGEX],
+            Pattern::Qwen => &[QWEN_REGEX],
+            Pattern::Llama3 => &[LLAMA3_REGEX],
+            Pattern::Tekken => &[TEKKEN_REGEX],
+            Pattern::DeepSeek => &DEEPSEEK_REGEXES,
         }
     }
 
-    /// The pattern a regex string denotes, if it is one of the known spellings.
-    pub fn from_regex(regex: &str) -> Option<Pattern> {
-        ALIASES.iter().find(|(r, _)| *r == regex).map(|&(_, p)| p)
+    /// [`Pattern::regexes`] spelled so that Oniguruma (the general pipeline's regex engine)
+    /// splits as this matcher does. tiktoken's `\s++$` means the end of the text, Oniguruma's
+    /// `$` also the end of a line, and its `{1,3}+` is not possessive but a repetition: GPT-2
+    /// takes its Hugging Face spelling, cl100k [`CL100K_ONIGURUMA`].
+    pub fn oniguruma_regexes(self) -> &'static [&'static str] {
+        match self {
+            Pattern::Gpt2 => &[GPT2_REGEX],
+            Pattern::Cl100k => &[CL100K_ONIGURUMA],
+            _ => self.regexes(),
+        }
+    }
+
+    /// The pattern that splitting by these regexes in turn denotes, if they are one of the
+    /// known spellings.
+    pub fn from_regexes(regexes: &[&str]) -> Option<Pattern> {
+        ALIASES.iter().find(|(r, _)| *r == regexes).map(|&(_, p)| p)
     }
 
     /// End of the match that starts at byte `i` of `s` (`i < s.len()`, a char boundary).
@@ -137,6 +185,8 @@ impl Pattern {
             Pattern::O200k => o200k(s, i),
             Pattern::Qwen => qwen(s, i),
             Pattern::Llama3 => llama3(s, i),
+            Pattern::Tekken => tekken(s, i),
+            Pattern::DeepSeek => deepseek(s, i),
         }
     }
 
@@ -152,6 +202,8 @@ impl Pattern {
             Pattern::O200k => tile(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile(text.as_bytes(), qwen, f),
             Pattern::Llama3 => tile(text.as_bytes(), llama3, f),
+            Pattern::Tekken => tile(text.as_bytes(), tekken, f),
+            Pattern::DeepSeek => tile(text.as_bytes(), deepseek, f),
         }
     }
 
@@ -165,6 +217,8 @@ impl Pattern {
             Pattern::O200k => tile_skipping(text.as_bytes(), o200k, f),
             Pattern::Qwen => tile_skipping(text.as_bytes(), qwen, f),
             Pattern::Llama3 => tile_skipping(text.as_bytes(), llama3, f),
+            Pattern::Tekken => tile_skipping(text.as_bytes(), tekken, f),
+            Pattern::DeepSeek => tile_skipping(text.as_bytes(), deepseek, f),
         }
     }
 

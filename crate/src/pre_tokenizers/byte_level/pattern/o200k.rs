@@ -1,5 +1,7 @@
 //! o200k_base's pattern: its two word branches over the UP/LOW letter sets, and the fast
 //! paths for ASCII text and words of 2-byte chars that answer before the general matcher.
+//! Mistral's Tekken pattern is o200k's without the contraction suffix and with single
+//! numbers: the same matchers with `TEKKEN` set.
 
 use super::super::classes::{at, two_byte_at, two_byte_run, L, LOW, N, O, P, UP, WS};
 use super::{ascii_run, numbers, opt_contraction, punct, run, ws_newline_first, AsciiClass, LANES};
@@ -91,15 +93,47 @@ fn o200k_upper(s: &[u8], start: usize) -> Option<usize> {
 /// (the inliner's choice once the matchers grew) it cost 4.9M instructions per MB of English.
 #[inline(always)]
 pub fn o200k(s: &[u8], i: usize) -> usize {
+    o200k_like::<false>(s, i)
+}
+
+/// Mistral's Tekken:
+/// `[^\r\n\p{L}\p{N}]?[UP]*[LOW]+|[^\r\n\p{L}\p{N}]?[UP]+[LOW]*|\p{N}`
+/// `| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+#[inline(always)]
+pub fn tekken(s: &[u8], i: usize) -> usize {
+    o200k_like::<true>(s, i)
+}
+
+#[inline(always)]
+fn o200k_like<const TEKKEN: bool>(s: &[u8], i: usize) -> usize {
     if s[i] < 0x80 {
-        if let Some(e) = o200k_ascii(s, i) {
+        if let Some(e) = o200k_ascii::<TEKKEN>(s, i) {
             return e;
         }
-        if let Some(e) = o200k_two_byte(s, i) {
+        if let Some(e) = o200k_two_byte::<TEKKEN>(s, i) {
             return e;
         }
     }
-    o200k_general(s, i)
+    o200k_general::<TEKKEN>(s, i)
+}
+
+/// Where a word that ends at `e` ends with its optional contraction (none for Tekken).
+#[inline(always)]
+fn word_end<const TEKKEN: bool>(s: &[u8], e: usize) -> usize {
+    if TEKKEN {
+        e
+    } else {
+        opt_contraction(s, e)
+    }
+}
+
+/// The most number chars in one match: `\p{N}{1,3}`, Tekken's `\p{N}`.
+const fn max_digits<const TEKKEN: bool>() -> usize {
+    if TEKKEN {
+        1
+    } else {
+        3
+    }
 }
 
 /// [`o200k()`] at ASCII char `i` when it is a word's prefix char (`[^\r\n\p{L}\p{N}]`: a space,
@@ -118,7 +152,7 @@ pub fn o200k(s: &[u8], i: usize) -> usize {
 /// `z`. Anything else (`z` in LOW: an ASCII or 3-byte letter; `z` in UP after a run of chars
 /// in both sets) returns None rather than follow the backtracking.
 #[inline(always)]
-pub(super) fn o200k_two_byte(s: &[u8], i: usize) -> Option<usize> {
+pub(super) fn o200k_two_byte<const TEKKEN: bool>(s: &[u8], i: usize) -> Option<usize> {
     if at(s, i).0 & P == 0 {
         return None;
     }
@@ -145,7 +179,7 @@ pub(super) fn o200k_two_byte(s: &[u8], i: usize) -> Option<usize> {
             return None;
         }
     }
-    Some(opt_contraction(s, k))
+    Some(word_end::<TEKKEN>(s, k))
 }
 
 /// [`o200k()`] at an ASCII byte `i` when the bytes the match depends on are ASCII, else None
@@ -165,7 +199,7 @@ pub(super) fn o200k_two_byte(s: &[u8], i: usize) -> Option<usize> {
 /// - whitespace, with no letter after its first char (no word prefix) and no punctuation
 ///   after a first space: `\s*[\r\n]+|\s+(?!\S)|\s+` on the run ([`ws_newline_first`]).
 #[inline(always)]
-pub(super) fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
+pub(super) fn o200k_ascii<const TEKKEN: bool>(s: &[u8], i: usize) -> Option<usize> {
     let n = s.len();
     if i + 1 < n && s[i + 1] >= 0x80 {
         return None;
@@ -190,14 +224,15 @@ pub(super) fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
         if e < n && s[e] >= 0x80 {
             return None;
         }
-        return Some(opt_contraction(s, e));
+        return Some(word_end::<TEKKEN>(s, e));
     }
     if f & N != 0 {
+        let max = i + max_digits::<TEKKEN>();
         let mut e = i + 1;
-        while e < n && e < i + 3 && s[e].is_ascii_digit() {
+        while e < n && e < max && s[e].is_ascii_digit() {
             e += 1;
         }
-        if e < n && e < i + 3 && s[e] >= 0x80 {
+        if e < n && e < max && s[e] >= 0x80 {
             return None;
         }
         crate::cost::add(e - i);
@@ -260,12 +295,12 @@ pub(super) fn o200k_ascii(s: &[u8], i: usize) -> Option<usize> {
 /// [`crate::pre_tokenizers::byte_level::scan`]'s), and with two callers the inliner stopped inlining this one into either
 /// (Russian +2.1M instructions per MB, a call per pre-token).
 #[inline(always)]
-pub(crate) fn o200k_general(s: &[u8], i: usize) -> usize {
+pub(crate) fn o200k_general<const TEKKEN: bool>(s: &[u8], i: usize) -> usize {
     // A CJK ideograph is not a prefix char and is in both sets: the first branch takes the
     // word from it (`o200k_lower` answers for any char in LOW).
     if is_cjk_ideograph(s, i) {
         if let Some(e) = o200k_lower(s, i) {
-            return opt_contraction(s, e);
+            return word_end::<TEKKEN>(s, e);
         }
     }
     let (f, len) = at(s, i);
@@ -276,26 +311,26 @@ pub(crate) fn o200k_general(s: &[u8], i: usize) -> usize {
     let prefixed = f & P != 0 && i + len < s.len();
     if prefixed {
         if let Some(e) = o200k_lower(s, i + len) {
-            return opt_contraction(s, e);
+            return word_end::<TEKKEN>(s, e);
         }
     }
     if f & (UP | LOW) != 0 {
         if let Some(e) = o200k_lower(s, i) {
-            return opt_contraction(s, e);
+            return word_end::<TEKKEN>(s, e);
         }
     }
     if prefixed {
         if let Some(e) = o200k_upper(s, i + len) {
-            return opt_contraction(s, e);
+            return word_end::<TEKKEN>(s, e);
         }
     }
     if f & UP != 0 {
         if let Some(e) = o200k_upper(s, i) {
-            return opt_contraction(s, e);
+            return word_end::<TEKKEN>(s, e);
         }
     }
     if f & N != 0 {
-        return numbers(s, i, 3);
+        return numbers(s, i, max_digits::<TEKKEN>());
     }
     if let Some(e) = punct(s, i, f, len, true) {
         return e;

@@ -52,9 +52,9 @@ fn o200k_splits() {
     assert_eq!(pieces(p, "'s"), ["'s"]);
 }
 
-/// The ASCII path of o200k gives the general matcher's match wherever it answers, at every
-/// char of random texts that mix ASCII classes (contractions, slashes, newlines, runs of
-/// every kind) with non-ASCII chars next to them.
+/// The ASCII path of o200k (and Tekken) gives the general matcher's match wherever it answers,
+/// at every char of random texts that mix ASCII classes (contractions, slashes, newlines, runs
+/// of every kind) with non-ASCII chars next to them.
 #[test]
 fn o200k_ascii_path_matches_general() {
     let alphabet = [
@@ -99,16 +99,22 @@ fn o200k_ascii_path_matches_general() {
         "\u{17f}",
     ];
     // Mostly ASCII (the first 28), so that ASCII matches meet non-ASCII chars only now and then.
-    let answered = fast_path_answers(o200k_ascii, &alphabet, 28, 4, 11, 30_000, 16);
+    let answered =
+        fast_path_answers(o200k_ascii::<false>, o200k_general::<false>, &alphabet, 28, 4, 11, 30_000, 16);
+    assert!(answered > 100_000, "{answered}");
+    let answered =
+        fast_path_answers(o200k_ascii::<true>, o200k_general::<true>, &alphabet, 28, 4, 12, 30_000, 16);
     assert!(answered > 100_000, "{answered}");
 }
 
 /// Runs `fast` at every ASCII char of `texts` random texts (seed `seed`, under `max_chars`
 /// chars from `alphabet`, one in `every` from all of it, the others from its first
-/// `common`) and asserts that wherever it answers, the general o200k matcher agrees.
+/// `common`) and asserts that wherever it answers, the `general` matcher agrees.
 /// Returns how many times it answered.
+#[allow(clippy::too_many_arguments)]
 fn fast_path_answers(
     fast: fn(&[u8], usize) -> Option<usize>,
+    general: fn(&[u8], usize) -> usize,
     alphabet: &[&str],
     common: usize,
     every: u64,
@@ -131,14 +137,14 @@ fn fast_path_answers(
         for i in (0..s.len()).filter(|&i| s[i] < 0x80) {
             if let Some(e) = fast(s, i) {
                 answered += 1;
-                assert_eq!(e, o200k_general(s, i), "{text:?} at {i}");
+                assert_eq!(e, general(s, i), "{text:?} at {i}");
             }
         }
     }
     answered
 }
 
-/// Wherever `o200k_two_byte` answers, it agrees with the general matcher: at every ASCII
+/// Wherever `o200k_two_byte` answers, it agrees with the general matcher (o200k's and Tekken's): at every ASCII
 /// char of random texts of 2-byte letters of every kind (Lu, Ll, Lt, Lm, Lo, marks: in UP
 /// only, LOW only, both), next to ASCII and 3-byte letters, 2-byte non-letters, digits,
 /// spaces, punctuation and contractions (also with U+017F, which folds to `s`).
@@ -150,7 +156,11 @@ fn o200k_two_byte_path_matches_general() {
         "×", "«", "中", "ア", "😀",
     ];
     // Mostly 2-byte letters and spaces (the first 23), so that long words occur.
-    let answered = fast_path_answers(o200k_two_byte, &alphabet, 23, 3, 23, 100_000, 14);
+    let answered =
+        fast_path_answers(o200k_two_byte::<false>, o200k_general::<false>, &alphabet, 23, 3, 23, 100_000, 14);
+    assert!(answered > 30_000, "{answered}");
+    let answered =
+        fast_path_answers(o200k_two_byte::<true>, o200k_general::<true>, &alphabet, 23, 3, 24, 100_000, 14);
     assert!(answered > 30_000, "{answered}");
 }
 
@@ -469,7 +479,231 @@ fn marks_split_words_of_pointed_and_indic_text() {
 #[test]
 fn regex_spellings() {
     for p in Pattern::ALL {
-        assert_eq!(Pattern::from_regex(p.regex()), Some(p));
+        assert_eq!(Pattern::from_regexes(p.regexes()), Some(p));
         assert_eq!(Pattern::parse(p.name()), Some(p));
+    }
+}
+
+#[test]
+fn deepseek_splits() {
+    let p = Pattern::DeepSeek;
+    assert_eq!(pieces(p, "Hello world"), ["Hello", " world"]);
+    assert_eq!(pieces(p, "it's 'sa"), ["it", "'s", " '", "sa"]);
+    assert_eq!(pieces(p, "1234567 x"), ["123", "456", "7", " x"]);
+    assert_eq!(pieces(p, "a 1"), ["a", " ", "1"]);
+    assert_eq!(pieces(p, "中文abc 日本語"), ["中文", "abc", " ", "日本語"]);
+    assert_eq!(pieces(p, "naïve e\u{301}x"), ["naïve", " e\u{301}x"]);
+    assert_eq!(pieces(p, "..abc (foo) ¡¿x"), ["..", "abc", " (", "foo", ")", " ¡¿", "x"]);
+    assert_eq!(pieces(p, "a  \n\n b"), ["a", "  \n\n", " b"]);
+    assert_eq!(pieces(p, "\u{200d}\u{200d}ab"), ["\u{200d}", "\u{200d}ab"]);
+    // U+9FA6 is Han but outside the second split's range; U+309B (Sk) is inside it.
+    assert_eq!(pieces(p, "\u{9fa5}\u{9fa6}"), ["\u{9fa5}", "\u{9fa6}"]);
+    assert_eq!(pieces(p, "か\u{309b}き"), ["か", "\u{309b}", "き"]);
+}
+
+/// A pattern's regexes as the reference applies them: a Sequence of Splits (behavior
+/// Isolated) on Oniguruma, the engine of `tokenizers`, in the spelling that reads there as the
+/// matcher (tiktoken's fancy-regex reads DeepSeek's and Tekken's alike: no `$`, no possessive
+/// quantifier).
+#[cfg(feature = "general")]
+fn splits_by_regex(p: Pattern) -> crate::pre_tokenizers::PreTokenizer {
+    use crate::pre_tokenizers::split::{Split, SplitDelimiterBehavior, SplitPattern};
+    crate::pre_tokenizers::PreTokenizer::Sequence(
+        p.oniguruma_regexes()
+            .iter()
+            .map(|r| {
+                let split =
+                    Split::new(SplitPattern::Regex(r.to_string()), SplitDelimiterBehavior::Isolated, false);
+                crate::pre_tokenizers::PreTokenizer::Split(split.expect("the pattern compiles"))
+            })
+            .collect(),
+    )
+}
+
+#[cfg(feature = "general")]
+fn assert_splits_as_regex(p: Pattern, reference: &crate::pre_tokenizers::PreTokenizer, text: &str) -> usize {
+    let mut want = Vec::new();
+    crate::pre_tokenizers::pre_tokenize(Some(reference), text, |q| want.push((q.byte_start, q.byte_end)));
+    let got = p.split(text);
+    if got != want {
+        let k = got.iter().zip(&want).take_while(|(a, b)| a == b).count();
+        let show =
+            |v: &[(usize, usize)]| v.iter().skip(k).take(3).map(|&(a, b)| &text[a..b]).collect::<Vec<_>>();
+        panic!("{p:?} {text:?}: piece {k}: ours {:?}, the regex {:?}", show(&got), show(&want));
+    }
+    want.len()
+}
+
+/// Every code point in `contexts` ("{c}" stands for it), 2048 at a time: pre-tokens counted.
+#[cfg(feature = "general")]
+fn assert_every_code_point_splits_as_regex(p: Pattern, contexts: &[&str]) -> usize {
+    let reference = splits_by_regex(p);
+    let mut chars = Vec::new();
+    super::super::classes::for_each_char(|cp, _| chars.push(char::from_u32(cp).expect("a scalar value")));
+    let mut n = 0;
+    for context in contexts {
+        for chunk in chars.chunks(2048) {
+            let text: String =
+                chunk.iter().map(|c| context.replace("{c}", c.encode_utf8(&mut [0; 4]))).collect();
+            n += assert_splits_as_regex(p, &reference, &text);
+        }
+    }
+    n
+}
+
+/// DeepSeek V4's matcher splits as its three regexes in turn, on every code point next to what
+/// the branches ask about: a digit, ASCII punctuation and letters, a newline, a Han char, a
+/// kana, a format char, a space.
+#[cfg(feature = "general")]
+#[test]
+fn deepseek_is_its_splits_on_every_code_point() {
+    // One context (the Python tests take more, against the reference itself): debug builds
+    // take about a minute per million code points here.
+    let n = assert_every_code_point_splits_as_regex(Pattern::DeepSeek, &["1{c}'s\r\n中{c}あ\u{200d}{c} "]);
+    assert!(n > 3_000_000, "{n}");
+}
+
+/// Random texts of the chars where the branches and the three splits meet: every range edge
+/// of the second split, numbers of several scripts, marks, controls and format chars,
+/// unassigned and private-use code points, every kind of whitespace, ASCII punctuation
+/// before letters, and non-ASCII punctuation and symbols.
+#[cfg(feature = "general")]
+#[test]
+fn deepseek_is_its_splits_on_random_texts() {
+    const ALPHABET: &[&str] = &[
+        "a",
+        "Z",
+        "é",
+        "ß",
+        "Ж",
+        "ب",
+        "\u{64e}",
+        "\u{301}",
+        "\u{93f}",
+        "ʰ",
+        "1",
+        "٣",
+        "½",
+        "Ⅻ",
+        "𝟙",
+        " ",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        "\u{a0}",
+        "\u{3000}",
+        "\u{2028}",
+        "\u{85}",
+        "\x0b",
+        "'",
+        "!",
+        ".",
+        "(",
+        "-",
+        "_",
+        "`",
+        "~",
+        "$",
+        "«",
+        "—",
+        "€",
+        "、",
+        "。",
+        "\u{309b}",
+        "\u{30a0}",
+        "\u{30fb}",
+        "\u{30fc}",
+        "\u{3099}",
+        "\u{3040}",
+        "\u{3097}",
+        "\u{303f}",
+        "\u{3100}",
+        "\u{4dff}",
+        "\u{4e00}",
+        "中",
+        "\u{9fa5}",
+        "\u{9fa6}",
+        "\u{9fff}",
+        "あ",
+        "ア",
+        "ｱ",
+        "가",
+        "😀",
+        "\u{200d}",
+        "\u{200b}",
+        "\u{feff}",
+        "\x00",
+        "\x7f",
+        "\u{e000}",
+        "\u{378}",
+        "\u{10ffff}",
+        "\u{1f3fb}",
+        "s",
+        "t",
+        "ll",
+    ];
+    let reference = splits_by_regex(Pattern::DeepSeek);
+    let mut n = 0;
+    for seed in [1, 2, 3] {
+        for text in random_texts(seed, 30, |r, _| ALPHABET[(r >> 7) as usize % ALPHABET.len()]) {
+            n += assert_splits_as_regex(Pattern::DeepSeek, &reference, &text);
+        }
+    }
+    assert!(n > 300_000, "{n}");
+}
+
+/// Tekken's matcher (o200k's with `TEKKEN`) splits as its regex: every code point next to
+/// letters of each case, a digit, an apostrophe, spaces, newlines, a slash and an Lm; and random texts
+/// of cased letters, marks, Lm/Lo, digits, contractions (which Tekken does not keep), slashes
+/// and every kind of whitespace.
+#[cfg(feature = "general")]
+#[test]
+fn tekken_is_its_regex() {
+    let n = assert_every_code_point_splits_as_regex(Pattern::Tekken, &["a{c}B1'S {c}\r\n  {c}/ʰ"]);
+    assert!(n > 3_000_000, "{n}");
+    const ALPHABET: &[&str] = &[
+        "a", "z", "A", "Z", "é", "É", "ǅ", "ʰ", "中", "ب", "\u{64e}", "\u{301}", "1", "23", "٣", "½", "'",
+        "'s", "'LL", "'re", "/", "//", "!", "(", " ", " ", "  ", "\t", "\n", "\r\n", "\u{a0}", "\u{3000}",
+        "😀", "\x00", "\u{200d}", "ſ", "HTTP", "Server",
+    ];
+    let reference = splits_by_regex(Pattern::Tekken);
+    let mut n = 0;
+    for text in random_texts(5, 30, |r, _| ALPHABET[(r >> 7) as usize % ALPHABET.len()]) {
+        n += assert_splits_as_regex(Pattern::Tekken, &reference, &text);
+    }
+    assert!(n > 100_000, "{n}");
+}
+
+/// `is_han_kana` is the second split's class on every code point.
+#[test]
+fn han_kana_is_the_second_class() {
+    super::super::classes::for_each_char(|cp, s| {
+        let want = (0x3040..=0x30FF).contains(&cp) || (0x4E00..=0x9FA5).contains(&cp);
+        assert_eq!(deepseek::is_han_kana(s, 0), want, "U+{cp:04X}");
+    });
+}
+
+/// Every pattern's Oniguruma spelling (what the general pipeline runs for a tiktoken or tekken
+/// file) splits as its matcher, on random texts of what the branches ask about: contractions in
+/// both cases, runs of digits, whitespace runs that end the text with and without newlines,
+/// letters of each case, marks, punctuation with slashes and newlines after it.
+#[cfg(feature = "general")]
+#[test]
+fn oniguruma_spellings_split_as_the_matchers() {
+    const ALPHABET: &[&str] = &[
+        "a", "Z", "é", "Ж", "中", "ʰ", "\u{301}", "1", "2345", "٣", " ", " ", "  ", "\t", "\n", "\r\n",
+        "\n ", " \n", "\u{a0}", "\u{3000}", "'", "'s", "'S", "'ll", "'Ve", "ſ", "!", "/", "//", "(", ".",
+        "😀", "\x00",
+    ];
+    for p in Pattern::ALL {
+        let reference = splits_by_regex(p);
+        let mut n = 0;
+        for text in random_texts(21 + p as u64, 24, |r, _| ALPHABET[(r >> 7) as usize % ALPHABET.len()]) {
+            n += assert_splits_as_regex(p, &reference, &text);
+        }
+        assert!(n > 50_000, "{p:?} {n}");
     }
 }
