@@ -489,10 +489,13 @@ def general_files_in_the_page(page, tmp_path):
         "split-regex-bpe.json": g.regex_bpe(),
         "prefixed-wordlevel.json": g.prefixed_wordlevel(),
     }
-    for name, spec in files.items():
+    for k, (name, spec) in enumerate(files.items()):
         path = tmp_path / name
         path.write_text(spec, encoding="utf-8")
+        t0 = page.evaluate("performance.now()")
         use_file(page, path)
+        if k == 0:  # the general module's download and start included
+            FIGURES["general_module_first_file_ms"] = round(page.evaluate("performance.now()") - t0)
         reference = g.reference_tokenizer(spec)
         model = json.loads(spec)["model"]["type"]
         for text in g.TEXTS:
