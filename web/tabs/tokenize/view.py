@@ -1,5 +1,5 @@
-"""What the tokenize tab (the BERT normalizer and WordPiece, step by step) shows, as a tree
-of plain nodes (shell/dom.py).
+"""What the tokenize tab (the BERT normalizer and WordPiece step by step, or another
+tokenizer.json's own stages and model) shows, as a tree of plain nodes (shell/dom.py).
 
 Pure Python with no browser imports: pytest renders traces from the native module, the page
 the wasm module's (the same JSON).
