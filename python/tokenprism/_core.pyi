@@ -2,14 +2,23 @@
 from os import PathLike
 from typing import AbstractSet, Any, Callable, Iterable, Literal, Mapping, Sequence, overload
 
+import numpy as np
+import numpy.typing as npt
+
 __version__: str
+
+# Ids as a numpy array that owns the Rust buffer (writable; numpy is imported on first use).
+_Ids = npt.NDArray[np.uint32]
+# A batch as arrays: uint32 ids end to end, int64 offsets (len(batch) + 1); text i is
+# ids[offsets[i]:offsets[i + 1]].
+_FlatIds = tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]
 
 def normalize(text: str, form: Literal["NFC", "NFD", "NFKC", "NFKD"] | str) -> str:
     """Unicode normalization on Unicode 15.0. Raises ValueError for an unknown form or a
     lone surrogate."""
 
 def set_num_threads(n: int) -> None:
-    """Default thread count for encode_batch (0: one per CPU)."""
+    """Default thread count of the batch calls (0: one per CPU)."""
 
 def get_num_threads() -> int: ...
 
@@ -110,8 +119,37 @@ class Tokenizer:
     def encode(
         self, sequence: str, pair: str | None = None, add_special_tokens: bool = True
     ) -> Encoding: ...
-    def encode_ids(self, sequence: str, add_special_tokens: bool = True) -> list[int]:
+    @overload
+    def encode_ids(
+        self, sequence: str, add_special_tokens: bool = True, *, as_array: Literal[False] = False
+    ) -> list[int]:
         """Just the ids (the fastest path); equal to encode(...).ids."""
+    @overload
+    def encode_ids(
+        self, sequence: str, add_special_tokens: bool = True, *, as_array: Literal[True]
+    ) -> _Ids:
+        """The ids as a numpy uint32 array (no Python int per id)."""
+    @overload
+    def encode_batch_ids(
+        self,
+        inputs: list[str],
+        add_special_tokens: bool = True,
+        num_threads: int | None = None,
+        *,
+        as_array: Literal[False] = False,
+    ) -> list[list[int]]:
+        """encode_ids of each text, on threads without the GIL; equal to the ids of
+        encode_batch (padding included)."""
+    @overload
+    def encode_batch_ids(
+        self,
+        inputs: list[str],
+        add_special_tokens: bool = True,
+        num_threads: int | None = None,
+        *,
+        as_array: Literal[True],
+    ) -> _FlatIds:
+        """The batch as arrays (ids, offsets)."""
     def encode_batch(
         self,
         inputs: Sequence[str | tuple[str, str]],
@@ -224,7 +262,17 @@ class BpeTokenizer:
     ) -> Encoding:
         """tokenizers' Tokenizer.encode: ids, tokens, offsets (chars), word ids, type ids,
         masks; every added token in the text is recognized."""
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
+        disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
+        add_special_tokens: bool = False,
+    ) -> _Ids:
+        """encode as a numpy uint32 array, as tiktoken's encode_to_numpy."""
     def encode_ordinary(self, text: str) -> list[int]: ...
+    def encode_ordinary_to_numpy(self, text: str) -> _Ids: ...
     def encode_batch(
         self,
         texts: list[str],
@@ -233,10 +281,24 @@ class BpeTokenizer:
         allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
         disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
         add_special_tokens: bool = False,
-    ) -> list[list[int]]: ...
+    ) -> list[list[int]]:
+        """encode of each text on num_threads threads (default get_num_threads())."""
+    def encode_batch_to_numpy(
+        self,
+        texts: list[str],
+        *,
+        num_threads: int | None = None,
+        allowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = ...,
+        disallowed_special: Literal["all"] | AbstractSet[str] | Sequence[str] = "all",
+        add_special_tokens: bool = False,
+    ) -> _FlatIds:
+        """encode_batch as arrays (ids, offsets)."""
     def encode_ordinary_batch(
         self, texts: list[str], *, num_threads: int | None = None
     ) -> list[list[int]]: ...
+    def encode_ordinary_batch_to_numpy(
+        self, texts: list[str], *, num_threads: int | None = None
+    ) -> _FlatIds: ...
     def decode(
         self, tokens: Sequence[int], errors: str = "replace", *, skip_special_tokens: bool = False
     ) -> str: ...

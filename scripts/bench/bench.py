@@ -14,7 +14,9 @@ Protocol (the write-up's, made explicit):
   last may be shorter). Documents are repeated cyclically until the corpus totals about
   5 MB. Every implementation encodes every document with one Python call, special tokens off,
   truncation and padding off, and the timed work includes getting the ids as a Python list
-  (`.ids` where the call returns an Encoding). Same documents, same order, for everyone.
+  (`.ids` where the call returns an Encoding). Same documents, same order, for everyone. One
+  row returns a numpy uint32 array instead (no peer here has such a call): it is set against
+  tokenprism's own list call, not against the peers.
 - Every implementation runs in its own worker process (scripts/bench/bench_worker.py), peers in
   their own virtualenvs; RAYON_NUM_THREADS=1, TOKENIZERS_PARALLELISM=false (one thread).
 - Per cell (corpus x operation): one warm-up pass per implementation, which is also where the
@@ -106,6 +108,15 @@ def implementations(peers: bool, ablations: bool, ablation_api: str) -> list[dic
             impl="tokenprism",
             opts={"api": "encode_ids"},
             call="tok.encode_ids(doc, add_special_tokens=False)",
+            ops=("encode", "short"),
+        ),
+        dict(
+            name="tokenprism-array",
+            label="tokenprism (ids as a uint32 array)",
+            kind="ours",
+            impl="tokenprism",
+            opts={"api": "encode_ids_array"},
+            call="tok.encode_ids(doc, add_special_tokens=False, as_array=True)",
             ops=("encode", "short"),
         ),
         dict(
@@ -244,6 +255,15 @@ def tokenprism_venv(wheel: Path) -> str:
     )
     if r.returncode != 0:
         raise SystemExit(f"pip install {wheel} into {d} failed: {r.stdout[-600:]}")
+    # The array rows need numpy (tokenprism itself does not): this Python's version, if any.
+    if dist_version(str(py), "numpy") is None:
+        want = dist_version(sys.executable, "numpy")
+        r = run_quiet(
+            [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+            + [f"numpy=={want}" if want else "numpy"]
+        )
+        if r.returncode != 0:
+            log(f"pip install numpy into {d} failed (the array rows will fail): {r.stdout[-300:]}")
     return str(py)
 
 
@@ -815,6 +835,23 @@ def markdown(res: dict) -> str:
             + " |"
         )
     L.append("")
+    if any(r["name"] == "tokenprism-array" and r.get("status") == "ok" for r in rows):
+        L.append(
+            "Ids as a numpy uint32 array against the same call's Python list (median of per-round "
+            "ratios; above ×1 the array is faster):"
+        )
+        L.append("")
+        L.append("| | " + " | ".join(corpora) + " |")
+        L.append("|---|" + "---:|" * len(corpora))
+        L.append(
+            "| array / list | "
+            + " | ".join(
+                fmt_ratio(enc[c].get("tokenprism-array", {}).get("vs_tokenprism-ids"))
+                for c in corpora
+            )
+            + " |"
+        )
+        L.append("")
     ab = [r for r in rows if "ablation" in r]
     if ab:
         base = "tokenprism-ids" if ab[0]["opts"]["api"] == "encode_ids" else "tokenprism"
@@ -885,6 +922,22 @@ def markdown(res: dict) -> str:
                 cells.append(t)
             L.append(f"| {r['label']} | " + " | ".join(cells) + " |")
         L.append("")
+        means = [
+            (sh[s]["mean"].get("tokenprism-ids"), sh[s]["mean"].get("tokenprism-array"))
+            for s in sizes
+        ]
+        if any(lst and arr for lst, arr in means):
+            L.append(
+                "Ids as an array against the list: µs per list call ÷ µs per array call (above ×1 "
+                "the array is faster): "
+                + ", ".join(
+                    f"{s} B {fmt_ratio(lst['us_per_call'] / arr['us_per_call'])}"
+                    for s, (lst, arr) in zip(sizes, means)
+                    if lst and arr and arr.get("us_per_call")
+                )
+                + "."
+            )
+            L.append("")
         L.append(
             "tokenprism (ids only) speed-up over the fastest verified peer per corpus and size "
             "(below ×1.00 means a peer is faster):"
@@ -989,6 +1042,7 @@ def chart(res: dict, path: Path) -> str | None:
     enc = res["encode"]
     colors = {
         "tokenprism-ids": "#1b5e20",
+        "tokenprism-array": "#004d40",
         "tokenprism": "#66bb6a",
         REF: "#9e9e9e",
         "tokenizers-1.0.0rc3": "#1565c0",
@@ -1271,11 +1325,17 @@ def main(argv: list[str] | None = None) -> int:
 
     def add_base_ratios(cell: dict, summ: dict, base: str) -> None:
         for name, s in summ.items():
-            if not isinstance(s, dict) or not name.startswith("tokenprism-no-"):
+            if not isinstance(s, dict):
                 continue
-            a_, b_ = cell.get(name, {}).get("values") or [], cell.get(base, {}).get("values") or []
+            if name.startswith("tokenprism-no-"):
+                b = base
+            elif name == "tokenprism-array":  # arrays against the same call's lists
+                b = "tokenprism-ids"
+            else:
+                continue
+            a_, b_ = cell.get(name, {}).get("values") or [], cell.get(b, {}).get("values") or []
             n = min(len(a_), len(b_))
-            s[f"vs_{base}"] = rnd(med([a_[i] / b_[i] for i in range(n)])) if n else None
+            s[f"vs_{b}"] = rnd(med([a_[i] / b_[i] for i in range(n)])) if n else None
 
     ablation_base = "tokenprism-ids" if a.ablation_api == "encode_ids" else "tokenprism"
     texts = {}

@@ -7,7 +7,8 @@ apart), so it uses the standard library only and is started as
     python bench_worker.py IMPL TOKENIZER_JSON [OPTIONS_JSON]
 
 IMPL is one of: tokenprism, tokenizers, tokenizers1, tokie, kitoken. OPTIONS_JSON (tokenprism
-only) is e.g. {"api": "encode_ids", "fast_paths": {"simd": false}}.
+only) is e.g. {"api": "encode_ids", "fast_paths": {"simd": false}}; the api "encode_ids_array"
+returns each document's ids as a numpy uint32 array (encode_ids(..., as_array=True)).
 
 Protocol: one JSON object per line in each direction; every request gets exactly one reply.
 
@@ -54,11 +55,17 @@ def load_impl(impl: str, tokenizer_json: str, opts: dict):
             tok.set_fast_paths(**opts["fast_paths"])
         if hasattr(tokenprism, "set_num_threads"):
             tokenprism.set_num_threads(1)
-        if opts.get("api", "encode") == "encode_ids":
+        api = opts.get("api", "encode")
+        if api == "encode_ids":
             enc = tok.encode_ids
 
             def encode(d):
                 return enc(d, add_special_tokens=False)
+        elif api == "encode_ids_array":
+            enc = tok.encode_ids
+
+            def encode(d):
+                return enc(d, add_special_tokens=False, as_array=True)
         else:
             enc = tok.encode
 
@@ -183,7 +190,7 @@ def doc_bytes(op: str, out) -> bytes:
         b = out.encode("utf-8")
         return len(b).to_bytes(4, "little") + b
     a = array.array("I", [len(out)])
-    a.extend(out)
+    a.extend(out.tolist() if hasattr(out, "tolist") else out)
     if sys.byteorder != "little":
         a.byteswap()
     return a.tobytes()
@@ -236,6 +243,8 @@ def main() -> None:
             return {"ok": True, "value": [ops["id_to_token"](i) for i in req["ids"]]}
         if cmd == "output":
             v = ops[req["op"]](docs[req["key"]][req["index"]])
+            if hasattr(v, "tolist"):  # a numpy array
+                v = v.tolist()
             return {"ok": True, "value": v if isinstance(v, str) else list(v)}
         return {"ok": False, "error": f"unknown command {cmd!r}"}
 

@@ -19,6 +19,9 @@ Protocol (the same as scripts/bench/bench.py, whose helpers this imports):
   run repeating whole passes until --min-seconds. Reported: median MB/s and the median over
   rounds of the per-round ratio (ours / peer), so a slow spell on the shared machine hits both
   sides of a ratio.
+- Ids as arrays: tokenprism's encode_ordinary_to_numpy and tiktoken's encode_to_numpy (no
+  special token) return numpy uint32 arrays; they are compared with each other (arrays with
+  arrays) and with the list call of the same library, never with a peer's lists.
 - Short inputs: English slices of 8, 16, 32, 64, 256 bytes (whole chars), one call each,
   microseconds per call from Python (loop included).
 - Worst case: one call on 100,000 identical bytes ('a'), and the same per-byte time set
@@ -185,6 +188,18 @@ def rows_for(encoding: str, pattern: str, compare: str | None = None) -> list[di
         ),
         dict(name=REF, label="tiktoken 0.14.0", kind="ref", impl="tiktoken"),
         dict(
+            name="tokenprism-numpy",
+            label="tokenprism encode_ordinary_to_numpy",
+            kind="ours",
+            impl="tokenprism-numpy",
+        ),
+        dict(
+            name="tiktoken-numpy",
+            label="tiktoken 0.14.0 encode_to_numpy",
+            kind="peer",
+            impl="tiktoken-numpy",
+        ),
+        dict(
             name="gigatoken",
             label="gigatoken 0.10.0",
             kind="peer",
@@ -234,7 +249,7 @@ def resolve(rows: list[dict], tp_python: str) -> None:
             continue
         if r["kind"] == "ours":
             r["python"] = r.get("python") or tp_python
-        elif r["impl"] == "tiktoken" or (
+        elif r["impl"] in ("tiktoken", "tiktoken-numpy") or (
             r["impl"] in ("tokenizers", "tokenizers-batch")
             and bench.dist_version(sys.executable, "tokenizers") == bench.REF_VERSION
         ):
@@ -272,6 +287,15 @@ def markdown(res: dict) -> str:
         labels = {r["name"]: r["label"] for r in e["rows"]}
         ref_label = next((r["label"] for r in e["rows"] if r["kind"] == "ref"), REF)
         peers = [p for p in PEERS if any(r["name"] == p for r in e["rows"])]
+        # Arrays against arrays (tiktoken's encode_to_numpy) and against our own lists.
+        arrays = [
+            (col, base)
+            for col, base in (
+                ("ours/tiktoken, arrays", "tiktoken-numpy"),
+                ("ours arrays/lists", "tokenprism"),
+            )
+            if "tokenprism-numpy" in names and base in names
+        ]
         out += [
             f"## {enc}",
             "",
@@ -282,8 +306,10 @@ def markdown(res: dict) -> str:
             + " | "
             + " | ".join(f"ours/{p}" for p in peers)
             + " |"
+            + "".join(f" {col} |" for col, _ in arrays)
             + (" ours/before |" if "tokenprism-before" in names else ""),
-            "|---|" + "---:|" * (len(names) + len(peers) + ("tokenprism-before" in names)),
+            "|---|"
+            + "---:|" * (len(names) + len(peers) + len(arrays) + ("tokenprism-before" in names)),
         ]
         for c, cell in e["corpora"].items():
             line = [c]
@@ -291,9 +317,13 @@ def markdown(res: dict) -> str:
                 s = cell.get(n, {})
                 ok = "✓" if s.get("ids_match") else ("✗" if s.get("ids_match") is False else "?")
                 line.append(f"{fmt(s.get('mbps'))} {ok}" if "error" not in s else "error")
-            for peer in peers + (["tokenprism-before"] if "tokenprism-before" in names else []):
+            for peer in peers:
+                line.append(ratio_text(cell.get("tokenprism", {}).get("vs", {}).get(peer)))
+            for _, base in arrays:
+                line.append(ratio_text(cell.get("tokenprism-numpy", {}).get("vs", {}).get(base)))
+            if "tokenprism-before" in names:
                 s = cell.get("tokenprism", {})
-                line.append(ratio_text(s.get("vs", {}).get(peer)))
+                line.append(ratio_text(s.get("vs", {}).get("tokenprism-before")))
             out.append("| " + " | ".join(line) + " |")
         out += [
             "",
@@ -490,13 +520,13 @@ def main(argv=None) -> int:
                 n: (v if unit == "mbps" else [1 / x for x in v])
                 for n, v in ((n, c[n].get("values") or []) for n in c)
             }
-            for n in s:  # per-round ratio of tokenprism to every peer
+            for n in s:  # per-round ratio of tokenprism (lists, arrays) to every other row
                 s[n]["vs"] = {}
-            if "tokenprism" in s:
-                for n in s:
-                    a_, b_ = speed.get("tokenprism", []), speed.get(n, [])
+            for ours in ("tokenprism", "tokenprism-numpy"):
+                for n in s if ours in s else ():
+                    a_, b_ = speed.get(ours, []), speed.get(n, [])
                     k = min(len(a_), len(b_))
-                    s["tokenprism"]["vs"][n] = (
+                    s[ours]["vs"][n] = (
                         bench.rnd(bench.med([a_[i] / b_[i] for i in range(k)])) if k else None
                     )
             return s

@@ -5,13 +5,15 @@ standard library only, started in the Python that has the implementation install
 
     python bpe_bench_worker.py IMPL ENCODING OPTIONS_JSON
 
-IMPL: tokenprism | tokenprism-json | tiktoken | gigatoken | fastokens | tokenizers |
-tokenizers-batch | tokenizers1. ENCODING is the tiktoken name (o200k_base, cl100k_base) or a
-tokenizer.json's (llama3.2); OPTIONS_JSON gives "rank_file" (the .tiktoken file), "pattern" (the
-encoding's regex, for fastokens), "tokenizer_json" (for tokenizers and tokenprism-json) and
-"tiktoken_cache" (for tiktoken). Every call encodes one string with special tokens off and
-returns its ids as a Python list (the timed work includes building the list); tokenizers-batch
-encodes all documents in one encode_batch_fast call per pass instead.
+IMPL: tokenprism | tokenprism-numpy | tokenprism-json | tiktoken | tiktoken-numpy | gigatoken |
+fastokens | tokenizers | tokenizers-batch | tokenizers1. ENCODING is the tiktoken name (o200k_base,
+cl100k_base) or a tokenizer.json's (llama3.2); OPTIONS_JSON gives "rank_file" (the .tiktoken
+file), "pattern" (the encoding's regex, for fastokens), "tokenizer_json" (for tokenizers and
+tokenprism-json) and "tiktoken_cache" (for tiktoken). Every call encodes one string with special
+tokens off and returns its ids as a Python list (the timed work includes building the list);
+the -numpy variants return a numpy uint32 array instead (tokenprism's encode_ordinary_to_numpy,
+tiktoken's encode_to_numpy with no special token); tokenizers-batch encodes all documents in
+one encode_batch_fast call per pass.
 
 Hash: FNV-1a 64 with one step per id (h = (h ^ id) * prime) over each document, then over the
 document count and the per-document hashes; doc_digests are the per-document hashes.
@@ -31,6 +33,8 @@ MASK = 0xFFFFFFFFFFFFFFFF
 
 
 def fnv_ids(ids) -> int:
+    if hasattr(ids, "tolist"):  # a numpy array: hash Python ints, not wrapping uint32s
+        ids = ids.tolist()
     h = FNV_OFFSET
     for i in ids:
         h = ((h ^ i) * FNV_PRIME) & MASK
@@ -47,12 +51,17 @@ def load_impl(impl: str, encoding: str, opts: dict):
 
         tok = tokenprism.BpeTokenizer.from_tiktoken_file(opts["rank_file"], encoding)
         return tokenprism.__version__, tok.encode_ordinary, None, None
+    if impl == "tokenprism-numpy":
+        import tokenprism
+
+        tok = tokenprism.BpeTokenizer.from_tiktoken_file(opts["rank_file"], encoding)
+        return tokenprism.__version__, tok.encode_ordinary_to_numpy, None, None
     if impl == "tokenprism-json":
         import tokenprism
 
         tok = tokenprism.BpeTokenizer.from_file(opts["tokenizer_json"])
         return tokenprism.__version__, tok.encode_ordinary, None, None
-    if impl == "tiktoken":
+    if impl in ("tiktoken", "tiktoken-numpy"):
         import os
 
         os.environ["TIKTOKEN_CACHE_DIR"] = opts["tiktoken_cache"]
@@ -63,6 +72,13 @@ def load_impl(impl: str, encoding: str, opts: dict):
         def token(i):
             return enc.decode_single_token_bytes(i).decode("utf-8", "replace")
 
+        if impl == "tiktoken-numpy":
+            to_numpy = enc.encode_to_numpy
+
+            def encode(d):
+                return to_numpy(d, disallowed_special=())
+
+            return tiktoken.__version__, encode, token, None
         return tiktoken.__version__, enc.encode_ordinary, token, None
     if impl == "gigatoken":
         import gigatoken
@@ -147,7 +163,8 @@ def main() -> None:
                 reply["doc_digests"] = [f"{x:016x}" for x in per_doc]
             return reply
         if cmd == "output":
-            return {"ok": True, "value": list(encode(docs[req["key"]][req["index"]]))}
+            ids = encode(docs[req["key"]][req["index"]])
+            return {"ok": True, "value": ids.tolist() if hasattr(ids, "tolist") else list(ids)}
         if cmd == "tokens":
             if token is None:
                 raise ValueError("no token texts")

@@ -136,20 +136,21 @@ JSON_CASES = [
         r"(?=.*pre_?tokenizer)(?=.*replacement)",
     ),
     (
-        "post_processor ByteLevel",
+        "post_processor ByteLevel without trim_offsets",
         lambda: edit(
             set_in(
                 ["post_processor"],
-                {
-                    "type": "ByteLevel",
-                    "add_prefix_space": True,
-                    "trim_offsets": True,
-                    "use_regex": True,
-                },
+                {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True},
             )
         ),
         ValueError,
-        r"(?=.*post_?processor)(?=.*ByteLevel)",
+        r"post_processor\.trim_offsets",
+    ),
+    (
+        "post_processor of no known type",
+        lambda: edit(set_in(["post_processor"], {"type": "Trim", "trim_offsets": True})),
+        ValueError,
+        r"(?=.*post_?processor)(?=.*Trim)",
     ),
     (
         "decoder of no known type",

@@ -47,6 +47,7 @@ def test_outputs_exist(results):
     md = (out / "results.md").read_text(encoding="utf-8")
     for heading in ("## 1. Full encode", "## 2. The normalizer alone", "## 3. Short inputs"):
         assert heading in md
+    assert "| array / list |" in md and "Ids as an array against the list" in md
 
 
 def test_every_corpus_and_implementation(results):
@@ -55,7 +56,7 @@ def test_every_corpus_and_implementation(results):
     assert set(data["corpora"]) == set(CORPORA)
     ran = [r["name"] for r in data["implementations"] if r.get("status") == "ok"]
     assert "tokenizers-0.23.3" in ran
-    assert {"tokenprism", "tokenprism-ids"} <= set(ran)
+    assert {"tokenprism", "tokenprism-ids", "tokenprism-array"} <= set(ran)
     if PEERS:
         assert not data["not_run"], data["not_run"]
     for c in CORPORA:

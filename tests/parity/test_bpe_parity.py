@@ -873,14 +873,7 @@ def test_tiny_llama_like_file_matches():
 @pytest.mark.parametrize(
     "parts,path",
     [
-        (
-            {"post_processor__processors__1__type": "RobertaProcessing"},
-            "post_processor.processors[1]",
-        ),
-        (
-            {"post_processor__processors__0": {"type": "Sequence", "processors": []}},
-            "processors[0]",
-        ),
+        ({"post_processor__processors__0__type": "Foo"}, "post_processor.processors[0]"),
         (
             {"pre_tokenizer__pretokenizers__0__pattern": {"Regex": r"\s+|\S+"}},
             "pretokenizers[0].pattern",
@@ -904,15 +897,23 @@ def test_what_cannot_be_honoured_is_refused(parts, path):
     assert path in str(e.value)
 
 
-def test_trimmed_offsets_are_refused_not_guessed():
-    """A ByteLevel post-processor that trims offsets: ids as the reference, encode_full refused."""
+@pytest.mark.parametrize("add_prefix_space", [True, False])
+def test_trimmed_offsets(add_prefix_space):
+    """A ByteLevel post-processor that trims offsets: every field as the reference."""
     import tokenprism
 
-    js = _tiny_json(post_processor__processors__0__trim_offsets=True)
-    ours, ref = tokenprism.BpeTokenizer.from_str(js), reference().Tokenizer.from_str(js)
-    assert ours.encode(" ab", add_special_tokens=True) == ref.encode(" ab").ids
-    with pytest.raises(ValueError, match=r"post_processor.processors\[0\].*trim_offsets"):
-        ours.encode_full(" ab")
+    js = _tiny_json(
+        post_processor__processors__0__trim_offsets=True,
+        post_processor__processors__0__add_prefix_space=add_prefix_space,
+    )
+    p = Pair.__new__(Pair)
+    p.name, p.ref = "tiny trimmed", reference().Tokenizer.from_str(js)
+    p.ours = tokenprism.BpeTokenizer.from_str(js)
+    assert p.ours.encode(" ab", add_special_tokens=True) == p.ref.encode(" ab").ids
+    for text in (" ab", "ab  cab ", "  ", "\n \n", "a\tb\u3000 c", "<|begin_of_text|> ab "):
+        for add in (True, False):
+            check_full(p, text, add_special_tokens=add)
+            check_full(p, text, " b ", add_special_tokens=add)
 
 
 def test_prefix_space_offsets():

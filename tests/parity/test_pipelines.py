@@ -172,10 +172,31 @@ def _template(rng):
     )
 
 
+def _roberta(rng):
+    return tk().processors.RobertaProcessing(
+        ("[SEP]", 2),
+        ("[CLS]", 1),
+        trim_offsets=rng.random() < 0.6,
+        add_prefix_space=rng.random() < 0.5,
+    )
+
+
+def _byte_level_and_more(rng):
+    """ByteLevel (its trimming reads the token texts of any model) with a step that adds
+    tokens, in either order."""
+    p = tk().processors
+    trim = p.ByteLevel(trim_offsets=rng.random() < 0.7, add_prefix_space=rng.random() < 0.5)
+    steps = [trim, rng.choice([_template, _roberta, POST_PROCESSORS[2]])(rng)]
+    rng.shuffle(steps)
+    return p.Sequence(steps)
+
+
 POST_PROCESSORS = [
     lambda rng: None,
     _template,
     lambda rng: tk().processors.BertProcessing(("[SEP]", 2), ("[CLS]", 1)),
+    _roberta,
+    _byte_level_and_more,
 ]
 
 

@@ -90,12 +90,14 @@ impl Tokenizer {
         false
     }
 
-    /// The ids of `text` through the fused pass (the caller checked [`Tokenizer::fused_ok`]
-    /// and that no truncation or padding applies), appended to `ids`.
+    /// The ids of `text` through the fused pass (the caller checked [`Tokenizer::fused_ok`],
+    /// that no truncation or padding applies, and that the post-processor only puts ids around
+    /// the text's), appended to `ids`.
     pub(crate) fn encode_ids_fused(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) {
         ids.reserve(text.len() / 3 + 4); // as encode_single's guess
-        if add_special_tokens {
-            ids.extend_from_slice(&self.template_ids.0);
+        let template = self.template_ids.as_ref().filter(|_| add_special_tokens);
+        if let Some((before, _)) = template {
+            ids.extend_from_slice(before);
         }
         let (mut w, mut subs) = take_scratch();
         if self.raw_matcher.as_ref().is_none_or(|m| !m.may_match(text)) {
@@ -110,8 +112,8 @@ impl Tokenizer {
             }
         }
         put_scratch(w, subs);
-        if add_special_tokens {
-            ids.extend_from_slice(&self.template_ids.1);
+        if let Some((_, after)) = template {
+            ids.extend_from_slice(after);
         }
     }
 

@@ -6,9 +6,8 @@
 //! - pre_tokenizer: `ByteLevel` with `use_regex` (GPT-2's pattern), or a `Sequence` of a
 //!   `Split` on a known pattern (behavior `Isolated`) and a `ByteLevel` without regex;
 //! - model: `BPE` without dropout, subword prefix/suffix or byte fallback;
-//! - post_processor: none, `ByteLevel`, `TemplateProcessing` (Llama 3's `<|begin_of_text|>`),
-//!   `BertProcessing`, or a `Sequence` of `ByteLevel` steps and at most one of the other two;
-//!   decoder: anything byte-level.
+//! - post_processor: any the reference reads (the `tokenizer.json` loader's parser);
+//! - decoder: anything byte-level.
 
 use std::collections::HashMap;
 
@@ -28,11 +27,8 @@ pub(crate) struct HfBpe {
     pub nfc: bool,
     pub add_prefix_space: bool,
     pub ignore_merges: bool,
-    /// The special tokens put around an encoded text (`add_special_tokens`).
+    /// What `add_special_tokens` does to an encoded text (special tokens, trimmed offsets).
     pub post_processor: Option<PostProcessor>,
-    /// Why offsets cannot be given as the reference gives them (a ByteLevel post-processor
-    /// that trims them), naming the JSON path; ids and everything else are unaffected.
-    pub offsets_refused: Option<String>,
 }
 
 fn unsupported(what: impl std::fmt::Display) -> Error {
@@ -100,8 +96,17 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
 
     let (pattern, add_prefix_space) = pre_tokenizer(root.get("pre_tokenizer").unwrap_or(&Value::Null))?;
 
-    let (post_processor, offsets_refused) =
-        post_processor(root.get("post_processor").unwrap_or(&Value::Null))?;
+    let post_processor = match root.get("post_processor") {
+        None | Some(Value::Null) => None,
+        Some(p) => {
+            Some(crate::loaders::tokenizer_json::parse_post_processor(p, "post_processor").map_err(|e| {
+                match e {
+                    Error::Unsupported(m) => unsupported(m),
+                    other => other,
+                }
+            })?)
+        }
+    };
 
     let mut added = Vec::new();
     for (i, t) in root.get("added_tokens").and_then(Value::as_array).into_iter().flatten().enumerate() {
@@ -144,62 +149,7 @@ pub(crate) fn parse(json: &str) -> Result<HfBpe> {
         add_prefix_space,
         ignore_merges: flag(model, "ignore_merges", false),
         post_processor,
-        offsets_refused,
     })
-}
-
-/// The post-processor: (the one that adds special tokens, why offsets are refused).
-///
-/// A `ByteLevel` step only trims offsets (when `trim_offsets`) and numbers the sequences, which
-/// the Encoding does anyway; the step that adds tokens is parsed by the `tokenizer.json`
-/// loader's own parser. A `Sequence` runs its steps in order on the same encodings, so
-/// ByteLevel steps around one template give the template's result; two steps that add
-/// tokens would nest, which is refused.
-fn post_processor(p: &Value) -> Result<(Option<PostProcessor>, Option<String>)> {
-    let path = "post_processor";
-    let mut adds = None;
-    let mut refused = None;
-    let mut step = |v: &Value, path: String| -> Result<()> {
-        match type_of(v) {
-            "ByteLevel" => {
-                if flag(v, "trim_offsets", true) {
-                    refused.get_or_insert(format!("{path}: ByteLevel with trim_offsets (trimmed offsets)"));
-                }
-            }
-            "TemplateProcessing" | "BertProcessing" => {
-                if adds.is_some() {
-                    return Err(unsupported(format!("{path}: a second post-processor that adds tokens")));
-                }
-                adds =
-                    Some(crate::loaders::tokenizer_json::parse_post_processor(v, &path).map_err(
-                        |e| match e {
-                            Error::Unsupported(m) => unsupported(m),
-                            other => other,
-                        },
-                    )?);
-            }
-            other => return Err(unsupported(format!("{path}: post_processor {other:?}"))),
-        }
-        Ok(())
-    };
-    match p {
-        Value::Null => {}
-        _ if type_of(p) == "Sequence" => {
-            let steps = p
-                .get("processors")
-                .and_then(Value::as_array)
-                .ok_or_else(|| Error::Json(format!("{path}.processors is not a list")))?;
-            for (i, v) in steps.iter().enumerate() {
-                let at = format!("{path}.processors[{i}]");
-                if type_of(v) == "Sequence" {
-                    return Err(unsupported(format!("{at}: a Sequence inside a Sequence")));
-                }
-                step(v, at)?;
-            }
-        }
-        _ => step(p, path.to_string())?,
-    }
-    Ok((adds, refused))
 }
 
 /// (pattern, add_prefix_space) from the pre-tokenizer.

@@ -13,6 +13,7 @@ use crate::models::wordlevel::WordLevel;
 use crate::models::wordpiece::WordPiece;
 use crate::models::Model;
 use crate::normalizers::BertNormalizerConfig;
+use crate::pre_tokenizers::byte_level::ByteLevel;
 #[cfg(feature = "general")]
 use crate::pre_tokenizers::{
     metaspace::{Metaspace, PrependScheme},
@@ -361,11 +362,7 @@ fn parse_pre_tokenizer(v: &Value, path: &str) -> Result<PreTokenizer> {
     match type_of(o, path)? {
         "BertPreTokenizer" => Ok(PreTokenizer::Bert),
         #[cfg(feature = "general")]
-        "ByteLevel" => Ok(PreTokenizer::ByteLevel(crate::pre_tokenizers::byte_level::ByteLevel {
-            add_prefix_space: get_bool(o, "add_prefix_space", path, None)?,
-            trim_offsets: get_bool(o, "trim_offsets", path, None)?,
-            use_regex: get_bool(o, "use_regex", path, Some(true))?,
-        })),
+        "ByteLevel" => Ok(PreTokenizer::ByteLevel(parse_byte_level(o, path)?)),
         #[cfg(feature = "general")]
         "Whitespace" => Ok(PreTokenizer::Whitespace),
         #[cfg(feature = "general")]
@@ -450,6 +447,15 @@ const PRE_TOKENIZERS: &str = "BertPreTokenizer, ByteLevel, Whitespace, Whitespac
      Metaspace, Digits, CharDelimiterSplit, UnicodeScripts, FixedLength, Sequence";
 #[cfg(not(feature = "general"))]
 const PRE_TOKENIZERS: &str = "BertPreTokenizer";
+
+/// A ByteLevel pre-tokenizer's or post-processor's settings (the reference's one struct for both).
+fn parse_byte_level(o: &Obj, path: &str) -> Result<ByteLevel> {
+    Ok(ByteLevel {
+        add_prefix_space: get_bool(o, "add_prefix_space", path, None)?,
+        trim_offsets: get_bool(o, "trim_offsets", path, None)?,
+        use_regex: get_bool(o, "use_regex", path, Some(true))?,
+    })
+}
 
 /// The `behavior` of a Split or Punctuation.
 #[cfg(feature = "general")]
@@ -626,68 +632,116 @@ fn parse_pair(v: Option<&Value>, what: &str) -> Result<(Arc<str>, u32)> {
     }
 }
 
-/// A `TemplateProcessing` or `BertProcessing` post-processor found at JSON path `path`
-/// (`post_processor`, or a step of a `Sequence` of them).
+/// The post-processor at JSON path `path` (`post_processor`, or a step of a `Sequence`), read
+/// as the reference reads one: it tries RobertaProcessing (`sep`, `cls`, `trim_offsets`,
+/// `add_prefix_space`), BertProcessing (`sep`, `cls`), ByteLevel, TemplateProcessing (`single`,
+/// `pair`, `special_tokens`) and Sequence in turn and takes the first that reads; only
+/// ByteLevel and Sequence need their `type` (serde ignores the others'). An object none of them
+/// reads is refused with the error of the kind its `type` names.
 pub(crate) fn parse_post_processor(v: &Value, path: &str) -> Result<PostProcessor> {
     let o = obj(v, path)?;
-    match type_of(o, path)? {
-        "TemplateProcessing" => {
-            let single = parse_template(o.get("single").unwrap_or(&Value::Null), &format!("{path}.single"))?;
-            let pair = parse_template(o.get("pair").unwrap_or(&Value::Null), &format!("{path}.pair"))?;
-            let mut specials = HashMap::new();
-            if let Some(st) = o.get("special_tokens") {
-                for (name, def) in obj(st, &format!("{path}.special_tokens"))? {
-                    let d = obj(def, &format!("{path}.special_tokens[{name:?}]"))?;
-                    let ids = d
-                        .get("ids")
-                        .and_then(|x| x.as_array())
-                        .ok_or_else(|| Error::Json(format!("special token {name:?} needs ids")))?
-                        .iter()
-                        .map(|x| x.as_u64().filter(|&i| i <= u32::MAX as u64 / 2).map(|i| i as u32))
-                        .collect::<Option<Vec<u32>>>()
-                        .ok_or_else(|| {
-                            Error::Json(format!("special token {name:?}: ids must be integers"))
-                        })?;
-                    let tokens = d
-                        .get("tokens")
-                        .and_then(|x| x.as_array())
-                        .ok_or_else(|| Error::Json(format!("special token {name:?} needs tokens")))?
-                        .iter()
-                        .map(|x| x.as_str().map(Arc::from))
-                        .collect::<Option<Vec<Arc<str>>>>()
-                        .ok_or_else(|| {
-                            Error::Json(format!("special token {name:?}: tokens must be strings"))
-                        })?;
-                    if ids.len() != tokens.len() {
-                        return Err(Error::Invalid(format!(
-                            "special token {name:?}: ids and tokens differ in length"
-                        )));
-                    }
-                    specials.insert(name.clone(), SpecialTokenDef { ids, tokens });
-                }
-            }
-            for piece in single.iter().chain(&pair) {
-                if let TemplatePiece::Special { id, .. } = piece {
-                    if !specials.contains_key(id) {
-                        return Err(Error::Invalid(format!(
-                            "template uses special token {id:?} that special_tokens does not define"
-                        )));
-                    }
-                }
-            }
-            if single.iter().any(|p| matches!(p, TemplatePiece::Sequence { seq: 1, .. })) {
-                return Err(Error::Invalid("the single template may not use sequence B".into()));
-            }
-            Ok(PostProcessor::Template { single, pair, specials })
+    let ty = match o.get("type") {
+        None => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(v) => return Err(Error::Json(format!("{path}.type must be a string, found {}", kind(v)))),
+    };
+    let mut errors = Vec::new();
+    match parse_bert_or_roberta(o, path) {
+        Ok(p) => return Ok(p),
+        Err(e) => errors.push(("BertProcessing", e)),
+    }
+    if ty == Some("ByteLevel") {
+        match parse_byte_level(o, path) {
+            Ok(b) => return Ok(PostProcessor::ByteLevel(b)),
+            Err(e) => errors.push(("ByteLevel", e)),
         }
-        "BertProcessing" => Ok(PostProcessor::Bert {
-            sep: parse_pair(o.get("sep"), &format!("{path}.sep"))?,
-            cls: parse_pair(o.get("cls"), &format!("{path}.cls"))?,
-        }),
-        other => Err(Error::Unsupported(format!(
-            "{path} type {other:?} (supported: TemplateProcessing, BertProcessing)"
+    }
+    match parse_template_processing(o, path) {
+        Ok(p) => return Ok(p),
+        Err(e) => errors.push(("TemplateProcessing", e)),
+    }
+    if ty == Some("Sequence") {
+        match parse_list(o, "processors", path, parse_post_processor) {
+            Ok(steps) => return Ok(PostProcessor::Sequence(steps)),
+            Err(e) => errors.push(("Sequence", e)),
+        }
+    }
+    let named = match ty {
+        Some("RobertaProcessing") => "BertProcessing",
+        Some(t) => t,
+        None => "",
+    };
+    match errors.into_iter().find(|(k, _)| *k == named) {
+        Some((_, e)) => Err(e),
+        None => Err(Error::Unsupported(format!(
+            "{path}: {} (supported: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, \
+             Sequence)",
+            match ty {
+                Some(t) => format!("post-processor type {t:?}"),
+                None => "a post-processor without a type that reads as none of those that need none".into(),
+            }
         ))),
     }
+}
+
+/// RobertaProcessing when `trim_offsets` and `add_prefix_space` are booleans, else
+/// BertProcessing: both need only `sep` and `cls`.
+fn parse_bert_or_roberta(o: &Obj, path: &str) -> Result<PostProcessor> {
+    let sep = parse_pair(o.get("sep"), &format!("{path}.sep"))?;
+    let cls = parse_pair(o.get("cls"), &format!("{path}.cls"))?;
+    Ok(match (o.get("trim_offsets"), o.get("add_prefix_space")) {
+        (Some(Value::Bool(trim_offsets)), Some(Value::Bool(add_prefix_space))) => PostProcessor::Roberta {
+            sep,
+            cls,
+            trim_offsets: *trim_offsets,
+            add_prefix_space: *add_prefix_space,
+        },
+        _ => PostProcessor::Bert { sep, cls },
+    })
+}
+
+fn parse_template_processing(o: &Obj, path: &str) -> Result<PostProcessor> {
+    let field = |key: &str| o.get(key).ok_or_else(|| Error::Json(format!("{path}.{key} is missing")));
+    let single = parse_template(field("single")?, &format!("{path}.single"))?;
+    let pair = parse_template(field("pair")?, &format!("{path}.pair"))?;
+    let what = format!("{path}.special_tokens");
+    let mut specials = HashMap::new();
+    for (name, def) in obj(field("special_tokens")?, &what)? {
+        let at = format!("{what}[{name:?}]");
+        let d = obj(def, &at)?;
+        let list = |key: &str| {
+            d.get(key)
+                .and_then(Value::as_array)
+                .ok_or_else(|| Error::Json(format!("{at}.{key} must be an array")))
+        };
+        let ids = list("ids")?
+            .iter()
+            .map(|x| x.as_u64().filter(|&i| i <= u32::MAX as u64 / 2).map(|i| i as u32))
+            .collect::<Option<Vec<u32>>>()
+            .ok_or_else(|| Error::Json(format!("{at}.ids must be token ids")))?;
+        let tokens = list("tokens")?
+            .iter()
+            .map(|x| x.as_str().map(Arc::from))
+            .collect::<Option<Vec<Arc<str>>>>()
+            .ok_or_else(|| Error::Json(format!("{at}.tokens must be strings")))?;
+        if ids.len() != tokens.len() {
+            return Err(Error::Invalid(format!("{at}: ids and tokens differ in length")));
+        }
+        specials.insert(name.clone(), SpecialTokenDef { ids, tokens });
+    }
+    for (piece, which) in single.iter().map(|p| (p, "single")).chain(pair.iter().map(|p| (p, "pair"))) {
+        if let TemplatePiece::Special { id, .. } = piece {
+            if !specials.contains_key(id) {
+                return Err(Error::Invalid(format!(
+                    "{path}.{which}: the template uses special token {id:?}, which {what} does not define"
+                )));
+            }
+        }
+    }
+    if single.iter().any(|p| matches!(p, TemplatePiece::Sequence { seq: 1, .. })) {
+        return Err(Error::Invalid(format!("{path}.single: the single template may not use sequence B")));
+    }
+    Ok(PostProcessor::Template { single, pair, specials })
 }
 
 /// A decoder alone, as `tokenizer.json` writes one (its JSON path in errors: `decoder`).

@@ -442,52 +442,67 @@ impl Encoding {
         self.push_run(n, Attr { type_id, seq: Some(seq as u8), special: false, attention: true });
     }
 
-    /// Sets the input count here and in every overflowing part.
-    pub(crate) fn set_n_seq(&mut self, n: u8) {
-        self.n_seq = n;
-        self.overflowing.iter_mut().for_each(|o| o.set_n_seq(n));
-    }
-
-    /// [`Encoding::set_type_ids`] here and in every overflowing part.
-    pub(crate) fn set_type_ids_all(&mut self, t: u32) {
-        self.set_type_ids(t);
-        self.overflowing.iter_mut().for_each(|o| o.set_type_ids_all(t));
-    }
-
     /// The overflowing parts, each an Encoding of its own.
     pub fn overflowing(&self) -> &[Encoding] {
         &self.overflowing
     }
 
-    /// This Encoding without its overflowing parts.
-    pub(crate) fn shallow(&self) -> Encoding {
-        Encoding {
-            toks: self.toks.clone(),
-            texts: self.texts.clone(),
-            runs: self.runs.clone(),
-            n_seq: self.n_seq,
-            overflowing: Vec::new(),
+    /// Gives token `i` the sequence `seq[i]` (None: no input), keeping its other attributes.
+    pub(crate) fn set_sequences(&mut self, seq: &[Option<u8>]) {
+        debug_assert_eq!(seq.len(), self.len());
+        let runs = std::mem::take(&mut self.runs);
+        let mut at = 0usize;
+        for &(n, a) in runs.iter() {
+            for &s in &seq[at..at + n as usize] {
+                self.push_run(1, Attr { seq: s, ..a });
+            }
+            at += n as usize;
         }
     }
 
-    /// `self` followed by `p`, with the overflowing parts the reference's merge gives: each
-    /// part of `self` merged with `p` (nesting `p`'s parts), then with each part of `p`, then
-    /// `self` (with its parts) merged with each part of `p`.
-    pub(crate) fn merged(&self, p: &Encoding) -> Encoding {
-        let mut over = Vec::new();
-        for so in &self.overflowing {
-            over.push(so.merged(p));
-            for po in &p.overflowing {
-                over.push(so.merged(po));
+    /// Makes every token a plain, attended one (not special), of type `type_id` when given: what
+    /// BERT and RoBERTa make of an input they put special tokens around.
+    pub(crate) fn set_plain(&mut self, type_id: Option<u32>) {
+        for (_, a) in self.runs.iter_mut() {
+            a.special = false;
+            a.attention = true;
+            if let Some(t) = type_id {
+                a.type_id = t;
             }
         }
-        for po in &p.overflowing {
-            over.push(self.merged(po));
+        self.merge_runs();
+    }
+
+    /// Trims each token's offsets of the spaces its text starts and ends with (`Ġ`, the
+    /// byte-level char of a space, or any white space), as the reference's ByteLevel
+    /// post-processor does: a char of offset per char of text, the start never past the end.
+    /// With `add_prefix_space`, a first token (the first, or one whose offsets start at 0)
+    /// that starts with exactly one space keeps it: it is the space the pre-tokenizer added.
+    pub(crate) fn trim_offsets(&mut self, add_prefix_space: bool) {
+        fn is_space(c: char) -> bool {
+            c == '\u{120}' || c.is_whitespace()
         }
-        let mut out = self.shallow();
-        out.append(p.shallow());
-        out.overflowing = over;
-        out
+        let Encoding { toks, texts, .. } = self;
+        let mut overrides = texts.overrides.iter().peekable();
+        for (i, t) in toks.iter_mut().enumerate() {
+            let text = match overrides.next_if(|(p, _)| *p as usize == i) {
+                Some((_, text)) => &**text,
+                None => texts.vocab.as_ref().and_then(|v| v.get(t.id as usize)).map_or("", |s| &**s),
+            };
+            if !text.starts_with(is_space) && !text.ends_with(is_space) {
+                continue;
+            }
+            let lead = text.chars().take_while(|&c| is_space(c)).count() as u32;
+            let trail = text.chars().rev().take_while(|&c| is_space(c)).count() as u32;
+            if lead > 0 {
+                let first = i == 0 || t.start == 0;
+                let lead = if first && add_prefix_space && lead == 1 { 0 } else { lead };
+                t.start = t.start.saturating_add(lead).min(t.end);
+            }
+            if trail > 0 && t.end >= trail {
+                t.end = (t.end - trail).max(t.start);
+            }
+        }
     }
 
     /// Gives every token the type id `t` (the template's, for a sequence).

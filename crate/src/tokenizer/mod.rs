@@ -4,6 +4,7 @@
 //! Names follow Hugging Face `tokenizers` so its users feel at home.
 
 pub mod added;
+pub mod batch;
 pub mod bpe;
 pub mod chat;
 pub mod encoding;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 
 pub use self::added::AddedToken;
 use self::added::{AddedMatcher, Segment};
+pub use self::batch::FlatIds;
 pub use self::encoding::{Encoding, TokenTexts};
 pub use self::padding::{Padding, PaddingStrategy};
 pub use self::trace::{FastTrace, PreTokenTrace, StageTrace, Trace};
@@ -48,8 +50,9 @@ pub struct Tokenizer {
     pub fast: crate::fused::FastPaths,
     /// Per-page answers for the BERT normalizer, when there is one.
     pub(crate) cache: Option<crate::normalizers::charmap::PageCache>,
-    /// The special-token ids the single-sequence template puts before and after the text.
-    pub(crate) template_ids: (Vec<u32>, Vec<u32>),
+    /// The special-token ids the post-processor puts before and after one text's ids, when it
+    /// does just that.
+    pub(crate) template_ids: Option<(Vec<u32>, Vec<u32>)>,
     pub(crate) raw_matcher: Option<AddedMatcher>,
     pub(crate) normalized_matcher: Option<AddedMatcher>,
     pub(crate) added_by_id: HashMap<u32, usize>,
@@ -83,7 +86,7 @@ impl Tokenizer {
             padding,
             fast: crate::fused::FastPaths::default(),
             cache: None,
-            template_ids: (Vec::new(), Vec::new()),
+            template_ids: None,
             raw_matcher: None,
             normalized_matcher: None,
             added_by_id: HashMap::new(),
@@ -367,7 +370,7 @@ impl Tokenizer {
             a,
             b,
             add_special_tokens,
-        );
+        )?;
         if let Some(p) = &self.padding {
             let target = match p.strategy {
                 PaddingStrategy::Fixed(n) => n,
@@ -390,12 +393,35 @@ impl Tokenizer {
     /// that keeps one buffer pays no allocation per call.
     pub fn encode_ids_into(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
         ids.clear();
-        if self.truncation.is_some() || self.padding.is_some() || !self.fused_ok() {
+        self.append_ids(text, add_special_tokens, ids)
+    }
+
+    /// [`Tokenizer::encode_ids`] appended to `ids`.
+    fn append_ids(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
+        let template = self.template_ids.is_some() || !add_special_tokens;
+        if self.truncation.is_some() || self.padding.is_some() || !template || !self.fused_ok() {
             ids.extend(self.encode(text, None, add_special_tokens)?.ids());
             return Ok(());
         }
         self.encode_ids_fused(text, add_special_tokens, ids);
         Ok(())
+    }
+
+    /// [`Tokenizer::encode_ids`] of every text on up to `threads` threads, end to end. The ids
+    /// are those of [`Tokenizer::encode_batch_threads`] (padding `BatchLongest` pads to the
+    /// longest of the batch).
+    pub fn encode_batch_ids(
+        &self,
+        texts: &[&str],
+        add_special_tokens: bool,
+        threads: usize,
+    ) -> Result<FlatIds> {
+        if self.padding.is_some() {
+            let inputs: Vec<(&str, Option<&str>)> = texts.iter().map(|&t| (t, None)).collect();
+            let encs = self.encode_batch_threads(&inputs, add_special_tokens, threads)?;
+            return Ok(encs.iter().map(|e| e.ids().collect()).collect());
+        }
+        FlatIds::encode(texts, threads, |t, ids| self.append_ids(t, add_special_tokens, ids))
     }
 
     /// Encodes many inputs; padding `BatchLongest` pads to the longest of the batch.
@@ -420,37 +446,17 @@ impl Tokenizer {
             let mut ea = self.encode_single(a, 0, 0, None, None, &mut t)?;
             let mut eb = b.map(|p| self.encode_single(p, 1, 1, None, None, &mut t)).transpose()?;
             self.truncate(&mut ea, eb.as_mut(), add_special_tokens)?;
-            Ok(processors::post_process(
+            processors::post_process(
                 self.post_processor.as_ref(),
                 self.model.vocab_r(),
                 ea,
                 eb,
                 add_special_tokens,
-            ))
+            )
         };
-        let threads = threads.clamp(1, inputs.len().max(1));
-        let mut encs: Vec<Encoding> = if threads == 1 {
-            inputs.iter().map(one).collect::<Result<_>>()?
-        } else {
-            let chunk = inputs.len().div_ceil(threads);
-            let parts: Vec<Result<Vec<Encoding>>> = std::thread::scope(|sc| {
-                let handles: Vec<_> = inputs
-                    .chunks(chunk)
-                    .map(|part| sc.spawn(move || part.iter().map(one).collect::<Result<Vec<_>>>()))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| Err(Error::Input("a worker thread panicked".into())))
-                    })
-                    .collect()
-            });
-            let mut all = Vec::with_capacity(inputs.len());
-            for p in parts {
-                all.extend(p?);
-            }
-            all
-        };
+        let parts =
+            batch::on_slices(inputs, threads, |part| part.iter().map(&one).collect::<Result<Vec<_>>>())?;
+        let mut encs: Vec<Encoding> = parts.into_iter().flatten().collect();
         if let Some(p) = &self.padding {
             let target = match p.strategy {
                 PaddingStrategy::Fixed(n) => n,

@@ -118,7 +118,7 @@ impl Tokenizer {
             a,
             None,
             true,
-        );
+        )?;
         let special_tokens_mask = enc.special_tokens_mask().collect();
         Ok(Trace {
             stages,

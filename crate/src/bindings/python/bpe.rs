@@ -7,13 +7,16 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
+use super::array::{flat_arrays, ids_array};
 use super::encoding::PyEncoding;
 use super::ids::IntCache;
-use super::{maybe_detach, text_of, to_py_err};
+use super::tokenizer::batch_threads;
+use super::{maybe_detach, text_of, texts_of, to_py_err};
 use crate::tokenizer::bpe::{Allowed, BpeTokenizer, Pattern};
 use crate::tokenizer::chat::{ChatTemplate, Message};
+use crate::tokenizer::FlatIds;
 
 /// `"all"`, or a collection of str (set, frozenset, list, tuple).
 fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
@@ -32,6 +35,23 @@ fn special_set(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Allowed> {
         set.insert(item?.extract::<String>()?);
     }
     Ok(Allowed::Only(set))
+}
+
+/// tiktoken's `allowed_special` (default: none) and `disallowed_special` (default: "all").
+fn specials(
+    allowed_special: Option<&Bound<'_, PyAny>>,
+    disallowed_special: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Allowed, Allowed)> {
+    let allowed =
+        allowed_special.map(|a| special_set(a, "allowed_special")).transpose()?.unwrap_or_else(Allowed::none);
+    let disallowed =
+        disallowed_special.map(|d| special_set(d, "disallowed_special")).transpose()?.unwrap_or(Allowed::All);
+    Ok((allowed, disallowed))
+}
+
+/// What `encode_ordinary` allows and refuses: no special token either way.
+fn ordinary() -> (Allowed, Allowed) {
+    (Allowed::none(), Allowed::none())
 }
 
 /// A byte-level BPE tokenizer (GPT-2, cl100k_base, o200k_base, Qwen3, ...).
@@ -58,6 +78,50 @@ impl PyBpeTokenizer {
     /// `ids` as a Python list of ints, the ints shared across calls (see `ints`).
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         self.ints.list(py, ids)
+    }
+
+    /// The ids of `encode` (without the GIL for long texts).
+    fn ids_of(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        (allowed, disallowed): (Allowed, Allowed),
+        add_special_tokens: bool,
+    ) -> PyResult<Vec<u32>> {
+        let text = text_of(text, "text")?;
+        let t = &self.inner;
+        let ids = maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed))
+            .map_err(to_py_err)?;
+        if add_special_tokens {
+            t.add_special_tokens(ids).map_err(to_py_err)
+        } else {
+            Ok(ids)
+        }
+    }
+
+    /// The ids of `encode_batch`, end to end (on threads, without the GIL).
+    fn flat_of(
+        &self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyList>,
+        num_threads: Option<usize>,
+        (allowed, disallowed): (Allowed, Allowed),
+        add_special_tokens: bool,
+    ) -> PyResult<FlatIds> {
+        let items: Vec<Bound<'_, PyAny>> = texts.iter().collect();
+        let texts = texts_of(&items)?;
+        let t = &self.inner;
+        py.detach(|| {
+            let refs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+            t.encode_batch_flat(&refs, &allowed, &disallowed, add_special_tokens, batch_threads(num_threads))
+        })
+        .map_err(to_py_err)
+    }
+
+    /// A batch's ids as a list of lists of the shared ints.
+    fn id_lists<'py>(&self, py: Python<'py>, flat: &FlatIds) -> PyResult<Bound<'py, PyList>> {
+        let lists = flat.iter().map(|ids| self.id_list(py, ids)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, lists)
     }
 }
 
@@ -187,20 +251,24 @@ impl PyBpeTokenizer {
         disallowed_special: Option<&Bound<'_, PyAny>>,
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let text = text_of(text, "text")?;
-        let allowed = allowed_special
-            .map(|a| special_set(a, "allowed_special"))
-            .transpose()?
-            .unwrap_or_else(Allowed::none);
-        let disallowed = disallowed_special
-            .map(|d| special_set(d, "disallowed_special"))
-            .transpose()?
-            .unwrap_or(Allowed::All);
-        let t = &self.inner;
-        let ids = maybe_detach(py, text.len(), || t.encode_with_special(&text, &allowed, &disallowed))
-            .map_err(to_py_err)?;
-        let ids = if add_special_tokens { t.add_special_tokens(ids) } else { ids };
+        let specials = specials(allowed_special, disallowed_special)?;
+        let ids = self.ids_of(py, text, specials, add_special_tokens)?;
         self.id_list(py, &ids)
+    }
+
+    /// `encode` as a numpy uint32 array (tiktoken's `encode_to_numpy`): the ids are not
+    /// copied and no Python int is made.
+    #[pyo3(signature = (text, *, allowed_special=None, disallowed_special=None, add_special_tokens=false))]
+    fn encode_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'_, PyAny>,
+        allowed_special: Option<&Bound<'_, PyAny>>,
+        disallowed_special: Option<&Bound<'_, PyAny>>,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let specials = specials(allowed_special, disallowed_special)?;
+        ids_array(py, self.ids_of(py, text, specials, add_special_tokens)?)
     }
 
     /// Encodes text (and `pair`) as `tokenizers`' `Tokenizer.encode` does, into an
@@ -239,14 +307,7 @@ impl PyBpeTokenizer {
         disallowed_special: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let text = text_of(text, "text")?;
-        let allowed = allowed_special
-            .map(|a| special_set(a, "allowed_special"))
-            .transpose()?
-            .unwrap_or_else(Allowed::none);
-        let disallowed = disallowed_special
-            .map(|d| special_set(d, "disallowed_special"))
-            .transpose()?
-            .unwrap_or(Allowed::All);
+        let (allowed, disallowed) = specials(allowed_special, disallowed_special)?;
         let t = &self.inner;
         let json = py
             .detach(|| {
@@ -265,52 +326,71 @@ impl PyBpeTokenizer {
         self.id_list(py, &ids)
     }
 
-    /// `encode` on each text, on `num_threads` threads (default: one per CPU), without the GIL.
-    #[pyo3(signature = (texts, *, num_threads=None, allowed_special=None, disallowed_special=None, add_special_tokens=false))]
-    fn encode_batch(
+    /// `encode_ordinary` as a numpy uint32 array.
+    fn encode_ordinary_to_numpy<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
+        text: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = text_of(text, "text")?;
+        let t = &self.inner;
+        ids_array(py, maybe_detach(py, text.len(), || t.encode_ordinary(&text)))
+    }
+
+    /// `encode` on each text, on `num_threads` threads (default `get_num_threads()`), without
+    /// the GIL.
+    #[pyo3(signature = (texts, *, num_threads=None, allowed_special=None, disallowed_special=None, add_special_tokens=false))]
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
         texts: &Bound<'_, PyList>,
         num_threads: Option<usize>,
         allowed_special: Option<&Bound<'_, PyAny>>,
         disallowed_special: Option<&Bound<'_, PyAny>>,
         add_special_tokens: bool,
-    ) -> PyResult<Vec<Vec<u32>>> {
-        let items: Vec<Bound<'_, PyAny>> = texts.iter().collect();
-        let owned: Vec<String> =
-            items.iter().map(|t| text_of(t, "text").map(|c| c.into_owned())).collect::<PyResult<_>>()?;
-        let allowed = allowed_special
-            .map(|a| special_set(a, "allowed_special"))
-            .transpose()?
-            .unwrap_or_else(Allowed::none);
-        let disallowed = disallowed_special
-            .map(|d| special_set(d, "disallowed_special"))
-            .transpose()?
-            .unwrap_or(Allowed::All);
-        let threads =
-            num_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let t = &self.inner;
-        py.detach(|| {
-            let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
-            let all = t.encode_batch(&refs, &allowed, &disallowed, threads)?;
-            Ok(match add_special_tokens {
-                true => all.into_iter().map(|ids| t.add_special_tokens(ids)).collect(),
-                false => all,
-            })
-        })
-        .map_err(to_py_err)
+    ) -> PyResult<Bound<'py, PyList>> {
+        let specials = specials(allowed_special, disallowed_special)?;
+        let flat = self.flat_of(py, texts, num_threads, specials, add_special_tokens)?;
+        self.id_lists(py, &flat)
+    }
+
+    /// `encode_batch` as numpy arrays `(ids, offsets)`: uint32 ids end to end and int64
+    /// offsets, text `i` being `ids[offsets[i]:offsets[i + 1]]`.
+    #[pyo3(signature = (texts, *, num_threads=None, allowed_special=None, disallowed_special=None, add_special_tokens=false))]
+    fn encode_batch_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'_, PyList>,
+        num_threads: Option<usize>,
+        allowed_special: Option<&Bound<'_, PyAny>>,
+        disallowed_special: Option<&Bound<'_, PyAny>>,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let specials = specials(allowed_special, disallowed_special)?;
+        flat_arrays(py, self.flat_of(py, texts, num_threads, specials, add_special_tokens)?)
     }
 
     /// `encode_ordinary` on each text, on threads.
     #[pyo3(signature = (texts, *, num_threads=None))]
-    fn encode_ordinary_batch(
+    fn encode_ordinary_batch<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         texts: &Bound<'_, PyList>,
         num_threads: Option<usize>,
-    ) -> PyResult<Vec<Vec<u32>>> {
-        let empty = PyList::empty(py);
-        self.encode_batch(py, texts, num_threads, None, Some(&empty.into_any()), false)
+    ) -> PyResult<Bound<'py, PyList>> {
+        let flat = self.flat_of(py, texts, num_threads, ordinary(), false)?;
+        self.id_lists(py, &flat)
+    }
+
+    /// `encode_ordinary_batch` as numpy arrays `(ids, offsets)`, as `encode_batch_to_numpy`.
+    #[pyo3(signature = (texts, *, num_threads=None))]
+    fn encode_ordinary_batch_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'_, PyList>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        flat_arrays(py, self.flat_of(py, texts, num_threads, ordinary(), false)?)
     }
 
     /// The bytes of the tokens, concatenated.

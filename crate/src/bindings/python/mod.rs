@@ -2,6 +2,7 @@
 //! Hugging Face `tokenizers` (and tiktoken for `BpeTokenizer`): argument conversion and error
 //! mapping only, one file per exposed concept.
 
+mod array;
 mod bpe;
 mod decoder;
 mod encoding;
@@ -64,6 +65,12 @@ pub(crate) fn text_of<'a>(s: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'
             }))
         }
     }
+}
+
+/// The texts of a batch, borrowed from `items` (which keeps them alive while the batch runs
+/// without the GIL: a Python str's UTF-8 stays put as long as the str).
+pub(crate) fn texts_of<'a>(items: &'a [Bound<'_, PyAny>]) -> PyResult<Vec<Cow<'a, str>>> {
+    items.iter().map(|t| text_of(t, "text")).collect()
 }
 
 /// Unicode normalization (Unicode 15.0): `form` is "NFC", "NFD", "NFKC" or "NFKD".

@@ -2,18 +2,8 @@
 //! GPT-2's split pattern, then every byte written as its char of the byte-level alphabet.
 
 use super::alphabet::byte_to_char;
-use super::Pattern;
+use super::{ByteLevel, Pattern};
 use crate::pre_tokenizers::{Builder, PreTokenized};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ByteLevel {
-    /// Put a space in front of each piece that does not start with one.
-    pub add_prefix_space: bool,
-    /// Used after the model (offsets trimmed of spaces), not here.
-    pub trim_offsets: bool,
-    /// Split each piece with GPT-2's pattern.
-    pub use_regex: bool,
-}
 
 impl ByteLevel {
     pub fn apply(&self, input: &PreTokenized) -> PreTokenized {

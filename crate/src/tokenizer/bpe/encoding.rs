@@ -49,26 +49,18 @@ impl BpeTokenizer {
     /// included), and `add_special_tokens` applies the file's post-processor.
     ///
     /// Refused (with [`Error::Unsupported`]) where offsets would differ from the reference's:
-    /// a post-processor that trims offsets, and NFC (Qwen) on a text that NFC changes.
+    /// NFC (Qwen) on a text that NFC changes.
     pub fn encode_full(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> Result<Encoding> {
-        if let Some(why) = &self.offsets_refused {
-            return Err(Error::Unsupported(format!("BpeTokenizer: {why}")));
-        }
         let texts = self.token_texts();
         let a = self.encode_sequence(text, 0, texts)?;
         let b = pair.map(|p| self.encode_sequence(p, 1, texts)).transpose()?;
-        Ok(processors::post_process(self.post_processor.as_ref(), texts, a, b, add_special_tokens))
+        processors::post_process(self.post_processor.as_ref(), texts, a, b, add_special_tokens)
     }
 
-    /// `ids` with the single-text template's special tokens around them: the ids of
+    /// `ids` with the special tokens the post-processor puts around one text: the ids of
     /// `tokenizers`' `add_special_tokens=True` (unchanged for tiktoken encodings).
-    pub fn add_special_tokens(&self, mut ids: Vec<u32>) -> Vec<u32> {
-        let (before, after) = &self.template_ids;
-        if !before.is_empty() {
-            ids.splice(0..0, before.iter().copied());
-        }
-        ids.extend_from_slice(after);
-        ids
+    pub fn add_special_tokens(&self, ids: Vec<u32>) -> Result<Vec<u32>> {
+        processors::add_special_ids(self.post_processor.as_ref(), self.template_ids.as_ref(), ids)
     }
 
     /// Each id's token text, as `tokenizers` names it: the byte-level chars of its bytes, or

@@ -42,6 +42,7 @@ use std::sync::{Arc, OnceLock};
 
 pub use super::added::AddedToken;
 use super::added::AddedTokens;
+use super::batch::{self, FlatIds};
 pub use crate::loaders::tiktoken::tiktoken_encoding;
 use crate::models::bpe::cache::PieceCache;
 pub use crate::models::bpe::merge::MergeStep;
@@ -110,13 +111,11 @@ pub struct BpeTokenizer {
     add_prefix_space: bool,
     whole: WholeToken,
     added: AddedTokens,
-    /// The special tokens `add_special_tokens` puts around a text (a `tokenizer.json`'s
+    /// What `add_special_tokens` does to an encoded text (a `tokenizer.json`'s
     /// post-processor; tiktoken encodings have none).
     post_processor: Option<PostProcessor>,
-    /// The single-text template's ids before and after the text.
-    template_ids: (Vec<u32>, Vec<u32>),
-    /// Why [`BpeTokenizer::encode_full`] refuses (offsets the post-processor would trim).
-    offsets_refused: Option<String>,
+    /// The ids the post-processor puts before and after one text's ids, when it does just that.
+    template_ids: Option<(Vec<u32>, Vec<u32>)>,
     /// Each id's token text (byte-level chars; an added token's content), made on the first
     /// [`BpeTokenizer::encode_full`]: the tiktoken-shaped calls never need it.
     token_texts: OnceLock<Arc<Vec<Arc<str>>>>,
@@ -207,8 +206,7 @@ impl BpeTokenizer {
             whole: WholeToken::Always,
             added: AddedTokens::new(added)?,
             post_processor: None,
-            template_ids: (Vec::new(), Vec::new()),
-            offsets_refused: None,
+            template_ids: Some((Vec::new(), Vec::new())),
             token_texts: OnceLock::new(),
         })
     }
@@ -244,7 +242,6 @@ impl BpeTokenizer {
             added: AddedTokens::new(hf.added)?,
             template_ids: processors::single_template_ids(hf.post_processor.as_ref()),
             post_processor: hf.post_processor,
-            offsets_refused: hf.offsets_refused,
             token_texts: OnceLock::new(),
         })
     }
@@ -340,10 +337,22 @@ impl BpeTokenizer {
         allowed: &Allowed,
         disallowed: &Allowed,
     ) -> Result<Vec<u32>> {
-        self.check_disallowed(text, allowed, disallowed)?;
         let mut out = Vec::with_capacity(text.len() / 3);
-        self.with_work(|w| self.encode_into(text, allowed, &mut out, w));
+        self.append_with_special(text, allowed, disallowed, &mut out)?;
         Ok(out)
+    }
+
+    /// [`BpeTokenizer::encode_with_special`] appended to `out`.
+    fn append_with_special(
+        &self,
+        text: &str,
+        allowed: &Allowed,
+        disallowed: &Allowed,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        self.check_disallowed(text, allowed, disallowed)?;
+        self.with_work(|w| self.encode_into(text, allowed, out, w));
+        Ok(())
     }
 
     fn check_disallowed(&self, text: &str, allowed: &Allowed, disallowed: &Allowed) -> Result<()> {
@@ -688,28 +697,40 @@ impl BpeTokenizer {
         disallowed: &Allowed,
         threads: usize,
     ) -> Result<Vec<Vec<u32>>> {
-        // wasm32 in the browser has no threads to spawn.
-        let threads = if cfg!(target_arch = "wasm32") { 1 } else { threads.max(1).min(texts.len().max(1)) };
-        if threads == 1 {
-            return texts.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect();
-        }
-        let chunk = texts.len().div_ceil(threads);
-        let results: Vec<Result<Vec<Vec<u32>>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = texts
-                .chunks(chunk)
-                .map(|part| {
-                    s.spawn(move || {
-                        part.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect()
-                    })
+        let parts = batch::on_slices(texts, threads, |part| {
+            part.iter().map(|t| self.encode_with_special(t, allowed, disallowed)).collect::<Result<Vec<_>>>()
+        })?;
+        Ok(parts.into_iter().flatten().collect())
+    }
+
+    /// [`BpeTokenizer::encode_batch`] end to end, with the post-processor's special tokens
+    /// around each text's ids when `add_special_tokens` (as [`BpeTokenizer::add_special_tokens`]).
+    pub fn encode_batch_flat(
+        &self,
+        texts: &[&str],
+        allowed: &Allowed,
+        disallowed: &Allowed,
+        add_special_tokens: bool,
+        threads: usize,
+    ) -> Result<FlatIds> {
+        let (before, after) = match (add_special_tokens, &self.template_ids) {
+            (false, _) => (&[][..], &[][..]),
+            (true, Some((before, after))) => (&before[..], &after[..]),
+            // A post-processor that does more than surround the text (one that repeats it).
+            (true, None) => {
+                return FlatIds::encode(texts, threads, |t, ids| {
+                    let one = self.encode_with_special(t, allowed, disallowed)?;
+                    ids.extend(self.add_special_tokens(one)?);
+                    Ok(())
                 })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("an encode thread panicked")).collect()
-        });
-        let mut out = Vec::with_capacity(texts.len());
-        for r in results {
-            out.extend(r?);
-        }
-        Ok(out)
+            }
+        };
+        FlatIds::encode(texts, threads, |t, ids| {
+            ids.extend_from_slice(before);
+            self.append_with_special(t, allowed, disallowed, ids)?;
+            ids.extend_from_slice(after);
+            Ok(())
+        })
     }
 
     /// The pre-tokens of `text` (special tokens left in as text), after normalization.

@@ -7,3 +7,8 @@
 pub mod forms;
 #[path = "../../../src/unicode/generated/mod.rs"]
 pub mod generated;
+// The unit tests' random source, which forms.rs's own tests use (not all of it).
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../../src/testing.rs"]
+mod testing;
