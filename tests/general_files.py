@@ -5,8 +5,6 @@ module reads. Each is JSON text, which the page and the reference both load.
 
 from __future__ import annotations
 
-import json
-
 from paths import CORPORA, bpe_dir, corpus, reference, require, unigram_json
 
 # Texts in several scripts, with what the pipelines below rewrite: runs of spaces, curly
@@ -29,11 +27,8 @@ def unigram() -> str:
 
 
 def gpt2() -> str:
-    """GPT-2's byte-level BPE file without its ByteLevel post-processor, which (with
-    trim_offsets false, as here) changes no id."""
-    spec = json.loads(require(bpe_dir() / "gpt2" / "tokenizer.json").read_text(encoding="utf-8"))
-    spec["post_processor"] = None
-    return json.dumps(spec, ensure_ascii=False)
+    """GPT-2's byte-level BPE file (ByteLevel pre-tokenizer, post-processor and decoder)."""
+    return require(bpe_dir() / "gpt2" / "tokenizer.json").read_text(encoding="utf-8")
 
 
 def _training_lines(per_corpus: int = 400) -> list[str]:
