@@ -310,7 +310,8 @@ build_native() {
 
 # Builds one wasm variant into crate/target/wasm-$1 (its own target dir, so switching
 # variants never invalidates the other), then runs wasm-opt and wasm-bindgen into .../pkg.
-# $3: cargo features (default wasm; the BPE module adds wasm-bpe).
+# $3: cargo features (default wasm; the BPE module adds wasm-bpe, the general module general).
+# $4: the optimization level for rustc and wasm-opt (default 3; z optimizes for size).
 # rustc's wasm32 target links with `rust-lld`; some rustc-web releases ship that link to lld-22
 # and some don't (1.96.0+dfsg1-1~deb12u2 doesn't), so name the linker: lld-22's wasm-ld.
 wasm_linker() {
@@ -323,12 +324,12 @@ wasm_linker() {
 }
 
 build_wasm_variant() {
-    local variant=$1 rustflags=$2 features=${3:-wasm}
+    local variant=$1 rustflags=$2 features=${3:-wasm} opt_level=${4:-3}
     local target_dir=$CRATE/target/wasm-$variant
     (
         # A user's RUSTFLAGS would take precedence over the per-target flags below.
         unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS
-        export RUSTC=$DEB_RUSTC CARGO_TARGET_DIR=$target_dir
+        export RUSTC=$DEB_RUSTC CARGO_TARGET_DIR=$target_dir CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt_level
         # The remaps keep this machine's paths out of the panic messages shipped in the .wasm.
         local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src=crates"
         remap+=" --remap-path-prefix=$CRATE=tokenprism --remap-path-prefix=$WASM_SYSROOT=sysroot"
@@ -341,7 +342,7 @@ build_wasm_variant() {
     )
     local raw=$target_dir/$WASM_TARGET/release/tokenprism.wasm pkg=$target_dir/pkg
     local stamp
-    stamp="$(sha256sum <"$raw") $("$WASM_BINDGEN" --version) wasm-opt=${WASM_OPT:-1}"
+    stamp="$(sha256sum <"$raw") $("$WASM_BINDGEN" --version) wasm-opt=${WASM_OPT:-1} -O$opt_level"
     [[ -f $pkg/.stamp && $(<"$pkg/.stamp") == "$stamp" ]] && return
     rm -rf "$pkg.part"
     mkdir -p "$pkg.part"
@@ -354,7 +355,7 @@ build_wasm_variant() {
                          --enable-mutable-globals --enable-multivalue --enable-reference-types)
         [[ $variant != nosimd ]] && proposals+=(--enable-simd)
         input=$pkg.part/opt.wasm
-        wasm-opt -O3 "${proposals[@]}" "$raw" -o "$input"
+        wasm-opt "-O$opt_level" "${proposals[@]}" "$raw" -o "$input"
     fi
     "$WASM_BINDGEN" --target web --out-dir "$pkg.part" --out-name tokenprism "$input"
     rm -f "$pkg.part/opt.wasm"
@@ -364,7 +365,7 @@ build_wasm_variant() {
 }
 
 build_wasm() {
-    log "wasm: building with and without simd128, and the BPE module (simd128, wasm-bpe)"
+    log "wasm: building with and without simd128, the BPE module (simd128, wasm-bpe) and the general one (simd128, wasm general)"
     # In parallel: with codegen-units=1 and fat LTO each build ends in a long single-threaded
     # step, so parallel builds keep both cores busy.
     build_wasm_variant simd "-C target-feature=+simd128" &
@@ -373,12 +374,17 @@ build_wasm() {
     local nosimd=$! failed=0
     build_wasm_variant bpe "-C target-feature=+simd128" wasm-bpe &
     local bpe=$!
+    # Optimized for size: its regex engine and Unicode tables are half its bytes, and at
+    # opt-level 3 it is over its gzip budget (tests/web/test_dist.py).
+    build_wasm_variant general "-C target-feature=+simd128" wasm,general z &
+    local general=$!
     wait "$simd" || failed=1
     wait "$nosimd" || failed=1
     wait "$bpe" || failed=1
+    wait "$general" || failed=1
     ((failed == 0)) || { log "wasm build failed"; exit 1; }
     local variant f
-    for variant in simd nosimd bpe; do
+    for variant in simd nosimd bpe general; do
         f=$CRATE/target/wasm-$variant/pkg/tokenprism_bg.wasm
         # Python's gzip (zlib) at level 9, as tests/web/test_dist.py measures the size budgets.
         printf '    wasm %-7s %8d bytes raw, %7d bytes gzip -9\n' "$variant" "$(stat -c %s "$f")" \
@@ -434,6 +440,9 @@ print(json.dumps({"modules": names, "bytecode": bytecode}))' "$ROOT/web" "$out/p
     # The BPE module (byte-level BPE, chat templates, the trainer): loaded only when the page
     # needs it, so the BERT view's first result never waits for it.
     cp -r "$CRATE/target/wasm-bpe/pkg" "$out/pkg-bpe"
+    # Every other tokenizer.json (any normalizer, pre-tokenizer and model, a regex engine):
+    # loaded only when a file the BERT module refuses as unsupported is opened.
+    cp -r "$CRATE/target/wasm-general/pkg" "$out/pkg-general"
     # Type declarations and build stamps are for developers, not for the browser.
     rm -f "$out"/pkg*/.stamp "$out"/pkg*/.gitignore "$out"/pkg*/*.d.ts
     # Pyodide's memory after its own start-up, which the page restores instead of starting it

@@ -1,7 +1,7 @@
 // The service worker that keeps the page working offline (registered by shell/sw-register.js).
 //
 // On install it downloads every file listed in the build's manifest.json (except the BPE tab's
-// module and data, stored on first use), checks each against its sha256, and stores them in a
+// module and data and the general tokenizer module, stored on first use), checks each against its sha256, and stores them in a
 // cache named after the build; from then on it answers the page's requests from that cache first. The build stamps its id into BUILD, so every new build
 // is a changed sw.js: the browser installs it on the next visit, it fills a fresh cache, takes
 // over, and deletes the previous build's cache.
@@ -18,9 +18,10 @@ const CACHE_PREFIX = `tokenprism ${SCOPE.pathname} `;
 const CACHE = CACHE_PREFIX + BUILD;
 // The browser fetches the worker itself; the manifest is read fresh at every install.
 const NOT_CACHED = new Set(["sw.js", "manifest.json"]);
-// The BPE tab's module and tokenizer files (~20 MB) are not precached: each is stored in the
-// same cache the first time the page fetches it, and answered from there afterwards.
-const ON_DEMAND = ["pkg-bpe/", "data/bpe/"];
+// The BPE tab's module and tokenizer files (~20 MB) and the module for tokenizer files the BERT
+// module cannot read are not precached: each is stored in the same cache the first time the
+// page fetches it, and answered from there afterwards.
+const ON_DEMAND = ["pkg-bpe/", "data/bpe/", "pkg-general/"];
 const onDemand = (path) => ON_DEMAND.some((prefix) => path.startsWith(prefix));
 
 const resolve = (path) => new URL(path, SCOPE).href;

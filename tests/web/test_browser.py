@@ -456,6 +456,110 @@ def test_local_tokenizer_files_and_copy_buttons(browser, base_url, bert_referenc
     assert watch.problems == []
 
 
+def timeline_steps(page) -> int:
+    return page.locator('[data-testid="timeline"] [data-step]').count()
+
+
+def use_file(page, path):
+    """Opens tokenizer file `path` as a visitor picking it would, and waits until the page
+    uses it (its name is in the tokenizer list)."""
+    page.get_by_test_id("tokenizer-file").set_input_files(str(path))
+    page.wait_for_function(
+        "name => document.querySelector('[data-testid=tokenizer] option[data-custom]')"
+        "?.textContent.startsWith(name + ' ')",
+        arg=path.name,
+        timeout=60_000,
+    )
+
+
+def page_ids(page) -> list[int]:
+    """The ids step's ids (the last step of the stepper)."""
+    go_to_step(page, timeline_steps(page) - 1)
+    return json.loads(page.get_by_test_id("step-ids").text_content())
+
+
+def general_files_in_the_page(page, tmp_path):
+    """Each general tokenizer file opened in the page: its ids, its last normalizer stage and
+    its model's step agree with tokenizers 0.23.3 on mixed-script texts."""
+    import general_files as g
+
+    files = {
+        "unigram-t5.json": g.unigram(),
+        "gpt2-byte-level.json": g.gpt2(),
+        "split-regex-bpe.json": g.regex_bpe(),
+        "prefixed-wordlevel.json": g.prefixed_wordlevel(),
+    }
+    for k, (name, spec) in enumerate(files.items()):
+        path = tmp_path / name
+        path.write_text(spec, encoding="utf-8")
+        t0 = page.evaluate("performance.now()")
+        use_file(page, path)
+        if k == 0:  # the general module's download and start included
+            FIGURES["general_module_first_file_ms"] = round(page.evaluate("performance.now()") - t0)
+        reference = g.reference_tokenizer(spec)
+        model = json.loads(spec)["model"]["type"]
+        for text in g.TEXTS:
+            type_text(page, text)
+            assert page_ids(page) == reference.encode(text).ids, (name, text)
+            # The stages, "raw" first, then one per normalizer component, and the model's step.
+            stages = timeline_steps(page) - 3
+            assert stages >= 1
+            go_to_step(page, stages - 1)
+            normalized = reference.normalizer.normalize_str(text) if reference.normalizer else text
+            assert page.get_by_test_id("step-text").text_content() == normalized, (name, text)
+            go_to_step(page, stages + 1)
+            assert page.get_by_test_id("step-name").text_content() == model
+            tokens = page.get_by_test_id("model-token").all_text_contents()
+            assert tokens == reference.encode(text).tokens, (name, text)
+            go_to_step(page, stages)
+            assert page.get_by_test_id("pre-token").count() > 0
+    return reference
+
+
+def test_any_tokenizer_file_loads_the_general_module(browser, base_url, bert_reference, tmp_path):
+    import general_files as g
+
+    page, watch = open_page(browser, base_url)
+    try:
+        # The first view never fetches the general module.
+        assert not [u for u in watch.requests if "pkg-general" in u]
+        last = general_files_in_the_page(page, tmp_path)
+        assert [u for u in watch.requests if u.endswith("pkg-general/tokenprism_bg.wasm")]
+
+        # Past the drawn part of a long text the stages are cut, the chars put before the
+        # text kept: "«" (from no input char), "▁" and 2,000 chars from the input.
+        text = "Long text, " * 250
+        page.get_by_test_id("input").fill(text)
+        page.get_by_test_id("show-all").wait_for()
+        go_to_step(page, timeline_steps(page) - 4)
+        shown = page.get_by_test_id("step-text").text_content()
+        assert len(shown) == 2002 and shown == last.normalizer.normalize_str(text)[:2002]
+
+        # A file that no module reads: a message, and the tokenizer in use stays.
+        refused = tmp_path / "dropout.json"
+        refused.write_text(g.refused(), encoding="utf-8")
+        page.get_by_test_id("tokenizer-file").set_input_files(str(refused))
+        page.wait_for_function("() => !document.querySelector('[data-testid=notice]').hidden")
+        notice = page.get_by_test_id("notice").text_content()
+        assert "Could not load" in notice and "dropout" in notice, notice
+        type_text(page, g.TEXTS[1])
+        assert page_ids(page) == last.encode(g.TEXTS[1]).ids
+
+        # Back to the built-in BERT file: the BERT module again.
+        page.get_by_test_id("tokenizer").select_option("bert-base-uncased")
+        page.wait_for_function("() => location.hash.startsWith('#s=')")
+        for text in g.TEXTS:
+            type_text(page, text)
+            assert page_ids(page) == bert_reference.encode(text).ids
+            go_to_step(page, 5)
+            lowercase = reference_stages(text)["lowercase"]
+            assert page.get_by_test_id("step-text").text_content() == lowercase
+        assert page.get_by_test_id("error").is_hidden(), page.get_by_test_id("error").text_content()
+    finally:
+        page.context.close()
+    assert watch.problems == []
+
+
 def pack(obj) -> str:
     raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
     return "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")

@@ -80,6 +80,8 @@ def test_manifest_lists_every_file_with_its_sha256(manifest):
         "pkg/tokenprism_bg.wasm",
         "pkg-nosimd/tokenprism.js",
         "pkg-nosimd/tokenprism_bg.wasm",
+        "pkg-general/tokenprism.js",
+        "pkg-general/tokenprism_bg.wasm",
         "pyodide/pyodide.mjs",
         "pyodide/pyodide.asm.wasm",
         "data/bert-base-uncased/tokenizer.json",
@@ -98,11 +100,13 @@ def test_manifest_lists_every_file_with_its_sha256(manifest):
 
 # Size budgets of the wasm modules, gzip -9 as Python's gzip writes it (build.sh prints the
 # same figure). The BERT core is what the page paints its first tokens with; both builds of it
-# ship, and the page picks one. The BPE module (pkg-bpe), loaded only when a BPE tokenizer is
-# picked, has no budget yet.
+# ship, and the page picks one. The general module (pkg-general) is fetched when a tokenizer
+# file the BERT core cannot read is opened. The BPE module (pkg-bpe), loaded only when a BPE
+# tokenizer is picked, has no budget yet.
 WASM_BUDGETS = {
     "pkg/tokenprism_bg.wasm": 262_144,
     "pkg-nosimd/tokenprism_bg.wasm": 262_144,
+    "pkg-general/tokenprism_bg.wasm": 512_000,
 }
 
 
@@ -552,9 +556,10 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
         assert watch.problems == []
 
 
-# The BPE tab's wasm module and tokenizer files (~20 MB) are not precached: sw.js stores each
-# the first time the page fetches it, and serves it from the cache afterwards (offline too).
-ON_DEMAND = ("pkg-bpe/", "data/bpe/")
+# The BPE tab's wasm module and tokenizer files (~20 MB) and the general module are not
+# precached: sw.js stores each the first time the page fetches it, and serves it from the cache
+# afterwards (offline too).
+ON_DEMAND = ("pkg-bpe/", "data/bpe/", "pkg-general/")
 CACHED_URLS = """async (name) => (await (await caches.open(name)).keys()).map((r) => r.url)"""
 
 
@@ -611,4 +616,52 @@ def test_bpe_files_are_cached_on_first_use(browser, manifest):
             )
             shown = json.loads(page.get_by_test_id("bpe-ids").text_content())
             assert shown == tiktoken.get_encoding("o200k_base").encode_ordinary(text)
+        assert watch.problems == []
+
+
+def test_general_module_is_cached_on_first_use(browser, manifest, tmp_path):
+    import general_files as g
+
+    spec = g.unigram()
+    path = tmp_path / "t5.json"
+    path.write_text(spec, encoding="utf-8")
+    text = g.TEXTS[1]
+    want = g.reference_tokenizer(spec).encode(text).ids
+    cache = f"tokenprism {PREFIX} {manifest['build']}"
+    used = {"pkg-general/tokenprism.js", "pkg-general/tokenprism_bg.wasm"}
+
+    def open_file_and_check(page):
+        page.get_by_test_id("tokenizer-file").set_input_files(str(path))
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=tokenizer] option[data-custom]')"
+            "?.textContent.startsWith('t5.json ')",
+            timeout=60_000,
+        )
+        page.get_by_test_id("mode-ids").check()
+        page.get_by_test_id("input").fill(text)
+        page.wait_for_function(
+            "want => JSON.stringify([...document.querySelectorAll('[data-testid=token-id]')]"
+            ".map((e) => Number(e.textContent))) === want",
+            arg=json.dumps(want, separators=(",", ":")),
+            timeout=60_000,
+        )
+
+    with served(DIST, plain=True) as base:
+        with visit(browser, base) as (page, watch):
+            wait_offline_copy(page)
+            assert not used & {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)}
+            # Under the service worker (the tokenizer's worker starts with the page), the first
+            # file that needs the general module brings it into the cache.
+            page.reload()
+            wait_ready(page)
+            open_file_and_check(page)
+            poll(
+                lambda: {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)},
+                lambda have: used <= have,
+                lambda have: sorted(used - have),
+            )
+            page.context.set_offline(True)
+            page.reload()
+            wait_ready(page)
+            open_file_and_check(page)
         assert watch.problems == []

@@ -131,6 +131,44 @@ def test_the_core_survives_a_panic(browser, base_url):
     assert watch.problems == []  # dialogs included
 
 
+def test_the_general_core_survives_a_panic(browser, base_url, tmp_path):
+    # A crash while the general module holds the tokenizer: the restart replays the file into
+    # the general module again (the BERT module refuses it), and the ids stay the reference's.
+    import general_files as g
+
+    context = new_context(browser)
+    page, watch = open_page(context, base_url)
+    try:
+        spec = g.unigram()
+        reference = g.reference_tokenizer(spec)
+        path = tmp_path / "t5.json"
+        path.write_text(spec, encoding="utf-8")
+        page.get_by_test_id("tokenizer-file").set_input_files(str(path))
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=tokenizer] option[data-custom]')"
+            "?.textContent.startsWith('t5.json ')",
+            timeout=60_000,
+        )
+        text = g.TEXTS[1]
+        page.get_by_test_id("input").fill(text)
+        wait_for_text(page, text)
+        assert shown_ids(page) == reference.encode(text).ids
+        page.get_by_test_id("mode-text").check()
+        crash = page.get_by_test_id("core-crash")
+        page.get_by_test_id("input").fill(PANIC_TEST_INPUT)
+        crash.wait_for(state="visible", timeout=60_000)
+        assert page.evaluate("window.tokenprismCore.crashes()") == 1
+        text = g.TEXTS[0]
+        page.get_by_test_id("input").fill(text)
+        wait_for_text(page, text)
+        assert shown_ids(page) == reference.encode(text).ids
+        assert crash.is_hidden()
+        assert page.get_by_test_id("error").is_hidden(), page.get_by_test_id("error").text_content()
+    finally:
+        context.close()
+    assert watch.problems == []
+
+
 # ------------------------------------------------------------------------------ the memory
 
 # 10,000 traces of varied inputs (mixed scripts, lengths 0..~200 chars, seeded), run through

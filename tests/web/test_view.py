@@ -189,6 +189,96 @@ def test_every_step_shows_the_reference_text(bert, bert_reference, text):
         assert set(tags(node)) <= {"section", "div", "span", "h3", "p", "ol", "li", "code"}
 
 
+@pytest.fixture(scope="module")
+def general():
+    """(ours, reference) for each general tokenizer file (tests/general_files.py)."""
+    import general_files as g
+    import tokenprism
+
+    files = {
+        "unigram": g.unigram(),
+        "gpt2": g.gpt2(),
+        "regex_bpe": g.regex_bpe(),
+        "prefixed_wordlevel": g.prefixed_wordlevel(),
+    }
+    return {
+        name: (tokenprism.Tokenizer.from_str(spec), g.reference_tokenizer(spec), spec)
+        for name, spec in files.items()
+    }
+
+
+@pytest.mark.parametrize("name", ["unigram", "gpt2", "regex_bpe", "prefixed_wordlevel"])
+def test_other_models_step_through_their_own_stages(general, name):
+    import general_files as g
+
+    ours, reference, spec = general[name]
+    model = json.loads(spec)["model"]["type"]
+    for text in [*g.TEXTS, ""]:
+        trace = ours.trace(text)
+        all_steps = view.steps(trace)
+        names = [s["name"] for s in all_steps]
+        assert len(set(names)) == len(names)
+        assert names[-3:] == ["pre_tokens", "model", "ids"]
+        assert all_steps[-2]["label"] == model
+        encoding = reference.encode(text)
+        last = len(trace["stages"]) - 1
+        normalized = reference.normalizer.normalize_str(text) if reference.normalizer else text
+        for k, s in enumerate(all_steps):
+            node = view.render_step(trace, k, text)
+            assert node.attrs["data-step"] == s["name"]
+            assert node.find("step-name").text() == s["label"]
+            if k == last:
+                assert node.find("step-text").text() == normalized
+            elif s["name"] == "model":
+                assert [c.text() for c in node.find_all("model-token")] == encoding.tokens
+                assert not node.find_all("wp-token")
+            elif s["name"] == "ids":
+                assert json.loads(node.find("step-ids").text()) == encoding.ids
+            assert set(tags(node)) <= {"section", "div", "span", "h3", "p", "ol", "li", "code"}
+        assert view.render_tokens_over_text(trace, "text").text() == text
+        ids = view.render_tokens_over_text(trace, "ids")
+        assert [int(c.text()) for c in ids.find_all("token-id")] == encoding.ids
+        assert view.render_fast(trace).find("fast").text().startswith("This tokenizer's")
+        view.render_timeline(trace, len(all_steps) - 1)
+
+
+def test_a_repeated_stage_is_numbered(general):
+    ours, _, _ = general["regex_bpe"]
+    trace = ours.trace("It’s  here")
+    assert [s["name"] for s in trace["stages"]] == ["raw", "nfkc", "replace", "replace"]
+    steps = view.steps(trace)
+    assert [(s["name"], s["label"]) for s in steps[2:4]] == [
+        ("replace", "Replace"),
+        ("replace#2", "Replace 2"),
+    ]
+    assert view.step_index(trace, "replace#2") == 3
+
+
+def test_chars_put_before_the_text_are_insertions(general):
+    ours, reference, _ = general["prefixed_wordlevel"]
+    text = "Hi Zoë"
+    trace = ours.trace(text)
+    normalized = reference.normalizer.normalize_str(text)
+    # Prepend's "▁" stems from the first char; the last Replace's "«" from none.
+    prepend = view.render_step(trace, 2, text).find("step-text")
+    assert prepend.text() == "▁hi zoë"
+    assert [(c.attrs.get("class"), c.text()) for c in prepend.children[:2]] == [
+        ("ins", "▁"),
+        (None, "hi"),
+    ]
+    last = view.render_step(trace, len(trace["stages"]) - 1, text).find("step-text")
+    assert last.text() == normalized
+    assert [(c.attrs.get("class"), c.text()) for c in last.children] == [
+        ("ins", "«"),
+        (None, normalized[1:]),
+    ]
+    orig = view.stage_orig(trace["stages"][-1])
+    assert (
+        chars.char_info("«", orig[0], text)["origin"] == "no input char: inserted before the text"
+    )
+    assert chars.char_info("▁", orig[1], text)["origin"] == "input char 0: H (U+0048)"
+
+
 def test_timeline_has_a_bar_per_step(bert):
     trace = bert.trace(EXAMPLE)
     svg = view.render_timeline(trace, 2)

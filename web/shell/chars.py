@@ -14,6 +14,8 @@ from shell.dom import Node, el
 
 # difflib's matcher is quadratic in the worst case; used only when a trace has no alignment.
 DIFF_LIMIT = 4000
+# The input char index the core gives chars a normalizer put before the text (Prepend).
+AT_START = 0xFFFFFFFF
 
 
 # ------------------------------------------------------------------------------- invisibles
@@ -123,7 +125,9 @@ def char_info(c: str, origin: int | None, original: str | None = None) -> dict[s
         "utf8": " ".join(f"{b:02X}" for b in c.encode("utf-8", "surrogatepass")),
         "origin": "—",
     }
-    if origin is not None:
+    if origin == AT_START:
+        info["origin"] = "no input char: inserted before the text"
+    elif origin is not None:
         info["origin"] = f"input char {origin}"
         if original is not None and 0 <= origin < len(original):
             o = original[origin]
@@ -196,6 +200,8 @@ def diff_stages(before: str, after: str, before_orig=None, after_orig=None) -> l
 
     >>> [(s.kind, s.text, s.old) for s in diff_stages("Héllo", "Hello")]
     [('equal', 'H', ''), ('replace', 'e', 'é'), ('equal', 'llo', '')]
+    >>> [(s.kind, s.text) for s in diff_stages("ab", "_ab", [0, 1], [AT_START, 0, 1])]
+    [('insert', '_'), ('equal', 'ab')]
     """
     spans: list[Span] = []
     if before_orig is None or after_orig is None:
@@ -213,8 +219,12 @@ def diff_stages(before: str, after: str, before_orig=None, after_orig=None) -> l
     i = j = 0
     nb, na = len(before_orig), len(after_orig)
     while i < nb or j < na:
-        # The next input char either side still holds; both sides are in input order.
-        o = min(before_orig[i] if i < nb else 1 << 62, after_orig[j] if j < na else 1 << 62)
+        # The next input char either side still holds; both sides are in input order, after
+        # the chars a normalizer put before the text (Prepend), which come from none.
+        if (i < nb and before_orig[i] == AT_START) or (j < na and after_orig[j] == AT_START):
+            o = AT_START
+        else:
+            o = min(before_orig[i] if i < nb else 1 << 62, after_orig[j] if j < na else 1 << 62)
         i2 = i
         while i2 < nb and before_orig[i2] == o:
             i2 += 1

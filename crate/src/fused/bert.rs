@@ -120,8 +120,13 @@ impl Tokenizer {
     /// Whether the fused fast path applies: BERT normalizer (or none is not enough: the
     /// cache is per normalizer), BERT pre-tokenizer, and no added token that must be
     /// matched in normalized text.
+    ///
+    /// Never in the general wasm module, which leaves the fused pass out (20 KB of its gzip
+    /// budget): the page opens BERT files with the BERT module, and the staged chain gives
+    /// the same tokens.
     pub(crate) fn fused_ok(&self) -> bool {
-        self.fast.fused
+        !cfg!(all(target_arch = "wasm32", feature = "general"))
+            && self.fast.fused
             && self.cache.is_some()
             && matches!(self.pre_tokenizer, Some(crate::pre_tokenizers::PreTokenizer::Bert))
             && self.normalized_matcher.is_none()

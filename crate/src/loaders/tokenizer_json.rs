@@ -222,7 +222,8 @@ fn parse_bpe(o: &Obj, mut lists: ModelLists) -> Result<Bpe> {
         Some(Value::Number(n)) if n.as_f64() == Some(0.0) => {}
         Some(v) => {
             return Err(Error::Unsupported(format!(
-                "model.dropout = {v}: BPE dropout skips merges at random (only null or 0 are supported)"
+                "model.dropout = {}: BPE dropout skips merges at random (only null or 0 are supported)",
+                shown(v)
             )))
         }
     }
@@ -518,7 +519,7 @@ pub fn parse_unigram(v: &Value, path: &str) -> Result<crate::models::unigram::Un
     let o = obj(v, path)?;
     if let Some(t) = o.get("type") {
         if t.as_str() != Some("Unigram") {
-            return Err(Error::Json(format!("{path}.type must be \"Unigram\", found {t}")));
+            return Err(Error::Json(format!("{path}.type must be \"Unigram\", found {}", shown(t))));
         }
     }
     let list = match o.get("vocab") {
@@ -535,7 +536,12 @@ pub fn parse_unigram(v: &Value, path: &str) -> Result<crate::models::unigram::Un
                     .ok_or_else(|| Error::Json(format!("{path}.vocab[{i}]: score out of range")))?;
                 vocab.push((p.clone(), s));
             }
-            _ => return Err(Error::Json(format!("{path}.vocab[{i}] must be [piece, score], found {item}"))),
+            _ => {
+                return Err(Error::Json(format!(
+                    "{path}.vocab[{i}] must be [piece, score], found {}",
+                    shown(item)
+                )))
+            }
         }
     }
     let unk_id = match o.get("unk_id") {
@@ -557,7 +563,8 @@ pub fn parse_unigram(v: &Value, path: &str) -> Result<crate::models::unigram::Un
         }
         Some(v) => {
             return Err(Error::Json(format!(
-                "{path}.unk_id must be a non-negative integer or null, found {v}"
+                "{path}.unk_id must be a non-negative integer or null, found {}",
+                shown(v)
             )))
         }
     };

@@ -137,6 +137,19 @@ impl Model {
         }
     }
 
+    /// The model's type as a tokenizer.json names it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Model::WordPiece(_) => "WordPiece",
+            #[cfg(feature = "general")]
+            Model::Bpe(_) => "BPE",
+            #[cfg(feature = "general")]
+            Model::WordLevel(_) => "WordLevel",
+            #[cfg(feature = "general")]
+            Model::Unigram(_) => "Unigram",
+        }
+    }
+
     /// The shared vocabulary: token text → id.
     pub fn vocab(&self) -> &HashMap<String, u32> {
         match self {

@@ -93,6 +93,8 @@ pub struct Trace {
     pub special_tokens_mask: Vec<u32>,
     /// The whole run, from input to ids.
     pub micros: f64,
+    /// The model's type, as the file names it ("WordPiece", "BPE", "WordLevel", "Unigram").
+    pub model: &'static str,
     /// What the fast paths did on this input (BERT normalizers only).
     pub fast: Option<FastTrace>,
 }
@@ -168,6 +170,7 @@ impl Tokenizer {
             offsets: enc.offsets().collect(),
             special_tokens_mask,
             micros: now_micros() - start,
+            model: self.model.type_name(),
             fast: self.fast_trace(text),
         })
     }

@@ -408,12 +408,15 @@ async def use_tokenizer_reply(reply, name):
     if name is not None:
         option = document.createElement("option")
         option.value = "custom"
-        option.textContent = f"{name} (local file)"
+        option.textContent = f"{name} (local file, {info.get('model', 'WordPiece')})"
         option.setAttribute("data-custom", "1")
         select.appendChild(option)
         select.value = "custom"
     else:
         select.value = "bert-base-uncased"
+        # A step of another file's pipeline ("replace#2") has no place in a link.
+        if state["step"] not in link.STEP_NAMES:
+            state["step"] = link.default_state()["step"]
     sync_controls()
     await configure()
     await refresh()

@@ -1,5 +1,5 @@
-"""What the tokenize tab (the BERT normalizer and WordPiece, step by step) shows, as a tree
-of plain nodes (shell/dom.py).
+"""What the tokenize tab (the BERT normalizer and WordPiece step by step, or another
+tokenizer.json's own stages and model) shows, as a tree of plain nodes (shell/dom.py).
 
 Pure Python with no browser imports: pytest renders traces from the native module, the page
 the wasm module's (the same JSON).
@@ -30,15 +30,29 @@ STAGES: dict[str, tuple[str, str]] = {
     "nfkd": ("NFKD", "compatibility decomposition"),
     "strip_accents": ("Strip accents", "drop combining marks (category Mn)"),
     "lowercase": ("Lowercase", "lowercase every character"),
+    "strip": ("Strip", "remove whitespace at the start and end"),
+    "replace": ("Replace", "replace every match of a pattern"),
+    "prepend": ("Prepend", "put a string before the text"),
+    "byte_level": ("Byte level", "each UTF-8 byte as one visible char (GPT-2's byte alphabet)"),
+    "nmt": ("NMT", "drop control characters, map unusual spaces to a space"),
+    "precompiled": ("Precompiled", "SentencePiece's own normalization rules, as a char map"),
     "pre_tokens": ("Pre-tokens", "split on whitespace and around punctuation and ideographs"),
     "wordpiece": (
         "WordPiece",
         "longest-match-first pieces from the vocabulary; ## continues a word",
     ),
+    "model": ("Model", "the model's tokens for each pre-token"),
     "ids": ("Ids", "vocabulary ids, with [CLS] and [SEP] added around them"),
 }
-# The steps after the normalizer's stages, always in this order.
-MODEL_STEPS = ("pre_tokens", "wordpiece", "ids")
+# What the steps after the normalizer say for a model other than WordPiece (any tokenizer.json
+# the general module reads), by the model's type.
+MODELS = {
+    "BPE": "pairs of symbols merged in the order of the file's merges",
+    "WordLevel": "each pre-token looked up whole in the vocabulary",
+    "Unigram": "the most probable split into vocabulary pieces",
+}
+OTHER_PRE_TOKENS = "the pre-tokenizer's pieces, each tokenized on its own"
+OTHER_IDS = "vocabulary ids, with the special tokens the post-processor adds"
 # The most input chars the stepper and the token view draw until "Show all" is pressed.
 RENDER_CAP = 2000
 # The normalizer's switches and the fast paths, in the order the core takes them.
@@ -47,7 +61,13 @@ FAST_KEYS = ("simd", "page_cache", "lazy_output", "fused")
 
 
 def stage_label(name: str) -> str:
-    return STAGES.get(name, (name, ""))[0]
+    """The label of stage `name`; a repeated stage ("replace#2") is numbered.
+
+    >>> stage_label("nfd"), stage_label("replace#2"), stage_label("unknown")
+    ('NFD', 'Replace 2', 'unknown')
+    """
+    base, _, k = name.partition("#")
+    return STAGES.get(base, (base, ""))[0] + (f" {k}" if k else "")
 
 
 def format_micros(micros: float) -> str:
@@ -107,12 +127,45 @@ def totals(trace: dict) -> dict:
     }
 
 
+def is_wordpiece(trace: dict) -> bool:
+    return trace.get("model", "WordPiece") == "WordPiece"
+
+
 def steps(trace: dict) -> list[dict]:
-    """The stepper's steps: every stage of the trace, then pre-tokens, WordPiece, ids."""
-    out = [{"name": s["name"], "micros": float(s.get("micros", 0.0))} for s in trace["stages"]]
-    out.append({"name": "pre_tokens", "micros": float(trace.get("pre_tokenize_micros") or 0.0)})
-    out.append({"name": "wordpiece", "micros": float(trace.get("model_micros") or 0.0)})
-    out.append({"name": "ids", "micros": None})
+    """The stepper's steps: every stage of the trace, then pre-tokens, the model, ids; each
+    with its name (unique: a stage repeated in a Sequence is "name#2"), label, explanation
+    and time."""
+    out = []
+    seen: dict[str, int] = {}
+    for s in trace["stages"]:
+        seen[s["name"]] = seen.get(s["name"], 0) + 1
+        name = s["name"] if seen[s["name"]] == 1 else f"{s['name']}#{seen[s['name']]}"
+        about = STAGES.get(s["name"], (s["name"], ""))[1]
+        out.append(
+            {"name": name, "label": stage_label(name), "about": about, "micros": s.get("micros")}
+        )
+    model = trace.get("model", "WordPiece")
+    wordpiece = is_wordpiece(trace)
+    pre_about = STAGES["pre_tokens"][1] if wordpiece else OTHER_PRE_TOKENS
+    model_about = STAGES["wordpiece"][1] if wordpiece else MODELS.get(model, STAGES["model"][1])
+    ids_about = STAGES["ids"][1] if wordpiece else OTHER_IDS
+    out += [
+        {
+            "name": "pre_tokens",
+            "label": "Pre-tokens",
+            "about": pre_about,
+            "micros": trace.get("pre_tokenize_micros"),
+        },
+        {
+            "name": "wordpiece" if wordpiece else "model",
+            "label": model,
+            "about": model_about,
+            "micros": trace.get("model_micros"),
+        },
+        {"name": "ids", "label": "Ids", "about": ids_about, "micros": None},
+    ]
+    for s in out[:-1]:
+        s["micros"] = float(s["micros"] or 0.0)
     return out
 
 
@@ -149,9 +202,9 @@ def render_timeline(trace: dict, current: int) -> Node:
                     "data-step": str(k),
                     "role": "button",
                     "tabindex": "-1",
-                    "aria-label": f"step {k + 1}: {stage_label(s['name'])}, {time}",
+                    "aria-label": f"step {k + 1}: {s['label']}, {time}",
                 },
-                el("title", {}, f"{stage_label(s['name'])}: {time}"),
+                el("title", {}, f"{s['label']}: {time}"),
                 el(
                     "rect",
                     {
@@ -165,7 +218,7 @@ def render_timeline(trace: dict, current: int) -> Node:
                 el(
                     "text",
                     {"class": "tl-label", "x": "4", "y": str(y + 13)},
-                    stage_label(s["name"]),
+                    s["label"],
                 ),
                 el(
                     "rect",
@@ -212,7 +265,9 @@ def render_pre_tokens(trace: dict) -> Node:
     return el("ol", {"class": "chips", "data-testid": "step-pre-tokens"}, *chips)
 
 
-def render_wordpiece(trace: dict) -> Node:
+def render_model_tokens(trace: dict) -> Node:
+    """The model's tokens as chips (WordPiece's as "wp-token", marking ## continuations)."""
+    wordpiece = is_wordpiece(trace)
     chips = []
     special = trace.get("special_tokens_mask") or [0] * len(trace["ids"])
     for k, (token, (start, end), is_special) in enumerate(
@@ -222,7 +277,7 @@ def render_wordpiece(trace: dict) -> Node:
             "chip token"
             + (" special" if is_special else "")
             + (" unk" if token == "[UNK]" else "")
-            + (" cont" if token.startswith("##") else "")
+            + (" cont" if wordpiece and token.startswith("##") else "")
         )
         chips.append(
             el(
@@ -230,13 +285,14 @@ def render_wordpiece(trace: dict) -> Node:
                 {
                     "class": cls,
                     "data-t": str(k),
-                    "data-testid": "wp-token",
+                    "data-testid": "wp-token" if wordpiece else "model-token",
                     "title": f"input chars {start}–{end}",
                 },
                 token,
             )
         )
-    return el("ol", {"class": "chips", "data-testid": "step-wordpiece"}, *chips)
+    testid = "step-wordpiece" if wordpiece else "step-model"
+    return el("ol", {"class": "chips", "data-testid": testid}, *chips)
 
 
 def render_step(trace: dict, current: int, original: str) -> Node:
@@ -244,8 +300,7 @@ def render_step(trace: dict, current: int, original: str) -> Node:
     all_steps = steps(trace)
     current = max(0, min(current, len(all_steps) - 1))
     s = all_steps[current]
-    name = s["name"]
-    label, about = STAGES.get(name, (name, ""))
+    name, label, about = s["name"], s["label"], s["about"]
     stages = trace["stages"]
     body: Node
     unchanged = False
@@ -260,8 +315,8 @@ def render_step(trace: dict, current: int, original: str) -> Node:
         body = render_diff(spans, "step-text")
     elif name == "pre_tokens":
         body = render_pre_tokens(trace)
-    elif name == "wordpiece":
-        body = render_wordpiece(trace)
+    elif name in ("wordpiece", "model"):
+        body = render_model_tokens(trace)
     else:
         body = el(
             "code", {"class": "ids-line", "data-testid": "step-ids"}, json.dumps(trace["ids"])

@@ -1,4 +1,5 @@
-// The tokenizer's own thread: a module Web Worker with its own instance of the wasm core.
+// The tokenizer's own thread: a module Web Worker with its own instance of the wasm core (the
+// BERT module, and the general one once a tokenizer file needs it).
 // Every encode runs here, so a 1 MB paste never blocks the page; what comes back is the
 // trace cut to what the page draws (the first `cap` input chars), with counts and timings
 // of the whole input. Messages: {id, type, ...} in, {id, ok, result | error} out; a wasm trap
@@ -10,8 +11,15 @@ import { fetchText, serveCore } from "../../shell/core-worker.js";
 // The site's root (this file sits in tabs/tokenize/): the wasm packages are there.
 const root = new URL("../../", import.meta.url);
 
-let core = null; // the wasm-bindgen glue module
-let wasm = null; // its instance's exports (memory)
+// The module for every other tokenizer.json (any normalizer, pre-tokenizer and model, with a
+// regex engine): about twice the BERT module's size, so it is fetched only when a file the
+// BERT module refuses as unsupported is loaded, and a load that works in the BERT module (the
+// built-in file, say) goes back to that one. Built with simd128 only.
+const GENERAL = "pkg-general";
+
+let initial = null; // the package init named: BERT, with or without simd128
+const modules = new Map(); // package -> {core: the wasm-bindgen glue, wasm: its exports}
+let current = null; // the package the tokenizer belongs to
 let tokenizer = null;
 
 // The first n code points of s (JS strings index UTF-16 units).
@@ -33,13 +41,18 @@ function cpCount(s) {
   return n;
 }
 
+// The input char index of chars inserted before the text (crate::normalizers::aligned::AT_START).
+const AT_START = 0xffffffff;
+
 // How many chars of a stage come from input chars below `cap`, and its runs cut there.
 function cutRuns(runs, cap) {
   const out = [];
   let count = 0;
   for (const [first, len, step] of runs) {
-    if (first >= cap) break;
-    const keep = step === 0 ? len : Math.min(len, cap - first);
+    // Chars a normalizer put before the text (Prepend) come first and from no input char.
+    const inserted = first === AT_START;
+    if (first >= cap && !inserted) break;
+    const keep = step === 0 || inserted ? len : Math.min(len, cap - first);
     out.push([first, keep, step]);
     count += keep;
     if (keep < len) break;
@@ -91,25 +104,55 @@ function trim(trace, text, cap) {
 }
 
 function info() {
-  return JSON.parse(tokenizer.info());
+  return { ...JSON.parse(tokenizer.info()), module: current };
+}
+
+// Starts wasm package `pkg` once per worker.
+async function start(pkg) {
+  if (!modules.has(pkg)) {
+    // The module's bytes are fetched while its glue loads: one round trip fewer to the first answer.
+    const bytes = fetch(new URL(`${pkg}/tokenprism_bg.wasm`, root).href);
+    const core = await import(new URL(`${pkg}/tokenprism.js`, root).href);
+    modules.set(pkg, { core, wasm: await core.default({ module_or_path: bytes }) });
+  }
+  return modules.get(pkg).core;
+}
+
+function construct(core, kind, text) {
+  return kind === "vocab" ? core.WasmTokenizer.fromVocabTxt(text) : new core.WasmTokenizer(text);
+}
+
+// The initial module's tokenizer for `text`, else (when it refuses something in the file as
+// unsupported) the general module's, whose error, if it refuses too, is the one reported: it
+// names what no module supports. Returns [package, tokenizer].
+async function openAnywhere(kind, text) {
+  try {
+    return [initial, construct(await start(initial), kind, text)];
+  } catch (err) {
+    if (err instanceof WebAssembly.RuntimeError || !String(err?.message).startsWith("unsupported:")) throw err;
+    if (initial.endsWith("nosimd")) {
+      throw new Error(`${err.message}; the module that reads such files needs WebAssembly SIMD, which this browser lacks`);
+    }
+    return [GENERAL, construct(await start(GENERAL), kind, text)];
+  }
 }
 
 const handlers = {
   async init({ pkg }) {
-    // The module's bytes are fetched while its glue loads: one round trip fewer to the first answer.
-    const bytes = fetch(new URL(`${pkg}/tokenprism_bg.wasm`, root).href);
-    core = await import(new URL(`${pkg}/tokenprism.js`, root).href);
-    wasm = await core.default({ module_or_path: bytes });
+    initial = pkg;
+    await start(pkg);
     return true;
   },
   // A tokenizer from the text of a tokenizer.json or vocab.txt file, or from its URL (fetched
   // here, so the page's main thread is not needed until the answer; the download starts when
-  // the request arrives, beside the module's own start).
+  // the request arrives, beside the module's own start). Replayed after a crash, it picks the
+  // same module again.
   load: Object.assign(async ({ kind, text }, progress, early) => {
     if (early) text = await early;
-    const next = kind === "vocab" ? core.WasmTokenizer.fromVocabTxt(text) : new core.WasmTokenizer(text);
+    const [pkg, next] = await openAnywhere(kind, text);
     tokenizer?.free();
     tokenizer = next;
+    current = pkg;
     return info();
   }, { early: ({ url }, progress) => (url ? fetchText(url, progress) : null) }),
   configure({ options, fast }) {
@@ -127,4 +170,4 @@ const handlers = {
   },
 };
 
-self.onmessage = serveCore(handlers, () => wasm);
+self.onmessage = serveCore(handlers, () => modules.get(current ?? initial)?.wasm);

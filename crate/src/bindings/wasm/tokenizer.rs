@@ -98,7 +98,8 @@ impl WasmTokenizer {
     }
 
     /// What the page needs to know about this tokenizer, as JSON: the BERT switches (null
-    /// when the normalizer is something else), the fast paths, the vocabulary size.
+    /// when the normalizer is something else), the fast paths, the model's type, the stages,
+    /// the vocabulary size.
     pub fn info(&self) -> Result<String, JsError> {
         let bert = self.inner.bert_options().map(|c| {
             serde_json::json!({
@@ -111,6 +112,7 @@ impl WasmTokenizer {
         let info = serde_json::json!({
             "bert_normalizer": bert,
             "fast_paths": self.inner.fast,
+            "model": self.inner.model.type_name(),
             "stages": self.inner.stage_names(),
             "vocab_size": self.inner.vocab_size(),
         });
