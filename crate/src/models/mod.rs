@@ -147,6 +147,8 @@ impl Model {
             Model::WordLevel(_) => "WordLevel",
             #[cfg(feature = "general")]
             Model::Unigram(_) => "Unigram",
+            #[cfg(feature = "general")]
+            Model::SentencePieceBpe(_) => "BPE",
         }
     }
 
