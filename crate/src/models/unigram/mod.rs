@@ -235,7 +235,9 @@ impl Unigram {
             )));
         }
         if let Some(p) = pieces.iter().find(|p| !p.1.is_finite()) {
-            return Err(Error::Invalid(format!("the score of piece {:?} is {}", p.0, p.1)));
+            // Named, not formatted: float formatting would add 11 KB to the wasm module.
+            let score = if p.1.is_nan() { "NaN" } else { "infinite" };
+            return Err(Error::Invalid(format!("the score of piece {:?} is {score}", p.0)));
         }
         let normal = pieces.iter().filter(|p| p.2 == PieceKind::Normal).map(|p| p.1);
         let min_score = normal.fold(f32::MAX, f32::min);
