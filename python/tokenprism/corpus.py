@@ -633,6 +633,14 @@ def _shard_done(out: Path, name: str, dtype: str) -> tuple[int, int] | None:
 # ------------------------------------------------------------------------------ running
 
 
+def _si(x: float) -> str:
+    for unit in ("", "k", "M", "G"):
+        if x < 1000:
+            return f"{x:.3g}{unit}"
+        x /= 1000
+    return f"{x:.3g}T"
+
+
 class Progress:
     """Bytes done, bytes/s, tokens/s and ETA on stderr, shown once the work has taken a second
     and only on a terminal (tqdm when it is installed)."""
@@ -659,7 +667,6 @@ class Progress:
                     delay=1.0,
                     file=sys.stderr,
                     desc=label or None,
-                    dynamic_ncols=True,
                 )
 
     def update(self, nbytes: int, ntokens: int) -> None:
@@ -668,7 +675,7 @@ class Progress:
         if not self.enabled:
             return
         elapsed = time.monotonic() - self.start
-        rate = f"{self.tokens / elapsed / 1e6:.2f}M tok/s" if elapsed > 0 else ""
+        rate = f"{_si(self.tokens / elapsed)} tok/s" if elapsed > 0 else ""
         if self.bar is not None:
             self.bar.set_postfix_str(rate, refresh=False)
             self.bar.update(nbytes)
@@ -700,8 +707,8 @@ def _execute(
     dask: str | Any | None,
     on_done: Callable[[int, dict[str, Any]], None],
 ) -> list[dict[str, Any]]:
-    """Run every job; results in job order. On failures, the error of the first failing job in
-    that order is raised (so the message does not depend on timing)."""
+    """Run every job; results in job order. On failures, jobs not started are dropped and the
+    error of the first failing job in job order is raised."""
     results: list[dict[str, Any] | None] = [None] * len(jobs)
     if dask is not None:
         return _execute_dask(jobs, dask, on_done)
@@ -722,7 +729,7 @@ def _execute(
             max_workers=workers, mp_context=multiprocessing.get_context("forkserver")
         )
     errors: dict[int, BaseException] = {}
-    with pool:
+    try:
         futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
         for fut in cf.as_completed(futures):
             i = futures[fut]
@@ -731,11 +738,13 @@ def _execute(
             err = fut.exception()
             if err is not None:
                 errors[i] = err
-                for f in futures:
-                    f.cancel()
+                pool.shutdown(wait=False, cancel_futures=True)
                 continue
             results[i] = fut.result()
             on_done(i, results[i])
+    finally:
+        # On an error or Ctrl-C, jobs not started are dropped and running ones finish.
+        pool.shutdown(wait=True, cancel_futures=True)
     if errors:
         raise errors[min(errors)]
     return results  # type: ignore[return-value]
