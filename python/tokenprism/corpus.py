@@ -128,6 +128,10 @@ def _plan_lines(src: _Source, target: int, blank: bool) -> tuple[int, list[tuple
     return size, list(zip(cuts, cuts[1:]))
 
 
+# What a blank line may hold (bytes.strip's set, for str lines too).
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
+
+
 def _is_blank(line: bytes) -> bool:
     return not line.strip()
 
@@ -313,18 +317,36 @@ def _read_range(src: dict[str, Any], start: int, end: int) -> Iterator[bytes]:
             yield block
 
 
+def _line_blocks(src: dict[str, Any], start: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """(index in the range of its first line, block of whole lines) over [start, end)."""
+    carry = b""
+    line = 0
+    for block in _read_range(src, start, end):
+        buf = carry + block
+        cut = buf.rfind(b"\n") + 1
+        if cut == 0:
+            carry = buf
+            continue
+        chunk, carry = buf[:cut], buf[cut:]
+        yield line, chunk
+        line += chunk.count(b"\n")
+    if carry:
+        yield line, carry
+
+
+def _split_lines(block: bytes) -> list[bytes]:
+    """The lines of a block, without newlines or final carriage returns."""
+    lines = block.split(b"\n")
+    if block.endswith(b"\n"):
+        lines.pop()
+    return [x[:-1] if x.endswith(b"\r") else x for x in lines]
+
+
 def _lines(src: dict[str, Any], start: int, end: int) -> Iterator[tuple[int, bytes]]:
     """(index in the range, line without its newline or a final carriage return)."""
-    carry = b""
-    i = 0
-    for block in _read_range(src, start, end):
-        parts = (carry + block).split(b"\n")
-        carry = parts.pop()
-        for line in parts:
-            yield i, line[:-1] if line.endswith(b"\r") else line
-            i += 1
-    if carry:
-        yield i, carry[:-1] if carry.endswith(b"\r") else carry
+    for first, block in _line_blocks(src, start, end):
+        for i, line in enumerate(_split_lines(block), first):
+            yield i, line
 
 
 class _Decoder:
@@ -357,9 +379,64 @@ class _Decoder:
             ) from None
 
 
+def _json_value(text: str, field: str, where: Callable[[], str]) -> str:
+    try:
+        obj = json.loads(text)
+    except ValueError as e:
+        raise CorpusError(f"{where()}: not valid JSON ({e})") from None
+    if not isinstance(obj, dict) or field not in obj:
+        raise CorpusError(f"{where()}: no field {field!r}")
+    value = obj[field]
+    if not isinstance(value, str):
+        kind = type(value).__name__
+        raise CorpusError(f"{where()}: field {field!r} is a {kind}, not a string")
+    return value
+
+
+def _doc_batches(
+    src: dict[str, Any], start: int, end: int, opts: dict[str, Any], dec: _Decoder
+) -> Iterator[tuple[list[str], int | None]]:
+    """The documents of a segment in lists, each with its UTF-8 bytes when known cheaply.
+    Line-based inputs go a block of lines at a time: one decode and one split per block, the
+    per-line path only for a block that is not valid UTF-8."""
+    fmt, docs, field = src["format"], opts["docs"], opts["field"]
+    if fmt == "jsonl":
+        for first, block in _line_blocks(src, start, end):
+            try:
+                lines = block.decode("utf-8").split("\n")
+            except UnicodeDecodeError:
+                lines = [dec(x, i) for i, x in enumerate(block.split(b"\n"), first)]
+            values = []
+            for i, line in enumerate(lines, first):
+                if line is None or not line.strip(_ASCII_SPACE):
+                    continue
+                values.append(_json_value(line, field, lambda i=i: dec.where(i)))
+            yield values, None
+        return
+    if fmt == "text" and docs == "line":
+        for first, block in _line_blocks(src, start, end):
+            try:
+                text = block.decode("utf-8")
+            except UnicodeDecodeError:
+                raw = _split_lines(block)
+                texts = [dec(x, i) for i, x in enumerate(raw, first) if x]
+                yield [t for t in texts if t], None
+                continue
+            lines = text.split("\n")
+            cr = 0
+            if "\r" in text:
+                cr = sum(1 for x in lines if x.endswith("\r"))
+                lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+            yield list(filter(None, lines)), len(block) - block.count(b"\n") - cr
+        return
+    for doc in _docs_of_segment(src, start, end, opts, dec):
+        yield [doc], None
+
+
 def _docs_of_segment(
     src: dict[str, Any], start: int, end: int, opts: dict[str, Any], dec: _Decoder
 ) -> Iterator[str]:
+    """One document at a time: Parquet rows, whole files, runs of non-blank lines."""
     fmt, docs, field = src["format"], opts["docs"], opts["field"]
     if fmt == "parquet":
         yield from _parquet_docs(src, start, end, field)
@@ -369,32 +446,6 @@ def _docs_of_segment(
         text = dec(data, 0)
         if text is not None:
             yield text
-        return
-    if fmt == "jsonl":
-        for i, line in _lines(src, start, end):
-            if _is_blank(line):
-                continue
-            text = dec(line, i)
-            if text is None:
-                continue
-            try:
-                obj = json.loads(text)
-            except ValueError as e:
-                raise CorpusError(f"{dec.where(i)}: not valid JSON ({e})") from None
-            if not isinstance(obj, dict) or field not in obj:
-                raise CorpusError(f"{dec.where(i)}: no field {field!r}")
-            value = obj[field]
-            if not isinstance(value, str):
-                kind = type(value).__name__
-                raise CorpusError(f"{dec.where(i)}: field {field!r} is a {kind}, not a string")
-            yield value
-        return
-    if docs == "line":
-        for i, line in _lines(src, start, end):
-            if line:
-                text = dec(line, i)
-                if text is not None:
-                    yield text
         return
     # blank-line: the lines of a run of non-blank lines, joined by "\n".
     run: list[bytes] = []
@@ -540,15 +591,16 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             id_chunks.append(ids.astype(dtype, copy=False))
             len_chunks.append(lens)
 
-        for text in _docs_of_segment(src, start, end, opts, dec):
-            n = len(text.encode("utf-8", "surrogatepass"))
-            stats["documents"] += 1
-            stats["bytes"] += n
-            stats["chars"] += len(text)
+        for texts, nbytes in _doc_batches(src, start, end, opts, dec):
+            if nbytes is None:
+                nbytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+            stats["documents"] += len(texts)
+            stats["bytes"] += nbytes
+            stats["chars"] += sum(map(len, texts))
             if counting:
-                stats["words"] += len(text.split())
-            batch.append(text)
-            batch_bytes += n
+                stats["words"] += sum(len(t.split()) for t in texts)
+            batch += texts
+            batch_bytes += nbytes
             if batch_bytes >= _BATCH_BYTES:
                 flush(batch)
                 batch, batch_bytes = [], 0
@@ -1072,4 +1124,5 @@ def iter_documents(
             segs = _plan_lines(src, DEFAULT_SHARD_SIZE, blank)[1]
         opts = {"docs": docs, "field": field, "errors": errors}
         for a, b in segs:
-            yield from _docs_of_segment(src.job(), a, b, opts, _Decoder(src.job(), a, errors))
+            for texts, _ in _doc_batches(src.job(), a, b, opts, _Decoder(src.job(), a, errors)):
+                yield from texts

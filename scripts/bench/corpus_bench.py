@@ -1,0 +1,197 @@
+"""The corpus command's speed and memory (docs/PERFORMANCE.md, "Corpora").
+
+On a generated text corpus (lines of the six development corpora, cycled; one document per
+line), with one tokenizer file:
+
+- `tokenprism encode --workers 2` against `--workers 1` (wall time, alternating rounds);
+- the command against the in-process array call on the same documents
+  (`Tokenizer.encode_batch_ids(docs, as_array=True)`, one thread and two), the documents
+  already in memory;
+- peak memory (the sum of the resident sets of the command and its workers, sampled every
+  20 ms) on a large input and one ten times smaller.
+
+Both worker counts' outputs are compared byte for byte. Prints a Markdown table and, with
+--json, writes the figures.
+
+    python3 scripts/bench/corpus_bench.py --large-mb 1000 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+import tokenprism
+from paths import CORPORA, bert_json, bpe_json, corpus
+
+
+def tokenizer_file(name: str) -> Path:
+    return bert_json() if name == "bert" else bpe_json(name)
+
+
+def make_corpus(path: Path, size: int) -> None:
+    """About `size` bytes of whole lines, the corpora's lines interleaved and cycled."""
+    if path.is_file() and path.stat().st_size >= size:
+        return
+    pools = [corpus(lang).read_bytes().splitlines(keepends=True) for lang in CORPORA]
+    block = b"".join(line for group in zip(*pools) for line in group if line.strip())
+    tmp = path.with_suffix(".part")
+    with open(tmp, "wb") as f:
+        written = 0
+        while written < size:
+            chunk = block[: size - written]
+            chunk = chunk[: chunk.rfind(b"\n") + 1] or block
+            f.write(chunk)
+            written += len(chunk)
+    os.replace(tmp, path)
+
+
+def run_command(args: list[str], sample: bool = False) -> tuple[float, int]:
+    """(wall seconds, peak summed RSS in bytes of the process and its children)."""
+    start = time.perf_counter()
+    proc = psutil.Popen(
+        [sys.executable, "-m", "tokenprism.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    peak = 0
+    stop = threading.Event()
+
+    def poll() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            try:
+                procs = [proc, *proc.children(recursive=True)]
+                rss = 0
+                for p in procs:
+                    try:
+                        rss += p.memory_info().rss
+                    except psutil.Error:
+                        pass
+                peak = max(peak, rss)
+            except psutil.Error:
+                pass
+            stop.wait(0.02)
+
+    watcher = threading.Thread(target=poll)
+    if sample:
+        watcher.start()
+    _, err = proc.communicate()
+    stop.set()
+    if sample:
+        watcher.join()
+    wall = time.perf_counter() - start
+    if proc.returncode:
+        sys.exit(f"tokenprism {' '.join(args)} failed:\n{err.decode()}")
+    return wall, peak
+
+
+def tree_digest(out: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(out.iterdir()):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tokenizer", default="bert", choices=("bert", "gpt2", "qwen3"))
+    ap.add_argument("--large-mb", type=int, default=1000, help="the large input (MB)")
+    ap.add_argument("--speed-mb", type=int, default=100, help="the input of the speed rounds")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "corpus-bench")
+    ap.add_argument("--json", type=Path)
+    a = ap.parse_args()
+
+    tok_path = tokenizer_file(a.tokenizer)
+    a.workdir.mkdir(parents=True, exist_ok=True)
+    large = a.workdir / f"large-{a.large_mb}mb.txt"
+    small = a.workdir / f"small-{a.large_mb // 10}mb.txt"
+    speed = a.workdir / f"speed-{a.speed_mb}mb.txt"
+    make_corpus(large, a.large_mb * 1_000_000)
+    make_corpus(small, a.large_mb * 100_000)
+    make_corpus(speed, a.speed_mb * 1_000_000)
+
+    def encode(inp: Path, workers: int, sample: bool = False) -> tuple[float, int, str]:
+        out = a.workdir / f"out-{workers}"
+        shutil.rmtree(out, ignore_errors=True)
+        args = ["encode", "--tokenizer", str(tok_path), "--out", str(out), "--quiet"]
+        wall, peak = run_command([*args, "--workers", str(workers), str(inp)], sample)
+        digest = tree_digest(out)
+        shutil.rmtree(out)
+        return wall, peak, digest
+
+    # The in-process call on the same documents (read as the command reads --docs line).
+    docs = [line for line in speed.read_text(encoding="utf-8").split("\n") if line]
+    tok = tokenprism.Tokenizer.from_file(str(tok_path))
+    tok.no_padding()
+    tok.no_truncation()
+    speed_bytes = speed.stat().st_size
+
+    times: dict[str, list[float]] = {"w1": [], "w2": [], "call1": [], "call2": []}
+    digests = set()
+    for r in range(a.rounds):
+        steps = ["w1", "w2", "call1", "call2"]
+        steps = steps[r % 4 :] + steps[: r % 4]
+        for step in steps:
+            if step.startswith("w"):
+                wall, _, digest = encode(speed, int(step[1]))
+                digests.add(digest)
+            else:
+                t = time.perf_counter()
+                tok.encode_batch_ids(docs, False, int(step[-1]), as_array=True)
+                wall = time.perf_counter() - t
+            times[step].append(wall)
+            print(f"round {r + 1} {step}: {wall:.2f} s", file=sys.stderr)
+    if len(digests) != 1:
+        sys.exit("one and two workers wrote different bytes")
+    del docs
+
+    mem = {}
+    for name, inp in (("large", large), ("small", small)):
+        wall, peak, _ = encode(inp, 2, sample=True)
+        mem[name] = {"bytes": inp.stat().st_size, "wall": wall, "peak_rss": peak}
+        print(f"{name}: {wall:.1f} s, peak {peak / 1e6:.0f} MB", file=sys.stderr)
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    result = {
+        "tokenizer": a.tokenizer,
+        "cpus": os.cpu_count(),
+        "load": os.getloadavg(),
+        "speed_input_bytes": speed_bytes,
+        "median_seconds": med,
+        "mb_per_s": {k: speed_bytes / v / 1e6 for k, v in med.items()},
+        "two_workers_speedup": med["w1"] / med["w2"],
+        "command_vs_call_1": med["w1"] / med["call1"],
+        "command_vs_call_2": med["w2"] / med["call2"],
+        "memory": mem,
+        "peak_large_over_small": mem["large"]["peak_rss"] / mem["small"]["peak_rss"],
+    }
+    print(
+        f"| {a.tokenizer} | {speed_bytes / 1e6:.0f} MB | w1 {result['mb_per_s']['w1']:.1f} MB/s"
+        f" | w2 {result['mb_per_s']['w2']:.1f} MB/s (×{result['two_workers_speedup']:.2f})"
+        f" | call 1 thread {result['mb_per_s']['call1']:.1f} MB/s (command ×"
+        f"{1 / result['command_vs_call_1']:.2f}) | call 2 threads"
+        f" {result['mb_per_s']['call2']:.1f} MB/s (command ×{1 / result['command_vs_call_2']:.2f})"
+        f" | peak {mem['large']['peak_rss'] / 1e6:.0f} MB on {mem['large']['bytes'] / 1e6:.0f} MB,"
+        f" {mem['small']['peak_rss'] / 1e6:.0f} MB on {mem['small']['bytes'] / 1e6:.0f} MB |"
+    )
+    if a.json:
+        a.json.write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
