@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 
 import click
@@ -96,10 +97,16 @@ def _reading_options(f):
     return f
 
 
+def _interrupt(_signum, _frame):
+    raise KeyboardInterrupt
+
+
 @click.group()
 @click.version_option(package_name="tokenprism")
 def main() -> None:
     """Tokenize corpora with tokenprism."""
+    # SIGTERM stops a run as Ctrl-C does: the workers' pool is shut down on the way out.
+    signal.signal(signal.SIGTERM, _interrupt)
 
 
 @main.command()

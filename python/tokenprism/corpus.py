@@ -751,6 +751,29 @@ class Progress:
             sys.stderr.write("\n")
 
 
+def _exit_with(pid: int) -> None:
+    """Pool initializer: end this worker once process `pid` is gone (a command killed with
+    SIGKILL cannot stop its pool, and its workers would wait for jobs forever)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _job_error(job: dict[str, Any], err: BaseException) -> BaseException:
+    """A worker's failure as a CorpusError naming the shard (a CorpusError already names its
+    file)."""
+    if isinstance(err, (CorpusError, KeyboardInterrupt)):
+        return err
+    return CorpusError(f"{job['name']} failed: {type(err).__name__}: {err}")
+
+
 def _execute(
     jobs: list[dict[str, Any]],
     *,
@@ -778,7 +801,10 @@ def _execute(
 
         # forkserver: workers start from a clean process, not a copy of one holding threads.
         pool = cf.ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("forkserver")
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("forkserver"),
+            initializer=_exit_with,
+            initargs=(os.getpid(),),
         )
     errors: dict[int, BaseException] = {}
     try:
@@ -789,7 +815,7 @@ def _execute(
                 continue
             err = fut.exception()
             if err is not None:
-                errors[i] = err
+                errors[i] = _job_error(jobs[i], err)
                 pool.shutdown(wait=False, cancel_futures=True)
                 continue
             results[i] = fut.result()
@@ -810,7 +836,10 @@ def _execute_dask(jobs, dask, on_done) -> list[dict[str, Any]]:
             "--dask needs the distributed package (pip install distributed)"
         ) from None
     own = not hasattr(dask, "submit")
-    client = Client(dask) if own else dask
+    try:
+        client = Client(dask) if own else dask
+    except (OSError, TimeoutError) as e:
+        raise CorpusError(f"cannot reach the Dask scheduler at {dask} ({e})") from None
     try:
         futures = [client.submit(run_job, job, pure=False) for job in jobs]
         index = {f.key: i for i, f in enumerate(futures)}
@@ -819,7 +848,7 @@ def _execute_dask(jobs, dask, on_done) -> list[dict[str, Any]]:
         for fut in as_completed(futures):
             i = index[fut.key]
             if fut.status == "error":
-                errors[i] = fut.exception()
+                errors[i] = _job_error(jobs[i], fut.exception())
                 for f in futures:
                     if not f.done():
                         f.cancel()

@@ -52,7 +52,9 @@ def make_corpus(path: Path, size: int) -> None:
         written = 0
         while written < size:
             chunk = block[: size - written]
-            chunk = chunk[: chunk.rfind(b"\n") + 1] or block
+            chunk = chunk[: chunk.rfind(b"\n") + 1]
+            if not chunk:
+                break
             f.write(chunk)
             written += len(chunk)
     os.replace(tmp, path)

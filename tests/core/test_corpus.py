@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 from click.testing import CliRunner
 
@@ -386,7 +387,7 @@ def test_killed_run_resumes_to_the_same_bytes(corpora, tmp_path):
     total = sum(1 for n in want if n.endswith(".offsets.npy"))
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tokenprism.cli", *args(tmp_path / "k"), "--workers", "1"],
+        [sys.executable, "-m", "tokenprism.cli", *args(tmp_path / "k"), "--workers", "2"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -396,14 +397,19 @@ def test_killed_run_resumes_to_the_same_bytes(corpora, tmp_path):
         if out.is_dir() and len(list(out.glob("*.offsets.npy"))) >= 3:
             break
         time.sleep(0.002)
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    assert workers, "the run has no worker processes"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    # The workers end on their own once the command is gone.
+    _, alive = psutil.wait_procs(workers, timeout=15)
+    assert not alive
     done = len(list(out.glob("*.offsets.npy")))
     assert not (out / "index.json").exists(), "the run ended before it could be killed"
     assert 3 <= done < total
     assert (out / "plan.json").exists()
 
-    r = cli(*args(out), "--workers", "2")
+    r = cli(*args(out), "--workers", "1")
     assert r.returncode == 0, r.stderr
     assert f"resuming: {done} of {total} shards" in r.stderr
     assert tree_bytes(out) == want
@@ -553,3 +559,32 @@ def test_another_job_in_the_output(tmp_path, corpora):
     tpc.encode_files(files, bert_json(), tmp_path, workers=1, shard_size=SHARD)
     with pytest.raises(tpc.CorpusError, match="holds the output of another job"):
         tpc.encode_files(files, bpe_json("gpt2"), tmp_path, workers=1, shard_size=SHARD)
+
+
+def test_parquet_without_pyarrow(corpora, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    p = corpora["parquet"][0][0]
+    fails(
+        ["count", "--tokenizer", str(bert_json()), "--field", "content", str(p)],
+        "reading Parquet files needs pyarrow, which is not installed",
+    )
+
+
+def test_unreachable_dask_scheduler(tmp_path, corpora):
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        fails(
+            [
+                "encode",
+                "--tokenizer",
+                str(bert_json()),
+                "--out",
+                str(tmp_path),
+                "--dask",
+                "tcp://127.0.0.1:1",
+                str(corpora["line"][0][0]),
+            ],
+            "cannot reach the Dask scheduler at tcp://127.0.0.1:1",
+        )
