@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -60,8 +61,9 @@ def make_corpus(path: Path, size: int) -> None:
     os.replace(tmp, path)
 
 
-def run_command(args: list[str], sample: bool = False) -> tuple[float, int]:
-    """(wall seconds, peak summed RSS in bytes of the process and its children)."""
+def run_command(args: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, peak summed RSS in bytes) of the command and its workers,
+    sampled every 20 ms (the machine is shared: CPU time is the steadier figure)."""
     start = time.perf_counter()
     proc = psutil.Popen(
         [sys.executable, "-m", "tokenprism.cli", *args],
@@ -69,6 +71,7 @@ def run_command(args: list[str], sample: bool = False) -> tuple[float, int]:
         stderr=subprocess.PIPE,
     )
     peak = 0
+    cpu: dict[int, float] = {}
     stop = threading.Event()
 
     def poll() -> None:
@@ -76,28 +79,33 @@ def run_command(args: list[str], sample: bool = False) -> tuple[float, int]:
         while not stop.is_set():
             try:
                 procs = [proc, *proc.children(recursive=True)]
-                rss = 0
-                for p in procs:
-                    try:
-                        rss += p.memory_info().rss
-                    except psutil.Error:
-                        pass
-                peak = max(peak, rss)
             except psutil.Error:
-                pass
+                procs = []
+            rss = 0
+            for p in procs:
+                try:
+                    with p.oneshot():
+                        rss += p.memory_info().rss
+                        t = p.cpu_times()
+                        cpu[p.pid] = t.user + t.system
+                except psutil.Error:
+                    pass
+            peak = max(peak, rss)
             stop.wait(0.02)
 
     watcher = threading.Thread(target=poll)
-    if sample:
-        watcher.start()
+    watcher.start()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     _, err = proc.communicate()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     stop.set()
-    if sample:
-        watcher.join()
+    watcher.join()
     wall = time.perf_counter() - start
     if proc.returncode:
         sys.exit(f"tokenprism {' '.join(args)} failed:\n{err.decode()}")
-    return wall, peak
+    # The command itself exactly (it was waited for); its workers as last sampled.
+    cpu[proc.pid] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, sum(cpu.values()), peak
 
 
 def tree_digest(out: Path) -> str:
@@ -114,6 +122,9 @@ def main() -> None:
     ap.add_argument("--large-mb", type=int, default=1000, help="the large input (MB)")
     ap.add_argument("--speed-mb", type=int, default=100, help="the input of the speed rounds")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--shard-size", default="8M", help="of the speed rounds (the memory runs: the default)"
+    )
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "corpus-bench")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
@@ -127,70 +138,75 @@ def main() -> None:
     make_corpus(small, a.large_mb * 100_000)
     make_corpus(speed, a.speed_mb * 1_000_000)
 
-    def encode(inp: Path, workers: int, sample: bool = False) -> tuple[float, int, str]:
+    def encode(inp: Path, workers: int, extra: list[str]) -> tuple[float, float, int, str]:
         out = a.workdir / f"out-{workers}"
         shutil.rmtree(out, ignore_errors=True)
-        args = ["encode", "--tokenizer", str(tok_path), "--out", str(out), "--quiet"]
-        wall, peak = run_command([*args, "--workers", str(workers), str(inp)], sample)
+        args = ["encode", "--tokenizer", str(tok_path), "--out", str(out), "--quiet", *extra]
+        wall, cpu, peak = run_command([*args, "--workers", str(workers), str(inp)])
         digest = tree_digest(out)
         shutil.rmtree(out)
-        return wall, peak, digest
+        return wall, cpu, peak, digest
 
     # The in-process call on the same documents (read as the command reads --docs line).
     docs = [line for line in speed.read_text(encoding="utf-8").split("\n") if line]
-    tok = tokenprism.Tokenizer.from_file(str(tok_path))
-    tok.no_padding()
-    tok.no_truncation()
     speed_bytes = speed.stat().st_size
 
     times: dict[str, list[float]] = {"w1": [], "w2": [], "call1": [], "call2": []}
+    cpus: dict[str, list[float]] = {k: [] for k in times}
     digests = set()
+    loads = [os.getloadavg()[0]]
     for r in range(a.rounds):
         steps = ["w1", "w2", "call1", "call2"]
         steps = steps[r % 4 :] + steps[: r % 4]
         for step in steps:
             if step.startswith("w"):
-                wall, _, digest = encode(speed, int(step[1]))
+                wall, cpu, _, digest = encode(speed, int(step[1]), ["--shard-size", a.shard_size])
                 digests.add(digest)
             else:
-                t = time.perf_counter()
+                # A fresh tokenizer, as in the command: its caches start empty.
+                tok = tokenprism.Tokenizer.from_file(str(tok_path))
+                tok.no_padding()
+                tok.no_truncation()
+                t, c = time.perf_counter(), time.process_time()
                 tok.encode_batch_ids(docs, False, int(step[-1]), as_array=True)
-                wall = time.perf_counter() - t
+                wall, cpu = time.perf_counter() - t, time.process_time() - c
             times[step].append(wall)
-            print(f"round {r + 1} {step}: {wall:.2f} s", file=sys.stderr)
+            cpus[step].append(cpu)
+            print(f"round {r + 1} {step}: {wall:.2f} s, {cpu:.2f} s CPU", file=sys.stderr)
+        loads.append(os.getloadavg()[0])
     if len(digests) != 1:
         sys.exit("one and two workers wrote different bytes")
     del docs
 
     mem = {}
     for name, inp in (("large", large), ("small", small)):
-        wall, peak, _ = encode(inp, 2, sample=True)
-        mem[name] = {"bytes": inp.stat().st_size, "wall": wall, "peak_rss": peak}
-        print(f"{name}: {wall:.1f} s, peak {peak / 1e6:.0f} MB", file=sys.stderr)
+        wall, cpu, peak, _ = encode(inp, 2, [])
+        mem[name] = {"bytes": inp.stat().st_size, "wall": wall, "cpu": cpu, "peak_rss": peak}
+        print(f"{name}: {wall:.1f} s, {cpu:.1f} s CPU, peak {peak / 1e6:.0f} MB", file=sys.stderr)
+    loads.append(os.getloadavg()[0])
 
     med = {k: statistics.median(v) for k, v in times.items()}
+    cpu_med = {k: statistics.median(v) for k, v in cpus.items()}
+    # Per-round ratios, so a slow spell hits both sides.
+    w2_over_w1 = statistics.median(b / a_ for a_, b in zip(times["w1"], times["w2"]))
     result = {
         "tokenizer": a.tokenizer,
         "cpus": os.cpu_count(),
-        "load": os.getloadavg(),
+        "load_1min": loads,
         "speed_input_bytes": speed_bytes,
-        "median_seconds": med,
-        "mb_per_s": {k: speed_bytes / v / 1e6 for k, v in med.items()},
-        "two_workers_speedup": med["w1"] / med["w2"],
-        "command_vs_call_1": med["w1"] / med["call1"],
-        "command_vs_call_2": med["w2"] / med["call2"],
+        "speed_shard_size": a.shard_size,
+        "median_wall_seconds": med,
+        "median_cpu_seconds": cpu_med,
+        "mb_per_cpu_s": {k: speed_bytes / v / 1e6 for k, v in cpu_med.items()},
+        "two_workers_wall_speedup": 1 / w2_over_w1,
+        "two_workers_cpu_ratio": cpu_med["w2"] / cpu_med["w1"],
+        "command_over_call_cpu": cpu_med["w1"] / cpu_med["call1"],
+        "command_over_call_wall_1": med["w1"] / med["call1"],
+        "command_over_call_wall_2": med["w2"] / med["call2"],
         "memory": mem,
         "peak_large_over_small": mem["large"]["peak_rss"] / mem["small"]["peak_rss"],
     }
-    print(
-        f"| {a.tokenizer} | {speed_bytes / 1e6:.0f} MB | w1 {result['mb_per_s']['w1']:.1f} MB/s"
-        f" | w2 {result['mb_per_s']['w2']:.1f} MB/s (×{result['two_workers_speedup']:.2f})"
-        f" | call 1 thread {result['mb_per_s']['call1']:.1f} MB/s (command ×"
-        f"{1 / result['command_vs_call_1']:.2f}) | call 2 threads"
-        f" {result['mb_per_s']['call2']:.1f} MB/s (command ×{1 / result['command_vs_call_2']:.2f})"
-        f" | peak {mem['large']['peak_rss'] / 1e6:.0f} MB on {mem['large']['bytes'] / 1e6:.0f} MB,"
-        f" {mem['small']['peak_rss'] / 1e6:.0f} MB on {mem['small']['bytes'] / 1e6:.0f} MB |"
-    )
+    print(json.dumps(result, indent=1))
     if a.json:
         a.json.write_text(json.dumps(result, indent=1) + "\n")
 
