@@ -73,7 +73,7 @@ def _reading_options(f):
             "--workers",
             type=click.IntRange(min=1),
             default=None,
-            help="Parallel workers (default: one per core).",
+            help="Parallel workers (default: one per core, at most one per 16 MB of input).",
         ),
         click.option(
             "--executor",

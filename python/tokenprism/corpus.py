@@ -318,9 +318,9 @@ def _read_range(src: dict[str, Any], start: int, end: int) -> Iterator[bytes]:
 
 
 def _line_blocks(src: dict[str, Any], start: int, end: int) -> Iterator[tuple[int, bytes]]:
-    """(index in the range of its first line, block of whole lines) over [start, end)."""
+    """(file offset, block of whole lines) over [start, end)."""
     carry = b""
-    line = 0
+    at = start
     for block in _read_range(src, start, end):
         buf = carry + block
         cut = buf.rfind(b"\n") + 1
@@ -328,10 +328,10 @@ def _line_blocks(src: dict[str, Any], start: int, end: int) -> Iterator[tuple[in
             carry = buf
             continue
         chunk, carry = buf[:cut], buf[cut:]
-        yield line, chunk
-        line += chunk.count(b"\n")
+        yield at, chunk
+        at += cut
     if carry:
-        yield line, carry
+        yield at, carry
 
 
 def _split_lines(block: bytes) -> list[bytes]:
@@ -342,27 +342,29 @@ def _split_lines(block: bytes) -> list[bytes]:
     return [x[:-1] if x.endswith(b"\r") else x for x in lines]
 
 
-def _lines(src: dict[str, Any], start: int, end: int) -> Iterator[tuple[int, bytes]]:
-    """(index in the range, line without its newline or a final carriage return)."""
-    for first, block in _line_blocks(src, start, end):
-        for i, line in enumerate(_split_lines(block), first):
-            yield i, line
+# Where a line is: (file offset of its block, its index in the block). The line number is
+# counted from the file's start only for an error message.
+_Pos = tuple[int, int]
+
+
+def _lines(src: dict[str, Any], start: int, end: int) -> Iterator[tuple[_Pos, bytes]]:
+    """(position, line without its newline or a final carriage return)."""
+    for at, block in _line_blocks(src, start, end):
+        for k, line in enumerate(_split_lines(block)):
+            yield (at, k), line
 
 
 class _Decoder:
     """Bytes to text under the --errors policy, with the file and line in strict errors."""
 
-    def __init__(self, src: dict[str, Any], start: int, errors: str):
-        self.src, self.start, self.errors = src, start, errors
-        self.base: int | None = None
+    def __init__(self, src: dict[str, Any], errors: str):
+        self.src, self.errors = src, errors
         self.skipped = 0
 
-    def where(self, line_in_range: int) -> str:
-        if self.base is None:
-            self.base = _line_number(self.src, self.start)
-        return f"{self.src['shown']}:{self.base + line_in_range}"
+    def where(self, pos: _Pos) -> str:
+        return f"{self.src['shown']}:{_line_number(self.src, pos[0]) + pos[1]}"
 
-    def __call__(self, data: bytes, line_in_range: int) -> str | None:
+    def __call__(self, data: bytes, pos: _Pos) -> str | None:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -371,25 +373,25 @@ class _Decoder:
             if self.errors == "skip":
                 self.skipped += 1
                 return None
-            line = line_in_range + data.count(b"\n", 0, e.start)
+            line = pos[1] + data.count(b"\n", 0, e.start)
             col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
             raise CorpusError(
-                f"{self.where(line)}: invalid UTF-8 (byte {data[e.start]:#04x} at column {col});"
+                f"{self.where((pos[0], line))}: invalid UTF-8 (byte {data[e.start]:#04x} at column {col});"
                 " --errors replace or --errors skip to go on"
             ) from None
 
 
-def _json_value(text: str, field: str, where: Callable[[], str]) -> str:
+def _json_value(text: str, field: str, dec: _Decoder, pos: _Pos) -> str:
     try:
         obj = json.loads(text)
     except ValueError as e:
-        raise CorpusError(f"{where()}: not valid JSON ({e})") from None
+        raise CorpusError(f"{dec.where(pos)}: not valid JSON ({e})") from None
     if not isinstance(obj, dict) or field not in obj:
-        raise CorpusError(f"{where()}: no field {field!r}")
+        raise CorpusError(f"{dec.where(pos)}: no field {field!r}")
     value = obj[field]
     if not isinstance(value, str):
         kind = type(value).__name__
-        raise CorpusError(f"{where()}: field {field!r} is a {kind}, not a string")
+        raise CorpusError(f"{dec.where(pos)}: field {field!r} is a {kind}, not a string")
     return value
 
 
@@ -401,33 +403,34 @@ def _doc_batches(
     per-line path only for a block that is not valid UTF-8."""
     fmt, docs, field = src["format"], opts["docs"], opts["field"]
     if fmt == "jsonl":
-        for first, block in _line_blocks(src, start, end):
+        for at, block in _line_blocks(src, start, end):
             try:
                 lines = block.decode("utf-8").split("\n")
             except UnicodeDecodeError:
-                lines = [dec(x, i) for i, x in enumerate(block.split(b"\n"), first)]
+                lines = [dec(x, (at, k)) for k, x in enumerate(block.split(b"\n"))]
             values = []
-            for i, line in enumerate(lines, first):
+            for k, line in enumerate(lines):
                 if line is None or not line.strip(_ASCII_SPACE):
                     continue
-                values.append(_json_value(line, field, lambda i=i: dec.where(i)))
+                values.append(_json_value(line, field, dec, (at, k)))
             yield values, None
         return
     if fmt == "text" and docs == "line":
-        for first, block in _line_blocks(src, start, end):
+        for at, block in _line_blocks(src, start, end):
             try:
                 text = block.decode("utf-8")
             except UnicodeDecodeError:
                 raw = _split_lines(block)
-                texts = [dec(x, i) for i, x in enumerate(raw, first) if x]
+                texts = [dec(x, (at, k)) for k, x in enumerate(raw) if x]
                 yield [t for t in texts if t], None
                 continue
             lines = text.split("\n")
+            newlines = len(lines) - 1
             cr = 0
             if "\r" in text:
                 cr = sum(1 for x in lines if x.endswith("\r"))
                 lines = [x[:-1] if x.endswith("\r") else x for x in lines]
-            yield list(filter(None, lines)), len(block) - block.count(b"\n") - cr
+            yield list(filter(None, lines)), len(block) - newlines - cr
         return
     for doc in _docs_of_segment(src, start, end, opts, dec):
         yield [doc], None
@@ -443,14 +446,14 @@ def _docs_of_segment(
         return
     if fmt == "text" and docs == "file":
         data = b"".join(_read_range(src, start, end))
-        text = dec(data, 0)
+        text = dec(data, (start, 0))
         if text is not None:
             yield text
         return
     # blank-line: the lines of a run of non-blank lines, joined by "\n".
     run: list[bytes] = []
-    first = 0
-    for i, line in _lines(src, start, end):
+    first = (start, 0)
+    for pos, line in _lines(src, start, end):
         if _is_blank(line):
             if run:
                 text = dec(b"\n".join(run), first)
@@ -459,7 +462,7 @@ def _docs_of_segment(
                 run = []
             continue
         if not run:
-            first = i
+            first = pos
         run.append(line)
     if run:
         text = dec(b"\n".join(run), first)
@@ -568,7 +571,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
     for input_index, start, end in job["segments"]:
         src = job["inputs"][input_index]
-        dec = _Decoder(src, start, opts["errors"])
+        dec = _Decoder(src, opts["errors"])
         stats = {"input": input_index, "documents": 0, "bytes": 0, "chars": 0, "tokens": 0}
         if counting:
             stats["words"] = 0
@@ -799,10 +802,13 @@ def _execute(
     else:
         import multiprocessing
 
-        # forkserver: workers start from a clean process, not a copy of one holding threads.
+        # forkserver: workers start from a clean process, not a copy of one holding threads;
+        # it imports numpy and this module once for all of them.
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["numpy", __name__])
         pool = cf.ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=multiprocessing.get_context("forkserver"),
+            mp_context=ctx,
             initializer=_exit_with,
             initargs=(os.getpid(),),
         )
@@ -865,11 +871,17 @@ def _execute_dask(jobs, dask, on_done) -> list[dict[str, Any]]:
             client.close()
 
 
-def _default_workers() -> int:
+# A worker process costs about a quarter of a CPU second to start (numpy, the tokenizer), what
+# encoding 10 MB takes; the default count gives each at least this much input.
+_BYTES_PER_DEFAULT_WORKER = 16 << 20
+
+
+def _default_workers(total_bytes: int) -> int:
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, total_bytes // _BYTES_PER_DEFAULT_WORKER))
 
 
 def _prepare(
@@ -1033,7 +1045,6 @@ def encode_files(
         stale.unlink(missing_ok=True)
     _write_json_atomic(out_dir / PLAN_NAME, planned)
 
-    workers = workers or _default_workers()
     done: dict[int, dict[str, Any]] = {}
     for i, shard in enumerate(shards):
         found = _shard_done(out_dir, shard["name"], dtype)
@@ -1044,11 +1055,12 @@ def encode_files(
     todo = [i for i in range(len(shards)) if i not in done]
     all_jobs = _jobs(tok_path, tok_info, dtype, options, sources, shards, out_dir, 1)
     jobs = [all_jobs[i] for i in todo]
-    bar = Progress(sum(shards[i]["bytes"] for i in todo), progress, "encode")
+    todo_bytes = sum(shards[i]["bytes"] for i in todo)
+    bar = Progress(todo_bytes, progress, "encode")
     try:
         results = _execute(
             jobs,
-            workers=workers,
+            workers=workers or _default_workers(todo_bytes),
             executor=executor,
             dask=dask,
             on_done=lambda k, r: bar.update(shards[todo[k]]["bytes"], r["tokens"]),
@@ -1108,11 +1120,12 @@ def count_files(
         shard_size=shard_size,
     )
     jobs = _jobs(tok_path, tok_info, dtype, options, sources, shards, None, 1)
-    bar = Progress(sum(s["bytes"] for s in shards), progress, "count")
+    total_bytes = sum(s["bytes"] for s in shards)
+    bar = Progress(total_bytes, progress, "count")
     try:
         results = _execute(
             jobs,
-            workers=workers or _default_workers(),
+            workers=workers or _default_workers(total_bytes),
             executor=executor,
             dask=dask,
             on_done=lambda k, r: bar.update(shards[k]["bytes"], r["tokens"]),
@@ -1153,5 +1166,5 @@ def iter_documents(
             segs = _plan_lines(src, DEFAULT_SHARD_SIZE, blank)[1]
         opts = {"docs": docs, "field": field, "errors": errors}
         for a, b in segs:
-            for texts, _ in _doc_batches(src.job(), a, b, opts, _Decoder(src.job(), a, errors)):
+            for texts, _ in _doc_batches(src.job(), a, b, opts, _Decoder(src.job(), errors)):
                 yield from texts
