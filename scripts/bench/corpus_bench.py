@@ -147,8 +147,11 @@ def main() -> None:
         shutil.rmtree(out)
         return wall, cpu, peak, digest
 
-    # The in-process call on the same documents (read as the command reads --docs line).
-    docs = [line for line in speed.read_text(encoding="utf-8").split("\n") if line]
+    def documents() -> list[str]:
+        """The speed input's documents as the command reads them (--docs line), new str
+        objects each time: a str caches its UTF-8 form once a call has asked for it."""
+        return [line for line in speed.read_text(encoding="utf-8").split("\n") if line]
+
     speed_bytes = speed.stat().st_size
 
     times: dict[str, list[float]] = {"w1": [], "w2": [], "call1": [], "call2": []}
@@ -167,16 +170,17 @@ def main() -> None:
                 tok = tokenprism.Tokenizer.from_file(str(tok_path))
                 tok.no_padding()
                 tok.no_truncation()
+                docs = documents()
                 t, c = time.perf_counter(), time.process_time()
                 tok.encode_batch_ids(docs, False, int(step[-1]), as_array=True)
                 wall, cpu = time.perf_counter() - t, time.process_time() - c
+                del docs
             times[step].append(wall)
             cpus[step].append(cpu)
             print(f"round {r + 1} {step}: {wall:.2f} s, {cpu:.2f} s CPU", file=sys.stderr)
         loads.append(os.getloadavg()[0])
     if len(digests) != 1:
         sys.exit("one and two workers wrote different bytes")
-    del docs
 
     mem = {}
     for name, inp in (("large", large), ("small", small)):
