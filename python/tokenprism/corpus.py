@@ -884,11 +884,22 @@ def _default_workers(total_bytes: int) -> int:
     return max(1, min(cores, total_bytes // _BYTES_PER_DEFAULT_WORKER))
 
 
+def _require_numpy() -> None:
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise CorpusError(
+            "the corpus commands need numpy, which is not installed "
+            "(pip install 'tokenprism[corpus]')"
+        ) from None
+
+
 def _prepare(
     inputs, tokenizer, *, docs, field, errors, add_special_tokens, append_eos, eos_token, shard_size
 ):
     if errors not in ERRORS_MODES:
         raise CorpusError(f"--errors must be one of {', '.join(ERRORS_MODES)}, not {errors!r}")
+    _require_numpy()
     tok_path = os.fspath(tokenizer)
     try:
         sha = file_sha256(tok_path)

@@ -289,6 +289,7 @@ def one_worker_run(corpora, tmp_path_factory) -> tuple[list[Path], dict[str, byt
     r = cli(*encode_args(files, out), "--workers", "1")
     assert r.returncode == 0, r.stderr
     assert "documents" in r.stdout
+    assert r.stderr == "", "no progress bar when stderr is not a terminal"
     return files, tree_bytes(out)
 
 
@@ -588,3 +589,18 @@ def test_unreachable_dask_scheduler(tmp_path, corpora):
             ],
             "cannot reach the Dask scheduler at tcp://127.0.0.1:1",
         )
+
+
+def test_console_script_is_declared():
+    from importlib.metadata import entry_points
+
+    scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
+    assert scripts.get("tokenprism") == "tokenprism.cli:main"
+
+
+def test_without_numpy(corpora, monkeypatch):
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    fails(
+        ["count", "--tokenizer", str(bert_json()), str(corpora["line"][0][0])],
+        "the corpus commands need numpy, which is not installed",
+    )
