@@ -26,6 +26,7 @@ import os
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -635,7 +636,8 @@ def _write_npy_synced(path: Path, array) -> Path:
     """`array` as .npy under a hidden temporary name beside `path`, flushed to disk."""
     import numpy as np
 
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    # Unique per writer: Dask may run a shard twice at once, on machines sharing the folder.
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     with open(tmp, "wb") as f:
         np.lib.format.write_array(f, array, allow_pickle=False)
         f.flush()
