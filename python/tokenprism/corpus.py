@@ -5,9 +5,9 @@ Lines (optionally gzipped; one string field per line) and Parquet files (one str
 The work is cut into shards by a plan that depends only on the inputs and the shard size, so
 the output is the same bytes whatever runs it: one process, several, threads or Dask workers.
 
-    >>> index = encode_files(["a.jsonl"], "tokenizer.json", "out/")   # out/shard-00000.ids.npy ...
-    >>> index["shards"][0]["documents"], index["shards"][0]["tokens"]
-    >>> count_files(["a.jsonl"], "tokenizer.json")["total"]["tokens"]
+    index = encode_files(["a.jsonl"], "tokenizer.json", "out/")   # out/shard-00000.ids.npy ...
+    index["shards"][0]["documents"], index["shards"][0]["tokens"]
+    count_files(["a.jsonl"], "tokenizer.json")["total"]["tokens"]
 
 A shard is two files: ``shard-NNNNN.ids.npy`` (uint16 when every id fits, else uint32) and
 ``shard-NNNNN.offsets.npy`` (int64, one more than its documents; document ``i`` is
@@ -549,12 +549,6 @@ def eos_id(tok, eos_token: str | None = None) -> int:
 # ------------------------------------------------------------------------------ one shard
 
 
-def _ids_dtype(name: str):
-    import numpy as np
-
-    return np.dtype(name)
-
-
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """Read, tokenize and (when job["out"]) write one shard; returns its counts per segment.
     The unit of work of every executor (a process, a thread, a Dask task)."""
@@ -564,7 +558,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     tok = load_tokenizer(job["tokenizer"], job["sha256"])
     add_special, threads, eos = opts["add_special_tokens"], job["threads"], job["eos_id"]
     counting = job["out"] is None
-    dtype = _ids_dtype(job["dtype"])
+    dtype = np.dtype(job["dtype"])
     limit = np.iinfo(dtype).max
     id_chunks: list[Any] = []
     len_chunks: list[Any] = []
@@ -1054,8 +1048,9 @@ def encode_files(
                     f"{out_dir}: holds the output of another job ({name} differs: inputs, "
                     "tokenizer or options); choose another --out folder or empty this one"
                 )
-    for stale in out_dir.glob(".shard-*.tmp"):
-        stale.unlink(missing_ok=True)
+    for pattern in (".shard-*.tmp", f".{PLAN_NAME}.*.tmp", f".{INDEX_NAME}.*.tmp"):
+        for stale in out_dir.glob(pattern):
+            stale.unlink(missing_ok=True)
     _write_json_atomic(out_dir / PLAN_NAME, planned)
 
     done: dict[int, dict[str, Any]] = {}
