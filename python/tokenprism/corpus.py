@@ -518,7 +518,7 @@ def load_tokenizer(path: str | os.PathLike[str], sha256: str | None = None):
                 raise CorpusError(f"{path}: not the tokenizer file the job was planned with")
             tok = Tokenizer.from_file(path)
         except OSError as e:
-            raise CorpusError(f"{path}: {e.strerror or e}") from None
+            raise CorpusError(f"{path}: {e.strerror}" if e.strerror else str(e)) from None
         except ValueError as e:
             raise CorpusError(f"cannot load the tokenizer: {e}") from None
         tok.no_padding()
