@@ -26,7 +26,8 @@ PY=${PYTHON:-python3}
 APT_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 chromium unicode-data binaryen
               fortunes fortunes-ru fonts-wqy-microhei)
 PIP_PACKAGES=(maturin tokenizers==0.23.3 playwright pytest pytest-xdist==3.8.0 hypothesis
-              unicodedata2==15.0.0 distributed matplotlib sentencepiece==0.2.3)
+              unicodedata2==15.0.0 distributed matplotlib sentencepiece==0.2.3 click tqdm pyarrow
+              psutil)
 RUFF_VERSION=0.17.6
 PYODIDE_VERSION=314.0.7
 # Only what loadPyodide fetches: the page loads no packages (no source map either).
