@@ -559,7 +559,7 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
 # The BPE tab's wasm module and tokenizer files (~20 MB) and the general module are not
 # precached: sw.js stores each the first time the page fetches it, and serves it from the cache
 # afterwards (offline too).
-ON_DEMAND = ("pkg-bpe/", "data/bpe/", "pkg-general/")
+ON_DEMAND = ("pkg-bpe/", "data/bpe/", "data/models/", "pkg-general/")
 CACHED_URLS = """async (name) => (await (await caches.open(name)).keys()).map((r) => r.url)"""
 
 
