@@ -324,9 +324,9 @@ const SVG = "http://www.w3.org/2000/svg";
 const SVG_TAGS = new Set(["svg", "g", "rect", "text", "title", "line"]);
 const TAGS = new Set([
   "div", "span", "section", "p", "h2", "h3", "ol", "ul", "li", "code", "dl", "dt", "dd", "a",
-  "button", "mark", ...SVG_TAGS,
+  "button", "mark", "optgroup", "option", ...SVG_TAGS,
 ]);
-const ATTRIBUTE = /^(class|title|role|tabindex|data-[a-z-]+|aria-[a-z]+|href|x|y|width|height|rx|viewBox)$/;
+const ATTRIBUTE = /^(class|title|role|tabindex|data-[a-z-]+|aria-[a-z]+|href|x|y|width|height|rx|viewBox|label|value)$/;
 
 // shell/dom.py's [tag, attrs, ...children] as DOM nodes. Text only ever becomes text nodes; tags
 // and attribute names come from allow-lists, and links only to http(s) addresses.
