@@ -463,6 +463,18 @@ print(json.dumps({"modules": names, "bytecode": bytecode}))' "$ROOT/web" "$out/p
     cp "$DATA"/bpe/{r50k_base,p50k_base,cl100k_base,o200k_base}.tiktoken "$out/data/bpe/"
     cp "$DATA/bpe/gpt2/tokenizer.json" "$out/data/bpe/gpt2/"
     cp "$DATA/bpe/qwen3/tokenizer.json" "$out/data/bpe/qwen3/"
+    # The picker's other models (web/shell/models.py), each fetched only when picked.
+    local m=$out/data/models
+    mkdir -p "$m/llama3.2" "$m/deepseek-v4" "$m/mistral" "$m/unigram/t5" "$m/unigram/xlmr" "$m/unigram/mon"
+    cp "$DATA/bpe/llama3.2/tokenizer.json" "$m/llama3.2/"
+    cp "$DATA/bpe/deepseek-v4/tokenizer.json" "$m/deepseek-v4/"
+    cp "$DATA"/sentencepiece/mistral-v{1,3,7}.model "$DATA/bpe/tekken/tekken_240718.json" "$m/mistral/"
+    for f in t5 xlmr mon; do cp "$DATA/unigram/$f/tokenizer.json" "$m/unigram/$f/"; done
+    # Their sizes for the picker; a model whose file is missing fails the build here.
+    PYTHONPATH=$ROOT/web "$PY" -c 'import json, os, sys
+from shell import models
+print(json.dumps({m.path: os.path.getsize(os.path.join(sys.argv[1], m.path)) for m in models.MODELS}))' \
+        "$out" >"$out/data/model-sizes.json"
     # The Bench tab's inputs: 256 KB of each corpus as documents, and the installed native
     # module's speed on them (a few seconds, one thread), shown beside the wasm figures. Kept
     # per module binary in the cache, so assembling twice gives the same site.

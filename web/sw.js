@@ -18,10 +18,10 @@ const CACHE_PREFIX = `tokenprism ${SCOPE.pathname} `;
 const CACHE = CACHE_PREFIX + BUILD;
 // The browser fetches the worker itself; the manifest is read fresh at every install.
 const NOT_CACHED = new Set(["sw.js", "manifest.json"]);
-// The BPE tab's module and tokenizer files (~20 MB) and the module for tokenizer files the BERT
+// The BPE tab's module, the model files (~80 MB) and the module for tokenizer files the BERT
 // module cannot read are not precached: each is stored in the same cache the first time the
 // page fetches it, and answered from there afterwards.
-const ON_DEMAND = ["pkg-bpe/", "data/bpe/", "pkg-general/"];
+const ON_DEMAND = ["pkg-bpe/", "data/bpe/", "data/models/", "pkg-general/"];
 const onDemand = (path) => ON_DEMAND.some((prefix) => path.startsWith(prefix));
 
 const resolve = (path) => new URL(path, SCOPE).href;

@@ -559,7 +559,7 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
 # The BPE tab's wasm module and tokenizer files (~20 MB) and the general module are not
 # precached: sw.js stores each the first time the page fetches it, and serves it from the cache
 # afterwards (offline too).
-ON_DEMAND = ("pkg-bpe/", "data/bpe/", "pkg-general/")
+ON_DEMAND = ("pkg-bpe/", "data/bpe/", "data/models/", "pkg-general/")
 CACHED_URLS = """async (name) => (await (await caches.open(name)).keys()).map((r) => r.url)"""
 
 
@@ -664,4 +664,50 @@ def test_general_module_is_cached_on_first_use(browser, manifest, tmp_path):
             page.reload()
             wait_ready(page)
             open_file_and_check(page)
+        assert watch.problems == []
+
+
+def test_picked_model_is_cached_on_first_use_and_works_offline(browser, manifest):
+    import sentencepiece
+
+    from paths import spm_model
+
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(spm_model("mistral-v3")))
+    text = "offline model: Привет 東京 🙂"
+    cache = f"tokenprism {PREFIX} {manifest['build']}"
+    used = {"data/models/mistral/mistral-v3.model", "pkg-general/tokenprism_bg.wasm"}
+
+    def check(page):
+        page.wait_for_selector(
+            '[data-testid="app"][data-model="mistral-v3"]',
+            state="attached",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.get_by_test_id("mode-ids").check()
+        page.get_by_test_id("input").fill(text)
+        page.wait_for_function(
+            "want => JSON.stringify([...document.querySelectorAll('[data-testid=token-id]')]"
+            ".map((e) => Number(e.textContent))) === want",
+            arg=json.dumps(sp.encode(text), separators=(",", ":")),
+            timeout=60_000,
+        )
+
+    with served(DIST, plain=True) as base:
+        with visit(browser, base) as (page, watch):
+            wait_offline_copy(page)
+            page.reload()
+            wait_ready(page)
+            page.get_by_test_id("tokenizer").select_option("mistral-v3")
+            check(page)
+            poll(
+                lambda: {u.removeprefix(base) for u in page.evaluate(CACHED_URLS, cache)},
+                lambda have: used <= have,
+                lambda have: sorted(used - have),
+            )
+            # Offline: the address names the model; its file and module come from the cache.
+            page.wait_for_function("() => location.hash.startsWith('#s=')")
+            page.context.set_offline(True)
+            page.reload()
+            wait_ready(page)
+            check(page)
         assert watch.problems == []

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parity import reference_stages
-from shell import chars, link
+from shell import chars, link, models
 from tabs.tokenize import gallery, view
 from web_env import DIST
 
@@ -363,6 +363,19 @@ def test_state_round_trips_through_a_link(state):
     assert link.decode_state("#" + fragment) == (state, None)
 
 
+@pytest.mark.parametrize("model", [m.id for m in models.MODELS])
+def test_every_model_and_its_own_steps_round_trip_through_a_link(model):
+    state = {**link.default_state(), "tokenizer": model}
+    assert link.decode_state(link.encode_state(state)) == (state, None)
+    # Another model's pipeline names its own steps; BERT's has only its six stages.
+    state["step"] = "replace#2"
+    state_back, message = link.decode_state(link.encode_state(state))
+    if model == models.DEFAULT:
+        assert state_back == link.default_state() and message
+    else:
+        assert (state_back, message) == (state, None)
+
+
 def pack(obj) -> str:
     raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
     return "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
@@ -396,6 +409,7 @@ HOSTILE = {
     "unknown tokenizer": pack(good(k="javascript:alert(1)")),
     "bad option bits": pack(good(o="11x1")),
     "bad step": pack(good(s="</script>")),
+    "bad step of another model": pack(good(k="qwen3", s="<b>#1")),
     "bad view": pack(good(v=["ids"])),
     "text not str": pack(good(t={"x": 1})),
     "10 MB of text": pack(good(t="a" * 10_000_000)),

@@ -324,9 +324,9 @@ const SVG = "http://www.w3.org/2000/svg";
 const SVG_TAGS = new Set(["svg", "g", "rect", "text", "title", "line"]);
 const TAGS = new Set([
   "div", "span", "section", "p", "h2", "h3", "ol", "ul", "li", "code", "dl", "dt", "dd", "a",
-  "button", "mark", ...SVG_TAGS,
+  "button", "mark", "optgroup", "option", ...SVG_TAGS,
 ]);
-const ATTRIBUTE = /^(class|title|role|tabindex|data-[a-z-]+|aria-[a-z]+|href|x|y|width|height|rx|viewBox)$/;
+const ATTRIBUTE = /^(class|title|role|tabindex|data-[a-z-]+|aria-[a-z]+|href|x|y|width|height|rx|viewBox|label|value)$/;
 
 // shell/dom.py's [tag, attrs, ...children] as DOM nodes. Text only ever becomes text nodes; tags
 // and attribute names come from allow-lists, and links only to http(s) addresses.
@@ -427,15 +427,36 @@ async function copyText(text) {
   }
 }
 
-async function loadFile(input) {
+// A visitor's tokenizer file, read here and never uploaded; `specJson` says how the worker
+// reads it (shell/models.py's file_request).
+async function loadFile(input, specJson) {
   const file = input.files?.[0] ?? input;
   if (file.size > FILE_LIMIT) {
     throw new Error(`${file.name} is ${(file.size / 1e6).toFixed(0)} MB; the limit is ${FILE_LIMIT / 1e6} MB`);
   }
-  const text = await file.text();
-  const kind = /\.txt$/i.test(file.name) ? "vocab" : "json";
-  const info = await request("load", { kind, text });
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const info = await request("load", { ...JSON.parse(specJson), bytes });
   return JSON.stringify({ name: file.name, info });
+}
+
+// One of the page's models (shell/models.py): the worker downloads its file, with the progress
+// beside the picker; the service worker keeps it for offline use.
+async function loadModel(specJson, label) {
+  const spec = JSON.parse(specJson);
+  const status = document.getElementById("model-progress");
+  status.hidden = false;
+  status.textContent = `Downloading ${label}…`;
+  const onProgress = (got, total) => {
+    status.textContent = total && got >= total
+      ? `Opening ${label} (${megabytes(got, 0)})…`
+      : `Downloading ${label}: ${megabytes(got, total)}`;
+  };
+  try {
+    return JSON.stringify(await request("load", { ...spec, url: here(spec.url) }, onProgress));
+  } finally {
+    status.hidden = true;
+    status.textContent = "";
+  }
 }
 
 // --------------------------------------------------------------------------------- start up
@@ -599,8 +620,9 @@ async function main() {
         if (whole) box.select();
       },
       builtin_info: () => JSON.stringify(info),
-      load_builtin: async () => JSON.stringify(await request("load", BUILTIN)),
       load_file: loadFile,
+      load_model: loadModel,
+      fetch_text: (path) => fetchOk(path),
       render,
       char_at_point: charAtPoint,
       highlight_char: highlightChar,

@@ -140,11 +140,17 @@ export function serveCore(handlers, wasmExports) {
   };
 }
 
-// Fetches a text file, reporting progress(got, total) in bytes (workers and pages alike).
-export async function fetchText(url, progress = () => {}) {
+// Fetches a file's bytes, reporting progress(got, total) in bytes (total 0 when the server
+// sends no Content-Length); workers and pages alike.
+export async function fetchBytes(url, progress = () => {}) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   const total = Number(response.headers.get("content-length")) || 0;
+  if (!response.body) {
+    const whole = new Uint8Array(await response.arrayBuffer());
+    progress(whole.length, total);
+    return whole;
+  }
   const reader = response.body.getReader();
   const chunks = [];
   let got = 0;
@@ -155,5 +161,11 @@ export async function fetchText(url, progress = () => {}) {
     got += value.length;
     progress(got, total);
   }
-  return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
+  const out = new Uint8Array(got);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 """The page's state as a share link: the address's fragment, compressed JSON in base64url.
 
-It holds the tokenize tab's text, tokenizer, switches, step and view; which tab is open; and,
+It holds the tokenize tab's text, model (shell/models.py), switches, step and view; which tab is open; and,
 once the BPE tab was used, that tab's state. Pure Python with no browser imports: pytest checks
 links under CPython, and the gallery's examples are links too (tabs/tokenize/gallery.py).
 """
@@ -10,13 +10,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import zlib
 
+from shell import models
 from tabs.bpe import view as bpe_view
 from tabs.tokenize.view import FAST_KEYS, OPTION_KEYS, STAGES
 
-BUILTIN_TOKENIZERS = ("bert-base-uncased",)
+# The BERT pipeline's steps; another model's are its own stages' names ("replace#2").
 STEP_NAMES = tuple(STAGES)
+_STEP = re.compile(r"[a-z0-9_]{1,40}(#[0-9]{1,3})?")
 TABS = ("wordpiece", "bpe")
 DEFAULT_TEXT = "Héllo, Wörld! 東京"
 # Longest fragment accepted, and longest text a link may carry (decompressed bytes).
@@ -119,7 +122,7 @@ def decode_state(fragment: str) -> tuple[dict, str | None]:
         return too_long if isinstance(text, str) else malformed
     if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
         return malformed
-    if tok not in BUILTIN_TOKENIZERS:
+    if tok not in models.BY_ID:
         return (
             default_state(),
             "This link names a tokenizer the page does not have; showing the default view.",
@@ -127,7 +130,9 @@ def decode_state(fragment: str) -> tuple[dict, str | None]:
     for bits, keys in ((opts, OPTION_KEYS), (fast, FAST_KEYS)):
         if not isinstance(bits, str) or len(bits) != len(keys) or not set(bits) <= {"0", "1"}:
             return malformed
-    if step not in STEP_NAMES or mode not in ("text", "ids"):
+    bert_step = step in STEP_NAMES
+    other_step = isinstance(step, str) and tok != models.DEFAULT and _STEP.fullmatch(step)
+    if not (bert_step or other_step) or mode not in ("text", "ids"):
         return malformed
     state.update(
         text=text,

@@ -108,6 +108,12 @@ impl Tokenizer {
         if crate::loaders::tekken::is_tekken(json) {
             return crate::loaders::tekken::tokenizer(json);
         }
+        // Said as unsupported, so a build without the general pipeline (the page's BERT
+        // module) hands the file on to one with it.
+        #[cfg(not(feature = "general"))]
+        if crate::loaders::tekken::is_tekken(json) {
+            return Err(crate::Error::Unsupported("Mistral tekken.json files".into()));
+        }
         crate::loaders::tokenizer_json::parse_tokenizer_json(json)
     }
 

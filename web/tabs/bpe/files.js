@@ -4,6 +4,11 @@
 // `onProgress(loaded, total)` follows the download in bytes (total 0 when the server sends no
 // Content-Length).
 
+import { fetchBytes } from "../../shell/core-worker.js";
+
+// The bytes of a URL with progress, for the workers that import this file.
+export { fetchBytes };
+
 export const BPE_TOKENIZERS = {
   gpt2: { label: "GPT-2 (tokenizer.json)", url: "data/bpe/gpt2/tokenizer.json", kind: "json" },
   r50k_base: { label: "r50k_base (tiktoken)", url: "data/bpe/r50k_base.tiktoken", kind: "tiktoken" },
@@ -25,35 +30,6 @@ export async function loadBpeCore(base = siteRoot) {
     bpeCore = core;
   }
   return bpeCore;
-}
-
-// The bytes of `url`, reporting progress as they arrive.
-export async function fetchBytes(url, onProgress = () => {}) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const total = Number(response.headers.get("Content-Length")) || 0;
-  if (!response.body) {
-    const whole = new Uint8Array(await response.arrayBuffer());
-    onProgress(whole.length, total);
-    return whole;
-  }
-  const reader = response.body.getReader();
-  const chunks = [];
-  let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.length;
-    onProgress(loaded, total);
-  }
-  const out = new Uint8Array(loaded);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 // A built-in BPE tokenizer by name (a key of BPE_TOKENIZERS) as a WasmBpeTokenizer.

@@ -15,7 +15,7 @@ import tpcore
 from js import document, history, location, window
 from pyodide.ffi import create_proxy, to_js
 
-from shell import chars, link
+from shell import chars, link, models
 from shell.browser import found, guarded_task, on, render
 from shell.dom import el
 from tabs.bpe import app as bpe_app
@@ -33,6 +33,9 @@ inspect_at = -1  # char index of the current stage under inspection
 seq = 0  # the latest trace request; older replies are dropped
 has_bert = True
 custom_name = None  # a user-loaded tokenizer's file name (never put in links)
+custom_label = None  # the picker's text for it
+model_id = models.DEFAULT  # the picked model in use (None while a visitor's file is)
+sizes = {}  # the model files' sizes in bytes (shell/models.py's SIZES_FILE)
 
 
 def show_notice(message):
@@ -380,51 +383,80 @@ async def on_copy_ids(_event):
 
 
 async def on_copy_link(_event):
-    link = current_link()
+    address = current_link()
     status = document.getElementById("share-status")
-    if link is None:
+    if address is None:
         status.textContent = (
-            "links hold only the built-in tokenizer"
+            "links hold only the page's built-in models, not your file"
             if custom_name
             else f"text longer than {link.MAX_LINK_TEXT:,} chars cannot be shared"
         )
         return
-    ok = await tpcore.copy_text(link)
-    status.textContent = "link copied" if ok else link
+    ok = await tpcore.copy_text(address)
+    status.textContent = "link copied" if ok else address
 
 
-async def use_tokenizer_reply(reply, name):
-    global has_bert, custom_name
+def draw_picker():
+    render("tokenizer", models.render_picker(sizes, custom_label))
+    document.getElementById("tokenizer").value = "custom" if custom_name else model_id
+
+
+async def load_sizes():
+    global sizes
+    try:
+        sizes = json.loads(await tpcore.fetch_text(models.SIZES_FILE))
+    except Exception:  # sizes are a courtesy: the picker works without them
+        return
+    draw_picker()
+
+
+async def use_tokenizer_reply(reply, name, picked=None, from_link=False):
+    """Takes the worker's answer to a load: a visitor's file called `name`, or the model
+    `picked`. A link's own switches and step win over the file's (`from_link`)."""
+    global has_bert, custom_name, custom_label, model_id
     data = json.loads(reply)
     info = data.get("info", data)
     custom_name = name
+    model_id = picked
     has_bert = info.get("bert_normalizer") is not None
-    if has_bert:
+    if has_bert and not from_link:
         state["options"] = {k: bool(info["bert_normalizer"][k]) for k in view.OPTION_KEYS}
     document.getElementById("options").disabled = not has_bert
-    select = document.getElementById("tokenizer")
-    for option in list(select.querySelectorAll("option[data-custom]")):
-        option.remove()
     if name is not None:
-        option = document.createElement("option")
-        option.value = "custom"
-        option.textContent = f"{name} (local file, {info.get('model', 'WordPiece')})"
-        option.setAttribute("data-custom", "1")
-        select.appendChild(option)
-        select.value = "custom"
+        custom_label = f"{name} (local file, {info.get('model', 'WordPiece')})"
     else:
-        select.value = "bert-base-uncased"
-        # A step of another file's pipeline ("replace#2") has no place in a link.
-        if state["step"] not in link.STEP_NAMES:
+        custom_label = None
+        state["tokenizer"] = picked
+        # A step of another model's pipeline ("replace#2") means nothing in BERT's.
+        if picked == models.DEFAULT and state["step"] not in link.STEP_NAMES:
             state["step"] = link.default_state()["step"]
+    draw_picker()
     sync_controls()
     await configure()
     await refresh()
+    # What is in use now, for tests and styles: a model's id, or "custom".
+    app.dataset.model = picked or "custom"
 
 
-async def load_file(file_or_input):
+async def pick_model(picked, from_link=False):
+    """Loads model `picked` (its file downloaded on first use); on failure says why and keeps
+    the tokenizer in use. Whether it loaded."""
+    m = models.BY_ID[picked]
     try:
-        reply = await tpcore.load_file(file_or_input)
+        reply = await tpcore.load_model(json.dumps(m.request()), m.label)
+    except Exception as e:
+        show_notice(f"Could not load {m.label}: {e}")
+        draw_picker()
+        return False
+    show_notice(None)
+    await use_tokenizer_reply(reply, None, picked, from_link)
+    return True
+
+
+async def load_file(file):
+    """A visitor's tokenizer file (a File), read in the browser."""
+    try:
+        reply = await tpcore.load_file(file, json.dumps(models.file_request(str(file.name))))
     except Exception as e:  # a bad file: say so, keep the current tokenizer
         show_notice(f"Could not load that file: {e}")
         return
@@ -434,7 +466,7 @@ async def load_file(file_or_input):
 
 def on_file(event):
     if event.target.files.length:
-        return load_file(event.target)
+        return load_file(event.target.files.item(0))
 
 
 def on_drop(event):
@@ -450,8 +482,9 @@ def on_dragover(event):
 
 
 async def on_pick(event):
-    if event.target.value == "bert-base-uncased" and custom_name is not None:
-        await use_tokenizer_reply(await tpcore.load_builtin(), None)
+    picked = str(event.target.value)
+    if picked in models.BY_ID and (picked != model_id or custom_name is not None):
+        await pick_model(picked)
 
 
 async def on_hash(event):
@@ -483,9 +516,10 @@ async def restore(fragment, starting=False):
     # caret the visitor may have just placed.
     if not keep_input and not (starting and tpcore.input_text() == state["text"]):
         tpcore.set_input(state["text"])
-    if custom_name is not None:
-        await use_tokenizer_reply(await tpcore.load_builtin(), None)
-        return
+    if custom_name is not None or model_id != state["tokenizer"]:
+        if await pick_model(state["tokenizer"], from_link=True):
+            return
+        state["tokenizer"] = model_id or models.DEFAULT
     sync_controls()
     await configure()
     await refresh()
@@ -498,6 +532,9 @@ def start():
     """Wires the tab's controls; web/app.py then opens the page's link with `restore`."""
     global has_bert
     render("gallery", gallery.render_gallery(page_base()))
+    draw_picker()
+    app.dataset.model = model_id
+    asyncio.ensure_future(guarded_task(load_sizes()))
     step_box = document.getElementById("step-box")
     on(step_box, "mousemove", on_step_pointer)
     on(step_box, "keydown", on_step_key)

@@ -6,7 +6,7 @@
 // (a Rust panic) answers {crashed: true} and the page starts a fresh worker
 // (shell/core-worker.js).
 
-import { fetchText, serveCore } from "../../shell/core-worker.js";
+import { fetchBytes, serveCore } from "../../shell/core-worker.js";
 
 // The site's root (this file sits in tabs/tokenize/): the wasm packages are there.
 const root = new URL("../../", import.meta.url);
@@ -118,22 +118,53 @@ async function start(pkg) {
   return modules.get(pkg).core;
 }
 
-function construct(core, kind, text) {
-  return kind === "vocab" ? core.WasmTokenizer.fromVocabTxt(text) : new core.WasmTokenizer(text);
+// A tokenizer from a file's contents: `data` is text for a tokenizer.json or vocab.txt, bytes
+// for a SentencePiece .model or a .tiktoken file (of the encoding `name`).
+function construct(core, { kind, name }, data) {
+  switch (kind) {
+    case "vocab":
+      return core.WasmTokenizer.fromVocabTxt(data);
+    case "model":
+      return core.WasmTokenizer.fromSentencePiece(data);
+    case "tiktoken":
+      return core.WasmTokenizer.fromTiktoken(name, data);
+    default:
+      return new core.WasmTokenizer(data);
+  }
 }
 
-// The initial module's tokenizer for `text`, else (when it refuses something in the file as
-// unsupported) the general module's, whose error, if it refuses too, is the one reported: it
+function generalModule(why) {
+  if (initial.endsWith("nosimd")) {
+    throw new Error(`${why}; the module that reads such files needs WebAssembly SIMD, which this browser lacks`);
+  }
+  return GENERAL;
+}
+
+// The tokenizer for a file: in the general module when the file's kind needs it (module
+// "general"), else in the initial module, or (when that refuses something in the file as
+// unsupported) in the general module, whose error, if it refuses too, is the one reported: it
 // names what no module supports. Returns [package, tokenizer].
-async function openAnywhere(kind, text) {
+async function openAnywhere(spec, data) {
+  if (spec.module === "general") {
+    const pkg = generalModule(`${spec.kind} files are read by the general module`);
+    return [pkg, construct(await start(pkg), spec, data)];
+  }
   try {
-    return [initial, construct(await start(initial), kind, text)];
+    return [initial, construct(await start(initial), spec, data)];
   } catch (err) {
     if (err instanceof WebAssembly.RuntimeError || !String(err?.message).startsWith("unsupported:")) throw err;
-    if (initial.endsWith("nosimd")) {
-      throw new Error(`${err.message}; the module that reads such files needs WebAssembly SIMD, which this browser lacks`);
-    }
-    return [GENERAL, construct(await start(GENERAL), kind, text)];
+    const pkg = generalModule(err.message);
+    return [pkg, construct(await start(pkg), spec, data)];
+  }
+}
+
+// The file's contents as construct() takes them: bytes stay bytes for the binary kinds.
+function contents(spec, bytes) {
+  if (spec.kind === "model" || spec.kind === "tiktoken") return bytes;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error("the file is not UTF-8 text (a tokenizer.json, tekken.json or vocab.txt is)");
   }
 }
 
@@ -143,18 +174,19 @@ const handlers = {
     await start(pkg);
     return true;
   },
-  // A tokenizer from the text of a tokenizer.json or vocab.txt file, or from its URL (fetched
+  // A tokenizer from a file: its text (`text`), its bytes (`bytes`) or its URL (`url`, fetched
   // here, so the page's main thread is not needed until the answer; the download starts when
-  // the request arrives, beside the module's own start). Replayed after a crash, it picks the
-  // same module again.
-  load: Object.assign(async ({ kind, text }, progress, early) => {
-    if (early) text = await early;
-    const [pkg, next] = await openAnywhere(kind, text);
+  // the request arrives, beside the module's own start, and reports its progress). `kind`,
+  // `module` and `name` say how to read it (shell/models.py). Replayed after a crash, it picks
+  // the same module again.
+  load: Object.assign(async (spec, progress, early) => {
+    const data = spec.text ?? contents(spec, early ?? spec.bytes);
+    const [pkg, next] = await openAnywhere(spec, data);
     tokenizer?.free();
     tokenizer = next;
     current = pkg;
     return info();
-  }, { early: ({ url }, progress) => (url ? fetchText(url, progress) : null) }),
+  }, { early: ({ url }, progress) => (url ? fetchBytes(new URL(url, root).href, progress) : null) }),
   configure({ options, fast }) {
     if (options) tokenizer.setNormalizerOptions(...options);
     if (fast) tokenizer.setFastPaths(...fast);

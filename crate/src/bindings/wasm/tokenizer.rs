@@ -25,6 +25,24 @@ impl WasmTokenizer {
         Ok(WasmTokenizer { inner })
     }
 
+    /// Loads a SentencePiece `.model` file (Unigram or BPE) from its bytes, as `sentencepiece`
+    /// reads it.
+    #[cfg(feature = "general")]
+    #[wasm_bindgen(js_name = fromSentencePiece)]
+    pub fn from_sentencepiece(data: &[u8]) -> Result<WasmTokenizer, JsError> {
+        let inner = crate::loaders::sentencepiece::tokenizer_from_model(data).map_err(to_js_error)?;
+        Ok(WasmTokenizer { inner })
+    }
+
+    /// Loads a `.tiktoken` rank file of the encoding `name` (`cl100k_base`, `o200k_harmony`, ...)
+    /// from its bytes, as the general pipeline.
+    #[cfg(feature = "general")]
+    #[wasm_bindgen(js_name = fromTiktoken)]
+    pub fn from_tiktoken(name: &str, data: &[u8]) -> Result<WasmTokenizer, JsError> {
+        let inner = crate::loaders::tiktoken::tokenizer(name, data).map_err(to_js_error)?;
+        Ok(WasmTokenizer { inner })
+    }
+
     /// Runs the whole pipeline on `text` and returns its trace as JSON.
     ///
     /// [`PANIC_TEST_INPUT`] (and only it) panics instead: the page's test of its crash
