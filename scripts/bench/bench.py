@@ -57,7 +57,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).resolve().parent / "bench_worker.py"
-CORPORA = ("en", "ru", "el", "ar", "zh", "code")
+sys.path.insert(0, str(REPO / "scripts" / "data"))
+from corpora import LANGS as CORPORA  # noqa: E402
 SHORT_SIZES = (8, 16, 32, 64, 256)
 DOC_BYTES = 4096
 REF = "tokenizers-0.23.3"

@@ -49,6 +49,7 @@ from hypothesis import strategies as st
 
 from parity import FIELDS, codepoints, encoding_diff
 from paths import (
+    CORPORA,
     ROOT,
     TekkenOracle,
     bpe_dir,
@@ -59,7 +60,6 @@ from paths import (
     tiktoken_module,
 )
 
-CORPORA = ("en", "ru", "el", "ar", "zh", "code")
 TIKTOKEN = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
 HF = ("gpt2.json", "qwen3.json", "llama3.2.json", "deepseek-v4.json")
 # Mistral's tekken files: tekken_240718 has the same vocabulary and pattern (test_tekken_files).
