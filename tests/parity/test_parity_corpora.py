@@ -1,4 +1,4 @@
-"""The six development corpora (scripts/data/corpora.py), truncation and padding off: one SHA-256
+"""The development corpora (scripts/data/corpora.py), truncation and padding off: one SHA-256
 of all ids per corpus, identical to tokenizers 0.23.3's (offsets hashed too).
 
 Both sides get the same chunks: consecutive lines (line ends kept, so every separator character
