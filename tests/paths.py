@@ -3,7 +3,7 @@
 The data is fetched and built by `./build.sh setup` (never committed):
 
     <data>/bert-base-uncased/tokenizer.json, vocab.txt
-    <data>/corpora/{en,ru,el,ar,zh,code}.txt        (scripts/data/corpora.py)
+    <data>/corpora/<CORPORA>.txt                     (scripts/data/corpora.py)
     <data>/unigram/{t5,xlmr,bytes}/{spm.model,tokenizer.json}, <data>/unigram/mon/tokenizer.json,
     <data>/sentencepiece/*.model                     (scripts/data/unigram_data.py)
     <data>/bpe/*.tiktoken, <data>/bpe/{gpt2,qwen3,llama3.2,deepseek-v4}/tokenizer.json,
@@ -15,6 +15,7 @@ never skipped): a parity suite that silently skips proves nothing.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -22,7 +23,19 @@ import pytest
 
 # The repository (this file is tests/paths.py).
 ROOT = Path(__file__).resolve().parent.parent
-CORPORA = ("en", "ru", "el", "ar", "zh", "code")
+
+
+def _corpus_names() -> tuple[str, ...]:
+    # Read from the script that builds them, by path: scripts import this file with only tests/
+    # on their path.
+    spec = importlib.util.spec_from_file_location("corpora", ROOT / "scripts/data/corpora.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.LANGS
+
+
+# en, ru, el, ar, zh, code, then ja, ko, hi, th, he and chat (the chat-template markers).
+CORPORA = _corpus_names()
 
 
 def data_dir() -> Path:

@@ -1,4 +1,4 @@
-"""The six development corpora (scripts/data/corpora.py), truncation and padding off: one SHA-256
+"""The development corpora (scripts/data/corpora.py), truncation and padding off: one SHA-256
 of all ids per corpus, identical to tokenizers 0.23.3's (offsets hashed too).
 
 Both sides get the same chunks: consecutive lines (line ends kept, so every separator character
@@ -81,7 +81,8 @@ def test_corpus_hash(toks, lang):
         f"ids sha256 {b_ids[:16]}; ours {a_t:.1f}s ({size / a_t / 1e6:.1f} MB/s), "
         f"reference {b_t:.1f}s ({size / b_t / 1e6:.1f} MB/s) [encode_batch]"
     )
-    assert size > 1_000_000, f"{path} is only {size} bytes: rebuild it with ./build.sh setup"
+    # A short file is a build cut off; the smallest whole corpus, he, has 660 KB.
+    assert size > 500_000, f"{path} is only {size} bytes: rebuild it with ./build.sh setup"
     if (a_ids, a_offs) != (b_ids, b_offs):
         which = "ids" if a_ids != b_ids else "offsets (ids identical)"
         pytest.fail(

@@ -469,13 +469,19 @@ def test_reference_ids_equal_sentencepiece(name):
     sp = sentencepiece.SentencePieceProcessor(model_file=str(unigram_spm(name)))
     tok = get_file(name).ref
     file_to_spm = {spm_to_file_id(name, i): i for i in range(sp.get_piece_size())}
+    # The file's special tokens are split out of any text; SentencePiece reads them as text.
+    specials = [t.content for t in tok.get_added_tokens_decoder().values()]
     same = ties = 0
     for lang in CORPORA:
         for line in read_corpus(lang)[:1000]:
+            if any(s in line for s in specials):
+                continue
             if name == "bytes":
                 # Its converter prepends "▁" only when the text does not start with one; SentencePiece
-                # always does, so lines that start with a space differ by design.
-                line = line.lstrip()
+                # always does, so lines that start with a space once normalized (U+200F is one
+                # there) differ by design.
+                while line and tok.normalizer.normalize_str(line[0]) in (" ", "▁"):
+                    line = line[1:]
             want = [spm_to_file_id(name, i) for i in sp.encode(line)]
             got = tok.encode(line, add_special_tokens=False).ids
             if got == want:
