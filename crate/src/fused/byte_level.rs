@@ -8,18 +8,34 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "general")]
 use crate::models::bpe::table::Vocab;
+#[cfg(feature = "general")]
 use crate::models::Model;
+#[cfg(feature = "general")]
 use crate::normalizers::Normalizer;
+#[cfg(feature = "general")]
 use crate::pre_tokenizers::byte_level::alphabet::{byte_level_decode, char_to_byte};
+#[cfg(feature = "general")]
 use crate::pre_tokenizers::byte_level::Pattern;
+#[cfg(feature = "general")]
 use crate::pre_tokenizers::split::{SplitDelimiterBehavior, SplitPattern};
+#[cfg(feature = "general")]
 use crate::pre_tokenizers::PreTokenizer;
 use crate::tokenizer::bpe::BpeTokenizer;
 use crate::tokenizer::Tokenizer;
+#[cfg(feature = "general")]
 use crate::unicode::forms::Form;
 
+/// Without the `general` components (ByteLevel, Split, the BPE model of a tokenizer.json) no
+/// pipeline is byte-level BPE.
+#[cfg(not(feature = "general"))]
+pub(crate) fn engine(_: &Tokenizer) -> Option<Arc<BpeTokenizer>> {
+    None
+}
+
 /// The engine for `t`'s pipeline, when the engine gives exactly its tokens.
+#[cfg(feature = "general")]
 pub(crate) fn engine(t: &Tokenizer) -> Option<Arc<BpeTokenizer>> {
     let Model::Bpe(bpe) = &t.model else { return None };
     let o = &bpe.options;
@@ -76,6 +92,7 @@ pub(crate) fn engine(t: &Tokenizer) -> Option<Arc<BpeTokenizer>> {
 }
 
 /// The components of a pre-tokenizer, Sequences opened.
+#[cfg(feature = "general")]
 fn flatten<'a>(p: &'a PreTokenizer, out: &mut Vec<&'a PreTokenizer>) {
     match p {
         PreTokenizer::Sequence(v) => v.iter().for_each(|p| flatten(p, out)),
@@ -100,7 +117,7 @@ impl Tokenizer {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "general"))]
 mod tests {
     use super::*;
     use crate::fused::FastPaths;

@@ -253,6 +253,7 @@ impl BpeTokenizer {
     /// The engine of a general pipeline that is byte-level BPE ([`crate::tokenizer::Tokenizer`]
     /// hands it the segments between added tokens, which it splits out itself, and
     /// post-processes the result): no added tokens, no post-processor.
+    #[cfg_attr(not(feature = "general"), allow(dead_code))]
     pub(crate) fn for_segments(
         model: Model,
         pattern: Pattern,
