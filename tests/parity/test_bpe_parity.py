@@ -107,8 +107,11 @@ class Pair:
             path = require(bpe_dir() / name.replace(".json", "") / "tokenizer.json")
             self.ref = reference().Tokenizer.from_file(str(path))
             self.ours = tokenprism.BpeTokenizer.from_file(str(path))
-            # The same file through the general pipeline.
+            # The same file through the general pipeline (run by the byte-level engine), and
+            # through its stages one by one (the regexes on Oniguruma).
             self.general = tokenprism.Tokenizer.from_file(str(path))
+            self.staged = tokenprism.Tokenizer.from_file(str(path))
+            self.staged.set_fast_paths(fused=False)
             self.ref_encode = lambda text: self.ref.encode(text, add_special_tokens=False).ids
             self.ours_encode = lambda text: self.ours.encode(text, allowed_special="all")
             self.ref_decode = None
@@ -903,6 +906,11 @@ def test_full_corpus(pairs, name, lang):
         ):
             assert getattr(ours, field) == getattr(ref, field), (engine, field)
         assert ours.tokens == ref.tokens, engine
+    # The staged pipeline on the first 20,000 chars.
+    head = text[:20_000]
+    diff = encoding_diff(p.staged.encode(head), p.ref.encode(head), FULL_FIELDS)
+    assert diff is None, f"{name} {lang}: the staged pipeline\n{diff}"
+    assert p.staged.encode_ids(head, add_special_tokens=False) == p.ref_encode(head)
     # The ids-only calls on the whole text and line by line (a batch).
     check_general_ids(p, [text], [ref.ids])
     lines = text.splitlines(keepends=True)[:2000]
