@@ -23,7 +23,7 @@ use crate::pre_tokenizers::split::{SplitDelimiterBehavior, SplitPattern};
 #[cfg(feature = "general")]
 use crate::pre_tokenizers::PreTokenizer;
 use crate::tokenizer::bpe::BpeTokenizer;
-use crate::tokenizer::Tokenizer;
+use crate::tokenizer::{Encoding, Tokenizer};
 #[cfg(feature = "general")]
 use crate::unicode::forms::Form;
 
@@ -102,18 +102,74 @@ fn flatten<'a>(p: &'a PreTokenizer, out: &mut Vec<&'a PreTokenizer>) {
 
 impl Tokenizer {
     /// The byte-level engine, when the fused paths are on, the pipeline is one it runs
-    /// ([`engine`], made on first use), and no added token is matched in normalized text.
+    /// ([`engine`], made on first use), and any added token matched in normalized text is
+    /// matched in text the normalizer leaves alone (none, or an empty Sequence).
     ///
     /// Never in the general wasm module (size; the staged chain gives the same tokens).
     #[inline]
     pub(crate) fn byte_level(&self) -> Option<&BpeTokenizer> {
+        let identity = match &self.normalizer {
+            None => true,
+            Some(crate::normalizers::Normalizer::Sequence(v)) => v.is_empty(),
+            Some(_) => false,
+        };
         if cfg!(all(target_arch = "wasm32", feature = "general"))
             || !self.fast.fused
-            || self.normalized_matcher.is_some()
+            || (self.normalized_matcher.is_some() && !identity)
         {
             return None;
         }
         self.byte_level.get_or_init(|| engine(self)).as_deref()
+    }
+
+    /// Pushes the tokens of `raw`, a stretch of input between added tokens of the raw text
+    /// whose first char is input char `char_start`: added tokens matched in normalized text
+    /// (here the raw text, see [`Tokenizer::byte_level`]) as themselves, the rest by the
+    /// engine; false (with `enc` and `word_idx` as they were) where the staged chain must.
+    pub(crate) fn encode_segment_byte_level(
+        &self,
+        engine: &BpeTokenizer,
+        raw: &str,
+        char_start: u32,
+        enc: &mut Encoding,
+        word_idx: &mut u32,
+    ) -> bool {
+        let Some(m) = self.normalized_matcher.as_ref().filter(|m| m.may_match(raw)) else {
+            return engine.push_segment_tokens(raw, char_start, enc, word_idx);
+        };
+        let (len, words) = (enc.len(), *word_idx);
+        for seg in self.split_added(Some(m), raw) {
+            let text = &raw[seg.byte_start..seg.byte_end];
+            let at = char_start + seg.char_start as u32;
+            match seg.added {
+                Some(i) => {
+                    let n = text.chars().count() as u32;
+                    enc.push_token(self.added[i].id, Some(&Arc::from(text)), (at, at + n), *word_idx);
+                    *word_idx += 1;
+                }
+                None if engine.push_segment_tokens(text, at, enc, word_idx) => {}
+                None => {
+                    enc.truncate_to(len);
+                    *word_idx = words;
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Appends the ids of `raw`, a stretch of input between added tokens of the raw text
+    /// (see [`Tokenizer::encode_segment_byte_level`]).
+    pub(crate) fn segment_ids_byte_level(&self, engine: &BpeTokenizer, raw: &str, ids: &mut Vec<u32>) {
+        let Some(m) = self.normalized_matcher.as_ref().filter(|m| m.may_match(raw)) else {
+            return engine.segment_ids(raw, ids);
+        };
+        for seg in self.split_added(Some(m), raw) {
+            match seg.added {
+                Some(i) => ids.push(self.added[i].id),
+                None => engine.segment_ids(&raw[seg.byte_start..seg.byte_end], ids),
+            }
+        }
     }
 }
 
@@ -126,6 +182,8 @@ mod tests {
     /// A byte-level BPE `tokenizer.json` with every byte, `n_merges` random merges of the
     /// tokens made so far, added tokens, and the pipeline `normalizer` / `pre_tokenizer`.
     fn json(rng: &mut Rng, n_merges: usize, normalizer: &str, pre_tokenizer: &str, ignore: bool) -> String {
+        // An added token matched in normalized text, where that is the raw text.
+        let normalized = normalizer == "null" || normalizer.contains("[]");
         use crate::pre_tokenizers::byte_level::alphabet::byte_level_encode;
         let mut vocab: Vec<String> = (0..=255u8).map(|b| byte_level_encode(&[b])).collect();
         // Frequent pairs first, so that merges show up in the test texts.
@@ -165,13 +223,15 @@ mod tests {
             (r#""<tool>""#, false, false, false, false),
             (r#""[M]""#, true, true, true, false),
             (r#""word""#, false, false, false, true),
+            (r#""<n>""#, false, false, true, false),
         ];
         let added_json: Vec<String> = added
             .iter()
             .enumerate()
             .map(|(i, (c, special, l, r, single))| {
+                let normalized = normalized && *c == r#""<n>""#;
                 format!(
-                    r#"{{"id": {}, "content": {c}, "single_word": {single}, "lstrip": {l}, "rstrip": {r}, "normalized": false, "special": {special}}}"#,
+                    r#"{{"id": {}, "content": {c}, "single_word": {single}, "lstrip": {l}, "rstrip": {r}, "normalized": {normalized}, "special": {special}}}"#,
                     n + i
                 )
             })

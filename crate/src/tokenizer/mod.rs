@@ -227,7 +227,8 @@ impl Tokenizer {
             }
             if observer.is_none() && pieces.is_none() {
                 if let Some(engine) = self.byte_level() {
-                    if engine.push_segment_tokens(raw, seg.char_start as u32, &mut enc, &mut word_idx) {
+                    let at = seg.char_start as u32;
+                    if self.encode_segment_byte_level(engine, raw, at, &mut enc, &mut word_idx) {
                         continue;
                     }
                 }
@@ -467,7 +468,9 @@ impl Tokenizer {
         let template = self.template_ids.is_some() || !add_special_tokens;
         if self.truncation.is_none() && self.padding.is_none() && template {
             if let Some(engine) = self.byte_level() {
-                self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| engine.segment_ids(seg, ids));
+                self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| {
+                    self.segment_ids_byte_level(engine, seg, ids)
+                });
                 return Ok(());
             }
             if self.fused_ok() {
