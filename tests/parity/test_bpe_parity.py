@@ -28,9 +28,9 @@ For the tokenizer.json files, encode_full is compared with the reference's Token
 field by field (ids, tokens, offsets, type ids, word ids, sequence ids, both masks), with
 add_special_tokens on and off and on pairs: on the corpora (ids and offsets hashed), on every
 code point in two contexts, on generated strings with special tokens typed in. The same file
-through tokenprism.Tokenizer (the general pipeline, its regexes on Oniguruma) is compared with
-the same reference Encoding everywhere encode_full is, and its ids and decode on every generated
-string. Llama 3's and DeepSeek V4's pre-tokenizers are checked split for split against the
+through tokenprism.Tokenizer (the general pipeline, run by the byte-level engine) is compared
+with the same reference Encoding everywhere encode_full is, and its ids (encode_ids and
+encode_batch_ids too, as lists and arrays) and decode on every generated string. Llama 3's and DeepSeek V4's pre-tokenizers are checked split for split against the
 reference's Splits on their regexes.
 
 Also checked here: that both references match \\p{L}, \\p{N}, \\s ... exactly as the Unicode
@@ -108,8 +108,11 @@ class Pair:
             path = require(bpe_dir() / name.replace(".json", "") / "tokenizer.json")
             self.ref = reference().Tokenizer.from_file(str(path))
             self.ours = tokenprism.BpeTokenizer.from_file(str(path))
-            # The same file through the general pipeline.
+            # The same file through the general pipeline (run by the byte-level engine), and
+            # through its stages one by one (the regexes on Oniguruma).
             self.general = tokenprism.Tokenizer.from_file(str(path))
+            self.staged = tokenprism.Tokenizer.from_file(str(path))
+            self.staged.set_fast_paths(fused=False)
             self.ref_encode = lambda text: self.ref.encode(text, add_special_tokens=False).ids
             self.ours_encode = lambda text: self.ours.encode(text, allowed_special="all")
             self.ref_decode = None
@@ -561,6 +564,7 @@ def check_all(pairs, text: str, kind: str):
             assert p.general.encode(text, add_special_tokens=False).ids == ids, (
                 f"{p.name}: Tokenizer's ids for {codepoints(text)}"
             )
+            check_general_ids(p, [text], [ids], add_special_tokens=False)
             for skip in (True, False):
                 assert p.general.decode(ids, skip_special_tokens=skip) == p.ref.decode(
                     ids, skip_special_tokens=skip
@@ -578,6 +582,7 @@ def check_tiktoken_general(p: Pair, text: str) -> None:
     want = p.ref.encode(text, allowed_special="all")
     got = p.general.encode(text, add_special_tokens=False).ids
     assert got == want, f"{p.name}: Tokenizer's ids for {codepoints(text)}"
+    check_general_ids(p, [text], [want], add_special_tokens=False)
     assert p.general.decode(want, skip_special_tokens=False) == p.ref.decode(want)
 
 
@@ -608,6 +613,28 @@ def check_tekken_general(p: Pair, text: str, ids: list[int]) -> None:
     bos = p.ours.encode("", add_special_tokens=True)
     assert p.general.encode(text).ids == bos + ids, f"{p.name}: Tokenizer for {codepoints(text)}"
     assert p.general.encode(text, add_special_tokens=False).ids == ids
+    check_general_ids(p, [text], [bos + ids])
+    check_general_ids(p, [text], [ids], add_special_tokens=False)
+
+
+def check_general_ids(
+    p: Pair, texts: list[str], want: list[list[int]], add_special_tokens: bool = True
+) -> None:
+    """Tokenizer's ids-only calls (which skip the Encoding) give the reference's ids `want`:
+    encode_ids and encode_batch_ids, as lists and as arrays."""
+    t = p.general
+    where = f"{p.name} add_special_tokens={add_special_tokens}"
+    for text, w in zip(texts, want):
+        assert t.encode_ids(text, add_special_tokens) == w, (
+            f"{where}: encode_ids {codepoints(text)}"
+        )
+        got = t.encode_ids(text, add_special_tokens, as_array=True).tolist()
+        assert got == w, f"{where}: encode_ids as_array {codepoints(text)}"
+    assert t.encode_batch_ids(texts, add_special_tokens, num_threads=1) == want, where
+    ids, offsets = t.encode_batch_ids(texts, add_special_tokens, num_threads=1, as_array=True)
+    flat = ids.tolist()
+    got = [flat[offsets[i] : offsets[i + 1]] for i in range(len(texts))]
+    assert got == want, f"{where}: encode_batch_ids as_array"
 
 
 GENERATED_KINDS = [
@@ -833,6 +860,8 @@ def check_full(p: Pair, text: str, pair: str | None = None, add_special_tokens: 
             p.general.encode(text, pair, add_special_tokens=add_special_tokens), ref, FULL_FIELDS
         )
         assert diff is None, f"{p.name} through Tokenizer {where}\n{diff}"
+        if pair is None:
+            check_general_ids(p, [text], [ref.ids], add_special_tokens)
     try:
         ours = p.ours.encode_full(text, pair, add_special_tokens=add_special_tokens)
     except ValueError as e:
@@ -890,6 +919,16 @@ def test_full_corpus(pairs, name, lang):
         ):
             assert getattr(ours, field) == getattr(ref, field), (engine, field)
         assert ours.tokens == ref.tokens, engine
+    # The staged pipeline on the first 20,000 chars.
+    head = text[:20_000]
+    diff = encoding_diff(p.staged.encode(head), p.ref.encode(head), FULL_FIELDS)
+    assert diff is None, f"{name} {lang}: the staged pipeline\n{diff}"
+    assert p.staged.encode_ids(head, add_special_tokens=False) == p.ref_encode(head)
+    # The ids-only calls on the whole text and line by line (a batch).
+    check_general_ids(p, [text], [ref.ids])
+    lines = text.splitlines(keepends=True)[:2000]
+    want_lines = [e.ids for e in p.ref.encode_batch(lines, add_special_tokens=False)]
+    check_general_ids(p, lines, want_lines, add_special_tokens=False)
     want = p.ref.decode(ref.ids)
     assert (
         p.general.decode(ref.ids) == want

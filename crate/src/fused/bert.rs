@@ -94,27 +94,11 @@ impl Tokenizer {
     /// that no truncation or padding applies, and that the post-processor only puts ids around
     /// the text's), appended to `ids`.
     pub(crate) fn encode_ids_fused(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) {
-        ids.reserve(text.len() / 3 + 4); // as encode_single's guess
-        let template = self.template_ids.as_ref().filter(|_| add_special_tokens);
-        if let Some((before, _)) = template {
-            ids.extend_from_slice(before);
-        }
         let (mut w, mut subs) = take_scratch();
-        if self.raw_matcher.as_ref().is_none_or(|m| !m.may_match(text)) {
-            // No added token in the text (the common case): one segment, no segment list.
-            self.segment_ids(text, &mut w, &mut subs, ids);
-        } else {
-            for seg in self.split_added(self.raw_matcher.as_ref(), text) {
-                match seg.added {
-                    Some(i) => ids.push(self.added[i].id),
-                    None => self.segment_ids(&text[seg.byte_start..seg.byte_end], &mut w, &mut subs, ids),
-                }
-            }
-        }
+        self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| {
+            self.segment_ids(seg, &mut w, &mut subs, ids)
+        });
         put_scratch(w, subs);
-        if let Some((_, after)) = template {
-            ids.extend_from_slice(after);
-        }
     }
 
     /// Whether the fused fast path applies: BERT normalizer (or none is not enough: the

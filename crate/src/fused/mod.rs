@@ -16,6 +16,7 @@
 pub(crate) mod bert;
 pub mod bert_normalizer;
 pub mod bert_words;
+pub(crate) mod byte_level;
 
 use serde::{Deserialize, Serialize};
 

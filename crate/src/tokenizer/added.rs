@@ -238,6 +238,7 @@ impl Tokenizer {
 
 /// The added tokens of a byte-level BPE tokenizer: split out of the text by id, with
 /// tiktoken's choice of which special tokens a call accepts.
+#[derive(Default)]
 pub(crate) struct AddedTokens {
     tokens: Vec<AddedToken>,
     by_id: HashMap<u32, usize>,

@@ -59,6 +59,8 @@ pub struct Tokenizer {
     pub(crate) added_by_id: HashMap<u32, usize>,
     /// Contents of the special added tokens (what `skip_special_tokens` drops).
     pub(crate) special_contents: HashSet<Arc<str>>,
+    /// The byte-level engine, for a pipeline it runs (see [`crate::fused::byte_level`]).
+    pub(crate) byte_level: std::sync::OnceLock<Option<Arc<bpe::BpeTokenizer>>>,
 }
 
 /// Optional observer of the stages, so the trace and the plain encode share one path.
@@ -92,6 +94,7 @@ impl Tokenizer {
             normalized_matcher: None,
             added_by_id: HashMap::new(),
             special_contents: HashSet::new(),
+            byte_level: std::sync::OnceLock::new(),
         };
         if let Some(Normalizer::Bert(cfg)) = &t.normalizer {
             t.cache = Some(crate::normalizers::charmap::PageCache::new(*cfg));
@@ -227,6 +230,14 @@ impl Tokenizer {
                 enc.push_token(self.added[i].id, Some(&Arc::from(raw)), off, word_idx);
                 word_idx += 1;
                 continue;
+            }
+            if observer.is_none() && pieces.is_none() {
+                if let Some(engine) = self.byte_level() {
+                    let at = seg.char_start as u32;
+                    if self.encode_segment_byte_level(engine, raw, at, &mut enc, &mut word_idx) {
+                        continue;
+                    }
+                }
             }
             if observer.is_none()
                 && pieces.is_none()
@@ -461,12 +472,52 @@ impl Tokenizer {
             }
         }
         let template = self.template_ids.is_some() || !add_special_tokens;
-        if self.truncation.is_some() || self.padding.is_some() || !template || !self.fused_ok() {
-            ids.extend(self.encode(text, None, add_special_tokens)?.ids());
-            return Ok(());
+        if self.truncation.is_none() && self.padding.is_none() && template {
+            if let Some(engine) = self.byte_level() {
+                self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| {
+                    self.segment_ids_byte_level(engine, seg, ids)
+                });
+                return Ok(());
+            }
+            if self.fused_ok() {
+                self.encode_ids_fused(text, add_special_tokens, ids);
+                return Ok(());
+            }
         }
-        self.encode_ids_fused(text, add_special_tokens, ids);
+        ids.extend(self.encode(text, None, add_special_tokens)?.ids());
         Ok(())
+    }
+
+    /// The ids of `text` (the template's around them when `add_special_tokens`): added tokens
+    /// of the raw text as their ids, and `segment` appending the ids of each stretch between
+    /// them. For pipelines with no added token matched in normalized text, no truncation or
+    /// padding, and a template post-processor.
+    pub(crate) fn ids_by_segment(
+        &self,
+        text: &str,
+        add_special_tokens: bool,
+        ids: &mut Vec<u32>,
+        mut segment: impl FnMut(&str, &mut Vec<u32>),
+    ) {
+        ids.reserve(text.len() / 3 + 4); // as encode_single's guess
+        let template = self.template_ids.as_ref().filter(|_| add_special_tokens);
+        if let Some((before, _)) = template {
+            ids.extend_from_slice(before);
+        }
+        if self.raw_matcher.as_ref().is_none_or(|m| !m.may_match(text)) {
+            // No added token in the text (the common case): one segment, no segment list.
+            segment(text, ids);
+        } else {
+            for seg in self.split_added(self.raw_matcher.as_ref(), text) {
+                match seg.added {
+                    Some(i) => ids.push(self.added[i].id),
+                    None => segment(&text[seg.byte_start..seg.byte_end], ids),
+                }
+            }
+        }
+        if let Some((_, after)) = template {
+            ids.extend_from_slice(after);
+        }
     }
 
     /// [`Tokenizer::encode_ids`] of every text on up to `threads` threads, end to end. The ids

@@ -144,6 +144,11 @@ impl Bpe {
         })
     }
 
+    /// The merges: (left id, right id) to rank and merged id.
+    pub(crate) fn pairs(&self) -> &PairTable {
+        &self.pairs
+    }
+
     /// Which of a char's four tokens stands for it: bit 0 when the prefix applies (not the
     /// first char), bit 1 when the suffix does (the last char).
     #[inline]

@@ -28,8 +28,9 @@ struct CharCursor<'a> {
 }
 
 impl<'a> CharCursor<'a> {
-    fn new(text: &'a str) -> Self {
-        CharCursor { bytes: text.as_bytes(), at: 0, starts: 0 }
+    /// A cursor on `text`, whose first char is char `base` of the input.
+    fn new(text: &'a str, base: u32) -> Self {
+        CharCursor { bytes: text.as_bytes(), at: 0, starts: base }
     }
 
     /// The index of the char that holds byte `p`; `p` never less than a previous call's.
@@ -85,7 +86,7 @@ impl BpeTokenizer {
             texts: TokenTexts { vocab: Some(texts.clone()), overrides: Vec::new() },
             ..Default::default()
         };
-        let mut chars = CharCursor::new(text);
+        let mut chars = CharCursor::new(text, 0);
         let mut word = 0u32;
         let mut failed = None;
         self.with_work(|w| {
@@ -98,10 +99,11 @@ impl BpeTokenizer {
                 |at, token| {
                     if failed.is_none() {
                         let seg = (start, at);
-                        if let Err(e) =
-                            self.push_segment(text, seg, &mut enc, &mut chars, &mut word, &mut ids, w)
-                        {
-                            failed = Some(e);
+                        if !self.push_segment(text, seg, &mut enc, &mut chars, &mut word, &mut ids, w) {
+                            failed = Some(Error::Unsupported(
+                                "BpeTokenizer: normalizer: offsets of a text the NFC normalizer changes"
+                                    .into(),
+                            ));
                         }
                     }
                     if let Some(t) = token {
@@ -120,7 +122,26 @@ impl BpeTokenizer {
         Ok(enc)
     }
 
-    /// The tokens of the ordinary text `text[a..b]`, pushed with their offsets and words.
+    /// Pushes the tokens of `segment`, a stretch of input without added tokens whose first
+    /// char is input char `char_start`, with their offsets and words (from `*word` on);
+    /// false (and nothing pushed) where the offsets would differ from the reference's: NFC
+    /// (Qwen) changes the segment.
+    pub(crate) fn push_segment_tokens(
+        &self,
+        segment: &str,
+        char_start: u32,
+        enc: &mut Encoding,
+        word: &mut u32,
+    ) -> bool {
+        let mut chars = CharCursor::new(segment, char_start);
+        self.with_work(|w| {
+            let mut ids = Vec::with_capacity(segment.len() / 3 + 1);
+            self.push_segment(segment, (0, segment.len()), enc, &mut chars, word, &mut ids, w)
+        })
+    }
+
+    /// The tokens of the ordinary text `text[a..b]`, pushed with their offsets and words;
+    /// false (nothing pushed) where NFC changes that text (see [`Self::push_segment_tokens`]).
     #[allow(clippy::too_many_arguments)]
     fn push_segment(
         &self,
@@ -131,15 +152,13 @@ impl BpeTokenizer {
         word: &mut u32,
         ids: &mut Vec<u32>,
         w: &mut Work,
-    ) -> Result<()> {
+    ) -> bool {
         let seg = &text[a..b];
         if seg.is_empty() {
-            return Ok(());
+            return true;
         }
         if self.nfc && nfc::nfc_unicode9(seg) != seg {
-            return Err(Error::Unsupported(
-                "BpeTokenizer: normalizer: offsets of a text the NFC normalizer changes".into(),
-            ));
+            return false;
         }
         let norm = self.normalize(seg);
         // The prefix space (ByteLevel's add_prefix_space) stands for the segment's first char.
@@ -160,6 +179,6 @@ impl BpeTokenizer {
         }
         debug_assert_eq!(pos, norm.len(), "the tokens of a segment spell it");
         *word += words.len() as u32;
-        Ok(())
+        true
     }
 }

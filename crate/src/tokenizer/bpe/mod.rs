@@ -90,6 +90,17 @@ enum WholeToken {
     Checked(Vec<AtomicU8>),
 }
 
+impl WholeToken {
+    /// The rule of a `tokenizers` BPE model with or without `ignore_merges`.
+    fn new(ignore_merges: bool, model: &Model) -> WholeToken {
+        if ignore_merges {
+            WholeToken::Always
+        } else {
+            WholeToken::Checked((0..model.vocab.id_bound()).map(|_| AtomicU8::new(0)).collect())
+        }
+    }
+}
+
 /// A byte-level BPE tokenizer.
 ///
 /// ```no_run
@@ -223,11 +234,7 @@ impl BpeTokenizer {
     pub fn from_hf_json(json: &str) -> Result<BpeTokenizer> {
         let hf = crate::loaders::hf_bpe::parse(json)?;
         let model = Model::from_merges(&hf.vocab, &hf.merges)?;
-        let whole = if hf.ignore_merges {
-            WholeToken::Always
-        } else {
-            WholeToken::Checked((0..model.vocab.id_bound()).map(|_| AtomicU8::new(0)).collect())
-        };
+        let whole = WholeToken::new(hf.ignore_merges, &model);
         Ok(BpeTokenizer {
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
             name: hf.name,
@@ -241,6 +248,37 @@ impl BpeTokenizer {
             post_processor: hf.post_processor,
             token_texts: OnceLock::new(),
         })
+    }
+
+    /// The engine of a general pipeline that is byte-level BPE ([`crate::tokenizer::Tokenizer`]
+    /// hands it the segments between added tokens, which it splits out itself, and
+    /// post-processes the result): no added tokens, no post-processor.
+    #[cfg_attr(not(feature = "general"), allow(dead_code))]
+    pub(crate) fn for_segments(
+        model: Model,
+        pattern: Pattern,
+        nfc: bool,
+        add_prefix_space: bool,
+        ignore_merges: bool,
+    ) -> BpeTokenizer {
+        BpeTokenizer {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            name: "tokenizer.json".to_string(),
+            pattern,
+            whole: WholeToken::new(ignore_merges, &model),
+            model,
+            nfc,
+            add_prefix_space,
+            added: AddedTokens::default(),
+            post_processor: None,
+            template_ids: Some((Vec::new(), Vec::new())),
+            token_texts: OnceLock::new(),
+        }
+    }
+
+    /// Appends the ids of `segment`, a stretch of text without added tokens.
+    pub(crate) fn segment_ids(&self, segment: &str, out: &mut Vec<u32>) {
+        self.with_work(|w| self.encode_segment(segment, out, w));
     }
 
     /// A tokenizer from Mistral's `tekken.json` (see [`crate::loaders::tekken`]): the ids
