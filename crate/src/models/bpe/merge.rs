@@ -29,7 +29,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::table::{merge_id, merge_rank, Merge, PairTable, NO_MERGE};
 use crate::cost;
 
-/// Pieces with at least this many parts go to [`merge_layers`].
+/// Pieces with at least this many parts go to [`merge_chunked`].
 pub const HEAP_THRESHOLD: usize = 128;
 
 /// Buffers reused across pieces.
@@ -42,6 +42,7 @@ pub struct Scratch {
     heap: Vec<Reverse<u64>>,
     layers: Layers,
     todo: Vec<u32>,
+    chunks: Chunks,
 }
 
 /// Merges `parts` (token ids, typically one per byte) in place.
@@ -50,8 +51,168 @@ pub fn merge(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     if parts.len() < HEAP_THRESHOLD {
         merge_scan(pairs, parts, &mut s.ranks);
     } else {
-        merge_layers(pairs, parts, s);
+        merge_chunked(pairs, parts, s);
     }
+}
+
+/// [`merge_scan`] that also keeps, for each part, how many of the initial parts it holds.
+fn merge_scan_counted(pairs: &PairTable, parts: &mut Vec<u32>, counts: &mut Vec<u32>, ranks: &mut Vec<Merge>) {
+    counts.clear();
+    counts.resize(parts.len(), 1);
+    if parts.len() < 2 {
+        return;
+    }
+    ranks.clear();
+    ranks.extend(parts.windows(2).map(|w| pairs.get(w[0], w[1])));
+    loop {
+        cost::add(ranks.len());
+        let mut best = NO_MERGE;
+        let mut at = 0;
+        for (i, &r) in ranks.iter().enumerate() {
+            if r < best {
+                best = r;
+                at = i;
+            }
+        }
+        if best == NO_MERGE {
+            return;
+        }
+        parts[at] = merge_id(best);
+        parts.remove(at + 1);
+        counts[at] += counts[at + 1];
+        counts.remove(at + 1);
+        ranks.remove(at);
+        if at > 0 {
+            ranks[at - 1] = pairs.get(parts[at - 1], parts[at]);
+        }
+        if at < ranks.len() {
+            ranks[at] = pairs.get(parts[at], parts[at + 1]);
+        }
+    }
+}
+
+/// Initial parts per chunk of [`merge_chunked`]: small enough for [`merge_scan`]'s quadratic
+/// scan to stay cheap, large enough that the seam checks are a small share.
+pub const CHUNK: usize = 48;
+/// Tokens [`merge_chunked`] may take back at one seam before it merges the piece whole.
+const MAX_BACKUPS: usize = 8;
+
+/// Buffers of [`merge_chunked`].
+#[derive(Default)]
+struct Chunks {
+    /// The piece's initial parts.
+    input: Vec<u32>,
+    /// Initial parts per committed token.
+    counts: Vec<u32>,
+    /// The chunk being merged, and its parts' counts.
+    ids: Vec<u32>,
+    ids_counts: Vec<u32>,
+    /// The last chunk merged (its initial parts), with its result: a run of equal chunks
+    /// ('a' x 100,000) is merged once.
+    last_in: Vec<u32>,
+    last_ids: Vec<u32>,
+    last_counts: Vec<u32>,
+    /// The initial parts of the last seam checked (its two tokens' parts), how many of them
+    /// are the left token's, and whether the two tokens stay apart (keyed by parts, not ids:
+    /// the parts an id is made of need not be the same everywhere when the initial parts are
+    /// not all single bytes).
+    last_seam_in: Vec<u32>,
+    last_seam_left: u32,
+    last_seam_ok: bool,
+    seam: Vec<u32>,
+    seam_counts: Vec<u32>,
+}
+
+/// The merge of a long piece a chunk at a time, with the same result as [`merge_scan`] on the
+/// whole piece, in time linear in its length.
+///
+/// Why the chunks can be merged apart: let E = merge(X) and F = merge(Y), a the last token of
+/// E and b the first of F. If merging the bytes of a and b alone gives [a, b], then merge(XY)
+/// = E F. In the run on XY, as long as no pair across the seam merges, the parts left of it
+/// go through the states of the run on X and those right of it through the run on Y (each
+/// merge taken is the least pair on its side; ties go left on both sides). The parts at the
+/// seam evolve as in merge(a's bytes) and merge(b's bytes), one step at a time in the same
+/// order as in the run on a's and b's bytes alone (which of the two goes next depends only on
+/// their own pairs), and the pair across the seam is taken in the run on XY only when it is
+/// less than (or tied with, on the right) those two sides' pairs: in the same state, where the
+/// run on a's and b's bytes would take it too, and that run gives [a, b]. So nothing merges
+/// across, and at the end the pair (a, b) has no merge either.
+///
+/// And any run of consecutive tokens of merge(T) is the merge of its own bytes (the same
+/// argument, the seams being where no merge ever crossed), so when a seam fails, the last
+/// committed token is taken back and the chunk starts at its first byte instead: the tokens
+/// before it are still merge of their bytes. After [`MAX_BACKUPS`] at one seam (no real
+/// vocabulary was seen to need more than a few) the piece is merged whole by
+/// [`merge_layers`].
+pub fn merge_chunked(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
+    let n = parts.len();
+    let mut c = std::mem::take(&mut s.chunks);
+    c.input.clear();
+    c.input.extend_from_slice(parts);
+    parts.clear();
+    c.counts.clear();
+    c.last_in.clear();
+    c.last_seam_in.clear();
+    let mut q = 0;
+    while q < n {
+        let end = if n - q < 2 * CHUNK { n } else { q + CHUNK };
+        let mut start = q;
+        let mut backups = 0;
+        loop {
+            let chunk = &c.input[start..end];
+            if chunk == &c.last_in[..] {
+                c.ids.clear();
+                c.ids.extend_from_slice(&c.last_ids);
+                c.ids_counts.clear();
+                c.ids_counts.extend_from_slice(&c.last_counts);
+            } else {
+                c.ids.clear();
+                c.ids.extend_from_slice(chunk);
+                merge_scan_counted(pairs, &mut c.ids, &mut c.ids_counts, &mut s.ranks);
+                c.last_in.clear();
+                c.last_in.extend_from_slice(chunk);
+                c.last_ids.clear();
+                c.last_ids.extend_from_slice(&c.ids);
+                c.last_counts.clear();
+                c.last_counts.extend_from_slice(&c.ids_counts);
+            }
+            let apart = match (parts.last(), c.counts.last()) {
+                (Some(&a), Some(&ca)) => {
+                    let seam = &c.input[start - ca as usize..start + c.ids_counts[0] as usize];
+                    if seam != &c.last_seam_in[..] || ca != c.last_seam_left {
+                        c.last_seam_left = ca;
+                        c.last_seam_in.clear();
+                        c.last_seam_in.extend_from_slice(seam);
+                        c.seam.clear();
+                        c.seam.extend_from_slice(seam);
+                        merge_scan_counted(pairs, &mut c.seam, &mut c.seam_counts, &mut s.ranks);
+                        // The counts too: where initial parts are tokens made of others, the
+                        // same two ids could split the seam's parts elsewhere.
+                        c.last_seam_ok = c.seam == [a, c.ids[0]] && c.seam_counts[0] == ca;
+                    }
+                    c.last_seam_ok
+                }
+                _ => true,
+            };
+            if apart {
+                parts.extend_from_slice(&c.ids);
+                c.counts.extend_from_slice(&c.ids_counts);
+                break;
+            }
+            backups += 1;
+            if backups > MAX_BACKUPS || end - start > 4 * CHUNK {
+                parts.clear();
+                parts.extend_from_slice(&c.input);
+                s.chunks = c;
+                merge_layers(pairs, parts, s);
+                return;
+            }
+            parts.pop();
+            start -= c.counts.pop().unwrap_or(0) as usize;
+        }
+        q = end;
+    }
+    s.chunks = c;
 }
 
 /// The min-scan merge; see the module docs.
@@ -440,6 +601,90 @@ mod tests {
             let mut got = input.clone();
             merge_layers(&inv, &mut got, &mut Scratch::default());
             assert_eq!(got, want);
+        }
+    }
+
+    /// A table like a trained one: 4 bytes (ids 0-3), then `n` merges of random pairs of
+    /// existing tokens, ranked in order, biased to recent tokens so long tokens form.
+    fn trained(n: usize, seed: u64) -> PairTable {
+        let mut x = seed;
+        let mut rnd = |k: usize| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) as usize % k
+        };
+        let mut entries = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut next = 4u32;
+        while entries.len() < n {
+            let pick = |r: usize, next: u32| if r % 2 == 0 { r as u32 / 2 % next } else { next - 1 - (r as u32 / 2 % next.min(8)) };
+            let (a, b) = (pick(rnd(64), next), pick(rnd(64), next));
+            if seen.insert((a, b)) {
+                entries.push(((a, b), entries.len() as u32, next));
+                next += 1;
+            }
+        }
+        PairTable::new(&entries)
+    }
+
+    /// Inputs over ids 0..4: random, runs of one id, and a repeated random period (with a
+    /// random prefix), at every length in `lens`.
+    fn inputs(lens: &[usize], seed: u64) -> Vec<Vec<u32>> {
+        let mut x = seed;
+        let mut rnd = |k: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) % k) as u32
+        };
+        let mut out = Vec::new();
+        for &len in lens {
+            out.push((0..len).map(|_| rnd(4)).collect());
+            out.push((0..len).map(|_| rnd(2)).collect());
+            out.push(vec![rnd(4); len]);
+            let period: Vec<u32> = (0..1 + rnd(7)).map(|_| rnd(4)).collect();
+            let skew = rnd(5) as usize;
+            out.push((0..len).map(|i| if i < skew { 3 } else { period[i % period.len()] }).collect());
+        }
+        out
+    }
+
+    /// Lengths around every size where the chunked merge changes what it does.
+    fn boundary_lens() -> Vec<usize> {
+        let mut lens: Vec<usize> = (0..20).collect();
+        for edge in [HEAP_THRESHOLD, CHUNK, 2 * CHUNK, 3 * CHUNK, 4 * CHUNK, 4 * CHUNK + CHUNK / 2, 10 * CHUNK] {
+            lens.extend(edge.saturating_sub(2)..=edge + 2);
+        }
+        lens.extend([500, 1000, 2500]);
+        lens
+    }
+
+    #[test]
+    fn chunked_agrees_with_the_definition() {
+        let tables = [toy(), toy_inverted(), trained(40, 1), trained(200, 2), trained(600, 3)];
+        for (t, table) in tables.iter().enumerate() {
+            for input in inputs(&boundary_lens(), 7 + t as u64) {
+                let want = naive(table, input.clone());
+                let mut got = input.clone();
+                let mut s = Scratch::default();
+                merge_chunked(table, &mut got, &mut s);
+                assert_eq!(got, want, "table {t}, {} parts", input.len());
+                let mut again = input.clone();
+                merge(table, &mut again, &mut s);
+                assert_eq!(again, want, "table {t}, {} parts (merge)", input.len());
+            }
+        }
+    }
+
+    #[test]
+    fn chunked_is_linear_on_runs_and_random_input() {
+        let table = trained(600, 3);
+        for input in [vec![0u32; 100_000], inputs(&[100_000], 5).swap_remove(0)] {
+            let work = |n: usize| {
+                let mut p = input[..n].to_vec();
+                let ((), units) = cost::of(|| merge_chunked(&table, &mut p, &mut Scratch::default()));
+                units
+            };
+            let (small, large) = (work(10_000), work(100_000));
+            assert!(large <= 12 * small, "10x the input took {large} / {small} units");
+            assert!(large <= 200 * 100_000, "{large} units for 100,000 parts");
         }
     }
 
