@@ -179,6 +179,15 @@ struct Chunks {
 /// a window grown past 4 [`CHUNK`]s (the scan is quadratic), the piece is merged whole by
 /// [`merge_layers`].
 pub fn merge_chunked(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
+    if !merge_windows(pairs, parts, s) {
+        merge_layers(pairs, parts, s);
+    }
+}
+
+/// [`merge_chunked`] that gives up where it would hand over to [`merge_layers`]: false, with
+/// `parts` as they came. When true, [`chunk_counts`] tells how many initial parts each
+/// resulting part holds.
+pub fn merge_windows(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) -> bool {
     let n = parts.len();
     let mut c = std::mem::take(&mut s.chunks);
     c.input.clear();
@@ -241,8 +250,7 @@ pub fn merge_chunked(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
                 parts.clear();
                 parts.extend_from_slice(&c.input);
                 s.chunks = c;
-                merge_layers(pairs, parts, s);
-                return;
+                return false;
             }
             budget -= 1;
             parts.pop();
@@ -251,6 +259,12 @@ pub fn merge_chunked(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
         q = start;
     }
     s.chunks = c;
+    true
+}
+
+/// How many initial parts each part holds after a [`merge_windows`] that returned true.
+pub fn chunk_counts(s: &Scratch) -> &[u32] {
+    &s.chunks.counts
 }
 
 const NONE: u32 = u32::MAX;
