@@ -62,8 +62,22 @@ MODELS = {
 
 def minified_js(rng: random.Random, size: int) -> str:
     """Statements of a minified bundle: short names, operators, numbers, strings, no spaces."""
-    names = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz$_") for _ in range(rng.randint(1, 3))) for _ in range(60)]
-    words = ["function", "return", "var", "this", "null", "void", "typeof", "new", "length", "prototype"]
+    names = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz$_") for _ in range(rng.randint(1, 3)))
+        for _ in range(60)
+    ]
+    words = [
+        "function",
+        "return",
+        "var",
+        "this",
+        "null",
+        "void",
+        "typeof",
+        "new",
+        "length",
+        "prototype",
+    ]
     ops = ["=", "+", "-", "*", "&&", "||", "===", "!==", "<", ">=", "?", ":", ",", ".", "!"]
     out: list[str] = []
     n = 0
@@ -144,8 +158,12 @@ def check(model: str, texts: dict[str, str]) -> None:
     for name, text in texts.items():
         got, want = enc(text), ref(text)
         if got != want:
-            first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-            print(f"{model} {name}: ids differ from the reference at {first} ({len(got)} / {len(want)})")
+            first = next(
+                (i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want))
+            )
+            print(
+                f"{model} {name}: ids differ from the reference at {first} ({len(got)} / {len(want)})"
+            )
             sys.exit(3)
 
 
@@ -159,7 +177,9 @@ def per_byte(f, text: str, min_seconds: float) -> float:
             return t / calls / len(text.encode())
 
 
-def time_ratios(model: str, texts: dict[str, str], rounds: int, min_seconds: float) -> dict[str, float]:
+def time_ratios(
+    model: str, texts: dict[str, str], rounds: int, min_seconds: float
+) -> dict[str, float]:
     enc = ours(model)
     for text in texts.values():
         enc(text)
@@ -190,7 +210,9 @@ def instructions(python: str, model: str, text: str, calls: int) -> int:
     with tempfile.TemporaryDirectory() as d:
         Path(d, "text.txt").write_text(text, encoding="utf-8")
         script = Path(d, "child.py")
-        script.write_text(CHILD.format(here=here, model=model, path=str(Path(d, "text.txt")), calls=calls))
+        script.write_text(
+            CHILD.format(here=here, model=model, path=str(Path(d, "text.txt")), calls=calls)
+        )
         out = Path(d, "cg.out")
         subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", python, str(script)],
@@ -211,7 +233,9 @@ def main() -> None:
     ap.add_argument("--min-seconds", type=float, default=0.05)
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--python", default=os.path.realpath(sys.executable))
-    ap.add_argument("--no-check", action="store_true", help="skip the ids check against the reference")
+    ap.add_argument(
+        "--no-check", action="store_true", help="skip the ids check against the reference"
+    )
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     os.environ["RAYON_NUM_THREADS"] = "1"

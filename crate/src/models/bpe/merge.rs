@@ -5,11 +5,15 @@
 //! alike: both references pick the lowest (rank, position) pair each step. They differ only in
 //! where a pair's rank comes from, which [`PairTable`] hides.
 //!
-//! Three implementations of the same rule:
+//! Four implementations of the same rule:
 //! - [`merge_scan`] for short pieces (almost all of them): ranks of the current pairs in a
 //!   small vector, a linear scan for the minimum, a shift after each merge. Quadratic in the
 //!   piece length, but with tiny constants and no allocation beyond two reused vectors.
-//! - [`merge_layers`] for long pieces (used by [`merge`]): all pairs of the lowest rank merged
+//! - [`merge_chunked`] for long pieces (used by [`merge`]): windows of [`CHUNK`] parts merged
+//!   by the scan, joined where merging the two tokens at the seam alone keeps them apart
+//!   (which proves the whole piece's merge keeps them apart too); linear, and a run of equal
+//!   windows ('a' x 100,000) is merged once.
+//! - [`merge_layers`] (the fallback of [`merge_chunked`]): all pairs of the lowest rank merged
 //!   in one left-to-right pass, rank after rank; linear on runs like 'a' x 100,000, whose
 //!   merges use a handful of ranks.
 //! - [`merge_heap`], the general O(n log n) one (the fallback of [`merge_layers`]): a min-heap
@@ -634,7 +638,13 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         let mut next = 4u32;
         while entries.len() < n {
-            let pick = |r: usize, next: u32| if r % 2 == 0 { r as u32 / 2 % next } else { next - 1 - (r as u32 / 2 % next.min(8)) };
+            let pick = |r: usize, next: u32| {
+                if r % 2 == 0 {
+                    r as u32 / 2 % next
+                } else {
+                    next - 1 - (r as u32 / 2 % next.min(8))
+                }
+            };
             let (a, b) = (pick(rnd(64), next), pick(rnd(64), next));
             if seen.insert((a, b)) {
                 entries.push(((a, b), entries.len() as u32, next));
@@ -667,7 +677,9 @@ mod tests {
     /// Lengths around every size where the chunked merge changes what it does.
     fn boundary_lens() -> Vec<usize> {
         let mut lens: Vec<usize> = (0..20).collect();
-        for edge in [HEAP_THRESHOLD, CHUNK, 2 * CHUNK, 3 * CHUNK, 4 * CHUNK, 4 * CHUNK + CHUNK / 2, 10 * CHUNK] {
+        for edge in
+            [HEAP_THRESHOLD, CHUNK, 2 * CHUNK, 3 * CHUNK, 4 * CHUNK, 4 * CHUNK + CHUNK / 2, 10 * CHUNK]
+        {
             lens.extend(edge.saturating_sub(2)..=edge + 2);
         }
         lens.extend([500, 1000, 2500]);
