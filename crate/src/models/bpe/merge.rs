@@ -639,7 +639,7 @@ mod tests {
         let mut next = 4u32;
         while entries.len() < n {
             let pick = |r: usize, next: u32| {
-                if r % 2 == 0 {
+                if r.is_multiple_of(2) {
                     r as u32 / 2 % next
                 } else {
                     next - 1 - (r as u32 / 2 % next.min(8))
