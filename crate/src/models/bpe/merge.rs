@@ -450,6 +450,8 @@ pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
         }
     }
     let mut todo = std::mem::take(&mut s.todo);
+    // Left full when a call before handed over to the heap mid-pass.
+    todo.clear();
     let mut breaks = 0;
     while let Some(Reverse(rank)) = layers.ranks.pop() {
         let Some(&at) = layers.index.get(&rank) else { continue };
