@@ -266,7 +266,9 @@ impl Bpe {
         if syms.len() >= merge::HEAP_THRESHOLD {
             work.ids.clear();
             work.ids.extend(syms.iter().map(|s| s.id));
-            if merge::merge_windows(&self.pairs, &mut work.ids, &mut work.windows) {
+            if merge::repeats(&work.ids)
+                && merge::merge_windows(&self.pairs, &mut work.ids, &mut work.windows)
+            {
                 let mut at = 0;
                 for (&id, &count) in work.ids.iter().zip(merge::chunk_counts(&work.windows)) {
                     let len = syms[at..at + count as usize].iter().map(|s| s.len).sum();

@@ -136,14 +136,6 @@ const MAX_BACKUPS: usize = 8;
 /// without a bound two seams could take turns failing for ever.
 const BACKUP_SHARE: usize = 8;
 
-/// Pieces of at least this many parts whose first [`PROBE_WINDOWS`] windows all differ from
-/// the one before are merged whole instead ([`merge_windows`] gives up): windows pay off on
-/// runs, where a window equal to the last costs a compare, while on text that never repeats
-/// (random DNA, Han) the scan costs more per byte than the rank layers (o200k, instructions
-/// per byte: DNA 288 against 243, Han 232 against 163).
-const PROBE_PARTS: usize = 16 * CHUNK;
-const PROBE_WINDOWS: usize = 4;
-
 /// Buffers of [`merge_chunked`].
 #[derive(Default)]
 struct Chunks {
@@ -191,9 +183,17 @@ struct Chunks {
 /// a window grown past 4 [`CHUNK`]s (the scan is quadratic), the piece is merged whole by
 /// [`merge_layers`].
 pub fn merge_chunked(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
-    if !merge_windows(pairs, parts, s) {
+    if !repeats(parts) || !merge_windows(pairs, parts, s) {
         merge_layers(pairs, parts, s);
     }
+}
+
+/// Whether a long piece starts with two equal windows: then windows pay off (a window equal
+/// to the one before costs a compare). Elsewhere the rank layers cost fewer instructions per
+/// byte than windows merged one by one (o200k on random DNA 243 against 288, Han 163 against
+/// 232).
+pub fn repeats(parts: &[u32]) -> bool {
+    parts.len() >= 2 * CHUNK && parts[..CHUNK] == parts[CHUNK..2 * CHUNK]
 }
 
 /// [`merge_chunked`] that gives up where it would hand over to [`merge_layers`]: false, with
@@ -210,29 +210,14 @@ pub fn merge_windows(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) -
     c.last_seam_in.clear();
     let mut q = 0;
     let mut budget = MAX_BACKUPS + n / BACKUP_SHARE;
-    // Windows merged, and windows equal to the one before, while probing.
-    let (mut fresh, mut repeated) = (0, 0);
-    let mut probing = n >= PROBE_PARTS;
     while q < n {
-        if probing && fresh + repeated >= PROBE_WINDOWS {
-            probing = false;
-            if repeated == 0 {
-                parts.clear();
-                parts.extend_from_slice(&c.input);
-                s.chunks = c;
-                return false;
-            }
-        }
         let mut start = q;
         let mut backups = 0;
         // Windows taken back start earlier but end no earlier.
         let end = if n - q < CHUNK + CHUNK / 2 { n } else { q + CHUNK };
         loop {
             let window = &c.input[start..end];
-            if window == &c.last_in[..] {
-                repeated += 1;
-            } else {
-                fresh += 1;
+            if window != &c.last_in[..] {
                 c.win.clear();
                 c.win.extend(window.iter().map(|&p| (p, 1)));
                 merge_scan_counted(pairs, &mut c.win, &mut s.ranks);
@@ -702,16 +687,9 @@ mod tests {
     /// Lengths around every size where the chunked merge changes what it does.
     fn boundary_lens() -> Vec<usize> {
         let mut lens: Vec<usize> = (0..20).collect();
-        for edge in [
-            HEAP_THRESHOLD,
-            CHUNK,
-            2 * CHUNK,
-            3 * CHUNK,
-            4 * CHUNK,
-            4 * CHUNK + CHUNK / 2,
-            10 * CHUNK,
-            PROBE_PARTS,
-        ] {
+        for edge in
+            [HEAP_THRESHOLD, CHUNK, 2 * CHUNK, 3 * CHUNK, 4 * CHUNK, 4 * CHUNK + CHUNK / 2, 10 * CHUNK]
+        {
             lens.extend(edge.saturating_sub(2)..=edge + 2);
         }
         lens.extend([500, 1000, 2500]);
@@ -731,6 +709,14 @@ mod tests {
                 let mut again = input.clone();
                 merge(table, &mut again, &mut s);
                 assert_eq!(again, want, "table {t}, {} parts (merge)", input.len());
+                // The windows on every input, not only those whose first windows repeat.
+                let mut w = input.clone();
+                if merge_windows(table, &mut w, &mut s) {
+                    assert_eq!(w, want, "table {t}, {} parts (windows)", input.len());
+                    assert_eq!(chunk_counts(&s).iter().sum::<u32>() as usize, input.len());
+                } else {
+                    assert_eq!(w, input, "table {t}: windows gave up but changed the parts");
+                }
             }
         }
     }
