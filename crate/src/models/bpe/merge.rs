@@ -182,6 +182,7 @@ struct Chunks {
 /// was seen to need more than a few), more than one in [`BACKUP_SHARE`] parts in all, or
 /// a window grown past 4 [`CHUNK`]s (the scan is quadratic), the piece is merged whole by
 /// [`merge_layers`].
+#[inline(never)]
 pub fn merge_chunked(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     if !repeats(parts) || !merge_windows(pairs, parts, s) {
         merge_layers(pairs, parts, s);
@@ -199,6 +200,7 @@ pub fn repeats(parts: &[u32]) -> bool {
 /// [`merge_chunked`] that gives up where it would hand over to [`merge_layers`]: false, with
 /// `parts` as they came. When true, [`chunk_counts`] tells how many initial parts each
 /// resulting part holds.
+#[inline(never)]
 pub fn merge_windows(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) -> bool {
     let n = parts.len();
     let mut c = std::mem::take(&mut s.chunks);
