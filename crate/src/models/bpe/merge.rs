@@ -129,12 +129,10 @@ fn merge_scan_counted(pairs: &PairTable, parts: &mut Vec<(u32, u32)>, ranks: &mu
 /// Initial parts per window of [`merge_chunked`]: small enough for [`merge_scan`]'s quadratic
 /// scan to stay cheap, large enough that the seam checks are a small share.
 pub const CHUNK: usize = 32;
-/// Tokens [`merge_chunked`] may take back at one seam before it merges the piece whole.
+/// Tokens [`merge_chunked`] may take back in a piece before it merges the piece whole: windows
+/// are for runs, whose seams hold (a run of spaces in o200k, whose tokens of up to 80-odd
+/// spaces merge again across every seam, goes to the rank layers after these).
 const MAX_BACKUPS: usize = 8;
-/// Tokens [`merge_chunked`] may take back in a piece of n parts, at most: n / this. Each costs
-/// a window's merge, and a window after a backup may commit less than was taken back, so
-/// without a bound two seams could take turns failing for ever.
-const BACKUP_SHARE: usize = 8;
 
 /// Buffers of [`merge_chunked`].
 #[derive(Default)]
@@ -178,10 +176,8 @@ struct Chunks {
 /// bytes. So each window's tokens but its last are committed (the next window starts where
 /// that last token did: a cut where a window's merge put a token boundary seldom fails its
 /// check), and when a seam fails, the last committed token is taken back and the window
-/// starts at its first byte instead. After [`MAX_BACKUPS`] at one seam (no real vocabulary
-/// was seen to need more than a few), more than one in [`BACKUP_SHARE`] parts in all, or
-/// a window grown past 4 [`CHUNK`]s (the scan is quadratic), the piece is merged whole by
-/// [`merge_layers`].
+/// starts at its first byte instead. After [`MAX_BACKUPS`] in the piece, or a window grown
+/// past 4 [`CHUNK`]s (the scan is quadratic), the piece is merged whole by [`merge_layers`].
 #[inline(never)]
 pub fn merge_chunked(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     if !repeats(parts) || !merge_windows(pairs, parts, s) {
@@ -211,10 +207,9 @@ pub fn merge_windows(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) -
     c.last_in.clear();
     c.last_seam_in.clear();
     let mut q = 0;
-    let mut budget = MAX_BACKUPS + n / BACKUP_SHARE;
+    let mut budget = MAX_BACKUPS;
     while q < n {
         let mut start = q;
-        let mut backups = 0;
         // Windows taken back start earlier but end no earlier.
         let end = if n - q < CHUNK + CHUNK / 2 { n } else { q + CHUNK };
         loop {
@@ -259,8 +254,7 @@ pub fn merge_windows(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) -
                 }
                 break;
             }
-            backups += 1;
-            if backups > MAX_BACKUPS || budget == 0 || end - start > 4 * CHUNK {
+            if budget == 0 || end - start > 4 * CHUNK {
                 parts.clear();
                 parts.extend_from_slice(&c.input);
                 s.chunks = c;
