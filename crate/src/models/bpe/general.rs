@@ -22,6 +22,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::merge;
 use super::table::{merge_id, merge_rank, PairTable, ID_BITS, NO_MERGE};
 use crate::models::{ReverseVocab, Token};
 use crate::{Error, Result};
@@ -266,8 +267,23 @@ impl Bpe {
         if let Some(last) = syms.last_mut() {
             last.next = NONE;
         }
-        merge(&self.pairs, syms, &mut work.heap);
         work.done.clear();
+        if syms.len() >= merge::HEAP_THRESHOLD {
+            work.ids.clear();
+            work.ids.extend(syms.iter().map(|s| s.id));
+            if merge::repeats(&work.ids)
+                && merge::merge_windows(&self.pairs, &mut work.ids, &mut work.windows)
+            {
+                let mut at = 0;
+                for (&id, &count) in work.ids.iter().zip(merge::chunk_counts(&work.windows)) {
+                    let len = syms[at..at + count as usize].iter().map(|s| s.len).sum();
+                    work.done.push((id, len));
+                    at += count as usize;
+                }
+                return Ok(());
+            }
+        }
+        merge(&self.pairs, syms, &mut work.heap);
         work.done.extend(syms.iter().filter(|s| s.len != 0).map(|s| (s.id, s.len)));
         Ok(())
     }
@@ -359,6 +375,9 @@ fn merge(pairs: &PairTable, syms: &mut [Sym], heap: &mut Vec<Reverse<(u64, u32)>
 struct Work {
     syms: Vec<Sym>,
     heap: Vec<Reverse<(u64, u32)>>,
+    /// Long pieces: the symbols' ids, merged a window at a time ([`merge::merge_windows`]).
+    ids: Vec<u32>,
+    windows: merge::Scratch,
     /// The result: (id, bytes) per token.
     done: Vec<(u32, u32)>,
 }

@@ -20,9 +20,9 @@
 //! time is looked up in the vocabulary (one probe, or the small table of frequent low-rank
 //! tokens, [`table::HOT_IDS`]) and, when it is not a token, merged (a few dozen pair
 //! lookups). The pair table keeps one pair per token, which is exact (see
-//! [`Model::from_ranks`]). Long pieces merge by rank layers ([`merge::merge_layers`]): all
-//! pairs of the lowest rank in one pass, so 100,000 identical bytes take a handful of linear
-//! passes.
+//! [`Model::from_ranks`]). Long pieces merge a window at a time ([`merge::merge_chunked`]),
+//! in time linear in their length; a run of equal windows (100,000 identical bytes) is merged
+//! once. Pieces longer than the cache's bound (1 KB) are not remembered.
 //!
 //! NFC: `tokenizers` 0.23 normalizes with Unicode 9.0 tables, ours ([`crate::unicode::forms`])
 //! are Unicode 15.0; [`nfc`] gets 9.0's results from them (they differ only around chars
