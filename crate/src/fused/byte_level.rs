@@ -105,18 +105,19 @@ impl Tokenizer {
     /// ([`engine`], made on first use), and any added token matched in normalized text is
     /// matched in text the normalizer leaves alone (none, or an empty Sequence).
     ///
-    /// Never in the general wasm module (size; the staged chain gives the same tokens).
+    /// Never in a wasm module (size; the staged chain gives the same tokens), nor without the
+    /// `general` components: a constant None there, so the engine is not linked.
     #[inline]
     pub(crate) fn byte_level(&self) -> Option<&BpeTokenizer> {
+        if cfg!(any(target_arch = "wasm32", not(feature = "general"))) {
+            return None;
+        }
         let identity = match &self.normalizer {
             None => true,
             Some(crate::normalizers::Normalizer::Sequence(v)) => v.is_empty(),
             Some(_) => false,
         };
-        if cfg!(all(target_arch = "wasm32", feature = "general"))
-            || !self.fast.fused
-            || (self.normalized_matcher.is_some() && !identity)
-        {
+        if !self.fast.fused || (self.normalized_matcher.is_some() && !identity) {
             return None;
         }
         self.byte_level.get_or_init(|| engine(self)).as_deref()
