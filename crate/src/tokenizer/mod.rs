@@ -114,8 +114,9 @@ impl Tokenizer {
         // Said as unsupported, so a build without the general pipeline (the page's BERT
         // module) hands the file on to one with it.
         // A substring test, not is_tekken's parse: that parse costs the BERT module 27 KB gzip.
+        // A tekken.json may hold "model" as a token's text, never as a key.
         #[cfg(not(feature = "general"))]
-        if !json.contains("\"model\"") && json.contains("\"config\"") && json.contains("\"vocab\"") {
+        if !json.contains("\"model\":") && json.contains("\"config\"") && json.contains("\"vocab\"") {
             return Err(crate::Error::Unsupported("Mistral tekken.json files".into()));
         }
         crate::loaders::tokenizer_json::parse_tokenizer_json(json)
