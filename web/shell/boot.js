@@ -40,6 +40,29 @@ document.getElementById("theme")?.addEventListener("click", () => {
   }
 });
 
+// The whitespace switch, for every tab's text views: spaces, tabs and newlines drawn as
+// glyphs by shell/style.css (data-ws on the root), or left plain.
+const wsBox = document.getElementById("ws-glyphs");
+function applyWhitespace(glyphs) {
+  document.documentElement.dataset.ws = glyphs ? "glyphs" : "plain";
+  if (wsBox) wsBox.checked = glyphs;
+}
+let savedWhitespace = "glyphs";
+try {
+  savedWhitespace = localStorage.getItem("tokenprism-ws") ?? "glyphs";
+} catch {
+  // storage can be blocked; the default is fine
+}
+applyWhitespace(savedWhitespace !== "plain");
+wsBox?.addEventListener("change", () => {
+  applyWhitespace(wsBox.checked);
+  try {
+    localStorage.setItem("tokenprism-ws", wsBox.checked ? "glyphs" : "plain");
+  } catch {
+    // not remembered, still applied
+  }
+});
+
 // Shows an error on the page; console-only errors go unnoticed by users.
 function showError(message) {
   errorBox.hidden = false;
@@ -199,7 +222,13 @@ const KEEP = {
   configure: { keep: "configure" },
 };
 
+// A load into a slot (the Compare tab's models, tabs/compare/app.py) is kept per slot, beside
+// the tokenize tab's own tokenizer.
 function request(type, args = {}, onProgress = undefined) {
+  if (args.slot != null && type === "load") {
+    return core.request(type, args, { keep: `load:${args.slot}`, onProgress });
+  }
+  if (type === "unload") core.kept.delete(`load:${args.slot}`);
   return core.request(type, args, { ...(KEEP[type] ?? {}), onProgress });
 }
 // For tests and the console: the wasm memory size of the BERT core, its crash count.
@@ -441,9 +470,12 @@ async function loadFile(input, specJson) {
 
 // One of the page's models (shell/models.py): the worker downloads its file, with the progress
 // beside the picker; the service worker keeps it for offline use.
-async function loadModel(specJson, label) {
+// `statusId`: where the progress shows (default: beside the tokenize tab's picker).
+const loading = new Map(); // status element id -> loads under way
+async function loadModel(specJson, label, statusId = "model-progress") {
   const spec = JSON.parse(specJson);
-  const status = document.getElementById("model-progress");
+  const status = document.getElementById(statusId);
+  loading.set(statusId, (loading.get(statusId) ?? 0) + 1);
   status.hidden = false;
   status.textContent = `Downloading ${label}…`;
   const onProgress = (got, total) => {
@@ -454,8 +486,12 @@ async function loadModel(specJson, label) {
   try {
     return JSON.stringify(await request("load", { ...spec, url: here(spec.url) }, onProgress));
   } finally {
-    status.hidden = true;
-    status.textContent = "";
+    // Several loads may share a status line (the Compare tab's): the last one clears it.
+    loading.set(statusId, loading.get(statusId) - 1);
+    if (loading.get(statusId) === 0) {
+      status.hidden = true;
+      status.textContent = "";
+    }
   }
 }
 

@@ -259,6 +259,11 @@ def visible(text: str) -> str:
     return "".join(f"⟨{lab}⟩" if (lab := invisible_label(c)) and c != " " else c for c in text)
 
 
+# The whitespace the page's whitespace switch draws as glyphs (space ·, tab →, newline ↵;
+# shell/style.css), by these classes.
+WHITESPACE_CLASSES = {" ": " sp", "\t": " tab", "\n": " nl"}
+
+
 def text_nodes(text: str, start: int, kind: str, old: str = "") -> list[Node]:
     """One span's nodes: plain runs, and a badge per invisible char (the char itself stays
     inside, so the element's textContent is exactly the stage text; the label is drawn by
@@ -288,7 +293,7 @@ def text_nodes(text: str, start: int, kind: str, old: str = "") -> list[Node]:
             continue
         label = invisible_label(c)
         flush(k)
-        cls = "inv" + (" " + base if base else "") + (" sp" if c == " " else "")
+        cls = "inv" + (" " + base if base else "") + WHITESPACE_CLASSES.get(c, "")
         nodes.append(
             el(
                 "span",

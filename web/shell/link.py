@@ -1,7 +1,7 @@
 """The page's state as a share link: the address's fragment, compressed JSON in base64url.
 
 It holds the tokenize tab's text, model (shell/models.py), switches, step and view; which tab is open; and,
-once the BPE tab was used, that tab's state. Pure Python with no browser imports: pytest checks
+once the BPE tab or the Compare tab was used, that tab's state. Pure Python with no browser imports: pytest checks
 links under CPython, and the gallery's examples are links too (tabs/tokenize/gallery.py).
 """
 
@@ -15,12 +15,13 @@ import zlib
 
 from shell import models
 from tabs.bpe import view as bpe_view
+from tabs.compare import view as compare_view
 from tabs.tokenize.view import FAST_KEYS, OPTION_KEYS, STAGES
 
 # The BERT pipeline's steps; another model's are its own stages' names ("replace#2").
 STEP_NAMES = tuple(STAGES)
 _STEP = re.compile(r"[a-z0-9_]{1,40}(#[0-9]{1,3})?")
-TABS = ("wordpiece", "bpe")
+TABS = ("wordpiece", "bpe", "compare")
 DEFAULT_TEXT = "Héllo, Wörld! 東京"
 # Longest fragment accepted, and longest text a link may carry (decompressed bytes).
 MAX_LINK_CHARS = 16_000
@@ -67,6 +68,11 @@ def encode_state(state: dict) -> str | None:
         if bpe is None:
             return None
         compact["b"] = bpe
+    if state.get("compare") is not None:
+        compare = compare_to_link(state["compare"])
+        if compare is None:
+            return None
+        compact["c"] = compare
     raw = json.dumps(compact, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     packed = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
     if len(packed) > MAX_LINK_CHARS:
@@ -153,6 +159,11 @@ def decode_state(fragment: str) -> tuple[dict, str | None]:
         if bpe is None:
             return malformed
         state["bpe"] = bpe
+    if "c" in compact:
+        compare = compare_from_link(compact["c"])
+        if compare is None:
+            return malformed
+        state["compare"] = compare
     return state, None
 
 
@@ -220,3 +231,30 @@ def bpe_from_link(compact) -> dict | None:
         "view": mode,
         "messages": [list(m) for m in messages],
     }
+
+
+# ------------------------------------------------------------------- the Compare tab's part
+
+
+def compare_to_link(compare: dict) -> dict | None:
+    """The compact form a link carries for the Compare tab (its models and text), or None when
+    the text is too long to share."""
+    if not _clean(compare.get("text")):
+        return None
+    return {"m": list(compare["models"]), "t": compare["text"]}
+
+
+def compare_from_link(compact) -> dict | None:
+    """The Compare state a link's compact form holds, or None when it is not valid.
+
+    >>> compare_from_link(compare_to_link(compare_view.default_compare()))["models"]
+    ['bert-base-uncased', 'gpt2']
+    >>> compare_from_link({"m": ["gpt2"], "t": "x"}) is None
+    True
+    """
+    if not isinstance(compact, dict):
+        return None
+    ids, text = compact.get("m"), compact.get("t")
+    if not _clean(text) or not compare_view.valid_models(ids):
+        return None
+    return {"models": list(ids), "text": text}

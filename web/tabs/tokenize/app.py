@@ -19,6 +19,7 @@ from shell import chars, link, models
 from shell.browser import found, guarded_task, on, render
 from shell.dom import el
 from tabs.bpe import app as bpe_app
+from tabs.compare import app as compare_app
 from tabs.tokenize import gallery, view
 
 app = document.getElementById("app")
@@ -52,8 +53,9 @@ def page_base():
 
 
 def full_state():
-    """The WordPiece state plus the BPE tab's part (tabs/bpe/app.py), as links carry them."""
-    return {**state, **bpe_app.link_state()}
+    """The WordPiece state plus the BPE and Compare tabs' parts (tabs/bpe/app.py,
+    tabs/compare/app.py), as links carry them."""
+    return {**state, **bpe_app.link_state(), **compare_app.link_state()}
 
 
 def write_hash():
@@ -511,6 +513,7 @@ async def restore(fragment, starting=False):
         new_state["text"] = None if too_long else tpcore.input_text()
     state = new_state
     asyncio.ensure_future(guarded_task(bpe_app.restore(new_state)))
+    asyncio.ensure_future(guarded_task(compare_app.restore(new_state)))
     cap = view.RENDER_CAP
     # At the start the box already holds the default example: writing it again would move a
     # caret the visitor may have just placed.

@@ -347,8 +347,12 @@ def render_step(trace: dict, current: int, original: str) -> Node:
 # ------------------------------------------------------------------------------------ tokens
 
 
-def render_tokens_over_text(trace: dict, mode: str = "text") -> Node:
-    """Tokens as coloured spans over the original text (via offsets), or their ids."""
+def render_tokens_over_text(
+    trace: dict, mode: str = "text", marked=(), testid: str = "token-view"
+) -> Node:
+    """Tokens as coloured spans over the original text (via offsets), or their ids; the
+    tokens whose indices are in `marked` get the class "differ" (the Compare tab's)."""
+    marked = frozenset(marked)
     original = trace["stages"][0]["text"]
     special = trace.get("special_tokens_mask") or [0] * len(trace["ids"])
     rows = list(zip(trace["tokens"], trace["ids"], trace["offsets"], special))
@@ -359,7 +363,8 @@ def render_tokens_over_text(trace: dict, mode: str = "text") -> Node:
                 {
                     "class": f"chip tok c{k % 6}"
                     + (" unk" if t == "[UNK]" else "")
-                    + (" special" if sp else ""),
+                    + (" special" if sp else "")
+                    + (" differ" if k in marked else ""),
                     "data-t": str(k),
                     "data-testid": "token-id",
                     "title": t,
@@ -368,7 +373,7 @@ def render_tokens_over_text(trace: dict, mode: str = "text") -> Node:
             )
             for k, (t, i, _, sp) in enumerate(rows)
         ]
-        return el("ol", {"class": "chips", "data-testid": "token-view"}, *chips)
+        return el("ol", {"class": "chips", "data-testid": testid}, *chips)
     children: list[Node] = []
     pos = 0
     colour = 0
@@ -379,7 +384,11 @@ def render_tokens_over_text(trace: dict, mode: str = "text") -> Node:
             continue
         if start > pos:
             children.extend(text_nodes(original[pos:start], pos, "equal"))
-        cls = f"tok c{colour % 6}" + (" unk" if token == "[UNK]" else "")
+        cls = (
+            f"tok c{colour % 6}"
+            + (" unk" if token == "[UNK]" else "")
+            + (" differ" if k in marked else "")
+        )
         colour += 1
         children.append(
             el(
@@ -396,7 +405,7 @@ def render_tokens_over_text(trace: dict, mode: str = "text") -> Node:
         pos = end
     if pos < len(original):
         children.extend(text_nodes(original[pos:], pos, "equal"))
-    return el("div", {"class": "token-text", "data-testid": "token-view"}, *children)
+    return el("div", {"class": "token-text", "data-testid": testid}, *children)
 
 
 def token_summary(trace: dict, k: int) -> str:

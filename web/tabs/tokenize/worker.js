@@ -21,6 +21,9 @@ let initial = null; // the package init named: BERT, with or without simd128
 const modules = new Map(); // package -> {core: the wasm-bindgen glue, wasm: its exports}
 let current = null; // the package the tokenizer belongs to
 let tokenizer = null;
+// Tokenizers beside the tokenize tab's own, by slot (the Compare tab's models, one per model):
+// slot -> {pkg, tokenizer}.
+const slots = new Map();
 
 // The first n code points of s (JS strings index UTF-16 units).
 function cpPrefix(s, n) {
@@ -103,8 +106,8 @@ function trim(trace, text, cap) {
   return trace;
 }
 
-function info() {
-  return { ...JSON.parse(tokenizer.info()), module: current };
+function info(tok = tokenizer, pkg = current) {
+  return { ...JSON.parse(tok.info()), module: pkg };
 }
 
 // Starts wasm package `pkg` once per worker.
@@ -179,9 +182,15 @@ const handlers = {
   // the request arrives, beside the module's own start, and reports its progress). `kind`,
   // `module` and `name` say how to read it (shell/models.py). Replayed after a crash, it picks
   // the same module again.
+  // With a `slot`, the tokenizer goes to that slot and the tab's own stays.
   load: Object.assign(async (spec, progress, early) => {
     const data = spec.text ?? contents(spec, early ?? spec.bytes);
     const [pkg, next] = await openAnywhere(spec, data);
+    if (spec.slot != null) {
+      slots.get(spec.slot)?.tokenizer.free();
+      slots.set(spec.slot, { pkg, tokenizer: next });
+      return info(next, pkg);
+    }
     tokenizer?.free();
     tokenizer = next;
     current = pkg;
@@ -192,9 +201,16 @@ const handlers = {
     if (fast) tokenizer.setFastPaths(...fast);
     return info();
   },
-  trace({ text, cap }) {
+  unload({ slot }) {
+    slots.get(slot)?.tokenizer.free();
+    return slots.delete(slot);
+  },
+  // `slot`: trace with that slot's tokenizer (loaded first), else the tab's own.
+  trace({ text, cap, slot }) {
     const t0 = performance.now();
-    const full = JSON.parse(tokenizer.trace(text));
+    const tok = slot == null ? tokenizer : slots.get(slot)?.tokenizer;
+    if (!tok) throw new Error(`no tokenizer in slot ${slot}`);
+    const full = JSON.parse(tok.trace(text));
     const ids = Uint32Array.from(full.ids);
     const trace = trim(full, text, cap);
     trace.total.worker_ms = performance.now() - t0;
