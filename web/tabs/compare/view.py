@@ -118,7 +118,7 @@ def render_counts(c: dict) -> Node:
         *(
             el(
                 "div",
-                {"class": "count", "data-testid": f"cmp-{key.replace('/', '-per-')}"},
+                {"class": "count", "data-testid": f"cmp-count-{key.replace('/', '-per-')}"},
                 el("dt", {}, key),
                 el("dd", {}, value),
             )
