@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from paths import data_dir, reference, require
+from shell import link
 from web_env import Watch
 
 READY_TIMEOUT_MS = 180_000
@@ -236,3 +237,25 @@ def test_rows_stack_at_phone_width(page):
         assert layout["tokens"] >= layout["head"] and layout["right"] <= 390, layout
     finally:
         page.set_viewport_size({"width": 1280, "height": 720})
+
+
+def test_links_carry_the_compare_part_and_old_links_open_without_it():
+    state = {
+        **link.default_state(),
+        "tab": "compare",
+        "compare": {"models": MODELS, "text": TEXT},
+    }
+    assert link.decode_state(link.encode_state(state)) == (state, None)
+    # A link from before the tab: no compare part, the tab it named.
+    old = link.encode_state(link.default_state())
+    assert link.decode_state(old) == (link.default_state(), None)
+    for models in (
+        [],
+        ["gpt2"],
+        ["gpt2", "gpt2"],
+        ["gpt2", "nope"],
+        MODELS + ["qwen3", "o200k_base"],
+    ):
+        bad = {**state, "compare": {"models": models, "text": TEXT}}
+        decoded, message = link.decode_state(link.encode_state(bad))
+        assert decoded == link.default_state() and "malformed" in message, models
