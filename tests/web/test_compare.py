@@ -221,6 +221,24 @@ def test_whitespace_switch_draws_glyphs_and_keeps_the_text(page):
     assert set(page.evaluate(GLYPHS)["tab"]) == {'"→"'}
 
 
+# crate/src/bindings/wasm/mod.rs PANIC_TEST_INPUT: the one input on which the core panics.
+PANIC_TEST_INPUT = "\0tokenprism: panic test\0"
+
+
+def test_a_core_crash_keeps_the_models(page, refs):
+    crashes = page.evaluate("window.tokenprismCore.crashes()")
+    type_text(page, PANIC_TEST_INPUT)
+    page.wait_for_selector('[data-testid=compare-panel][data-state="failed"]', state="attached")
+    notice = page.get_by_test_id("compare-notice")
+    assert notice.is_visible() and "restarted" in notice.text_content()
+    assert page.evaluate("window.tokenprismCore.crashes()") == crashes + 1
+    # The restarted worker has every model back: the next text is traced by all three.
+    type_text(page, TEXT)
+    wait_rows(page, MODELS, TEXT)
+    assert notice.is_hidden()
+    check_rows(page, refs, TEXT)
+
+
 def test_rows_stack_at_phone_width(page):
     page.set_viewport_size({"width": 390, "height": 844})
     try:

@@ -219,7 +219,17 @@ async def refresh():
         args = to_js(
             {"text": text, "cap": tokenize_view.RENDER_CAP, "slot": m}, dict_converter=js_object
         )
-        reply = await tpcore.request("trace", args)
+        try:
+            reply = await tpcore.request("trace", args)
+        except Exception as e:  # the core failed on this text; it restarts with every slot
+            if mine == seq:
+                show_notice(
+                    f"The tokenizer core failed on this text with {models.BY_ID[m].label} ({e}). "
+                    "It has been restarted with the same models: edit the text to go on."
+                )
+                busy.textContent = ""
+                panel.dataset.state = "failed"
+            return
         if mine != seq:
             return
         fresh[m] = json.loads(str(reply.trace))
