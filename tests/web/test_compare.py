@@ -53,11 +53,16 @@ def open_page(browser, url, viewport=None):
 
 
 @pytest.fixture(scope="module")
-def page(browser, base_url):
+def opened(browser, base_url):
     page, watch = open_page(browser, base_url)
-    yield page
+    yield page, watch
     page.context.close()
     assert watch.problems == []
+
+
+@pytest.fixture(scope="module")
+def page(opened):
+    return opened[0]
 
 
 def wait_rows(page, ids, text):
@@ -171,6 +176,21 @@ def test_three_models_match_their_references(page, refs):
     type_text(page, TEXT)
     wait_rows(page, MODELS, TEXT)
     check_rows(page, refs, TEXT)
+
+
+def test_each_model_file_loads_once_when_picked(opened):
+    page, watch = opened
+    # gpt2 left the set (for unigram-t5, above) and came back; here once more: removed, then
+    # added again (the first model not in the set). Still loaded, never fetched again.
+    page.get_by_test_id("compare-remove-2").click()
+    wait_rows(page, MODELS[:2], TEXT)
+    page.get_by_test_id("compare-add").click()
+    wait_rows(page, MODELS, TEXT)
+    fetched = [u.split("/data/", 1)[1] for u in watch.requests if "/data/" in u]
+    files = [f for f in fetched if f.startswith(("bpe/", "models/"))]
+    assert sorted(files) == ["bpe/gpt2/tokenizer.json", "models/unigram/t5/tokenizer.json"]
+    general = [u for u in watch.requests if u.endswith("pkg-general/tokenprism_bg.wasm")]
+    assert len(general) == 1, general
 
 
 def test_a_share_link_reopens_the_models_and_text(browser, page, refs):

@@ -2,9 +2,10 @@
 to four of the picker's models, a row each (view.py).
 
 Each model loads into its own slot of the tokenize tab's worker (tpcore.load_model with a
-`slot`: the model's id), once, when it is first picked; a model dropped from the set is
-unloaded. Every change traces the text with each model and redraws the rows. The text box is
-only ever read while models load, so what is typed meanwhile stays and is what gets traced.
+`slot`: the model's id), once, when it is first picked; the two models dropped from the set
+last stay loaded, older ones are unloaded. Every change traces the text with each model and
+redraws the rows. Only a link opening writes the text box, so what is typed while models load
+stays and is what gets traced.
 """
 
 import asyncio
@@ -23,6 +24,8 @@ from tabs.tokenize import view as tokenize_view
 state = view.default_compare()
 used = False  # the tab was opened at least once (its state then goes into links)
 loads = {}  # model id -> the task loading it into its worker slot
+dropped = []  # loaded models no longer in the set, the most recently dropped last
+KEEP_DROPPED = 2
 traces = {}  # model id -> its trace of `traced_text`
 traced_text = None
 seq = 0  # the latest refresh; older ones stop at their next await
@@ -87,7 +90,16 @@ def ensure_loaded(model_id):
 
 
 def unload_unused():
-    for model_id in [m for m in loads if m not in state["models"]]:
+    """Unloads the models taken out of the set, but the last KEEP_DROPPED of them: picking one
+    back (trying one model against another, say) then needs no second load."""
+    for model_id in list(loads):
+        if model_id in state["models"]:
+            if model_id in dropped:
+                dropped.remove(model_id)
+        elif model_id not in dropped:
+            dropped.append(model_id)
+    while len(dropped) > KEEP_DROPPED:
+        model_id = dropped.pop(0)
         del loads[model_id]
         traces.pop(model_id, None)
         asyncio.ensure_future(
