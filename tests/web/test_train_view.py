@@ -208,3 +208,14 @@ def test_indentation_table_equals_the_references(trained):
             assert " " * r["width"] in joined  # the run's spaces are all in its tokens
     tree = tv.render_indent(rows)
     assert [n.text() for n in tree.find_all("ex3-verdict")] == [r["verdict"] for r in rows]
+
+
+def test_whitespace_in_symbols_follows_the_page_switch():
+    # Chips keep a symbol's own chars; spaces, tabs and newlines carry the classes the page's
+    # whitespace switch draws as glyphs (shell/style.css), never glyphs in the text.
+    node = tv.render_merges([("\n", " ", 3, "\n "), ("a", "\t", 2, "a\t")])
+    rows = node.find_all("train-merges-row")
+    assert [r.find("new").text() for r in rows] == ["\n ", "a\t"]
+    classes = [n.attrs.get("class", "") for r in rows for n in r.walk()]
+    assert {"inv sp", "inv nl", "inv tab"} <= set(classes)
+    assert tv.render_merges([("Ġ", "t", 1, "Ġt")], byte_level=True).find("new").text() == "Ġt"

@@ -14,6 +14,7 @@ shell/dom.py's Node, so user text only ever becomes text nodes.
 
 from __future__ import annotations
 
+from shell.chars import text_nodes
 from shell.dom import Node, el
 
 # The worked example of the textbook chapter on tokenization (section 1.3): its corpus and
@@ -115,10 +116,17 @@ def merge_steps(word: str, merges, byte_level: bool = False) -> list[dict]:
 
 
 def show(symbol: str, byte_level: bool = False) -> str:
-    """A symbol as drawn: spaces as ·, newlines as ↵ (and byte-level spelling kept)."""
+    """A symbol as written in a line of text: spaces as ·, newlines as ↵ (and byte-level
+    spelling kept)."""
     if byte_level:
         return symbol
     return symbol.replace(" ", "·").replace("\n", "↵").replace("\t", "→")
+
+
+def symbol_nodes(symbol: str, byte_level: bool = False) -> list:
+    """A symbol as drawn in a chip: its own chars, whitespace marked for the page's
+    whitespace switch (shell/chars.py), byte-level spelling kept."""
+    return [symbol] if byte_level else text_nodes(symbol, 0, "equal")
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -145,11 +153,11 @@ def _table(testid: str, header: list[str], rows: list[list], cls: str = "") -> N
     )
 
 
-def _sym(text: str, testid: str | None = None) -> Node:
+def _sym(nodes: list, testid: str | None = None) -> Node:
     attrs = {"class": "sym", "role": "cell"}
     if testid:
         attrs["data-testid"] = testid
-    return el("span", attrs, el("code", {}, text))
+    return el("span", attrs, el("code", {}, *nodes))
 
 
 def render_merges(
@@ -171,12 +179,12 @@ def render_merges(
             el(
                 "span",
                 {"role": "cell", "class": "pair", "data-testid": "pair"},
-                el("code", {}, show(a, byte_level)),
+                el("code", {}, *symbol_nodes(a, byte_level)),
                 " + ",
-                el("code", {}, show(b, byte_level)),
+                el("code", {}, *symbol_nodes(b, byte_level)),
             ),
             str(count),
-            _sym(show(new, byte_level), "new"),
+            _sym(symbol_nodes(new, byte_level), "new"),
         ]
         if notes is not None:
             note = notes[k]
@@ -220,7 +228,10 @@ def render_steps(word: str, steps: list[dict], final: list[str], byte_level: boo
                 el(
                     "span",
                     {"class": "parts"},
-                    *(el("code", {"class": "part"}, show(p, byte_level)) for p in s["parts"]),
+                    *(
+                        el("code", {"class": "part"}, *symbol_nodes(p, byte_level))
+                        for p in s["parts"]
+                    ),
                 ),
             )
         )
@@ -234,7 +245,11 @@ def render_steps(word: str, steps: list[dict], final: list[str], byte_level: boo
             {"data-testid": "train-word-result"},
             "Tokens: ",
             *(
-                el("code", {"class": "part", "data-testid": "train-token"}, show(p, byte_level))
+                el(
+                    "code",
+                    {"class": "part", "data-testid": "train-token"},
+                    *symbol_nodes(p, byte_level),
+                )
                 for p in final
             ),
         ),
@@ -607,7 +622,7 @@ def render_indent(rows: list[dict]) -> Node:
                 el(
                     "span",
                     {"role": "cell", "data-testid": "ex3-tokens"},
-                    *(el("code", {"class": "part"}, show(t)) for t in r["tokens"]),
+                    *(el("code", {"class": "part"}, *symbol_nodes(t)) for t in r["tokens"]),
                 ),
                 el("span", {"role": "cell", "data-testid": "ex3-verdict"}, r["verdict"]),
             ]
