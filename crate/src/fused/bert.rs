@@ -256,7 +256,7 @@ mod tests {
     use crate::tokenizer::Tokenizer;
     use std::collections::HashMap;
 
-    use crate::fused::tests::Rng;
+    use crate::testing::Rng;
 
     /// Words of 1 to 20 chars, ASCII and not, around the 8- and 16-byte key sizes, each
     /// either a vocabulary entry, made of entries, or holding a char no entry has ('q', 'ж',

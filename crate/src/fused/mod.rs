@@ -134,7 +134,7 @@ mod tests {
     use crate::normalizers::charmap::PageCache;
     use crate::pre_tokenizers;
 
-    pub(super) use crate::testing::Rng;
+    use crate::testing::Rng;
 
     /// Strings that exercise every branch: ASCII of all classes (so every block boundary
     /// sees words, punctuation, controls), accents, CJK, deleted chars, odd whitespace,

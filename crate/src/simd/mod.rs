@@ -483,17 +483,7 @@ impl Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A small deterministic generator, so failures reproduce.
-    pub(crate) struct Rng(u64);
-    impl Rng {
-        pub(crate) fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
+    use crate::testing::Rng;
 
     fn interesting_byte(r: &mut Rng) -> u8 {
         const PICKS: &[u8] = b"\0\t\n\r\x0b\x0c\x1f\x7f\x80\xff @AZ[`az{~\xc3\xa9";

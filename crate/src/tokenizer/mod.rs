@@ -329,32 +329,11 @@ impl Tokenizer {
                 }
                 match self.model.wordpiece() {
                     // WordPiece's own sink gives char ranges, without the byte-range detour.
-                    Some(wp) => {
-                        let n = worig.len();
-                        self.model_word(
-                            wp,
-                            word,
-                            n,
-                            |k| worig[k],
-                            origin,
-                            st.scratch,
-                            st.subs,
-                            st.enc,
-                            *st.word_idx,
-                        )
-                    }
+                    Some(wp) => self.model_word(wp, word, worig, origin, st),
                     None => {
                         st.tokens.clear();
                         self.model.tokenize(word, st.tokens)?;
-                        self.push_model_tokens(
-                            st.input,
-                            word,
-                            worig,
-                            origin,
-                            st.tokens,
-                            st.enc,
-                            *st.word_idx,
-                        );
+                        self.push_model_tokens(word, worig, origin, st);
                     }
                 }
                 *st.word_idx += 1;
@@ -364,53 +343,33 @@ impl Tokenizer {
         Ok(())
     }
 
-    /// Runs WordPiece on one word of `n_chars` chars and appends its tokens; `orig(k)` is the
-    /// input char of the word's `k`-th char, `origin` the segment's first.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs WordPiece on one pre-token `word` and appends its tokens; `orig[k]` is the input
+    /// char of the word's `k`-th char, `origin` the segment's first.
     #[inline]
-    fn model_word(
-        &self,
-        wp: &WordPiece,
-        word: &str,
-        n_chars: usize,
-        orig: impl Fn(usize) -> u32,
-        origin: u32,
-        scratch: &mut crate::models::wordpiece::Scratch,
-        subs: &mut Vec<SubToken>,
-        enc: &mut Encoding,
-        word_idx: u32,
-    ) {
-        let mut sink = StagedSink { wp, word, n_chars, orig, origin, enc, word_idx };
-        wp.lookup(scratch.pad(word), n_chars, Hint::Nothing, None, subs, &mut sink);
+    fn model_word(&self, wp: &WordPiece, word: &str, orig: &[u32], origin: u32, st: &mut Staged) {
+        let n_chars = orig.len();
+        let (enc, word_idx) = (&mut *st.enc, *st.word_idx);
+        let mut sink = StagedSink { wp, word, n_chars, orig: |k| orig[k], origin, enc, word_idx };
+        wp.lookup(st.scratch.pad(word), n_chars, Hint::Nothing, None, st.subs, &mut sink);
     }
 
-    /// Appends the model's tokens of one pre-token `piece`, whose chars came from input
-    /// chars `orig`, with the reference's offsets: a token's byte range in the piece spans
-    /// the input chars of its first and last bytes. A range reaching past the piece (BPE byte
-    /// fallback with a prefix or suffix) is, as in the reference, read as bytes of the whole
-    /// `input` instead.
-    #[allow(clippy::too_many_arguments)]
-    fn push_model_tokens(
-        &self,
-        input: &str,
-        piece: &str,
-        orig: &[u32],
-        origin: u32,
-        tokens: &[Token],
-        enc: &mut Encoding,
-        word_idx: u32,
-    ) {
+    /// Appends the model's tokens of one pre-token `piece` (in `st.tokens`), whose chars came
+    /// from input chars `orig`, with the reference's offsets: a token's byte range in the
+    /// piece spans the input chars of its first and last bytes. A range reaching past the
+    /// piece (BPE byte fallback with a prefix or suffix) is, as in the reference, read as
+    /// bytes of the whole input instead.
+    fn push_model_tokens(&self, piece: &str, orig: &[u32], origin: u32, st: &mut Staged) {
         let named = self.model.ids_name_tokens();
         let mut chars = ByteToChar::new(piece);
-        for t in tokens {
+        for t in st.tokens.iter() {
             let (s, e) = (t.start as usize, t.end as usize);
             let off = if s < e && e <= piece.len() {
                 span(&[orig[chars.char_at(s)], orig[chars.char_at(e - 1)]], origin)
             } else {
-                unaligned_offsets(input, s, e)
+                unaligned_offsets(st.input, s, e)
             };
             let text = (!named).then(|| self.model.token_text(piece, t));
-            enc.push_token(t.id, text.as_ref(), off, word_idx);
+            st.enc.push_token(t.id, text.as_ref(), off, *st.word_idx);
         }
     }
 

@@ -1,6 +1,7 @@
 use std::sync::atomic::AtomicBool;
 
 use super::*;
+use crate::testing::Rng;
 
 fn chapter_corpus() -> String {
     let mut w = vec!["низ"; 5];
@@ -108,30 +109,19 @@ fn train_chapter_example() {
     assert_eq!(tok("низина"), ["низин", "а", "_"]);
 }
 
-/// xorshift, for reproducible random corpora.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 #[test]
 fn train_random_corpora_match_the_chapter() {
     let mut rng = Rng(0x2545F4914F6CDD1D);
     for round in 0..1000 {
-        let alphabet: Vec<char> = "ab_cдe".chars().take(2 + rng.next(5) as usize).collect();
+        let alphabet: Vec<char> = "ab_cдe".chars().take(2 + rng.below(5)).collect();
         let mut corpus = String::new();
-        for _ in 0..rng.next(30) {
-            for _ in 0..1 + rng.next(7) {
-                corpus.push(alphabet[rng.next(alphabet.len() as u64) as usize]);
+        for _ in 0..rng.below(30) {
+            for _ in 0..1 + rng.below(7) {
+                corpus.push(alphabet[rng.below(alphabet.len())]);
             }
-            corpus.push(if rng.next(5) == 0 { '\n' } else { ' ' });
+            corpus.push(if rng.below(5) == 0 { '\n' } else { ' ' });
         }
-        let vocab_size = rng.next(40) as usize;
+        let vocab_size = rng.below(40);
         let t = run(&[&corpus], Mode::Chapter, vocab_size);
         assert_eq!(
             strings(&t),
@@ -201,10 +191,10 @@ fn train_byte_level_random_corpora_match_the_reference() {
     for round in 0..300 {
         let pieces = ["a", "b", "ab", " ", "  ", "\n", "1", "é", "'s", "!"];
         let mut text = String::new();
-        for _ in 0..rng.next(40) {
-            text.push_str(pieces[rng.next(pieces.len() as u64) as usize]);
+        for _ in 0..rng.below(40) {
+            text.push_str(pieces[rng.below(pieces.len())]);
         }
-        let vocab_size = 256 + rng.next(30) as usize;
+        let vocab_size = 256 + rng.below(30);
         let t = run(&[&text], Mode::ByteLevel, vocab_size);
         let words: Vec<&str> = Pattern::Gpt2.split(&text).into_iter().map(|(a, b)| &text[a..b]).collect();
         // bytes as one-char strings of their GPT-2 spelling, so that concatenation is exact
