@@ -62,6 +62,24 @@ def show_tab(page, name):
     assert page.locator(f"#{button}").get_attribute("aria-selected") == "true"
 
 
+def fill_tab(page, name):
+    """What a visitor would open on the tab: every <details>, a pre-token's merges (BPE), a
+    trained example and a word split by it (Train)."""
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    if name == "bpe":
+        page.get_by_test_id("bpe-pre-token").nth(1).click()
+        page.wait_for_selector("#bpe-merges .merges")
+    elif name == "train":
+        page.get_by_test_id("train-chapter").click()
+        page.wait_for_function(
+            "() => ['done', 'exhausted'].includes("
+            "document.querySelector('[data-testid=train-status]').dataset.state)",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.get_by_test_id("train-word").fill("низменность")
+        page.wait_for_selector("[data-testid=train-token]")
+
+
 def axe_findings(page) -> list[str]:
     """axe's violations of impact serious or critical on the page as it is, one line each."""
     if page.evaluate("typeof axe") == "undefined":
@@ -85,6 +103,7 @@ def test_axe_every_tab_light_and_dark(browser, base_url):
         try:
             for name in TABS:
                 show_tab(page, name)
+                fill_tab(page, name)
                 found[f"{name}/{scheme}"] = axe_findings(page)
         finally:
             page.context.close()
@@ -97,15 +116,21 @@ def test_axe_every_tab_light_and_dark(browser, base_url):
     assert problems == []
 
 
-# What takes keyboard focus when it is visible and enabled.
-CONTROLS = """() => [...document.querySelectorAll(
+# A focusable element's name for the comparison: radios and tabs by group, elements with a tabindex
+# by the nearest element with an id (a roving group: one stop, arrow keys within), so that
+# reaching one of a group counts for the group.
+KEY = """e => e.type === 'radio' ? 'radio:' + e.name
+  : e.getAttribute('role') === 'tab' ? 'tabs'
+  : e.hasAttribute('tabindex') && !e.id ? 'group:' + (e.parentElement.closest('[id]')?.id ?? '')
+  : (e.id || e.outerHTML.slice(0, 80))"""
+# What should take keyboard focus: visible, enabled controls.
+CONTROLS = f"""() => [...document.querySelectorAll(
     'a[href], button, input, select, textarea, summary, [tabindex], [role=button], [role=tab]')]
-  .filter(e => !e.disabled && !e.closest('[hidden], details:not([open]) > :not(summary)')
+  .filter(e => !e.disabled && !e.closest('[hidden]')
                && (e.getClientRects().length > 0 || e.classList.contains('visually-hidden'))
                && getComputedStyle(e).visibility !== 'hidden')
-  .map(e => e.type === 'radio' ? 'radio:' + e.name : (e.id || e.outerHTML.slice(0, 80)))"""
-FOCUSED = """() => { const e = document.activeElement;
-  return e.type === 'radio' ? 'radio:' + e.name : (e.id || e.outerHTML.slice(0, 80)); }"""
+  .map({KEY})"""
+FOCUSED = f"() => ({KEY})(document.activeElement)"
 
 
 def test_every_control_is_reachable_with_the_tab_key(browser, base_url):
@@ -113,6 +138,7 @@ def test_every_control_is_reachable_with_the_tab_key(browser, base_url):
     try:
         for name in TABS:
             show_tab(page, name)
+            fill_tab(page, name)
             want = set(page.evaluate(CONTROLS))
             # From the top of the page: Tab until focus comes round again.
             page.evaluate("document.activeElement?.blur()")

@@ -145,7 +145,8 @@ function timeSteps(text, trace) {
   const single = [...trace.stages.slice(1).map((s) => s.micros), trace.pre_tokenize_micros, trace.model_micros];
   trace.timing = { runs: 1, batches: 1, resolution_us: res, spread: null };
   // A long input: too slow to repeat, and its steps are long enough to see anyway.
-  if (single.every((m) => m >= ENOUGH_TICKS * res) || (trace.micros / 1000) * 2 * BATCHES > REPEAT_MS) return;
+  const long = (trace.micros / 1000) * 2 * BATCHES > REPEAT_MS;
+  if (text === "" || long || single.every((m) => m >= ENOUGH_TICKS * res)) return;
   const width = trace.stages.length + 3;
   const start = performance.now();
   tokenizer.stepMicros(text, 4);
