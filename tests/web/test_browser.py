@@ -27,6 +27,20 @@ INPUTS = [
     "İstanbul ΟΔΥΣΣΕΥΣ Ἀθῆναι",
     "def f(x):\n\treturn x ** 2  # square 👩🏽‍💻",
 ]
+# Long unbroken words and a URL: token views must wrap them at phone width.
+PHONE_TEXT = (
+    "Donaudampfschifffahrtsgesellschaftskapitänswitwe "
+    "https://example.com/a/very/long/path/without/any/break/at/all?query=string_value "
+    "Supercalifragilisticexpialidocious東京大学大学院情報理工学系研究科"
+)
+# The elements that reach past the window's right edge, leaving out those inside a box that
+# scrolls or clips them.
+WIDE_ELEMENTS = """() => [...document.querySelectorAll('body *')]
+  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+  .filter(e => { for (let a = e.parentElement; a; a = a.parentElement)
+                   if (getComputedStyle(a).overflowX !== 'visible') return false;
+                 return true; })
+  .map(e => `${e.tagName.toLowerCase()}#${e.id}.${e.getAttribute('class') ?? ''}`).slice(0, 6)"""
 # Pyodide takes ~5 s in a fresh headless Chromium; leave room for a loaded CI machine.
 READY_TIMEOUT_MS = 120_000
 LONG_TASK_LIMIT_MS = 200
@@ -272,6 +286,43 @@ def test_inspector_tokens_and_counts(shared, bert_reference):
     page.wait_for_function("() => document.querySelectorAll('[data-testid=token-id]').length > 0")
     ids = [int(x) for x in page.get_by_test_id("token-id").all_text_contents()]
     assert ids == encoding.ids
+    assert watch.problems == []
+
+
+def step_times(page):
+    """The timeline's step times in µs (None for ids), and the clock step the page names."""
+    values = page.locator('[data-testid="timeline"] [data-step]').evaluate_all(
+        "rows => rows.map(r => r.dataset.micros)"
+    )
+    basis = page.get_by_test_id("timing-basis")
+    return [float(v) if v else None for v in values], float(basis.get_attribute("data-resolution"))
+
+
+def test_short_input_step_times_are_medians_per_run(shared):
+    page, watch = shared
+    text = "Naïve café, 東京 2024!"
+    assert len(text) == 20
+    shown = []
+    for _ in range(2):
+        type_text(page, "x")
+        type_text(page, text)
+        micros, resolution = step_times(page)
+        # Every step but the input (no work) and the ids (not timed).
+        timed = micros[1:-1]
+        shown.append(timed)
+        assert 0 < resolution <= 100, resolution
+        basis = page.get_by_test_id("timing-basis").text_content()
+        assert "Times per run" in basis and f"{resolution:.2f} µs" in basis, basis
+        assert all(m is not None and m >= 0 for m in timed), timed
+        # One run would show multiples of the clock step (0, 5, 10 µs).
+        assert any(abs(m / resolution - round(m / resolution)) > 0.02 for m in timed), timed
+        assert len({round(m, 2) for m in timed}) >= 3, timed
+    go_to_step(page, 1)
+    assert " (" in page.get_by_test_id("stage-time").text_content()
+    FIGURES["short_input_step_micros"] = [[round(m, 3) for m in t] for t in shown]
+    # Stable: the same text twice gives about the same total (a loaded machine: within 2x).
+    first, second = sum(shown[0]), sum(shown[1])
+    assert 0.5 < first / second < 2, shown
     assert watch.problems == []
 
 
@@ -733,11 +784,61 @@ def test_screenshots_light_dark_and_phone(browser, base_url):
     phone, watch2 = open_page(
         browser, base_url, color_scheme="dark", viewport={"width": 390, "height": 844}
     )
+    # Every tab, and every step of the stepper, with text that has long unbroken words.
+    widths: dict[str, int] = {}
+
+    wide: dict[str, list[str]] = {}
+
+    def measure(where):
+        widths[where] = phone.evaluate("document.documentElement.scrollWidth")
+        if widths[where] > 390:
+            wide[where] = phone.evaluate(WIDE_ELEMENTS)
+
     try:
         wait_for_text(phone, EXAMPLE)
-        width = phone.evaluate("document.documentElement.scrollWidth")
-        assert width <= 390, f"horizontal scroll at phone width: {width}px"
         phone.screenshot(path=str(ARTIFACTS / "page-phone-dark.png"), full_page=True)
+        type_text(phone, PHONE_TEXT)
+        for k in range(len(phone.locator('[data-testid="timeline"] [data-step]').all())):
+            go_to_step(phone, k)
+            measure(f"tokenize step {k}")
+        phone.get_by_test_id("mode-ids").check()
+        measure("tokenize ids")
+        phone.get_by_test_id("tab-bpe").click()
+        phone.get_by_test_id("bpe-input").fill(PHONE_TEXT)
+        phone.wait_for_function(
+            "() => document.querySelector('[data-testid=bpe-panel]').dataset.state === 'ready'"
+            " && document.querySelectorAll('[data-testid=bpe-pre-token]').length > 5",
+            timeout=READY_TIMEOUT_MS,
+        )
+        phone.get_by_test_id("bpe-pre-token").nth(2).click()
+        measure("bpe")
+        phone.get_by_test_id("tab-bench").click()
+        measure("bench")
+        phone.get_by_test_id("tab-train").click()
+        phone.wait_for_selector('[data-testid="train-panel"][data-state="ready"]')
+        phone.get_by_test_id("train-chapter").click()
+        phone.wait_for_function(
+            "() => ['done', 'exhausted'].includes("
+            "document.querySelector('[data-testid=train-status]').dataset.state)",
+            timeout=READY_TIMEOUT_MS,
+        )
+        phone.get_by_test_id("train-word").fill("низменность")
+        phone.wait_for_selector("[data-testid=train-token]")
+        measure("train chapter")
+        phone.get_by_test_id("ex1-run").click()
+        phone.wait_for_function(
+            "() => document.querySelector('[data-testid=ex1-status]').dataset.count === '50'",
+            timeout=READY_TIMEOUT_MS,
+        )
+        phone.get_by_test_id("ex3-run").click()
+        phone.wait_for_selector("[data-testid=ex3-table]", timeout=300_000)
+        phone.get_by_test_id("ex2-run").click()
+        phone.wait_for_selector("[data-testid=ex2-table]", timeout=300_000)
+        measure("train exercises")
+        phone.screenshot(path=str(ARTIFACTS / "page-phone-train.png"), full_page=True)
     finally:
         phone.context.close()
+    FIGURES.update({f"phone_width {k}": v for k, v in widths.items()})
+    print(widths)
+    assert all(w <= 390 for w in widths.values()), f"horizontal scroll at 390 px: {widths}, {wide}"
     assert watch.problems == [] and watch2.problems == []

@@ -288,6 +288,32 @@ def test_timeline_has_a_bar_per_step(bert):
     assert svg.tag == "svg"
 
 
+def test_repeated_times_show_their_spread_and_basis(bert):
+    trace = bert.trace(EXAMPLE)
+    n = len(view.steps(trace))
+    # As the page's worker writes it: medians per run, and each step's interquartile range.
+    trace["timing"] = {
+        "runs": 900,
+        "batches": 9,
+        "resolution_us": 5.0,
+        "spread": [[0.5 * k, 0.5 * k + 0.25] for k in range(n - 1)],
+    }
+    trace["stages"][1]["micros"] = 0.625
+    step = view.render_step(trace, 1, EXAMPLE)
+    assert step.find("stage-time").text() == "0.62 µs (0.50 µs–0.75 µs)"
+    basis = step.find("timing-basis")
+    assert "median over 9 batches of 100 runs (900 runs)" in basis.text()
+    assert "5.00 µs" in basis.text() and basis.attrs["data-resolution"] == "5.0"
+    # One run of steps far longer than the clock step: no spread, no word on the clock.
+    trace["timing"] = {"runs": 1, "batches": 1, "resolution_us": 1e-6, "spread": None}
+    step = view.render_step(trace, 1, EXAMPLE)
+    assert "(" not in step.find("stage-time").text()
+    assert step.find("timing-basis").text() == "Times from one run."
+    # A trace without timing (the native module's) shows no basis.
+    del trace["timing"]
+    assert view.render_step(trace, 1, EXAMPLE).find("timing-basis") is None
+
+
 def test_step_index_falls_back_to_the_last_stage(bert):
     trace = bert.trace(EXAMPLE)
     assert view.step_index(trace, "nfd") == 3

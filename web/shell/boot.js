@@ -350,7 +350,7 @@ document.getElementById("big-edit").addEventListener("click", () => {
 // ------------------------------------------------------------------------- the DOM builder
 
 const SVG = "http://www.w3.org/2000/svg";
-const SVG_TAGS = new Set(["svg", "g", "rect", "text", "title", "line"]);
+const SVG_TAGS = new Set(["svg", "g", "rect", "text", "tspan", "title", "line"]);
 const TAGS = new Set([
   "div", "span", "section", "p", "h2", "h3", "ol", "ul", "li", "code", "dl", "dt", "dd", "a",
   "button", "mark", "optgroup", "option", ...SVG_TAGS,

@@ -117,6 +117,27 @@ impl Tokenizer {
     /// Runs the pipeline on one input, recording every stage (no truncation or padding:
     /// the page shows the whole input).
     pub fn trace(&self, text: &str) -> crate::Result<Trace> {
+        let mut trace = self.trace_stages(text)?;
+        trace.fast = self.fast_trace(text);
+        Ok(trace)
+    }
+
+    /// The step times of `runs` traced runs of `text`, run after run: each stage's
+    /// [`StageTrace::micros`], then the pre-tokenizer's, the model's and the whole run's. A
+    /// short input's steps take less than a browser's clock can see (5 µs or coarser), so the
+    /// page sums many runs.
+    pub fn step_micros(&self, text: &str, runs: usize) -> crate::Result<Vec<f64>> {
+        let mut out = Vec::new();
+        for _ in 0..runs {
+            let t = self.trace_stages(text)?;
+            out.extend(t.stages.iter().map(|s| s.micros));
+            out.extend([t.pre_tokenize_micros, t.model_micros, t.micros]);
+        }
+        Ok(out)
+    }
+
+    /// [`Tokenizer::trace`] without the fast paths' statistics.
+    fn trace_stages(&self, text: &str) -> crate::Result<Trace> {
         let start = now_micros();
         let mut stages: Vec<StageTrace> = std::iter::once("raw")
             .chain(self.stage_names())
@@ -171,7 +192,7 @@ impl Tokenizer {
             special_tokens_mask,
             micros: now_micros() - start,
             model: self.model.type_name(),
-            fast: self.fast_trace(text),
+            fast: None,
         })
     }
 
@@ -269,6 +290,23 @@ mod tests {
         let tr = tokenizer("null", "null").trace("a b").unwrap();
         assert!(tr.pre_tokenizer_stages.is_empty());
         assert_eq!(tr.pre_tokens.len(), 1);
+    }
+
+    #[test]
+    fn step_micros_has_a_row_per_run_with_one_value_per_step() {
+        let t = tokenizer(
+            r#"{"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "NFD"}]}"#,
+            "null",
+        );
+        let width = t.trace("Ab c").unwrap().stages.len() + 3;
+        assert_eq!(width, 6);
+        let v = t.step_micros("Ab c", 4).unwrap();
+        assert_eq!(v.len(), 4 * width);
+        assert!(v.iter().all(|m| *m >= 0.0));
+        // The whole run holds its steps.
+        for row in v.chunks(width) {
+            assert!(row[width - 1] >= row[..width - 1].iter().sum::<f64>() - 1.0);
+        }
     }
 
     /// The reference rewrites the text after "^"'s insertion with items computed for the

@@ -291,10 +291,16 @@ def render_pre_tokens(trace: dict, selected: str | None) -> Node:
                     "aria-pressed": "true" if p["key"] == selected else "false",
                 }
             )
-        chips.append(el("li", attrs, *text_nodes(p["text"], 0, "equal")))
+        chips.append(el("span", attrs, *text_nodes(p["text"], 0, "equal")))
+    # A group, not a list: a list's items cannot be buttons.
     return el(
-        "ol",
-        {"class": "chips", "data-testid": "bpe-pre-tokens", "aria-label": "pre-tokens"},
+        "div",
+        {
+            "class": "chips",
+            "data-testid": "bpe-pre-tokens",
+            "role": "group",
+            "aria-label": "pre-tokens",
+        },
         *chips,
     )
 

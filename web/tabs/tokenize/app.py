@@ -112,7 +112,12 @@ def render_timeline():
     k = current_step()
     document.getElementById("prev").disabled = k == 0
     document.getElementById("next").disabled = k == len(view.steps(trace)) - 1
+    box = document.getElementById("timeline")
+    focused = box.contains(document.activeElement)
     render("timeline", view.render_timeline(trace, k))
+    if focused:
+        # The chart's nodes are new: keep the focus on the current step's row.
+        box.querySelector(".current").focus()
 
 
 def render_step_body():

@@ -164,9 +164,51 @@ def steps(trace: dict) -> list[dict]:
         },
         {"name": "ids", "label": "Ids", "about": ids_about, "micros": None},
     ]
-    for s in out[:-1]:
+    spread = (trace.get("timing") or {}).get("spread") or []
+    for k, s in enumerate(out[:-1]):
         s["micros"] = float(s["micros"] or 0.0)
+        s["spread"] = spread[k] if k < len(spread) else None
+    out[-1]["spread"] = None
     return out
+
+
+def timing_basis(trace: dict) -> Node | None:
+    """What the step times are: one run, or the median per run over batches of runs (the
+    worker repeats a short input's runs, timing.runs in all); with the clock's step when it
+    matters."""
+    timing = trace.get("timing")
+    if not timing:
+        return None
+    runs, batches, res = timing["runs"], timing["batches"], timing["resolution_us"]
+    tick = f"the worker's clock ticks every {format_micros(res)}"
+    if runs > 1:
+        text = (
+            f"Times per run: the median over {batches} batches of {runs // batches:,} runs "
+            f"({runs:,} runs), with the interquartile range; {tick}."
+        )
+    elif any(0 < s["micros"] < 100 * res for s in steps(trace)[1:-1]):
+        text = f"Times from one run; {tick}, so times near it are rough."
+    else:
+        text = "Times from one run."
+    return el(
+        "p",
+        {
+            "class": "timing-basis muted",
+            "data-testid": "timing-basis",
+            "data-resolution": f"{res!r}",
+        },
+        text,
+    )
+
+
+def format_time(step: dict) -> str:
+    """A step's time, with its spread when it has one: '1.23 µs (1.20–1.31)'."""
+    if step["micros"] is None:
+        return "—"
+    if step["spread"] is None:
+        return format_micros(step["micros"])
+    lo, hi = step["spread"]
+    return f"{format_micros(step['micros'])} ({format_micros(lo)}–{format_micros(hi)})"
 
 
 def step_index(trace: dict, name: str | None) -> int:
@@ -201,8 +243,12 @@ def render_timeline(trace: dict, current: int) -> Node:
                     "class": cls,
                     "data-step": str(k),
                     "role": "button",
-                    "tabindex": "-1",
-                    "aria-label": f"step {k + 1}: {s['label']}, {time}",
+                    # One tab stop for the chart: the current step; ← → move it.
+                    "tabindex": "0" if k == current else "-1",
+                    "aria-current": "step" if k == current else "false",
+                    # The visible label and time first, as speech input users say them.
+                    "aria-label": f"{s['label']} {time}, step {k + 1} of {len(all_steps)}",
+                    "data-micros": "" if micros is None else repr(micros),
                 },
                 el("title", {}, f"{s['label']}: {time}"),
                 el(
@@ -216,11 +262,6 @@ def render_timeline(trace: dict, current: int) -> Node:
                     },
                 ),
                 el(
-                    "text",
-                    {"class": "tl-label", "x": "4", "y": str(y + 13)},
-                    s["label"],
-                ),
-                el(
                     "rect",
                     {
                         "class": "tl-bar",
@@ -231,7 +272,15 @@ def render_timeline(trace: dict, current: int) -> Node:
                         "rx": "2",
                     },
                 ),
-                el("text", {"class": "tl-time", "x": str(label_w + w + 6), "y": str(y + 13)}, time),
+                # One text with a space between label and time: its text is "Input 0.52 µs",
+                # which the row's accessible name must hold (not "Input0.52 µs").
+                el(
+                    "text",
+                    {"y": str(y + 13)},
+                    el("tspan", {"class": "tl-label", "x": "4"}, s["label"]),
+                    " ",
+                    el("tspan", {"class": "tl-time", "x": str(label_w + w + 6)}, time),
+                ),
             )
         )
     return el(
@@ -321,7 +370,7 @@ def render_step(trace: dict, current: int, original: str) -> Node:
         body = el(
             "code", {"class": "ids-line", "data-testid": "step-ids"}, json.dumps(trace["ids"])
         )
-    time = "—" if s["micros"] is None else format_micros(s["micros"])
+    time = format_time(s)
     changes = None
     if current < len(stages) and current > 0 and not unchanged:
         n = sum(1 for sp in spans if sp.kind != "equal")
@@ -337,9 +386,10 @@ def render_step(trace: dict, current: int, original: str) -> Node:
             el("span", {"class": "badge", "data-testid": "unchanged"}, "unchanged")
             if unchanged
             else changes,
-            el("span", {"class": "stage-time"}, time),
+            el("span", {"class": "stage-time", "data-testid": "stage-time"}, time),
         ),
         el("p", {"class": "stage-about"}, about),
+        timing_basis(trace),
         body,
     )
 

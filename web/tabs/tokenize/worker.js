@@ -106,6 +106,79 @@ function trim(trace, text, cap) {
   return trace;
 }
 
+// The worker's clock step in µs: the smallest gap between two different performance.now()
+// readings (Chromium: 5 µs when cross-origin isolated, 100 µs otherwise).
+let resolution = null;
+function clockResolution() {
+  if (resolution === null) {
+    let best = Infinity;
+    let last = performance.now();
+    for (let seen = 0; seen < 20; ) {
+      const t = performance.now();
+      if (t !== last) {
+        best = Math.min(best, t - last);
+        last = t;
+        seen++;
+      }
+    }
+    resolution = best * 1000;
+  }
+  return resolution;
+}
+
+// A short input's steps take less than a clock step, so one run shows the clock, not the
+// step: then the steps are timed over many runs, in BATCHES batches, within REPEAT_MS.
+const REPEAT_MS = 50;
+const BATCHES = 9;
+// A step this many clock steps long is measured well enough by one run.
+const ENOUGH_TICKS = 100;
+
+function quantile(sorted, q) {
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+}
+
+// Sets the trace's step times to the median per run over batches of repeated runs, and
+// trace.timing to how they were measured: {runs, batches, resolution_us, spread}, spread
+// being each step's interquartile range over the batches (stages, pre-tokenizer, model).
+function timeSteps(text, trace) {
+  const res = clockResolution();
+  const single = [...trace.stages.slice(1).map((s) => s.micros), trace.pre_tokenize_micros, trace.model_micros];
+  trace.timing = { runs: 1, batches: 1, resolution_us: res, spread: null };
+  // A long input: too slow to repeat, and its steps are long enough to see anyway.
+  const long = (trace.micros / 1000) * 2 * BATCHES > REPEAT_MS;
+  if (text === "" || long || single.every((m) => m >= ENOUGH_TICKS * res)) return;
+  const width = trace.stages.length + 3;
+  const start = performance.now();
+  tokenizer.stepMicros(text, 4);
+  const perRun = Math.max((performance.now() - start) / 4, 0.001);
+  const perBatch = Math.floor(REPEAT_MS / BATCHES / perRun);
+  if (perBatch < 2) return;
+  const means = [];
+  for (let b = 0; b < BATCHES && performance.now() - start < REPEAT_MS; b++) {
+    const rows = tokenizer.stepMicros(text, perBatch);
+    const sum = new Float64Array(width);
+    for (let i = 0; i < rows.length; i++) sum[i % width] += rows[i];
+    means.push(sum.map((v) => v / perBatch));
+  }
+  if (means.length < 3) return;
+  const stats = Array.from({ length: width }, (_, j) => {
+    const sorted = means.map((m) => m[j]).sort((a, b) => a - b);
+    return [quantile(sorted, 0.5), quantile(sorted, 0.25), quantile(sorted, 0.75)];
+  });
+  trace.stages.forEach((s, j) => (s.micros = stats[j][0]));
+  const n = trace.stages.length;
+  [trace.pre_tokenize_micros, trace.model_micros, trace.micros] = [stats[n][0], stats[n + 1][0], stats[n + 2][0]];
+  trace.timing = {
+    runs: perBatch * means.length,
+    batches: means.length,
+    resolution_us: res,
+    spread: stats.slice(0, n + 2).map(([, q1, q3]) => [q1, q3]),
+  };
+}
+
 function info(tok = tokenizer, pkg = current) {
   return { ...JSON.parse(tok.info()), module: pkg };
 }
@@ -212,6 +285,8 @@ const handlers = {
     if (!tok) throw new Error(`no tokenizer in slot ${slot}`);
     const full = JSON.parse(tok.trace(text));
     const ids = Uint32Array.from(full.ids);
+    // Compare's rows show no step times: only the tab's own trace is timed over repeats.
+    if (slot == null) timeSteps(text, full);
     const trace = trim(full, text, cap);
     trace.total.worker_ms = performance.now() - t0;
     return { trace: JSON.stringify(trace), ids, bytes: trace.total.bytes };

@@ -55,6 +55,13 @@ impl WasmTokenizer {
         to_json(&trace)
     }
 
+    /// The step times of `runs` traced runs of `text` (`Tokenizer::step_micros`), as a
+    /// `Float64Array` of `runs` rows, one value per stage, then pre-tokenizer, model, whole run.
+    #[wasm_bindgen(js_name = stepMicros)]
+    pub fn step_micros(&self, text: &str, runs: u32) -> Result<Vec<f64>, JsError> {
+        self.inner.step_micros(text, runs as usize).map_err(to_js_error)
+    }
+
     /// Just the ids of `text` (no offsets, tokens or JSON), as a `Uint32Array`: what the
     /// benchmark times, so that it measures the tokenizer and not the trace's serialization.
     #[wasm_bindgen(js_name = encodeIds)]
