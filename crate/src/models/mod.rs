@@ -7,6 +7,8 @@
 
 pub mod bpe;
 #[cfg(feature = "general")]
+pub(crate) mod cache;
+#[cfg(feature = "general")]
 pub mod sentencepiece;
 #[cfg(feature = "general")]
 pub mod unigram;
@@ -115,18 +117,7 @@ impl Model {
             #[cfg(feature = "general")]
             Model::WordLevel(m) => m.tokenize(piece, out),
             #[cfg(feature = "general")]
-            Model::Unigram(m) => {
-                let mut toks = Vec::new();
-                m.model.tokenize(piece, &mut toks)?;
-                let unk = m.model.unk_id();
-                out.extend(toks.iter().map(|t| Token {
-                    id: t.id,
-                    start: t.start as u32,
-                    end: t.end as u32,
-                    unk: Some(t.id) == unk,
-                }));
-                Ok(())
-            }
+            Model::Unigram(m) => m.model.tokenize(piece, out),
             #[cfg(feature = "general")]
             Model::SentencePieceBpe(m) => {
                 let unk = m.model.unk_id();
@@ -211,10 +202,7 @@ impl Model {
             #[cfg(feature = "general")]
             Model::WordLevel(m) => m.token_text(piece, t),
             #[cfg(feature = "general")]
-            Model::Unigram(m) => {
-                let t = unigram::Token { id: t.id, start: t.start as usize, end: t.end as usize };
-                Arc::from(m.model.token_value(piece, &t))
-            }
+            Model::Unigram(m) => Arc::from(m.model.token_value(piece, t)),
             #[cfg(feature = "general")]
             Model::SentencePieceBpe(m) => match t.unk {
                 true => Arc::from(&piece[t.start as usize..t.end as usize]),

@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 
 use super::{maybe_detach, text_of, to_py_err};
 use crate::loaders::tokenizer_json::parse_unigram;
-use crate::models::unigram::{Token, Unigram};
+use crate::models::unigram::Unigram;
+use crate::models::Token;
 use crate::Error;
 
 /// A token as the reference's `Token.as_tuple()` gives it: (id, value, (start, end)).
@@ -42,7 +43,10 @@ impl PyUnigram {
             m.tokenize(&text, &mut out).map(|()| out)
         })
         .map_err(to_py_err)?;
-        Ok(tokens.iter().map(|t| (t.id, m.token_value(&text, t).to_owned(), (t.start, t.end))).collect())
+        Ok(tokens
+            .iter()
+            .map(|t| (t.id, m.token_value(&text, t).to_owned(), (t.start as usize, t.end as usize)))
+            .collect())
     }
 
     /// The (piece, score) list, in id order.

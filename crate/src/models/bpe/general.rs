@@ -24,6 +24,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::merge;
 use super::table::{merge_id, merge_rank, PairTable, ID_BITS, NO_MERGE};
+use crate::models::cache::WordCache;
 use crate::models::{ReverseVocab, Token};
 use crate::{Error, Result};
 
@@ -190,17 +191,14 @@ impl Bpe {
         CACHE.with(|c| match c.try_borrow_mut() {
             Ok(mut c) => {
                 let c = &mut *c;
-                c.own(self.cache_id);
-                if let Some(&(at, n)) = c.words.get(piece) {
-                    self.emit(&c.syms[at as usize..(at + n) as usize], out);
+                if let Some(syms) = c.words.get(self.cache_id, piece) {
+                    self.emit(syms, out);
                     return Ok(());
                 }
                 let merged = self.merge_word(piece, &mut c.work);
                 if merged.is_ok() {
                     self.emit(&c.work.done, out);
-                    if piece.len() < MAX_KEY {
-                        c.insert(piece);
-                    }
+                    c.words.insert(self.cache_id, piece, c.work.done.iter().copied());
                 }
                 if c.work.syms.capacity() > MAX_WORK {
                     // A huge piece should not pin its buffers in every thread that saw it.
@@ -382,57 +380,19 @@ struct Work {
     done: Vec<(u32, u32)>,
 }
 
-/// Pre-tokens of at least this many bytes are not cached (as the reference).
-const MAX_KEY: usize = 256;
-/// Words before the cache starts over.
-const MAX_WORDS: usize = 1 << 15;
-/// Bytes of keys and symbols before the cache starts over.
-const MAX_BYTES: usize = 1 << 22;
 /// Symbols the merge buffers may keep between calls (more are freed after the piece).
 const MAX_WORK: usize = 1 << 16;
 
-/// Pre-tokens seen before and their tokens, per thread, owned by one model at a time (a
-/// model with another id clears it); bounded, cleared when full.
+/// Pre-tokens seen before with their tokens as (id, bytes), and the merge's buffers, per
+/// thread.
 #[derive(Default)]
-struct WordCache {
-    owner: u64,
-    /// Pre-token → (start, count) in `syms`.
-    words: HashMap<Box<str>, (u32, u32), BuildHasherDefault<FastHasher>>,
-    syms: Vec<(u32, u32)>,
-    bytes: usize,
+struct PerThread {
+    words: WordCache<(u32, u32)>,
     work: Work,
 }
 
-impl WordCache {
-    fn own(&mut self, owner: u64) {
-        if self.owner != owner {
-            self.clear();
-            self.owner = owner;
-        }
-    }
-
-    fn clear(&mut self) {
-        self.words.clear();
-        self.syms.clear();
-        self.bytes = 0;
-    }
-
-    /// Records `work.done` as the tokens of `piece`.
-    fn insert(&mut self, piece: &str) {
-        let n = self.work.done.len();
-        self.bytes += piece.len() + 8 * n + 32;
-        if self.words.len() >= MAX_WORDS || self.bytes > MAX_BYTES {
-            self.clear();
-            self.bytes = piece.len() + 8 * n + 32;
-        }
-        let at = self.syms.len() as u32;
-        self.syms.extend_from_slice(&self.work.done);
-        self.words.insert(piece.into(), (at, n as u32));
-    }
-}
-
 thread_local! {
-    static CACHE: RefCell<WordCache> = RefCell::default();
+    static CACHE: RefCell<PerThread> = RefCell::default();
 }
 
 /// A fast hash for chars and cached pre-tokens (keys are not secret, and a collision costs

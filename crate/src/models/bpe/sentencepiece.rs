@@ -21,8 +21,8 @@ use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
+use crate::models::cache::{WordCache, WordHasher, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
-use crate::models::unigram::cache::{Cached, WordCache, WordHasher, MAX_WORD};
 use crate::models::wordpiece::trie::Trie;
 
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
@@ -109,7 +109,8 @@ struct Work {
     heap: BinaryHeap<Candidate>,
     /// The word's tokens before unknowns are resolved.
     tokens: Vec<(u32, usize, usize)>,
-    cache: WordCache,
+    /// Words → (id, start, end) per token.
+    cache: WordCache<(u32, u32, u32)>,
 }
 
 thread_local! {
@@ -224,7 +225,7 @@ impl SentencePieceBpe {
         let cached = word.len() < MAX_WORD && self.joined.is_some();
         if cached {
             if let Some(toks) = work.cache.get(self.cache_id, word) {
-                out.extend(toks.iter().map(|t| (t.id, base + t.start as usize, base + t.end as usize)));
+                out.extend(toks.iter().map(|&(id, s, e)| (id, base + s as usize, base + e as usize)));
                 return;
             }
         }
@@ -240,11 +241,7 @@ impl SentencePieceBpe {
             i = s.next;
         }
         if cached {
-            let fresh = out[first..].iter().map(|&(id, s, e)| Cached {
-                id,
-                start: (s - base) as u32,
-                end: (e - base) as u32,
-            });
+            let fresh = out[first..].iter().map(|&(id, s, e)| (id, (s - base) as u32, (e - base) as u32));
             work.cache.insert(self.cache_id, word, fresh);
         }
     }

@@ -25,12 +25,11 @@
 //! matched; unknown chars are not fused and looked up but handed to
 //! [`crate::models::sentencepiece::resolve_unknowns`].
 
-pub(crate) mod cache;
-
 use crate::error::{Error, Result};
+use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
 use crate::models::wordpiece::trie::Trie;
-use cache::{Cached, WordCache};
+use crate::models::Token;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -40,14 +39,6 @@ const UNK_PENALTY: f64 = 10.0;
 const NONE: u32 = u32::MAX;
 
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
-
-/// One token of a word: its id and its byte range within the word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub id: u32,
-    pub start: usize,
-    pub end: usize,
-}
 
 #[derive(Clone, Debug)]
 pub struct Unigram {
@@ -152,7 +143,7 @@ struct Work {
     lattice: Vec<Best<f64>>,
     /// The same for SentencePiece's models.
     lattice32: Vec<Best<f32>>,
-    cache: WordCache,
+    cache: WordCache<Token>,
 }
 
 thread_local! {
@@ -310,7 +301,7 @@ impl Unigram {
     /// token, which is its `<0xXX>` piece. (The id alone cannot tell: the unk id may itself be
     /// a byte piece.)
     pub fn token_value<'a>(&'a self, word: &'a str, t: &Token) -> &'a str {
-        let covered = &word[t.start..t.end];
+        let covered = &word[t.start as usize..t.end as usize];
         if self.trie.get(covered.as_bytes()) != Some(t.id)
             && self.byte_fallback
             && covered.bytes().all(|b| self.byte_ids[b as usize] != NONE)
@@ -340,22 +331,16 @@ impl Unigram {
     }
 
     fn tokenize_cached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
-        if word.len() >= cache::MAX_WORD {
+        if word.len() >= MAX_WORD {
             return self.tokenize_with(word, &mut work.lattice, out);
         }
         if let Some(tokens) = work.cache.get(self.cache_id, word) {
-            out.extend(tokens.iter().map(|t| Token {
-                id: t.id,
-                start: t.start as usize,
-                end: t.end as usize,
-            }));
+            out.extend_from_slice(tokens);
             return Ok(());
         }
         let first = out.len();
         self.tokenize_with(word, &mut work.lattice, out)?;
-        let fresh =
-            out[first..].iter().map(|t| Cached { id: t.id, start: t.start as u32, end: t.end as u32 });
-        work.cache.insert(self.cache_id, word, fresh);
+        work.cache.insert(self.cache_id, word, out[first..].iter().copied());
         Ok(())
     }
 
@@ -366,9 +351,9 @@ impl Unigram {
         let unk = self.unk_id.ok_or_else(missing_unk)?;
         if out[first..].iter().any(|t| t.id == unk) {
             let nodes: Vec<(u32, usize, usize)> =
-                out.drain(first..).map(|t| (t.id, t.start, t.end)).collect();
+                out.drain(first..).map(|t| (t.id, t.start as usize, t.end as usize)).collect();
             let bytes = self.byte_fallback.then_some(&*self.byte_ids);
-            resolve_unknowns(nodes, text, unk, bytes, |id, start, end| out.push(Token { id, start, end }));
+            resolve_unknowns(nodes, text, unk, bytes, |id, start, end| out.push(self.token(id, start, end)));
         }
         Ok(())
     }
@@ -430,7 +415,7 @@ impl Unigram {
         let mut end = n;
         while end > 0 {
             let b = best[end];
-            out.push(Token { id: b.id, start: b.start as usize, end });
+            out.push(self.token(b.id, b.start as usize, end));
             end = b.start as usize;
         }
         out[first..].reverse();
@@ -455,26 +440,32 @@ impl Unigram {
             while j < path.len() && Some(path[j].id) == unk {
                 j += 1;
             }
-            let (start, end) = (path[i].start, path[j - 1].end);
+            let (start, end) = (path[i].start as usize, path[j - 1].end as usize);
             self.push_unknown(&word[start..end], start, out)?;
             i = j;
         }
         Ok(())
     }
 
+    /// A token of `id` over bytes `start..end` of the word.
+    #[inline]
+    fn token(&self, id: u32, start: usize, end: usize) -> Token {
+        Token { id, start: start as u32, end: end as u32, unk: Some(id) == self.unk_id }
+    }
+
     /// The tokens of fused unknown text `s` found at byte `start`.
     fn push_unknown(&self, s: &str, start: usize, out: &mut Vec<Token>) -> Result<()> {
         let end = start + s.len();
         if let Some(id) = self.trie.get(s.as_bytes()) {
-            out.push(Token { id, start, end });
+            out.push(self.token(id, start, end));
             return Ok(());
         }
         if self.byte_fallback && s.bytes().all(|b| self.byte_ids[b as usize] != NONE) {
-            out.extend(s.bytes().map(|b| Token { id: self.byte_ids[b as usize], start, end }));
+            out.extend(s.bytes().map(|b| self.token(self.byte_ids[b as usize], start, end)));
             return Ok(());
         }
         let id = self.unk_id.ok_or_else(missing_unk)?;
-        out.push(Token { id, start, end });
+        out.push(self.token(id, start, end));
         Ok(())
     }
 }

@@ -7,7 +7,7 @@ fn model(pieces: &[(&str, f64)], unk: Option<usize>, byte_fallback: bool) -> Uni
 fn tokens(m: &Unigram, word: &str) -> Vec<(String, u32, usize, usize)> {
     let mut out = Vec::new();
     m.tokenize(word, &mut out).unwrap();
-    out.iter().map(|t| (m.token_value(word, t).to_owned(), t.id, t.start, t.end)).collect()
+    out.iter().map(|t| (m.token_value(word, t).to_owned(), t.id, t.start as usize, t.end as usize)).collect()
 }
 
 fn texts(m: &Unigram, word: &str) -> Vec<String> {
@@ -194,7 +194,7 @@ fn viterbi_matches_an_exhaustive_search() {
             if !word.is_empty() {
                 m.best_path::<f64>(&word, &mut Vec::new(), &mut raw).unwrap();
             }
-            let raw: Vec<(usize, usize)> = raw.iter().map(|t| (t.start, t.end)).collect();
+            let raw: Vec<(usize, usize)> = raw.iter().map(|t| (t.start as usize, t.end as usize)).collect();
             if !word.is_empty() {
                 let mut all = all_splits(&pieces, min - 10.0, &word);
                 all.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -207,7 +207,7 @@ fn viterbi_matches_an_exhaustive_search() {
             }
             // Fusing covers the same text with no two adjacent unk tokens.
             assert_eq!(got.first().map_or(0, |t| t.start), 0);
-            assert_eq!(got.last().map_or(0, |t| t.end), word.len());
+            assert_eq!(got.last().map_or(0, |t| t.end as usize), word.len());
             assert!(got.windows(2).all(|w| w[0].end == w[1].start && !(w[0].id == 0 && w[1].id == 0)));
         }
     }
