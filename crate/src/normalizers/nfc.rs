@@ -17,25 +17,8 @@
 
 use std::borrow::Cow;
 
+use crate::unicode::assigned_after_9_0;
 use crate::unicode::forms::{normalize_cow, normalize_items, Form};
-use crate::unicode::generated::bpe_classes::ASSIGNED_AFTER_9_0;
-
-fn assigned_after_9_0(c: char) -> bool {
-    let cp = c as u32;
-    // Most text is below the first new char (U+0560, Armenian, Unicode 11.0).
-    cp >= ASSIGNED_AFTER_9_0[0].0
-        && ASSIGNED_AFTER_9_0
-            .binary_search_by(|&(lo, hi)| {
-                if hi < cp {
-                    std::cmp::Ordering::Less
-                } else if lo > cp {
-                    std::cmp::Ordering::Greater
-                } else {
-                    std::cmp::Ordering::Equal
-                }
-            })
-            .is_ok()
-}
 
 /// NFC with the results of Unicode 9.0 tables (see the module docs).
 pub fn nfc_unicode9(text: &str) -> Cow<'_, str> {

@@ -171,6 +171,34 @@ fn items_with_fast_path(text: &str, form: Form, fast: bool) -> Vec<(char, isize)
     out
 }
 
+/// The Canonical_Combining_Class of `c`.
+pub fn canonical_combining_class(c: char) -> u8 {
+    (info(c) & CCC_MASK) as u8
+}
+
+/// Calls `emit` with the full canonical decomposition of `c`, or with `c` itself when it has
+/// none.
+pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
+    let word = info(c);
+    if word & CHANGES_NFD == 0 {
+        emit(c);
+        return;
+    }
+    let cp = c as u32;
+    if (S_BASE..S_BASE + S_COUNT).contains(&cp) {
+        let s = cp - S_BASE;
+        for part in [L_BASE + s / N_COUNT, V_BASE + (s % N_COUNT) / T_COUNT] {
+            emit(char::from_u32(part).expect("Hangul jamo are chars"));
+        }
+        if !s.is_multiple_of(T_COUNT) {
+            emit(char::from_u32(T_BASE + s % T_COUNT).expect("Hangul jamo are chars"));
+        }
+        return;
+    }
+    let (start, canonical_len, _) = DECOMPOSITIONS[(word >> PAYLOAD_SHIFT) as usize];
+    DECOMPOSED[start as usize..start as usize + canonical_len as usize].iter().for_each(|&d| emit(d));
+}
+
 /// A char on its way through the algorithm.
 #[derive(Clone, Copy, Debug)]
 struct Item {

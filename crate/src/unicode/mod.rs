@@ -6,7 +6,8 @@
 pub mod forms;
 pub mod generated;
 
-use generated::bert_tables::{CCC, COMBINING_MARK, MARK_NONSPACING, NFD_DATA, NFD_INDEX, OTHER, PUNCTUATION};
+use generated::bert_tables::{COMBINING_MARK, MARK_NONSPACING, OTHER, PUNCTUATION};
+use generated::bpe_classes::ASSIGNED_AFTER_9_0;
 
 fn in_ranges(r: &[(u32, u32)], c: char) -> bool {
     let cp = c as u32;
@@ -55,56 +56,34 @@ pub fn is_chinese_char(c: char) -> bool {
         | 0x2B740..=0x2B81F | 0x2B920..=0x2CEAF | 0xF900..=0xFAFF | 0x2F800..=0x2FA1F)
 }
 
-/// Canonical_Combining_Class in Unicode 9.0.
-pub fn canonical_combining_class(c: char) -> u8 {
+/// Whether `c` was assigned after Unicode 9.0 (so the reference's 9.0 tables do not know it).
+pub fn assigned_after_9_0(c: char) -> bool {
     let cp = c as u32;
-    match CCC.binary_search_by(|&(lo, hi, _)| {
-        if hi < cp {
-            core::cmp::Ordering::Less
-        } else if lo > cp {
-            core::cmp::Ordering::Greater
-        } else {
-            core::cmp::Ordering::Equal
-        }
-    }) {
-        Ok(i) => CCC[i].2,
-        Err(_) => 0,
+    // Most text is below the first new char (U+0560, Armenian, Unicode 11.0).
+    cp >= ASSIGNED_AFTER_9_0[0].0 && in_ranges(&ASSIGNED_AFTER_9_0, c)
+}
+
+/// Canonical_Combining_Class in Unicode 9.0: a char assigned later is a starter there.
+///
+/// Unicode's stability policy keeps a char's class once assigned, so the forms' 15.0 tables
+/// answer for every char 9.0 knows.
+pub fn canonical_combining_class(c: char) -> u8 {
+    if assigned_after_9_0(c) {
+        0
+    } else {
+        forms::canonical_combining_class(c)
     }
 }
 
-const S_BASE: u32 = 0xAC00;
-const L_BASE: u32 = 0x1100;
-const V_BASE: u32 = 0x1161;
-const T_BASE: u32 = 0x11A7;
-const T_COUNT: u32 = 28;
-const N_COUNT: u32 = 21 * T_COUNT;
-const S_COUNT: u32 = 19 * N_COUNT;
-
 /// Calls `emit` with the full canonical decomposition of `c` (Unicode 9.0), or with `c`
-/// itself when it has none. Hangul syllables decompose by the algorithm of Unicode §3.12.
+/// itself when it has none. Decompositions are stable too: a char assigned after 9.0 has
+/// none there, every other has the one the forms' tables hold.
 pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
-    let cp = c as u32;
-    if (S_BASE..S_BASE + S_COUNT).contains(&cp) {
-        let s = cp - S_BASE;
-        // SAFETY-free: these arithmetic results are Hangul jamo, always valid chars.
-        emit(char::from_u32(L_BASE + s / N_COUNT).unwrap());
-        emit(char::from_u32(V_BASE + (s % N_COUNT) / T_COUNT).unwrap());
-        if !s.is_multiple_of(T_COUNT) {
-            emit(char::from_u32(T_BASE + s % T_COUNT).unwrap());
-        }
-        return;
+    if assigned_after_9_0(c) {
+        emit(c);
+    } else {
+        forms::decompose_canonical(c, emit);
     }
-    // Nothing below U+00C0 decomposes: the common case costs one compare.
-    if cp >= 0xC0 {
-        if let Ok(i) = NFD_INDEX.binary_search_by_key(&cp, |e| e.0) {
-            let (_, start, len) = NFD_INDEX[i];
-            for &d in &NFD_DATA[start as usize..(start + len) as usize] {
-                emit(d);
-            }
-            return;
-        }
-    }
-    emit(c);
 }
 
 /// Regex's `\w` (Unicode 16.0): what the reference's `single_word` rule counts as part of a

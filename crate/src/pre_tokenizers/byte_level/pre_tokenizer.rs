@@ -2,7 +2,11 @@
 //! GPT-2's split pattern, then every byte written as its char of the byte-level alphabet.
 
 use super::alphabet::{byte_items, byte_to_char};
-use super::{ByteLevel, Pattern};
+#[cfg(target_arch = "wasm32")]
+use super::pattern::GPT2_REGEX;
+use super::ByteLevel;
+#[cfg(not(target_arch = "wasm32"))]
+use super::Pattern;
 use crate::normalizers::{AlignedText, AT_START};
 use crate::pre_tokenizers::{Builder, PreTokenized};
 
@@ -49,13 +53,29 @@ impl ByteLevel {
                 b.end();
             };
             if self.use_regex {
-                Pattern::Gpt2.for_each(&text, &mut write);
+                gpt2_split(&text, &mut write);
             } else {
                 write(0, text.len());
             }
         }
         b.finish()
     }
+}
+
+/// Calls `f(start, end)` for each piece of GPT-2's pattern in `text`, in order.
+///
+/// In WebAssembly on the regex engine, as the reference's wasm build does: the hand-written
+/// matcher's class tables would cost the general module ~25 KB gzip.
+#[cfg(target_arch = "wasm32")]
+fn gpt2_split(text: &str, f: impl FnMut(usize, usize)) {
+    static GPT2: std::sync::OnceLock<crate::regex::Regex> = std::sync::OnceLock::new();
+    GPT2.get_or_init(|| crate::regex::Regex::new(GPT2_REGEX).expect("GPT-2's pattern compiles"))
+        .for_each_match(text, f);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn gpt2_split(text: &str, f: impl FnMut(usize, usize)) {
+    Pattern::Gpt2.for_each(text, f);
 }
 
 #[cfg(test)]
