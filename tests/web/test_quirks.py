@@ -109,6 +109,7 @@ def drawn(page, model_id) -> dict:
             numbers: [...block('quirks-numbers').querySelectorAll('[data-testid=q-number]')].map(ids),
             variants: [...block('quirks-variants').querySelectorAll('[data-testid=q-variant]')].map(
               (v) => [ids(v), v.dataset.differs === '1']),
+            rare: ids(block('quirks-rare-rows')),
           };
         }""",
         model_id,
@@ -137,6 +138,7 @@ def check(page, refs, q):
         variant_ids = [refs.encode(m, t)[0] for t in q["variants"]]
         assert [ids for ids, _ in got["variants"]] == variant_ids, m
         assert [d for _, d in got["variants"]] == [ids != variant_ids[0] for ids in variant_ids], m
+        assert got["rare"] == refs.encode(m, q["rare"])[0], m
 
 
 # -------------------------------------------------------------------------------- tests
@@ -154,6 +156,43 @@ def test_default_examples_match_the_references(opened, refs):
     # and the capitalised or spaced variants change some model's ids.
     assert any(len({k for _, k, _ in drawn(page, m)["hits"]}) > 1 for m in MODELS)
     assert any(d for m in MODELS for _, d in drawn(page, m)["variants"][1:])
+
+
+def reference_misses(tok) -> list[int]:
+    """The ids whose text (decoded alone, special tokens kept) does not encode to themselves."""
+    ids = range(tok.get_vocab_size())
+    texts = tok.decode_batch([[i] for i in ids], skip_special_tokens=False)
+    encodings = tok.encode_batch(texts, add_special_tokens=False)
+    return [i for i, enc in zip(ids, encodings) if enc.ids != [i]]
+
+
+def test_the_vocabulary_scan_matches_the_references(opened, refs):
+    page, _ = opened
+    page.get_by_test_id("quirks-scan").click()
+    page.wait_for_function(
+        "ids => document.querySelector('[data-testid=quirks-panel]').dataset.scanned === ids",
+        arg=",".join(MODELS),
+        timeout=READY_TIMEOUT_MS,
+    )
+    for m in FILES:
+        want = reference_misses(refs.tokenizers[m])
+        got = page.evaluate(
+            """id => {
+              const block = document.querySelector(
+                `[data-testid=quirks-rare-rows] [data-testid=q-model][data-model="${id}"]`);
+              return {
+                count: Number(block.querySelector('[data-testid=q-miss-count]').dataset.count),
+                ids: [...block.querySelectorAll('[data-testid=q-miss]')].map((e) => Number(e.dataset.id)),
+              };
+            }""",
+            m,
+        )
+        assert got["count"] == len(want), m
+        assert got["ids"] == want[: quirks_view.MISSES_SHOWN], m
+    # The known example: in GPT-2's vocabulary, and its text encodes to it alone.
+    gpt2 = refs.tokenizers["gpt2"]
+    magikarp = gpt2.token_to_id("ĠSolidGoldMagikarp")
+    assert magikarp is not None and drawn(page, "gpt2")["rare"] == [magikarp]
 
 
 def test_an_edited_example_reopens_from_a_share_link(browser, opened, refs):

@@ -281,6 +281,7 @@ def quirks_to_link(quirks: dict) -> dict:
         "l": quirks["letter"],
         "n": list(quirks["numbers"]),
         "v": list(quirks["variants"]),
+        "r": quirks["rare"],
     }
 
 
@@ -301,6 +302,7 @@ def quirks_from_link(compact) -> dict | None:
         "letter": compact.get("l"),
         "numbers": compact.get("n"),
         "variants": compact.get("v"),
+        "rare": compact.get("r"),
     }
     if not quirks_view.valid_quirks(quirks):
         return None

@@ -23,6 +23,7 @@ state = view.default_quirks()
 used = False  # the tab was opened at least once (its state then goes into links)
 traces = {}  # model id -> its traces of `traced`, in view.texts order
 traced = None
+scans = {}  # model id -> its vocabulary's entries that do not encode back (the worker's JSON)
 seq = 0  # the latest refresh; older ones stop at their next await
 changed = None  # the tokenize tab's write_hash
 link_of = None  # the tokenize tab's current_link
@@ -45,6 +46,7 @@ def inputs():
     out = [("word", None, by_id("quirks-word")), ("letter", None, by_id("quirks-letter"))]
     out += [("numbers", j, by_id(f"quirks-number-{j}")) for j in range(len(state["numbers"]))]
     out += [("variants", j, by_id(f"quirks-variant-{j}")) for j in range(len(state["variants"]))]
+    out.append(("rare", None, by_id("quirks-rare")))
     return out
 
 
@@ -124,6 +126,29 @@ def draw(ids, statuses):
     render("quirks-letters", view.render_letters(state, ids, shown, statuses))
     render("quirks-numbers", view.render_numbers(state, ids, shown, statuses))
     render("quirks-variants", view.render_variants(state, ids, shown, statuses))
+    render("quirks-rare-rows", view.render_rare(state, ids, shown, statuses, scans))
+
+
+async def scan():
+    """Each picked model's vocabulary entries that do not encode back to them (computed once
+    per model by the core, in its worker slot)."""
+    button = by_id("quirks-scan")
+    button.disabled = True
+    try:
+        for m in list(state["models"]):
+            if m in scans:
+                continue
+            busy.textContent = f"scanning {m}…"
+            await compare_app.ensure_loaded(m, "quirks-progress")
+            args = to_js(
+                {"slot": m, "limit": view.MISSES_SHOWN}, dict_converter=compare_app.js_object
+            )
+            scans[m] = json.loads(str(await tpcore.request("roundTrip", args)))
+            draw(list(state["models"]), {})
+    finally:
+        busy.textContent = ""
+        button.disabled = False
+        panel.dataset.scanned = ",".join(m for m in state["models"] if m in scans)
 
 
 async def refresh():
@@ -250,4 +275,5 @@ def start(on_change, current_link):
     on(by_id("quirks-add"), "click", on_add)
     on(by_id("quirks-examples"), "input", on_input)
     on(by_id("quirks-copy-link"), "click", on_copy_link)
+    on(by_id("quirks-scan"), "click", lambda e: scan())
     by_id("tab-quirks").disabled = False

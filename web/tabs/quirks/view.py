@@ -24,6 +24,10 @@ DEFAULT_WORD = "strawberry"
 DEFAULT_LETTER = "r"
 DEFAULT_NUMBERS = ("1234567", "1999 2024 2025", "$1,234.56")
 DEFAULT_VARIANTS = ("Привет", " Привет", "ПРИВЕТ", "Привет ")
+# One token in r50k_base and GPT-2 that their training text hardly ever produced.
+DEFAULT_RARE = " SolidGoldMagikarp"
+# How many of a vocabulary's entries that do not encode back to themselves are listed.
+MISSES_SHOWN = 50
 # Longest example (chars) and letter the tab takes; the inputs' maxlength says the same.
 MAX_EXAMPLE = 200
 MAX_LETTER = 4
@@ -36,6 +40,7 @@ def default_quirks() -> dict:
         "letter": DEFAULT_LETTER,
         "numbers": list(DEFAULT_NUMBERS),
         "variants": list(DEFAULT_VARIANTS),
+        "rare": DEFAULT_RARE,
     }
 
 
@@ -56,12 +61,14 @@ def valid_quirks(q) -> bool:
         and isinstance(q.get("variants"), list)
         and len(q["variants"]) == len(DEFAULT_VARIANTS)
         and all(_example(s) for s in q["variants"])
+        and _example(q.get("rare"))
     )
 
 
 def texts(q: dict) -> list[str]:
-    """Every text a model traces, in order: the word, the numbers, the variants."""
-    return [q["word"], *q["numbers"], *q["variants"]]
+    """Every text a model traces, in order: the word, the numbers, the variants, the rare
+    token's text."""
+    return [q["word"], *q["numbers"], *q["variants"], q["rare"]]
 
 
 # --------------------------------------------------------------------------------- letters
@@ -221,4 +228,48 @@ def render_variants(q: dict, model_ids, traces: dict, statuses: dict) -> list[No
                 )
             )
         out.append(_model_block(m, rows, ""))
+    return out
+
+
+def render_rare(q: dict, model_ids, traces: dict, statuses: dict, scans: dict) -> list[Node]:
+    """Per model: the rare example's tokens and ids, and, once its vocabulary was scanned
+    (`scans`: model id -> the worker's roundTrip answer), the entries whose text does not
+    encode back to them."""
+    out = []
+    for m in model_ids:
+        got = traces.get(m)
+        if got is None:
+            out.append(_model_block(m, [], statuses.get(m, "waiting…")))
+            continue
+        trace = got[-1]
+        n = len(trace["ids"])
+        body = [
+            render_tokens(trace),
+            render_ids(trace["ids"]),
+            el(
+                "p",
+                {"class": "muted", "data-testid": "q-rare-count"},
+                f"{n} token{'s' if n != 1 else ''}",
+            ),
+        ]
+        scan = scans.get(m)
+        if scan is not None:
+            items = [
+                el(
+                    "li",
+                    {"data-testid": "q-miss", "data-id": str(miss["id"])},
+                    f"{miss['id']} {miss['token']!r}: {miss['text']!r} → {miss['ids']}",
+                )
+                for miss in scan["first"]
+            ]
+            body.append(
+                el(
+                    "p",
+                    {"data-testid": "q-miss-count", "data-count": str(scan["count"])},
+                    f"{scan['count']:,} of {scan['vocab_size']:,} entries do not encode back to "
+                    f"themselves; the first {len(items)}:",
+                )
+            )
+            body.append(el("ol", {"class": "q-hits", "data-testid": "q-misses"}, *items))
+        out.append(_model_block(m, body, ""))
     return out
