@@ -26,8 +26,13 @@ impl Tokenizer {
     }
 
     /// Every vocabulary entry, in id order, whose text (the id decoded alone, special tokens
-    /// kept) does not encode to that one id.
+    /// kept) does not encode to that one id. Truncation and padding are off: the question is
+    /// what the model makes of the text.
     pub fn round_trip_misses(&self) -> Result<Vec<RoundTripMiss>> {
+        if self.padding.is_some() || self.truncation.is_some() {
+            let plain = Tokenizer { padding: None, truncation: None, ..self.clone() };
+            return plain.round_trip_misses();
+        }
         let mut out = Vec::new();
         let mut ids = Vec::new();
         for id in 0..self.id_range() {
@@ -57,5 +62,16 @@ mod tests {
         // splits at the space into two unknown words.
         assert_eq!(got, vec![(6, "##berry"), (8, "a b")]);
         assert_eq!(misses[1].ids, vec![1, 1]);
+        // Padding to a fixed length (bert-base-uncased's file pads to 128) changes nothing.
+        let mut padded = tok.clone();
+        padded.padding = Some(crate::tokenizer::Padding {
+            strategy: crate::tokenizer::PaddingStrategy::Fixed(8),
+            direction: crate::tokenizer::Direction::Right,
+            pad_to_multiple_of: None,
+            pad_id: 0,
+            pad_type_id: 0,
+            pad_token: "[PAD]".into(),
+        });
+        assert_eq!(padded.round_trip_misses().unwrap(), misses);
     }
 }

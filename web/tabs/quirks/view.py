@@ -123,7 +123,7 @@ def _model_block(model_id: str, body: list[Node], status: str) -> Node:
             "data-model": model_id,
             "data-state": "ready" if not status else "loading",
         },
-        el("div", {"class": "cmp-head"}, el("h4", {"class": "cmp-name"}, m.label)),
+        el("div", {"class": "cmp-head"}, el("h3", {"class": "cmp-name"}, m.label)),
         el("div", {}, *body) if not status else el("p", {"class": "muted"}, status),
     )
 
