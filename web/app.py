@@ -10,12 +10,14 @@ from js import document, location
 from tabs.bench import app as bench_app
 from tabs.bpe import app as bpe_app
 from tabs.compare import app as compare_app
+from tabs.quirks import app as quirks_app
 from tabs.tokenize import app as tokenize_app
 from tabs.train import app as train_app
 
 tokenize_app.start()
 bpe_app.start(tokenize_app.write_hash, tokenize_app.current_link)
 compare_app.start(tokenize_app.write_hash, tokenize_app.current_link)
+quirks_app.start(tokenize_app.write_hash, tokenize_app.current_link)
 # Top-level await: boot.js compiles this file as runPythonAsync does.
 await tokenize_app.restore(str(location.hash), starting=True)  # noqa: F704
 document.getElementById("loading").hidden = True

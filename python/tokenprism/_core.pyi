@@ -209,6 +209,9 @@ class Tokenizer:
         """Switch fast paths on or off; results never change, only speed."""
     def id_to_token(self, id: int) -> str | None: ...
     def token_to_id(self, token: str) -> int | None: ...
+    def round_trip_misses(self) -> list[tuple[int, str, str, list[int]]]:
+        """The vocabulary entries whose text (the id decoded alone) does not encode back to
+        that one id: (id, token, text, the text's ids), in id order."""
     def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
     def trace(self, text: str) -> dict[str, Any]:
         """Every stage of one run: stages [{name, text, micros, runs}] (the input, then each

@@ -1,7 +1,7 @@
 """The page's state as a share link: the address's fragment, compressed JSON in base64url.
 
 It holds the tokenize tab's text, model (shell/models.py), switches, step and view; which tab is open; and,
-once the BPE tab or the Compare tab was used, that tab's state. Pure Python with no browser imports: pytest checks
+once the BPE, Compare or Quirks tab was used, that tab's state. Pure Python with no browser imports: pytest checks
 links under CPython, and the gallery's examples are links too (tabs/tokenize/gallery.py).
 """
 
@@ -16,12 +16,13 @@ import zlib
 from shell import models
 from tabs.bpe import view as bpe_view
 from tabs.compare import view as compare_view
+from tabs.quirks import view as quirks_view
 from tabs.tokenize.view import FAST_KEYS, OPTION_KEYS, STAGES
 
 # The BERT pipeline's steps; another model's are its own stages' names ("replace#2").
 STEP_NAMES = tuple(STAGES)
 _STEP = re.compile(r"[a-z0-9_]{1,40}(#[0-9]{1,3})?")
-TABS = ("wordpiece", "bpe", "compare")
+TABS = ("wordpiece", "bpe", "compare", "quirks")
 DEFAULT_TEXT = "Héllo, Wörld! 東京"
 # Longest fragment accepted, and longest text a link may carry (decompressed bytes).
 MAX_LINK_CHARS = 16_000
@@ -73,6 +74,10 @@ def encode_state(state: dict) -> str | None:
         if compare is None:
             return None
         compact["c"] = compare
+    if state.get("quirks") is not None:
+        if not quirks_view.valid_quirks(state["quirks"]):
+            return None
+        compact["q"] = quirks_to_link(state["quirks"])
     raw = json.dumps(compact, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     packed = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
     if len(packed) > MAX_LINK_CHARS:
@@ -164,6 +169,11 @@ def decode_state(fragment: str) -> tuple[dict, str | None]:
         if compare is None:
             return malformed
         state["compare"] = compare
+    if "q" in compact:
+        quirks = quirks_from_link(compact["q"])
+        if quirks is None:
+            return malformed
+        state["quirks"] = quirks
     return state, None
 
 
@@ -258,3 +268,42 @@ def compare_from_link(compact) -> dict | None:
     if not _clean(text) or not compare_view.valid_models(ids):
         return None
     return {"models": list(ids), "text": text}
+
+
+# -------------------------------------------------------------------- the Quirks tab's part
+
+
+def quirks_to_link(quirks: dict) -> dict:
+    """The compact form a link carries for the Quirks tab: its models and examples."""
+    return {
+        "m": list(quirks["models"]),
+        "w": quirks["word"],
+        "l": quirks["letter"],
+        "n": list(quirks["numbers"]),
+        "v": list(quirks["variants"]),
+        "r": quirks["rare"],
+    }
+
+
+def quirks_from_link(compact) -> dict | None:
+    """The Quirks state a link's compact form holds, or None when it is not valid.
+
+    >>> q = quirks_view.default_quirks()
+    >>> quirks_from_link(quirks_to_link(q)) == q
+    True
+    >>> quirks_from_link({**quirks_to_link(q), "n": ["1"]}) is None
+    True
+    """
+    if not isinstance(compact, dict):
+        return None
+    quirks = {
+        "models": compact.get("m"),
+        "word": compact.get("w"),
+        "letter": compact.get("l"),
+        "numbers": compact.get("n"),
+        "variants": compact.get("v"),
+        "rare": compact.get("r"),
+    }
+    if not quirks_view.valid_quirks(quirks):
+        return None
+    return {**quirks, "models": list(quirks["models"])}

@@ -9,6 +9,7 @@ pub mod bpe;
 pub mod chat;
 pub mod encoding;
 pub mod padding;
+pub mod round_trip;
 pub mod trace;
 pub mod truncation;
 

@@ -30,6 +30,7 @@ traces = {}  # model id -> its trace of `traced_text`
 traced_text = None
 seq = 0  # the latest refresh; older ones stop at their next await
 sizes = {}  # the model files' sizes (shell/models.py's SIZES_FILE)
+users = []  # other tabs' model sets (callables): their slots are not unloaded
 changed = None  # the tokenize tab's write_hash: the state changed, rewrite the address
 link_of = None  # the tokenize tab's current_link
 
@@ -74,26 +75,37 @@ def js_object(entries):
 # ---------------------------------------------------------------------------------- models
 
 
-async def load(model_id):
+async def load(model_id, progress):
     m = models.BY_ID[model_id]
     spec = {**m.request(), "slot": model_id}
-    await tpcore.load_model(json.dumps(spec), m.label, "compare-progress")
+    await tpcore.load_model(json.dumps(spec), m.label, progress)
 
 
-def ensure_loaded(model_id):
-    """The task loading `model_id` into its slot, started on first use."""
+def ensure_loaded(model_id, progress="compare-progress"):
+    """The task loading `model_id` into its slot, started on first use (by this tab or the
+    Quirks tab: both trace with the same slots). `progress`: the status line of the tab that
+    asked first."""
     task = loads.get(model_id)
     if task is None:
-        task = asyncio.ensure_future(load(model_id))
+        task = asyncio.ensure_future(load(model_id, progress))
         loads[model_id] = task
     return task
 
 
+def in_use() -> set:
+    """The models some tab shows: this tab's set and every other user's (`users`)."""
+    out = set(state["models"])
+    for more in users:
+        out |= set(more())
+    return out
+
+
 def unload_unused():
-    """Unloads the models taken out of the set, but the last KEEP_DROPPED of them: picking one
-    back (trying one model against another, say) then needs no second load."""
+    """Unloads the models no tab shows, but the last KEEP_DROPPED of them: picking one back
+    (trying one model against another, say) then needs no second load."""
+    keep = in_use()
     for model_id in list(loads):
-        if model_id in state["models"]:
+        if model_id in keep:
             if model_id in dropped:
                 dropped.remove(model_id)
         elif model_id not in dropped:
@@ -109,33 +121,71 @@ def unload_unused():
         )
 
 
-def draw_pickers():
-    """A picker per model in the set (the tokenize tab's families), each with a remove button
-    while more than two are left."""
-    holder = by_id("compare-pickers")
+def draw_model_pickers(prefix, ids):
+    """A picker per model in `ids` (the tokenize tab's families) into `{prefix}-pickers`, each
+    with a remove button while more than two are left; `{prefix}-add` is off at four."""
+    holder = by_id(f"{prefix}-pickers")
     holder.replaceChildren()
-    for k, model_id in enumerate(state["models"]):
+    for k, model_id in enumerate(ids):
         item = document.createElement("div")
         item.className = "cmp-picker"
         select = document.createElement("select")
-        select.id = f"compare-model-{k}"
-        select.dataset.testid = f"compare-model-{k}"
+        select.id = f"{prefix}-model-{k}"
+        select.dataset.testid = f"{prefix}-model-{k}"
         select.dataset.slot = str(k)
         select.setAttribute("aria-label", f"model {k + 1}")
         item.appendChild(select)
-        if len(state["models"]) > view.MIN_MODELS:
+        if len(ids) > view.MIN_MODELS:
             remove = document.createElement("button")
             remove.type = "button"
             remove.className = "cmp-remove"
             remove.dataset.slot = str(k)
-            remove.dataset.testid = f"compare-remove-{k}"
+            remove.dataset.testid = f"{prefix}-remove-{k}"
             remove.setAttribute("aria-label", f"remove model {k + 1}")
             remove.textContent = "×"
             item.appendChild(remove)
         holder.appendChild(item)
         render(select.id, models.render_picker(sizes))
         select.value = model_id
-    by_id("compare-add").disabled = len(state["models"]) >= view.MAX_MODELS
+    by_id(f"{prefix}-add").disabled = len(ids) >= view.MAX_MODELS
+
+
+def picked_models(event, ids):
+    """The model set after a pick in one of `ids`' pickers, or None when nothing changes."""
+    select = event.target.closest("select")
+    if not found(select):
+        return None
+    k, picked = int(select.dataset.slot), str(select.value)
+    ids = list(ids)
+    if picked not in models.BY_ID or ids[k] == picked:
+        return None
+    # A model already in the set trades places with the one it replaces.
+    if picked in ids:
+        ids[ids.index(picked)] = ids[k]
+    ids[k] = picked
+    return ids
+
+
+def removed_models(event, ids):
+    """The model set after a click on a remove button, or None when nothing changes."""
+    button = event.target.closest("button.cmp-remove")
+    if not found(button) or len(ids) <= view.MIN_MODELS:
+        return None
+    ids = list(ids)
+    del ids[int(button.dataset.slot)]
+    return ids
+
+
+def added_model(ids):
+    """The model set with the first catalogue model not in it added, or None at four."""
+    if len(ids) >= view.MAX_MODELS:
+        return None
+    spare = next(m.id for m in models.MODELS if m.id not in ids)
+    return [*ids, spare]
+
+
+def draw_pickers():
+    draw_model_pickers("compare", state["models"])
 
 
 async def set_models(ids):
@@ -147,34 +197,21 @@ async def set_models(ids):
 
 
 async def on_pick(event):
-    select = event.target.closest("select")
-    if not found(select):
-        return
-    k, picked = int(select.dataset.slot), str(select.value)
-    ids = list(state["models"])
-    if picked not in models.BY_ID or ids[k] == picked:
-        return
-    # A model already in the set trades places with the one it replaces.
-    if picked in ids:
-        ids[ids.index(picked)] = ids[k]
-    ids[k] = picked
-    await set_models(ids)
+    ids = picked_models(event, state["models"])
+    if ids is not None:
+        await set_models(ids)
 
 
 async def on_remove(event):
-    button = event.target.closest("button.cmp-remove")
-    if not found(button) or len(state["models"]) <= view.MIN_MODELS:
-        return
-    ids = list(state["models"])
-    del ids[int(button.dataset.slot)]
-    await set_models(ids)
+    ids = removed_models(event, state["models"])
+    if ids is not None:
+        await set_models(ids)
 
 
 async def on_add(_event):
-    if len(state["models"]) >= view.MAX_MODELS:
-        return
-    spare = next(m.id for m in models.MODELS if m.id not in state["models"])
-    await set_models([*state["models"], spare])
+    ids = added_model(state["models"])
+    if ids is not None:
+        await set_models(ids)
 
 
 async def load_sizes():

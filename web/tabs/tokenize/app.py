@@ -20,6 +20,7 @@ from shell.browser import found, guarded_task, on, render
 from shell.dom import el
 from tabs.bpe import app as bpe_app
 from tabs.compare import app as compare_app
+from tabs.quirks import app as quirks_app
 from tabs.tokenize import gallery, view
 
 app = document.getElementById("app")
@@ -53,9 +54,14 @@ def page_base():
 
 
 def full_state():
-    """The WordPiece state plus the BPE and Compare tabs' parts (tabs/bpe/app.py,
-    tabs/compare/app.py), as links carry them."""
-    return {**state, **bpe_app.link_state(), **compare_app.link_state()}
+    """The WordPiece state plus the BPE, Compare and Quirks tabs' parts (tabs/bpe/app.py,
+    tabs/compare/app.py, tabs/quirks/app.py), as links carry them."""
+    return {
+        **state,
+        **bpe_app.link_state(),
+        **compare_app.link_state(),
+        **quirks_app.link_state(),
+    }
 
 
 def write_hash():
@@ -519,6 +525,7 @@ async def restore(fragment, starting=False):
     state = new_state
     asyncio.ensure_future(guarded_task(bpe_app.restore(new_state)))
     asyncio.ensure_future(guarded_task(compare_app.restore(new_state)))
+    asyncio.ensure_future(guarded_task(quirks_app.restore(new_state)))
     cap = view.RENDER_CAP
     # At the start the box already holds the default example: writing it again would move a
     # caret the visitor may have just placed.

@@ -278,6 +278,13 @@ const handlers = {
     slots.get(slot)?.tokenizer.free();
     return slots.delete(slot);
   },
+  // The vocabulary entries of `slot`'s tokenizer whose text does not encode back to them
+  // (the Quirks tab): JSON with their count and the first `limit`.
+  roundTrip({ slot, limit }) {
+    const tok = slots.get(slot)?.tokenizer;
+    if (!tok) throw new Error(`no tokenizer in slot ${slot}`);
+    return tok.roundTripMisses(limit);
+  },
   // `slot`: trace with that slot's tokenizer (loaded first), else the tab's own.
   trace({ text, cap, slot }) {
     const t0 = performance.now();

@@ -422,6 +422,13 @@ impl PyTokenizer {
         f.fused = fused.unwrap_or(f.fused);
     }
 
+    /// The vocabulary entries whose text (the id decoded alone) does not encode back to that
+    /// one id: (id, token, text, the text's ids), in id order.
+    fn round_trip_misses(&self) -> PyResult<Vec<(u32, String, String, Vec<u32>)>> {
+        let misses = self.inner.round_trip_misses().map_err(to_py_err)?;
+        Ok(misses.into_iter().map(|m| (m.id, m.token, m.text, m.ids)).collect())
+    }
+
     fn id_to_token(&self, id: u32) -> Option<String> {
         self.inner.id_to_token(id).map(str::to_owned)
     }

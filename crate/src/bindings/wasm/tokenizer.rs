@@ -122,6 +122,19 @@ impl WasmTokenizer {
         self.inner.set_bert_options(cfg).map_err(to_js_error)
     }
 
+    /// The vocabulary entries whose text does not encode back to them, as JSON: the vocabulary
+    /// size, how many miss, and the first `limit` of them (id, token, text, the text's ids).
+    #[wasm_bindgen(js_name = roundTripMisses)]
+    pub fn round_trip_misses(&self, limit: usize) -> Result<String, JsError> {
+        let misses = self.inner.round_trip_misses().map_err(to_js_error)?;
+        let first = &misses[..misses.len().min(limit)];
+        to_json(&serde_json::json!({
+            "vocab_size": self.inner.vocab_size(),
+            "count": misses.len(),
+            "first": first,
+        }))
+    }
+
     /// What the page needs to know about this tokenizer, as JSON: the BERT switches (null
     /// when the normalizer is something else), the fast paths, the model's type, the stages,
     /// the vocabulary size.

@@ -1,0 +1,77 @@
+//! The vocabulary entries whose own text does not encode back to them: a token the model has
+//! but never produces from its own spelling (a WordPiece continuation, a byte-level piece of
+//! a char, a token the pre-tokenizer always splits).
+
+use serde::Serialize;
+
+use super::Tokenizer;
+use crate::error::Result;
+
+/// One entry that does not round-trip: its id and token, the text it decodes to alone, and
+/// the ids that text encodes to (no special tokens added).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RoundTripMiss {
+    pub id: u32,
+    pub token: String,
+    pub text: String,
+    pub ids: Vec<u32>,
+}
+
+impl Tokenizer {
+    /// The ids a token may have: the model's and the added tokens'.
+    fn id_range(&self) -> u32 {
+        let model = self.model.vocab_r().len() as u32;
+        let added = self.added.iter().map(|a| a.id + 1).max().unwrap_or(0);
+        model.max(added)
+    }
+
+    /// Every vocabulary entry, in id order, whose text (the id decoded alone, special tokens
+    /// kept) does not encode to that one id. Truncation and padding are off: the question is
+    /// what the model makes of the text.
+    pub fn round_trip_misses(&self) -> Result<Vec<RoundTripMiss>> {
+        if self.padding.is_some() || self.truncation.is_some() {
+            let plain = Tokenizer { padding: None, truncation: None, ..self.clone() };
+            return plain.round_trip_misses();
+        }
+        let mut out = Vec::new();
+        let mut ids = Vec::new();
+        for id in 0..self.id_range() {
+            let Some(token) = self.id_to_token(id) else { continue };
+            let text = self.decode(&[id], false)?;
+            ids.clear();
+            self.encode_ids_into(&text, false, &mut ids)?;
+            if ids.as_slice() != [id] {
+                out.push(RoundTripMiss { id, token: token.to_owned(), text, ids: ids.clone() });
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Tokenizer;
+
+    #[test]
+    fn continuations_and_split_tokens_miss() {
+        let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nstraw\n##berry\nberry\na b\n";
+        let tok = Tokenizer::from_vocab_txt(vocab).unwrap();
+        let misses = tok.round_trip_misses().unwrap();
+        let got: Vec<(u32, &str)> = misses.iter().map(|m| (m.id, m.text.as_str())).collect();
+        // "##berry" decodes alone to itself, which the pre-tokenizer splits at each '#'; "a b"
+        // splits at the space into two unknown words.
+        assert_eq!(got, vec![(6, "##berry"), (8, "a b")]);
+        assert_eq!(misses[1].ids, vec![1, 1]);
+        // Padding to a fixed length (bert-base-uncased's file pads to 128) changes nothing.
+        let mut padded = tok.clone();
+        padded.padding = Some(crate::tokenizer::Padding {
+            strategy: crate::tokenizer::PaddingStrategy::Fixed(8),
+            direction: crate::tokenizer::Direction::Right,
+            pad_to_multiple_of: None,
+            pad_id: 0,
+            pad_type_id: 0,
+            pad_token: "[PAD]".into(),
+        });
+        assert_eq!(padded.round_trip_misses().unwrap(), misses);
+    }
+}

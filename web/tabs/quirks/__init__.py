@@ -1,0 +1,1 @@
+"""The Quirks tab: the textbook's quirks explained by tokenization, live."""
