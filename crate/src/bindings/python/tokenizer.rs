@@ -424,6 +424,7 @@ impl PyTokenizer {
 
     /// The vocabulary entries whose text (the id decoded alone) does not encode back to that
     /// one id: (id, token, text, the text's ids), in id order.
+    #[allow(clippy::type_complexity)] // the tuple is what Python receives
     fn round_trip_misses(&self) -> PyResult<Vec<(u32, String, String, Vec<u32>)>> {
         let misses = self.inner.round_trip_misses().map_err(to_py_err)?;
         Ok(misses.into_iter().map(|m| (m.id, m.token, m.text, m.ids)).collect())
