@@ -350,7 +350,10 @@ build_wasm_variant() {
         local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src=crates"
         remap+=" --remap-path-prefix=$CRATE=tokenprism --remap-path-prefix=$WASM_SYSROOT=sysroot"
         remap+=" --remap-path-prefix=/usr/lib/rustlib/src/rust=rust"
-        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap $rustflags"
+        # No file/line/column in panic messages: 20 KB gzip of the general module's budget, and
+        # the page reports a panic by its message alone. -Z needs RUSTC_BOOTSTRAP on stable rustc.
+        export RUSTC_BOOTSTRAP=1
+        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap -Zlocation-detail=none $rustflags"
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$(wasm_linker)
         # panic=abort: the sysroot has no unwinding support for wasm32, and aborting is smaller.
         "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \
