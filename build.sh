@@ -204,12 +204,13 @@ setup_wasm_bindgen() {
 }
 
 # Debian's rustc has no prebuilt std for wasm32. Build it once from rust-web-src with
-# -Zbuild-std and keep the rlibs as a sysroot; after that, crate builds are ordinary cargo
-# builds (no nightly flags) that only point rustc at this sysroot.
+# -Zbuild-std and keep the rlibs as a sysroot that crate builds point rustc at. Built with
+# panic=immediate-abort: a panic traps without formatting a message (nothing in a wasm32 page
+# would print it), 22 KB gzip off the general module.
 setup_wasm_sysroot() {
     local version
     version=$("$DEB_RUSTC" -V | awk '{print $2 "-" substr($3, 2)}')
-    WASM_SYSROOT=$CACHE/wasm-sysroot-$version
+    WASM_SYSROOT=$CACHE/wasm-sysroot-immediate-abort-$version
     [[ -f $WASM_SYSROOT/.complete ]] && return
     log "building Rust std for $WASM_TARGET with $("$DEB_RUSTC" -V) (once per machine, ~2 min)"
     local seed=$CACHE/wasm-std-seed
@@ -225,14 +226,15 @@ edition = "2021"
 [workspace]
 
 [profile.release]
-panic = "abort"
+panic = "immediate-abort"
 EOF
     : >"$seed/src/lib.rs"
     (
         cd "$seed"
         unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_TARGET_DIR
-        RUSTC=$DEB_RUSTC RUSTC_BOOTSTRAP=1 "$DEB_CARGO" build -q --release \
-            --target "$WASM_TARGET" -Zbuild-std=std,panic_abort
+        RUSTC=$DEB_RUSTC RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+            "$DEB_CARGO" build -q --release --target "$WASM_TARGET" -Zbuild-std=std,panic_abort \
+            -Zpanic-immediate-abort
     )
     local lib=$WASM_SYSROOT.part/lib/rustlib/$WASM_TARGET/lib
     rm -rf "$WASM_SYSROOT.part" "$WASM_SYSROOT"
@@ -350,18 +352,19 @@ build_wasm_variant() {
         local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src=crates"
         remap+=" --remap-path-prefix=$CRATE=tokenprism --remap-path-prefix=$WASM_SYSROOT=sysroot"
         remap+=" --remap-path-prefix=/usr/lib/rustlib/src/rust=rust"
-        # No file/line/column in panic messages: 20 KB gzip of the general module's budget, and
-        # the page reports a panic by its message alone. -Z needs RUSTC_BOOTSTRAP on stable rustc.
+        # No file/line/column kept for panics (a panic traps; nothing reads them). -Z flags and
+        # the immediate-abort strategy need RUSTC_BOOTSTRAP on Debian's stable rustc.
         export RUSTC_BOOTSTRAP=1
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap -Zlocation-detail=none $rustflags"
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$(wasm_linker)
-        # panic=abort: the sysroot has no unwinding support for wasm32, and aborting is smaller.
+        # The sysroot's panic strategy (above); it has no unwinding support for wasm32.
         "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \
-            --target "$WASM_TARGET" --no-default-features --features "$features" --config 'profile.release.panic="abort"'
+            --target "$WASM_TARGET" --no-default-features --features "$features" \
+            -Zpanic-immediate-abort --config 'profile.release.panic="immediate-abort"'
     )
     local raw=$target_dir/$WASM_TARGET/release/tokenprism.wasm pkg=$target_dir/pkg
     local stamp
-    stamp="$(sha256sum <"$raw") $("$WASM_BINDGEN" --version) wasm-opt=${WASM_OPT:-1} -O$opt_level"
+    stamp="$(sha256sum <"$raw") $("$WASM_BINDGEN" --version) wasm-opt=${WASM_OPT:-1} -O$opt_level converge"
     [[ -f $pkg/.stamp && $(<"$pkg/.stamp") == "$stamp" ]] && return
     rm -rf "$pkg.part"
     mkdir -p "$pkg.part"
@@ -374,7 +377,10 @@ build_wasm_variant() {
                          --enable-mutable-globals --enable-multivalue --enable-reference-types)
         [[ $variant != nosimd ]] && proposals+=(--enable-simd)
         input=$pkg.part/opt.wasm
-        wasm-opt "-O$opt_level" "${proposals[@]}" "$raw" -o "$input"
+        # Size-optimized builds repeat the passes until they stop shrinking (1.4 KB gzip).
+        local converge=()
+        [[ $opt_level == z ]] && converge=(--converge)
+        wasm-opt "-O$opt_level" "${converge[@]}" "${proposals[@]}" "$raw" -o "$input"
     fi
     "$WASM_BINDGEN" --target web --out-dir "$pkg.part" --out-name tokenprism "$input"
     rm -f "$pkg.part/opt.wasm"
