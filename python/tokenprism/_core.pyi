@@ -212,6 +212,9 @@ class Tokenizer:
     def round_trip_misses(self) -> list[tuple[int, str, str, list[int]]]:
         """The vocabulary entries whose text (the id decoded alone) does not encode back to
         that one id: (id, token, text, the text's ids), in id order."""
+    def never_produced(self, texts: list[str]) -> list[int]:
+        """The model's vocabulary ids (added tokens left out) that encoding each of `texts`
+        (no special tokens added) never yields, in id order."""
     def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
     def trace(self, text: str) -> dict[str, Any]:
         """Every stage of one run: stages [{name, text, micros, runs}] (the input, then each

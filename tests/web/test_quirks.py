@@ -18,7 +18,7 @@ import pytest
 from paths import data_dir, reference, require, tiktoken_module
 from shell import link
 from tabs.quirks import view as quirks_view
-from web_env import Watch
+from web_env import DIST, Watch
 
 READY_TIMEOUT_MS = 180_000
 PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
@@ -166,6 +166,29 @@ def reference_misses(tok) -> list[int]:
     return [i for i, enc in zip(ids, encodings) if enc.ids != [i]]
 
 
+def reference_unseen(refs, model_id) -> tuple[list[int], list[str]]:
+    """The vocabulary ids (added tokens left out) that no document of the bundled corpora
+    (dist/data/bench/, each document encoded alone) yields, with each id's decoded text."""
+    index = json.loads((DIST / "data/bench/index.json").read_text(encoding="utf-8"))
+    docs = []
+    for name in index["corpora"]:
+        docs += json.loads((DIST / f"data/bench/{name}.json").read_text(encoding="utf-8"))
+    seen: set[int] = set()
+    if model_id in refs.tokenizers:
+        tok = refs.tokenizers[model_id]
+        for enc in tok.encode_batch(docs, add_special_tokens=False):
+            seen.update(enc.ids)
+        added = set(tok.get_added_tokens_decoder())
+        vocab = tok.get_vocab_size(with_added_tokens=False)
+        ids = [i for i in range(vocab) if i not in seen and i not in added]
+        return ids, [tok.decode([i], skip_special_tokens=False) for i in ids]
+    enc = refs.cl100k
+    for doc in docs:
+        seen.update(enc.encode_ordinary(doc))
+    ids = [i for i in sorted(enc._mergeable_ranks.values()) if i not in seen]
+    return ids, [enc.decode_single_token_bytes(i).decode("utf-8", "replace") for i in ids]
+
+
 def test_the_vocabulary_scan_matches_the_references(opened, refs):
     page, _ = opened
     page.get_by_test_id("quirks-scan").click()
@@ -189,6 +212,25 @@ def test_the_vocabulary_scan_matches_the_references(opened, refs):
         )
         assert got["count"] == len(want), m
         assert got["ids"] == want[: quirks_view.MISSES_SHOWN], m
+    # The entries the bundled corpora never produce: how many, and the longest ones shown.
+    for m in MODELS:
+        ids, texts = reference_unseen(refs, m)
+        got = page.evaluate(
+            """id => {
+              const block = document.querySelector(
+                `[data-testid=quirks-rare-rows] [data-testid=q-model][data-model="${id}"]`);
+              return {
+                count: Number(block.querySelector('[data-testid=q-unseen-count]').dataset.count),
+                ids: [...block.querySelectorAll('[data-testid=q-unseen]')].map((e) => Number(e.dataset.id)),
+              };
+            }""",
+            m,
+        )
+        assert got["count"] == len(ids) > 0, m
+        longest = sorted(zip(ids, texts), key=lambda p: (-len(p[1]), p[0]))
+        assert got["ids"] == [i for i, _ in longest[: quirks_view.MISSES_SHOWN]], m
+    # r50k's known glitch token is one gpt2 shares, and nothing in the corpora produces it.
+    assert refs.tokenizers["gpt2"].token_to_id("ĠSolidGoldMagikarp") in reference_unseen(refs, "gpt2")[0]
     # The known example: in GPT-2's vocabulary, and its text encodes to it alone.
     gpt2 = refs.tokenizers["gpt2"]
     magikarp = gpt2.token_to_id("ĠSolidGoldMagikarp")

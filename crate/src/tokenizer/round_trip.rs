@@ -1,6 +1,7 @@
-//! The vocabulary entries whose own text does not encode back to them: a token the model has
-//! but never produces from its own spelling (a WordPiece continuation, a byte-level piece of
-//! a char, a token the pre-tokenizer always splits).
+//! Vocabulary entries a model does not produce: those whose own text does not encode back to
+//! them (a WordPiece continuation, a byte-level piece of a char, a token the pre-tokenizer
+//! always splits), and those a body of text never yields (the textbook's "glitch tokens",
+//! such as r50k's " SolidGoldMagikarp", trained into the vocabulary and then seldom seen).
 
 use serde::Serialize;
 
@@ -46,6 +47,36 @@ impl Tokenizer {
         }
         Ok(out)
     }
+
+    /// The model's vocabulary ids (added tokens left out: they are not learned pieces) that
+    /// encoding each of `texts` (no special tokens added) never yields, in id order.
+    /// Truncation is off: every token of every text counts.
+    pub fn never_produced<'a>(&self, texts: impl IntoIterator<Item = &'a str>) -> Result<Vec<u32>> {
+        if self.padding.is_some() || self.truncation.is_some() {
+            let plain = Tokenizer { padding: None, truncation: None, ..self.clone() };
+            return plain.never_produced(texts);
+        }
+        let model = self.model.vocab_r().len();
+        let mut seen = vec![false; model];
+        let mut ids = Vec::new();
+        for text in texts {
+            ids.clear();
+            self.encode_ids_into(text, false, &mut ids)?;
+            for &id in &ids {
+                if let Some(s) = seen.get_mut(id as usize) {
+                    *s = true;
+                }
+            }
+        }
+        for a in &self.added {
+            if let Some(s) = seen.get_mut(a.id as usize) {
+                *s = true;
+            }
+        }
+        Ok((0..model as u32)
+            .filter(|&id| !seen[id as usize] && self.model.id_to_token(id).is_some())
+            .collect())
+    }
 }
 
 #[cfg(test)]
@@ -73,5 +104,15 @@ mod tests {
             pad_token: "[PAD]".into(),
         });
         assert_eq!(padded.round_trip_misses().unwrap(), misses);
+    }
+
+    #[test]
+    fn never_produced_lists_the_pieces_no_text_yields() {
+        let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nstraw\n##berry\nberry\n";
+        let tok = Tokenizer::from_vocab_txt(vocab).unwrap();
+        // "strawberry" is straw + ##berry; nothing yields "berry" alone. The bracketed
+        // specials are the file's added tokens, not learned pieces.
+        assert_eq!(tok.never_produced(["strawberry kiwi", ""]).unwrap(), vec![7]);
+        assert_eq!(tok.never_produced([]).unwrap(), vec![5, 6, 7]);
     }
 }

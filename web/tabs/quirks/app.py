@@ -130,8 +130,8 @@ def draw(ids, statuses):
 
 
 async def scan():
-    """Each picked model's vocabulary entries that do not encode back to them (computed once
-    per model by the core, in its worker slot)."""
+    """Each picked model's vocabulary entries that do not encode back to them, and those the
+    bundled corpora never produce (computed once per model by the core, in its worker slot)."""
     button = by_id("quirks-scan")
     button.disabled = True
     try:
@@ -144,6 +144,8 @@ async def scan():
                 {"slot": m, "limit": view.MISSES_SHOWN}, dict_converter=compare_app.js_object
             )
             scans[m] = json.loads(str(await tpcore.request("roundTrip", args)))
+            busy.textContent = f"encoding the bundled corpora with {m}…"
+            scans[m]["unseen"] = json.loads(str(await tpcore.request("neverProduced", args)))
             draw(list(state["models"]), {})
     finally:
         busy.textContent = ""

@@ -233,8 +233,9 @@ def render_variants(q: dict, model_ids, traces: dict, statuses: dict) -> list[No
 
 def render_rare(q: dict, model_ids, traces: dict, statuses: dict, scans: dict) -> list[Node]:
     """Per model: the rare example's tokens and ids, and, once its vocabulary was scanned
-    (`scans`: model id -> the worker's roundTrip answer), the entries whose text does not
-    encode back to them."""
+    (`scans`: model id -> the worker's roundTrip answer, its neverProduced answer under
+    "unseen"), the entries whose text does not encode back to them and those the bundled
+    corpora never produce."""
     out = []
     for m in model_ids:
         got = traces.get(m)
@@ -271,5 +272,34 @@ def render_rare(q: dict, model_ids, traces: dict, statuses: dict, scans: dict) -
                 )
             )
             body.append(el("ol", {"class": "q-hits", "data-testid": "q-misses"}, *items))
+            unseen = scan.get("unseen")
+            if unseen is not None:
+                body += render_unseen(unseen, scan["vocab_size"])
         out.append(_model_block(m, body, ""))
     return out
+
+
+def render_unseen(unseen: dict, vocab_size: int) -> list[Node]:
+    """How many vocabulary entries the bundled corpora never produce, and the longest of them.
+
+    >>> got = {"count": 2, "corpora": ["en", "zh"], "bytes": 2048, "documents": 3,
+    ...        "first": [{"id": 7, "token": "ĠSolid", "text": " Solid"}]}
+    >>> [n.attrs.get("data-count") for n in render_unseen(got, 10)]
+    ['2', None]
+    """
+    items = [
+        el("li", {"data-testid": "q-unseen", "data-id": str(u["id"])}, f"{u['id']} {u['text']!r}")
+        for u in unseen["first"]
+    ]
+    kb = unseen["bytes"] / 1024
+    return [
+        el(
+            "p",
+            {"data-testid": "q-unseen-count", "data-count": str(unseen["count"])},
+            f"{unseen['count']:,} of {vocab_size:,} entries never come out of the bundled "
+            f"corpora ({', '.join(unseen['corpora'])}: {unseen['documents']:,} documents, "
+            f"{kb:,.0f} KB, each encoded alone; added tokens not counted); the longest "
+            f"{len(items)}:",
+        ),
+        el("ol", {"class": "q-hits", "data-testid": "q-unseens"}, *items),
+    ]

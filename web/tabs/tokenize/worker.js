@@ -7,9 +7,11 @@
 // (shell/core-worker.js).
 
 import { fetchBytes, serveCore } from "../../shell/core-worker.js";
+import { corpusLoader } from "../bench/hash.js";
 
 // The site's root (this file sits in tabs/tokenize/): the wasm packages are there.
 const root = new URL("../../", import.meta.url);
+const corpus = corpusLoader(new URL("data/bench/", root));
 
 // The module for every other tokenizer.json (any normalizer, pre-tokenizer and model, with a
 // regex engine): about twice the BERT module's size, so it is fetched only when a file the
@@ -284,6 +286,23 @@ const handlers = {
     const tok = slots.get(slot)?.tokenizer;
     if (!tok) throw new Error(`no tokenizer in slot ${slot}`);
     return tok.roundTripMisses(limit);
+  },
+  // The vocabulary entries the bundled corpora (data/bench/, the Bench tab's slices) never
+  // produce, each document encoded alone.
+  async neverProduced({ slot, limit }) {
+    const tok = slots.get(slot)?.tokenizer;
+    if (!tok) throw new Error(`no tokenizer in slot ${slot}`);
+    const index = await (await fetch(new URL("data/bench/index.json", root))).json();
+    const names = Object.keys(index.corpora ?? {});
+    const docs = [];
+    let bytes = 0;
+    for (const name of names) {
+      const c = await corpus(name);
+      docs.push(...c.docs);
+      bytes += c.bytes;
+    }
+    const got = JSON.parse(tok.neverProduced(docs, limit));
+    return JSON.stringify({ ...got, corpora: names, bytes, documents: docs.length });
   },
   // `slot`: trace with that slot's tokenizer (loaded first), else the tab's own.
   trace({ text, cap, slot }) {

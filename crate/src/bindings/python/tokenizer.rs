@@ -430,6 +430,12 @@ impl PyTokenizer {
         Ok(misses.into_iter().map(|m| (m.id, m.token, m.text, m.ids)).collect())
     }
 
+    /// The model's vocabulary ids (added tokens left out) that encoding each of `texts` (no
+    /// special tokens added) never yields, in id order.
+    fn never_produced(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<u32>> {
+        py.detach(|| self.inner.never_produced(texts.iter().map(String::as_str))).map_err(to_py_err)
+    }
+
     fn id_to_token(&self, id: u32) -> Option<String> {
         self.inner.id_to_token(id).map(str::to_owned)
     }

@@ -135,6 +135,28 @@ impl WasmTokenizer {
         }))
     }
 
+    /// The model's vocabulary entries that encoding each of `texts` never yields, as JSON:
+    /// how many, and the `limit` with the longest text (longest first, then by id), each
+    /// with its id, token and text.
+    #[wasm_bindgen(js_name = neverProduced)]
+    pub fn never_produced(&self, texts: Vec<String>, limit: usize) -> Result<String, JsError> {
+        let ids = self.inner.never_produced(texts.iter().map(String::as_str)).map_err(to_js_error)?;
+        // Longest first, then by id, as one sortable number each: (!chars << 32) | id.
+        let mut order = Vec::with_capacity(ids.len());
+        for &id in &ids {
+            let chars = self.inner.decode(&[id], false).map_err(to_js_error)?.chars().count() as u32;
+            order.push(((!chars as u64) << 32) | id as u64);
+        }
+        order.sort_unstable();
+        let mut first = Vec::new();
+        for key in order.into_iter().take(limit) {
+            let id = key as u32;
+            let text = self.inner.decode(&[id], false).map_err(to_js_error)?;
+            first.push(serde_json::json!({"id": id, "token": self.inner.id_to_token(id), "text": text}));
+        }
+        to_json(&serde_json::json!({"count": ids.len(), "first": first}))
+    }
+
     /// What the page needs to know about this tokenizer, as JSON: the BERT switches (null
     /// when the normalizer is something else), the fast paths, the model's type, the stages,
     /// the vocabulary size.
