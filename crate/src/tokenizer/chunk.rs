@@ -93,12 +93,9 @@ impl Tokenizer {
     /// brings within the limit (one char of more tokens than that) is a chunk of its own,
     /// over it.
     pub fn chunk(&self, text: &str, max_tokens: usize) -> Result<Vec<Chunk>> {
-        if self.padding.is_some() || self.truncation.is_some() {
-            let plain = Tokenizer { padding: None, truncation: None, ..self.clone() };
-            return plain.chunk(text, max_tokens);
-        }
+        let tok = self.unpadded();
         let max = max_tokens.max(1);
-        let enc = self.encode(text, None, false)?;
+        let enc = tok.encode(text, None, false)?;
         let char_at: Vec<usize> = text.char_indices().map(|(b, _)| b).chain([text.len()]).collect();
         let byte = |c: u32| char_at[(c as usize).min(char_at.len() - 1)];
         // Each token's start, and the starts a cut may use: not inside an earlier token.
@@ -114,10 +111,7 @@ impl Tokenizer {
             reach = reach.max(e);
         }
         let mut ids = Vec::new();
-        let mut count = |a: usize, b: usize| -> Result<usize> {
-            self.encode_ids_into(&text[a..b], false, &mut ids)?;
-            Ok(ids.len())
-        };
+        let mut count = |a: usize, b: usize| tok.count_tokens(&text[a..b], &mut ids);
         let mut out = Vec::new();
         let mut pos = 0;
         while pos < text.len() {
@@ -193,7 +187,10 @@ mod tests {
         let text = "a b. c a.\n\nb c a b c. a\n";
         let chunks = check(&tok, text, 6);
         let cuts: Vec<_> = chunks.iter().map(|c| (&text[c.start..c.end], c.cut)).collect();
-        assert_eq!(cuts, [("a b. c a.\n\n", Cut::Paragraph), ("b c a b c. ", Cut::Sentence), ("a\n", Cut::End)]);
+        assert_eq!(
+            cuts,
+            [("a b. c a.\n\n", Cut::Paragraph), ("b c a b c. ", Cut::Sentence), ("a\n", Cut::End)]
+        );
         let chunks = check(&tok, "a b c a b c", 4);
         assert_eq!(chunks.iter().map(|c| c.cut).collect::<Vec<_>>(), [Cut::Token, Cut::End]);
     }

@@ -7,6 +7,8 @@
 //! in its block and says how many bytes it used; the caller hands the rest back with the next
 //! block, so a document (or a UTF-8 sequence) cut by a block's end is counted whole, once.
 
+use std::borrow::Cow;
+
 use super::Tokenizer;
 use crate::error::Result;
 
@@ -68,6 +70,23 @@ fn after_last_blank_line(text: &str) -> usize {
 }
 
 impl Tokenizer {
+    /// This tokenizer without padding and truncation (a copy only when it has either): a
+    /// count is of what the model makes of a text, as the corpus counting loads a tokenizer.
+    pub(crate) fn unpadded(&self) -> Cow<'_, Tokenizer> {
+        if self.padding.is_none() && self.truncation.is_none() {
+            return Cow::Borrowed(self);
+        }
+        Cow::Owned(Tokenizer { padding: None, truncation: None, ..self.clone() })
+    }
+
+    /// How many tokens `text` is, no special tokens added (`ids` is a reused buffer). One
+    /// call site for the whole encode path, kept out of line: the wasm modules stay small.
+    #[inline(never)]
+    pub(crate) fn count_tokens(&self, text: &str, ids: &mut Vec<u32>) -> Result<usize> {
+        self.encode_ids_into(text, false, ids)?;
+        Ok(ids.len())
+    }
+
     /// Counts the documents of `block` that a later block cannot change: all of them when
     /// `last` (the input ends here), else those before its last line end (line mode), after
     /// its last blank line (blank-line mode), none (file mode). Bytes that are not UTF-8 stop
@@ -88,11 +107,11 @@ impl Tokenizer {
             (Documents::BlankLine, false) => after_last_blank_line(text),
         };
         let mut count = DocumentCount { used: end, ..Default::default() };
+        let tok = self.unpadded();
         let mut ids = Vec::new();
         let mut add = |doc: &str, count: &mut DocumentCount| -> Result<()> {
-            self.encode_ids_into(doc, false, &mut ids)?;
             count.documents += 1;
-            count.tokens += ids.len() as u64;
+            count.tokens += tok.count_tokens(doc, &mut ids)? as u64;
             Ok(())
         };
         let text = &text[..end];
@@ -176,6 +195,21 @@ mod tests {
                 assert_eq!(in_blocks(&tok, text.as_bytes(), docs, step), whole(docs), "{docs:?} {step}");
             }
         }
+    }
+
+    #[test]
+    fn padding_and_truncation_do_not_count() {
+        let mut tok = tok();
+        tok.padding = Some(crate::tokenizer::Padding {
+            strategy: crate::tokenizer::PaddingStrategy::Fixed(16),
+            direction: crate::tokenizer::Direction::Right,
+            pad_to_multiple_of: None,
+            pad_id: 0,
+            pad_type_id: 0,
+            pad_token: "[PAD]".into(),
+        });
+        let c = tok.count_documents(b"a b\nb\n", Documents::Line, true).unwrap();
+        assert_eq!((c.documents, c.tokens), (2, 3));
     }
 
     #[test]
