@@ -80,7 +80,9 @@ def page(browser, base_url):
 
 def wait_state(page, *states, timeout=120_000):
     wanted = ", ".join(f'[data-state="{s}"]' for s in states)
-    page.wait_for_selector(f'[data-testid="files-panel"]:is({wanted})', state="attached", timeout=timeout)
+    page.wait_for_selector(
+        f'[data-testid="files-panel"]:is({wanted})', state="attached", timeout=timeout
+    )
     return page.get_by_test_id("files-panel").get_attribute("data-state")
 
 
@@ -104,15 +106,25 @@ def test_a_100_mb_file_counts_as_the_reference_with_the_page_free(page, big_file
     since = page.evaluate("performance.now()")
     t0 = time.monotonic()
     open_file(page, path)
-    assert wait_state(page, "done", "error") == "done", page.get_by_test_id("count-error").text_content()
+    assert wait_state(page, "done", "error") == "done", page.get_by_test_id(
+        "count-error"
+    ).text_content()
     seconds = time.monotonic() - t0
     assert number(page, "file-bytes") == size
     assert number(page, "file-documents") == documents
     assert number(page, "file-tokens") == tokens
     assert "a line" in page.get_by_test_id("file-docs").text_content()
+    # The observer sees long tasks: Pyodide's start made some.
+    assert page.evaluate("window.__longtasks.length") > 0
     tasks = page.evaluate(f"window.__longtasks.filter((t) => t.start >= {since}).map((t) => t.ms)")
     longest = max(tasks, default=0)
-    FIGURES.update(bytes=size, tokens=tokens, seconds=seconds, mb_per_s=size / 1e6 / seconds, longest_task_ms=longest)
+    FIGURES.update(
+        bytes=size,
+        tokens=tokens,
+        seconds=seconds,
+        mb_per_s=size / 1e6 / seconds,
+        longest_task_ms=longest,
+    )
     assert longest <= LONGEST_TASK_MS, tasks
 
 
@@ -121,7 +133,7 @@ def test_cancel_stops_a_count_within_a_second(page, big_file, tmp_path):
     open_file(page, path)
     wait_state(page, "counting")
     page.wait_for_function(
-        "document.getElementById('count-status').textContent.includes('tokens so far')",
+        "() => document.getElementById('count-status').textContent.includes('tokens so far')",
         timeout=60_000,
     )
     ms = page.evaluate(
@@ -151,6 +163,7 @@ def test_cancel_stops_a_count_within_a_second(page, big_file, tmp_path):
     assert wait_state(page, "done", "error") == "done"
     assert number(page, "file-documents") == 2
     print("files figures:", json.dumps(FIGURES))
+    assert FIGURES
 
 
 @pytest.mark.parametrize(
@@ -220,7 +233,8 @@ def test_chunks_end_at_paragraphs_then_sentences_then_tokens(page, bert_referenc
     check_chunks(chunks, one, 48, bert_reference)
     assert len(chunks) > 2
     for c in chunks[:-1]:
-        assert c["text"].endswith(" ") and c["text"].rstrip()[-1] in ".!?", c["text"][-60:]
+        end = c["text"].rstrip().rstrip("\"')")
+        assert c["text"].endswith(" ") and end[-1] in ".!?", c["text"][-60:]
     # No punctuation at all: cuts between tokens, each chunk still within the budget.
     words = "".join(ch for ch in one if ch.isalnum() or ch == " ")
     chunks = chunk(page, words, 20)

@@ -28,9 +28,10 @@ def model_label():
 
 
 def js_message(error):
-    """A JS Error's message as Pyodide passes it on ("Error: the file is empty")."""
+    """A JS Error's message as Pyodide passes it on ("Error: the file is empty"), without the
+    error's name."""
     text = str(error).strip().splitlines()[-1] if str(error).strip() else repr(error)
-    for prefix in ("Error: ", "JsException: "):
+    for prefix in ("JsException: ", "Error: ", "Cancelled: "):
         text = text.removeprefix(prefix)
     return text
 
@@ -49,7 +50,10 @@ async def count(file):
     if counting:
         return
     counting = True
-    docs = next((str(r.value) for r in document.querySelectorAll('input[name="count-docs"]') if r.checked), "line")
+    docs = next(
+        (str(r.value) for r in document.querySelectorAll('input[name="count-docs"]') if r.checked),
+        "line",
+    )
     by_id("files-model").textContent = model_label()
     show_count_error(None)
     render("count-result", [])
