@@ -10,6 +10,7 @@ the rounds.
 
 from __future__ import annotations
 
+import doctest
 import json
 import random
 import re
@@ -166,6 +167,47 @@ def test_cancel_stops_a_count_within_a_second(page, big_file, tmp_path):
     assert FIGURES
 
 
+def documents(text: str, docs: str) -> list[str]:
+    """The documents of a text file as the package's count_files reads them (--docs)."""
+    if docs == "file":
+        return [text]
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    lines = [x.removesuffix("\r") for x in lines]
+    out: list[str] = []
+    run: list[str] = []
+    for line in lines + [""]:
+        if line.strip(" \t\n\r\x0b\x0c"):
+            run.append(line)
+        elif run:
+            out.append("\n".join(run))
+            run = []
+    return out
+
+
+@pytest.mark.parametrize("docs", ["blank-line", "file"])
+def test_paragraphs_and_whole_files_count_as_the_reference(page, bert_reference, tmp_path, docs):
+    lines = base_lines()[:3000]
+    rng = random.Random(3)
+    # Blank lines of several kinds between runs of lines, some lines ending in CRLF.
+    text = "".join(
+        x + rng.choice(["\n", "\n", "\r\n", "\n\n", "\n \t\n", "\r\n\r\n"]) for x in lines
+    )
+    path = tmp_path / "paragraphs.txt"
+    path.write_bytes(text.encode())
+    want = documents(text, docs)
+    tokens = sum(len(e.ids) for e in bert_reference.encode_batch(want, add_special_tokens=False))
+    page.get_by_test_id(f"count-docs-{docs}").check()
+    try:
+        open_file(page, path)
+        assert wait_state(page, "done", "error") == "done"
+    finally:
+        page.get_by_test_id("count-docs-line").check()
+    assert number(page, "file-documents") == len(want)
+    assert number(page, "file-tokens") == tokens
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [(b"", "empty"), (b"fine\n\xff\xfe broken\n", "not UTF-8"), (b"PK\x03\x04\x00\x00", "binary")],
@@ -240,3 +282,9 @@ def test_chunks_end_at_paragraphs_then_sentences_then_tokens(page, bert_referenc
     chunks = chunk(page, words, 20)
     check_chunks(chunks, words, 20, bert_reference)
     assert len(chunks) > 3
+
+
+def test_the_views_examples():
+    from tabs.files import view
+
+    assert doctest.testmod(view).failed == 0
