@@ -186,7 +186,7 @@ mod tests {
             (c.documents, c.tokens)
         };
         // Lines: "a b", "  " (whitespace is a document, of no tokens), "ab.", "b", "z".
-        assert_eq!(whole(Documents::Line), (5, 2 + 0 + 3 + 1 + 1));
+        assert_eq!(whole(Documents::Line), (5, 7));
         // Runs: "a b"; "ab.\nb"; "z" (the "  " line is blank).
         assert_eq!(whole(Documents::BlankLine), (3, 2 + 4 + 1));
         assert_eq!(whole(Documents::File), (1, 2 + 4 + 1));
