@@ -10,6 +10,7 @@ from js import document, location
 from tabs.bench import app as bench_app
 from tabs.bpe import app as bpe_app
 from tabs.compare import app as compare_app
+from tabs.files import app as files_app
 from tabs.quirks import app as quirks_app
 from tabs.tokenize import app as tokenize_app
 from tabs.train import app as train_app
@@ -24,3 +25,4 @@ document.getElementById("loading").hidden = True
 document.getElementById("app").dataset.state = "ready"
 bench_app.start()
 train_app.start()
+files_app.start()

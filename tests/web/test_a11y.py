@@ -26,6 +26,7 @@ AXE = (
 TABS = {
     "tokenize": ("tab-wordpiece", '[data-testid="app"][data-state="ready"]'),
     "bpe": ("tab-bpe", '[data-testid="bpe-panel"][data-state="ready"]'),
+    "files": ("tab-files", '[data-testid="files-panel"][data-state="ready"]'),
     "bench": ("tab-bench", '[data-testid="bench"]'),
     "train": ("tab-train", '[data-testid="train-panel"][data-state="ready"]'),
 }
@@ -64,11 +65,15 @@ def show_tab(page, name):
 
 def fill_tab(page, name):
     """What a visitor would open on the tab: every <details>, a pre-token's merges (BPE), a
-    trained example and a word split by it (Train)."""
+    text's chunks (Files), a trained example and a word split by it (Train)."""
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     if name == "bpe":
         page.get_by_test_id("bpe-pre-token").nth(1).click()
         page.wait_for_selector("#bpe-merges .merges")
+    elif name == "files":
+        page.get_by_test_id("chunk-max").fill("12")
+        page.get_by_test_id("chunk-run").click()
+        page.wait_for_selector('[data-testid="files-panel"][data-chunk="done"]')
     elif name == "train":
         page.get_by_test_id("train-chapter").click()
         page.wait_for_function(

@@ -7,6 +7,7 @@
 
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { bpeBuiltin, bpeFile, bpeRequest } from "../tabs/bpe/client.js";
+import { filesClient } from "../tabs/files/client.js";
 import { CoreWorker } from "./core-worker.js";
 
 // Paths relative to the site's root (this file sits in shell/), wherever the site is served.
@@ -231,6 +232,8 @@ function request(type, args = {}, onProgress = undefined) {
   if (type === "unload") core.kept.delete(`load:${args.slot}`);
   return core.request(type, args, { ...(KEEP[type] ?? {}), onProgress });
 }
+// The Files tab's worker: the same tokenizer in a worker of its own (tabs/files/client.js).
+const files = filesClient(core, here("tabs/tokenize/worker.js"), (message) => showError(`files worker: ${message}`));
 // For tests and the console: the wasm memory size of the BERT core, its crash count.
 window.tokenprismCore = { request, crashes: () => core.crashes };
 
@@ -670,6 +673,13 @@ async function main() {
       bpe_request: (type, argsJson) => bpeRequest(type, argsJson),
       bpe_builtin: bpeBuiltin,
       bpe_file: bpeFile,
+      // The Files tab (tabs/files/client.js): counts of a whole file, chunks of a text.
+      count_file: files.countFile,
+      cancel_count: files.cancel,
+      chunk_open_file: files.openChunkFile,
+      chunk_close_file: files.closeChunkFile,
+      chunk_text: files.chunk,
+      chunk_download: files.downloadChunks,
     });
 
     // The modules keep their folders (packages: shell/, tabs/<tab>/), as under web/.

@@ -21,6 +21,14 @@ export class CoreCrash extends Error {
   }
 }
 
+export class Cancelled extends Error {
+  constructor() {
+    super("cancelled");
+    this.name = "Cancelled";
+    this.cancelled = true;
+  }
+}
+
 export class CoreWorker {
   // url: the worker module. onCrash(message): called once per crash, after the fresh worker
   // has been asked to replay (a page shows the message; the next request waits for the replay).
@@ -66,7 +74,7 @@ export class CoreWorker {
 
   // One request. keep: remember it (after it succeeds) under this key, to replay after a
   // crash; a later request with the same key replaces it. drop: keys it makes stale.
-  // onProgress(got, total): called when the handler reports progress (see serveCore).
+  // onProgress(got, total, ...): called when the handler reports progress (see serveCore).
   // Requests run in the worker one after another, in the order they were made, so a caller
   // can send init, load and a first trace at once without waiting for each answer.
   async request(type, args = {}, { keep = null, drop = [], transfer, onProgress } = {}) {
@@ -83,21 +91,31 @@ export class CoreWorker {
   restart(message) {
     if (this.worker === null) return;
     this.crashes += 1;
+    this.renew(new CoreCrash(message));
+    this.onCrash(message);
+  }
+
+  // Stops the request under way (and those waiting) at once by throwing the worker away; they
+  // fail with a Cancelled error, and a fresh worker replays the kept state for the next one.
+  cancel() {
+    if (this.worker !== null) this.renew(new Cancelled());
+  }
+
+  renew(error) {
     this.worker.terminate();
     this.worker = null;
-    for (const { reject } of this.pending.values()) reject(new CoreCrash(message));
+    for (const { reject } of this.pending.values()) reject(error);
     this.pending.clear();
     this.start();
     const replay = [...this.kept.values()];
     this.ready = (async () => {
       for (const [type, args] of replay) await this.post(type, args);
     })().catch((err) => this.onError(`restarting the tokenizer core: ${err?.message ?? err}`));
-    this.onCrash(message);
   }
 }
 
 // The worker side: runs `handlers[type](args, progress, early)` for each message, one at a
-// time in arrival order, and replies; progress(got, total) reaches the caller's onProgress. A
+// time in arrival order, and replies; progress(got, total, ...) reaches the caller's onProgress. A
 // handler may have an `early(args, progress)` that starts at once when its message arrives
 // (a download, say), while the requests before it still run; its result is `early`. A wasm
 // trap (WebAssembly.RuntimeError) marks this instance dead and is reported as a crash.
@@ -128,7 +146,7 @@ export function serveCore(handlers, wasmExports) {
   };
   return (event) => {
     const { id, type, ...args } = event.data;
-    const progress = (got, total) => self.postMessage({ id, progress: [got, total] });
+    const progress = (...values) => self.postMessage({ id, progress: values });
     let early;
     try {
       early = Promise.resolve(all[type]?.early?.(args, progress) ?? null);

@@ -7,6 +7,8 @@ pub mod added;
 pub mod batch;
 pub mod bpe;
 pub mod chat;
+pub mod chunk;
+pub mod documents;
 pub mod encoding;
 pub mod padding;
 pub mod round_trip;

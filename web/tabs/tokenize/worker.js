@@ -8,6 +8,7 @@
 
 import { fetchBytes, serveCore } from "../../shell/core-worker.js";
 import { corpusLoader } from "../bench/hash.js";
+import { chunkText, countFile as count } from "../files/count.js";
 
 // The site's root (this file sits in tabs/tokenize/): the wasm packages are there.
 const root = new URL("../../", import.meta.url);
@@ -316,6 +317,15 @@ const handlers = {
     const trace = trim(full, text, cap);
     trace.total.worker_ms = performance.now() - t0;
     return { trace: JSON.stringify(trace), ids, bytes: trace.total.bytes };
+  },
+  // The Files tab (tabs/files/count.js), in a second instance of this worker that the page
+  // can stop: a file's token count, progress(done, total, tokens, documents) on the way.
+  countFile({ file, docs }, progress) {
+    const { core, wasm } = modules.get(current);
+    return count(file, docs, { tokenizer, glue: core, memory: wasm.memory }, progress);
+  },
+  chunk({ text, maxTokens }) {
+    return chunkText(tokenizer, text, maxTokens);
   },
 };
 

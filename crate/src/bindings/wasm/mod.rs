@@ -71,6 +71,22 @@ pub(crate) fn with_input<R>(start: usize, len: usize, f: impl FnOnce(&str) -> R)
     })
 }
 
+/// Runs `f` on `len` bytes of the input buffer from `start`, as bytes (for input that may not
+/// be UTF-8: a file's bytes, which the callee checks).
+pub(crate) fn with_input_bytes<R>(
+    start: usize,
+    len: usize,
+    f: impl FnOnce(&[u8]) -> R,
+) -> Result<R, JsError> {
+    INPUT.with(|b| {
+        let b = b.borrow();
+        let bytes = b
+            .get(start..start.saturating_add(len))
+            .ok_or_else(|| JsError::new("input range past the input buffer"))?;
+        Ok(f(bytes))
+    })
+}
+
 pub(crate) fn to_js_error(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
 }

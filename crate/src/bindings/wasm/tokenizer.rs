@@ -2,7 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{to_js_error, to_json, with_input, PANIC_TEST_INPUT};
+use super::{to_js_error, to_json, with_input, with_input_bytes, PANIC_TEST_INPUT};
+use crate::tokenizer::chunk::Cut;
+use crate::tokenizer::documents::Documents;
 
 #[wasm_bindgen]
 pub struct WasmTokenizer {
@@ -91,6 +93,52 @@ impl WasmTokenizer {
     #[wasm_bindgen(js_name = normalizeLenInput)]
     pub fn normalize_len_input(&self, start: usize, len: usize) -> Result<usize, JsError> {
         with_input(start, len, |text| self.inner.normalize_str(text, None).len())
+    }
+
+    /// The documents in `len` bytes of the input buffer from `start` (a block of a file,
+    /// written there as bytes), counted as `Tokenizer::count_documents` does with `docs`
+    /// ("file", "line" or "blank-line"): `[documents, tokens, bytes used, invalid at or -1]`.
+    #[wasm_bindgen(js_name = countDocumentsInput)]
+    pub fn count_documents_input(
+        &self,
+        start: usize,
+        len: usize,
+        docs: &str,
+        last: bool,
+    ) -> Result<Vec<f64>, JsError> {
+        let docs =
+            Documents::parse(docs).ok_or_else(|| JsError::new(&format!("no documents mode {docs:?}")))?;
+        let c = with_input_bytes(start, len, |block| self.inner.count_documents(block, docs, last))?
+            .map_err(to_js_error)?;
+        let invalid = c.invalid_at.map_or(-1.0, |at| at as f64);
+        Ok(vec![c.documents as f64, c.tokens as f64, c.used as f64, invalid])
+    }
+
+    /// `text` in chunks of at most `max_tokens` tokens (`Tokenizer::chunk`), as a `Uint32Array`
+    /// of four numbers a chunk: start and end in UTF-16 units (JavaScript's string indices),
+    /// its token count, and where it ends (0 paragraph, 1 sentence, 2 token, 3 end of text).
+    pub fn chunk(&self, text: &str, max_tokens: usize) -> Result<Vec<u32>, JsError> {
+        let chunks = self.inner.chunk(text, max_tokens).map_err(to_js_error)?;
+        let mut out = Vec::with_capacity(chunks.len() * 4);
+        // The chunks are in text order: one walk turns their byte offsets into UTF-16 ones.
+        let (mut byte, mut unit) = (0usize, 0u32);
+        let mut units_at = |to: usize| {
+            unit += text[byte..to].encode_utf16().count() as u32;
+            byte = to;
+            unit
+        };
+        for c in chunks {
+            let start = units_at(c.start);
+            let end = units_at(c.end);
+            let cut = match c.cut {
+                Cut::Paragraph => 0,
+                Cut::Sentence => 1,
+                Cut::Token => 2,
+                Cut::End => 3,
+            };
+            out.extend([start, end, c.tokens as u32, cut]);
+        }
+        Ok(out)
     }
 
     /// The normalizer alone; the normalized text (for checking it, not for timing).

@@ -1,0 +1,227 @@
+//! Token counts of a text's documents, cut as the package's corpus counting cuts a text file
+//! (`python/tokenprism/corpus.py`, `--docs`): the whole file, each non-empty line (a final
+//! carriage return dropped), or each run of non-blank lines joined by "\n". No special tokens
+//! are added, as there by default.
+//!
+//! A long file arrives in blocks: [`Tokenizer::count_documents`] counts the documents that end
+//! in its block and says how many bytes it used; the caller hands the rest back with the next
+//! block, so a document (or a UTF-8 sequence) cut by a block's end is counted whole, once.
+
+use std::borrow::Cow;
+
+use super::Tokenizer;
+use crate::error::Result;
+
+/// What one document is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Documents {
+    File,
+    Line,
+    BlankLine,
+}
+
+impl Documents {
+    /// The mode by its name in the package's `--docs`: "file", "line", "blank-line".
+    pub fn parse(name: &str) -> Option<Documents> {
+        match name {
+            "file" => Some(Documents::File),
+            "line" => Some(Documents::Line),
+            "blank-line" => Some(Documents::BlankLine),
+            _ => None,
+        }
+    }
+}
+
+/// What [`Tokenizer::count_documents`] found in a block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DocumentCount {
+    pub documents: u64,
+    pub tokens: u64,
+    /// Bytes of the block counted; the rest belongs with the next block.
+    pub used: usize,
+    /// Where the block stops being UTF-8 (nothing is counted then).
+    pub invalid_at: Option<usize>,
+}
+
+/// What a blank line may hold besides nothing (Python's `bytes.strip` set).
+fn is_blank(line: &str) -> bool {
+    line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+}
+
+/// The lines of `text` without their "\n" or one final "\r"; a final "\n" ends the last line
+/// (no empty line after it).
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n').filter(move |_| !text.is_empty()).map(|l| l.strip_suffix('\r').unwrap_or(l))
+}
+
+/// The end of the last blank line that is whole in `text` (0 when there is none).
+fn after_last_blank_line(text: &str) -> usize {
+    let mut end = 0;
+    let mut start = 0;
+    while let Some(nl) = text[start..].find('\n') {
+        let stop = start + nl + 1;
+        if is_blank(&text[start..stop - 1]) {
+            end = stop;
+        }
+        start = stop;
+    }
+    end
+}
+
+impl Tokenizer {
+    /// This tokenizer without padding and truncation (a copy only when it has either): a
+    /// count is of what the model makes of a text, as the corpus counting loads a tokenizer.
+    pub(crate) fn unpadded(&self) -> Cow<'_, Tokenizer> {
+        if self.padding.is_none() && self.truncation.is_none() {
+            return Cow::Borrowed(self);
+        }
+        Cow::Owned(Tokenizer { padding: None, truncation: None, ..self.clone() })
+    }
+
+    /// How many tokens `text` is, no special tokens added (`ids` is a reused buffer). One
+    /// call site for the whole encode path, kept out of line: the wasm modules stay small.
+    #[inline(never)]
+    pub(crate) fn count_tokens(&self, text: &str, ids: &mut Vec<u32>) -> Result<usize> {
+        self.encode_ids_into(text, false, ids)?;
+        Ok(ids.len())
+    }
+
+    /// Counts the documents of `block` that a later block cannot change: all of them when
+    /// `last` (the input ends here), else those before its last line end (line mode), after
+    /// its last blank line (blank-line mode), none (file mode). Bytes that are not UTF-8 stop
+    /// the count (`invalid_at`), except a sequence cut by the end of a block that is not the last.
+    pub fn count_documents(&self, block: &[u8], docs: Documents, last: bool) -> Result<DocumentCount> {
+        let text = match std::str::from_utf8(block) {
+            Ok(text) => text,
+            Err(e) if e.error_len().is_none() && !last => {
+                // SAFETY: `valid_up_to` bytes are UTF-8, as the error says.
+                unsafe { std::str::from_utf8_unchecked(&block[..e.valid_up_to()]) }
+            }
+            Err(e) => return Ok(DocumentCount { invalid_at: Some(e.valid_up_to()), ..Default::default() }),
+        };
+        let end = match (docs, last) {
+            (_, true) => text.len(),
+            (Documents::File, false) => 0,
+            (Documents::Line, false) => text.rfind('\n').map_or(0, |i| i + 1),
+            (Documents::BlankLine, false) => after_last_blank_line(text),
+        };
+        let mut count = DocumentCount { used: end, ..Default::default() };
+        let tok = self.unpadded();
+        let mut ids = Vec::new();
+        let mut add = |doc: &str, count: &mut DocumentCount| -> Result<()> {
+            count.documents += 1;
+            count.tokens += tok.count_tokens(doc, &mut ids)? as u64;
+            Ok(())
+        };
+        let text = &text[..end];
+        match docs {
+            Documents::File => {
+                if !text.is_empty() {
+                    add(text, &mut count)?;
+                }
+            }
+            Documents::Line => {
+                for line in lines(text).filter(|l| !l.is_empty()) {
+                    add(line, &mut count)?;
+                }
+            }
+            Documents::BlankLine => {
+                let mut run = String::new();
+                let mut open = false;
+                for line in lines(text) {
+                    if is_blank(line) {
+                        if open {
+                            add(&run, &mut count)?;
+                            run.clear();
+                            open = false;
+                        }
+                        continue;
+                    }
+                    if open {
+                        run.push('\n');
+                    }
+                    run.push_str(line);
+                    open = true;
+                }
+                if open {
+                    add(&run, &mut count)?;
+                }
+            }
+        }
+        Ok(count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tok() -> Tokenizer {
+        Tokenizer::from_vocab_txt("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\n##b\n.\n").unwrap()
+    }
+
+    /// The documents of a whole text, counted in blocks of `step` bytes as the page feeds them.
+    fn in_blocks(tok: &Tokenizer, text: &[u8], docs: Documents, step: usize) -> (u64, u64) {
+        let mut carry: Vec<u8> = Vec::new();
+        let (mut d, mut t) = (0, 0);
+        for (k, piece) in text.chunks(step.max(1)).enumerate() {
+            carry.extend_from_slice(piece);
+            let last = (k + 1) * step >= text.len();
+            let c = tok.count_documents(&carry, docs, last).unwrap();
+            assert_eq!(c.invalid_at, None);
+            d += c.documents;
+            t += c.tokens;
+            carry.drain(..c.used);
+        }
+        (d, t)
+    }
+
+    #[test]
+    fn documents_follow_the_corpus_modes() {
+        let tok = tok();
+        let text = "a b\r\n\n  \nab.\nb\n\n\nz\n";
+        let whole = |docs| {
+            let c = tok.count_documents(text.as_bytes(), docs, true).unwrap();
+            (c.documents, c.tokens)
+        };
+        // Lines: "a b", "  " (whitespace is a document, of no tokens), "ab.", "b", "z".
+        assert_eq!(whole(Documents::Line), (5, 7));
+        // Runs: "a b"; "ab.\nb"; "z" (the "  " line is blank).
+        assert_eq!(whole(Documents::BlankLine), (3, 2 + 4 + 1));
+        assert_eq!(whole(Documents::File), (1, 2 + 4 + 1));
+        for step in 1..text.len() + 1 {
+            for docs in [Documents::Line, Documents::BlankLine, Documents::File] {
+                assert_eq!(in_blocks(&tok, text.as_bytes(), docs, step), whole(docs), "{docs:?} {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn padding_and_truncation_do_not_count() {
+        let mut tok = tok();
+        tok.padding = Some(crate::tokenizer::Padding {
+            strategy: crate::tokenizer::PaddingStrategy::Fixed(16),
+            direction: crate::tokenizer::Direction::Right,
+            pad_to_multiple_of: None,
+            pad_id: 0,
+            pad_type_id: 0,
+            pad_token: "[PAD]".into(),
+        });
+        let c = tok.count_documents(b"a b\nb\n", Documents::Line, true).unwrap();
+        assert_eq!((c.documents, c.tokens), (2, 3));
+    }
+
+    #[test]
+    fn a_sequence_cut_by_a_block_waits_and_a_bad_byte_stops() {
+        let tok = tok();
+        let text = "a\né\nb".as_bytes();
+        for step in 1..text.len() + 1 {
+            assert_eq!(in_blocks(&tok, text, Documents::Line, step), (3, 3), "{step}");
+        }
+        let cut = tok.count_documents(&text[..3], Documents::Line, false).unwrap();
+        assert_eq!((cut.documents, cut.used, cut.invalid_at), (1, 2, None));
+        assert_eq!(tok.count_documents(&text[..3], Documents::Line, true).unwrap().invalid_at, Some(2));
+        assert_eq!(tok.count_documents(b"a\n\xff\n", Documents::Line, false).unwrap().invalid_at, Some(2));
+    }
+}
