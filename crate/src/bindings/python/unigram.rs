@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
 
 use super::{maybe_detach, text_of, to_py_err};
 use crate::loaders::tokenizer_json::parse_unigram;
@@ -100,10 +101,38 @@ impl PyUnigram {
     }
 }
 
-/// A lattice as the dict both bindings give (floats exact, unlike the page's JSON).
+/// A lattice as the dict both bindings give (built here, not through JSON, so that scores
+/// keep every bit).
 pub(crate) fn lattice_dict<'py>(py: Python<'py>, lattice: &Lattice) -> PyResult<Bound<'py, PyAny>> {
-    let json = serde_json::to_string(lattice).map_err(|e| to_py_err(Error::Json(e.to_string())))?;
-    py.import("json")?.call_method1("loads", (json,))
+    let nodes = PyList::empty(py);
+    for n in &lattice.nodes {
+        let d = PyDict::new(py);
+        d.set_item("start", n.start)?;
+        d.set_item("end", n.end)?;
+        d.set_item("id", n.id)?;
+        d.set_item("piece", &n.piece)?;
+        d.set_item("score", n.score)?;
+        d.set_item("unknown", n.unknown)?;
+        d.set_item("best", n.best)?;
+        nodes.append(d)?;
+    }
+    let tokens = PyList::empty(py);
+    for t in &lattice.tokens {
+        let d = PyDict::new(py);
+        d.set_item("start", t.start)?;
+        d.set_item("end", t.end)?;
+        d.set_item("id", t.id)?;
+        d.set_item("token", &t.token)?;
+        tokens.append(d)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("chars", lattice.chars)?;
+    d.set_item("shown_chars", lattice.shown_chars)?;
+    d.set_item("truncated", lattice.truncated)?;
+    d.set_item("nodes", nodes)?;
+    d.set_item("tokens", tokens)?;
+    d.set_item("score", lattice.score)?;
+    Ok(d.into_any())
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
