@@ -38,6 +38,8 @@ custom_name = None  # a user-loaded tokenizer's file name (never put in links)
 custom_label = None  # the picker's text for it
 model_id = models.DEFAULT  # the picked model in use (None while a visitor's file is)
 sizes = {}  # the model files' sizes in bytes (shell/models.py's SIZES_FILE)
+lattice_pick = None  # the pre-token whose lattice the Unigram model step shows (index)
+lattice_seq = 0  # the latest lattice request; older replies are dropped
 
 
 def show_notice(message):
@@ -126,10 +128,40 @@ def render_timeline():
         box.querySelector(".current").focus()
 
 
+def step_node():
+    return view.render_step(trace, current_step(), trace["stages"][0]["text"], lattice_pick)
+
+
 def render_step_body():
-    render("step-box", view.render_step(trace, current_step(), trace["stages"][0]["text"]))
+    render("step-box", step_node())
     tpcore.highlight_char("step-box", -1)
     show_inspector(-1)
+    start_lattice()
+
+
+def start_lattice():
+    """Draws the picked pre-token's lattice when the step shows a Unigram model's."""
+    if trace is not None and found(document.getElementById("lattice-box")):
+        asyncio.ensure_future(guarded_task(show_lattice()))
+
+
+async def show_lattice():
+    global lattice_seq
+    lattice_seq += 1
+    mine = lattice_seq
+    k = view.lattice_index(trace, lattice_pick)
+    piece = None if k is None else trace["pre_tokens"][k]["text"]
+    if piece is None:
+        node = view.render_lattice(None, None)
+    else:
+        args = {"text": piece, "max_nodes": view.LATTICE_MAX_NODES}
+        try:
+            reply = await tpcore.request("lattice", to_js(args, dict_converter=js_object))
+            node = view.render_lattice(piece, json.loads(reply))
+        except Exception as e:
+            node = view.render_lattice(piece, None, str(e).removeprefix("Error: "))
+    if mine == lattice_seq and found(document.getElementById("lattice-box")):
+        render("lattice-box", node)
 
 
 def render_step():
@@ -150,11 +182,12 @@ async def render_all():
     await asyncio.sleep(0)  # after the trace's json.loads
     render_timeline()
     await asyncio.sleep(0)
-    step_node = view.render_step(trace, current_step(), trace["stages"][0]["text"])
+    node = step_node()
     await asyncio.sleep(0)
-    render("step-box", step_node)
+    render("step-box", node)
     tpcore.highlight_char("step-box", -1)
     show_inspector(-1)
+    start_lattice()
     await asyncio.sleep(0)
     render("counts-box", view.render_counts(trace))
     token_node = view.render_tokens_over_text(trace, state["view"])
@@ -315,6 +348,37 @@ def on_step_focus(event):
 
 
 # ------------------------------------------------------------------------------------ events
+
+
+def pick_lattice(k):
+    global lattice_pick
+    lattice_pick = k
+    render_step_body()
+    chip = document.querySelector(f'#step-box [data-lattice="{k}"]')
+    if found(chip):
+        chip.focus()
+
+
+def on_lattice_click(event):
+    chip = event.target.closest("[data-lattice]")
+    if found(chip) and trace is not None:
+        pick_lattice(int(chip.dataset.lattice))
+
+
+def on_lattice_key(event):
+    chip = event.target.closest("[data-lattice]")
+    if not found(chip) or trace is None:
+        return
+    k = int(chip.dataset.lattice)
+    if event.key in ("Enter", " "):
+        event.preventDefault()
+        pick_lattice(k)
+    elif event.key in ("ArrowLeft", "ArrowRight"):
+        # The chips' own arrows, not the stepper's.
+        event.preventDefault()
+        event.stopPropagation()
+        n = min(len(trace.get("pre_tokens") or []), view.LATTICE_PICK_CAP)
+        pick_lattice(max(0, min(n - 1, k + (1 if event.key == "ArrowRight" else -1))))
 
 
 def go(delta):
@@ -554,6 +618,8 @@ def start():
     on(step_box, "mousemove", on_step_pointer)
     on(step_box, "keydown", on_step_key)
     on(step_box, "focusin", on_step_focus)
+    on(step_box, "click", on_lattice_click)
+    on(step_box, "keydown", on_lattice_key)
     on(document, "keydown", on_key)
     on(document.getElementById("prev"), "click", lambda e: go(-1))
     on(document.getElementById("next"), "click", lambda e: go(1))

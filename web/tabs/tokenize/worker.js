@@ -285,6 +285,10 @@ const handlers = {
     if (!tok) throw new Error(`no tokenizer in slot ${slot}`);
     return tok.roundTripMisses(limit);
   },
+  // The Unigram lattice of one pre-token of the tab's tokenizer (the model step): JSON.
+  lattice({ text, max_nodes }) {
+    return tokenizer.lattice(text, max_nodes);
+  },
   // `slot`: trace with that slot's tokenizer (loaded first), else the tab's own.
   trace({ text, cap, slot }) {
     const t0 = performance.now();
