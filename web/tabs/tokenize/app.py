@@ -39,6 +39,7 @@ custom_label = None  # the picker's text for it
 model_id = models.DEFAULT  # the picked model in use (None while a visitor's file is)
 sizes = {}  # the model files' sizes in bytes (shell/models.py's SIZES_FILE)
 lattice_pick = None  # the pre-token whose lattice the Unigram model step shows (index)
+lattice_shown = None  # (piece, its drawing) last fetched for the model step
 lattice_seq = 0  # the latest lattice request; older replies are dropped
 
 
@@ -129,7 +130,19 @@ def render_timeline():
 
 
 def step_node():
-    return view.render_step(trace, current_step(), trace["stages"][0]["text"], lattice_pick)
+    """The current step's tree; the model step's lattice drawing if the one shown is the
+    picked pre-token's."""
+    drawing = None
+    if lattice_shown is not None and lattice_shown[0] == lattice_piece():
+        drawing = lattice_shown[1]
+    return view.render_step(
+        trace, current_step(), trace["stages"][0]["text"], lattice_pick, drawing
+    )
+
+
+def lattice_piece():
+    k = view.lattice_index(trace, lattice_pick) if trace is not None else None
+    return None if k is None else trace["pre_tokens"][k]["text"]
 
 
 def render_step_body():
@@ -140,28 +153,41 @@ def render_step_body():
 
 
 def start_lattice():
-    """Draws the picked pre-token's lattice when the step shows a Unigram model's."""
-    if trace is not None and found(document.getElementById("lattice-box")):
-        asyncio.ensure_future(guarded_task(show_lattice()))
+    """Fetches the picked pre-token's lattice when the step shows a Unigram model's and its
+    drawing is not the one shown."""
+    box = document.querySelector("#step-box [data-testid=lattice-box]")
+    piece = lattice_piece()
+    if found(box) and (lattice_shown is None or lattice_shown[0] != piece):
+        asyncio.ensure_future(guarded_task(show_lattice(piece)))
 
 
-async def show_lattice():
-    global lattice_seq
+async def show_lattice(piece):
+    global lattice_seq, lattice_shown
     lattice_seq += 1
     mine = lattice_seq
-    k = view.lattice_index(trace, lattice_pick)
-    piece = None if k is None else trace["pre_tokens"][k]["text"]
     if piece is None:
-        node = view.render_lattice(None, None)
+        drawing = view.render_lattice(None, None)
     else:
         args = {"text": piece, "max_nodes": view.LATTICE_MAX_NODES}
         try:
             reply = await tpcore.request("lattice", to_js(args, dict_converter=js_object))
-            node = view.render_lattice(piece, json.loads(reply))
+            drawing = view.render_lattice(piece, json.loads(reply))
         except Exception as e:
-            node = view.render_lattice(piece, None, str(e).removeprefix("Error: "))
-    if mine == lattice_seq and found(document.getElementById("lattice-box")):
-        render("lattice-box", node)
+            drawing = view.render_lattice(piece, None, str(e).removeprefix("Error: "))
+    if mine != lattice_seq or piece != lattice_piece():
+        return
+    lattice_shown = (piece, drawing)
+    if not found(document.querySelector("#step-box [data-testid=lattice-box]")):
+        return
+    # The step is drawn again with the lattice in it: the focus stays on its chip.
+    focused = document.activeElement
+    in_step = found(focused) and found(focused.closest("#step-box"))
+    chip = focused.getAttribute("data-lattice") if in_step else None
+    render("step-box", step_node())
+    if chip is not None:
+        again = document.querySelector(f'#step-box [data-lattice="{chip}"]')
+        if found(again):
+            again.focus()
 
 
 def render_step():
@@ -490,8 +516,9 @@ async def load_sizes():
 async def use_tokenizer_reply(reply, name, picked=None, from_link=False):
     """Takes the worker's answer to a load: a visitor's file called `name`, or the model
     `picked`. A link's own switches and step win over the file's (`from_link`)."""
-    global has_bert, custom_name, custom_label, model_id
+    global has_bert, custom_name, custom_label, model_id, lattice_shown
     data = json.loads(reply)
+    lattice_shown = None  # drawn by the previous model
     info = data.get("info", data)
     custom_name = name
     model_id = picked

@@ -372,8 +372,9 @@ def lattice_index(trace: dict, picked: int | None) -> int | None:
     return picked if picked is not None and 0 <= picked < n else 0
 
 
-def render_lattice_picker(trace: dict, picked: int | None) -> Node:
-    """The pre-tokens as buttons: the one pressed is the piece whose lattice shows."""
+def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = None) -> Node:
+    """The pre-tokens as buttons (the one pressed is the piece whose lattice shows), then
+    `shown`, that lattice's drawing (render_lattice), or a note while it is on its way."""
     current = lattice_index(trace, picked)
     chips = [
         el(
@@ -412,7 +413,11 @@ def render_lattice_picker(trace: dict, picked: int | None) -> Node:
             },
             *chips,
         ),
-        el("div", {"id": "lattice-box", "data-testid": "lattice-box"}),
+        el(
+            "div",
+            {"class": "lattice-box", "data-testid": "lattice-box"},
+            shown or el("p", {"class": "muted"}, "Drawing the lattice…"),
+        ),
     )
 
 
@@ -588,9 +593,15 @@ def render_lattice(piece: str | None, lattice: dict | None, error: str | None = 
     )
 
 
-def render_step(trace: dict, current: int, original: str, lattice_pick: int | None = None) -> Node:
+def render_step(
+    trace: dict,
+    current: int,
+    original: str,
+    lattice_pick: int | None = None,
+    lattice: Node | None = None,
+) -> Node:
     """The stepper's body for step `current`: header, then that step's view (a Unigram model's
-    with its pre-tokens to pick one's lattice, `lattice_pick`, from)."""
+    with its pre-tokens to pick one, `lattice_pick`, and that one's `lattice` drawing)."""
     all_steps = steps(trace)
     current = max(0, min(current, len(all_steps) - 1))
     s = all_steps[current]
@@ -612,7 +623,7 @@ def render_step(trace: dict, current: int, original: str, lattice_pick: int | No
     elif name in ("wordpiece", "model"):
         body = render_model_tokens(trace)
         if has_lattice(trace):
-            body = el("div", {}, body, render_lattice_picker(trace, lattice_pick))
+            body = el("div", {}, body, render_lattice_picker(trace, lattice_pick, lattice))
     else:
         body = el(
             "code", {"class": "ids-line", "data-testid": "step-ids"}, json.dumps(trace["ids"])
