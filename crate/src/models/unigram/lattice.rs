@@ -83,11 +83,12 @@ impl Unigram {
         let (mut start, mut at_char) = (0usize, 0u32);
         let mut truncated = false;
         while start < bytes.len() {
+            // By end: the trie finds pieces shortest first, and an unknown char ends before any.
             let mut here = Vec::new();
             let one_char = self.pieces_at(bytes, start, |end, id| here.push((end, Some(id))));
             let char_end = start + char_len(bytes[start]);
             if !one_char {
-                here.push((char_end, self.unk_id));
+                here.insert(0, (char_end, self.unk_id));
             }
             if !nodes.is_empty() && nodes.len() + here.len() > max_nodes {
                 truncated = true;
@@ -95,7 +96,6 @@ impl Unigram {
             }
             while next_best.next_if(|t| (t.start as usize) < start).is_some() {}
             let on_path = next_best.peek().filter(|t| t.start as usize == start);
-            here.sort_by_key(|&(end, _)| end);
             for (end, id) in here {
                 let unknown = end == char_end && !one_char;
                 nodes.push(LatticeNode {
