@@ -11,6 +11,9 @@ lines and on generated words:
 - the lattice's nodes are exactly every vocabulary piece that occurs at each char (its last id
   when listed twice, with the file's score), plus an unknown node (the lowest score minus 10)
   at each char that starts no one-char piece.
+
+The SentencePiece `.model` files beside the converted ones (the whole text is one piece there)
+give sentencepiece 0.2.3's ids on the lattice's path.
 """
 
 from __future__ import annotations
@@ -23,7 +26,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import strategies as S
-from paths import CORPORA, UNIGRAM_FILES, bert_json, corpus, reference, unigram_json
+from paths import (
+    CORPORA,
+    UNIGRAM_FILES,
+    UNIGRAM_TRAINED,
+    bert_json,
+    corpus,
+    reference,
+    unigram_json,
+    unigram_spm,
+)
 
 # Corpus lines read per corpus and file; every word of each is checked.
 LINES = 150
@@ -193,6 +205,31 @@ def test_long_pieces_are_cut_between_starts():
     got = [(t["id"], t["token"]) for t in lattice["tokens"]]
     assert got == want[: len(got)] and len(got) < len(want)
     assert all(t["start"] < lattice["shown_chars"] for t in lattice["tokens"])
+
+
+@pytest.mark.parametrize("name", UNIGRAM_TRAINED)
+def test_sentencepiece_models_lattice_path_is_sentencepieces(name):
+    """A SentencePiece .model file's Unigram sees the whole normalized text as one piece: its
+    lattice's tokens are sentencepiece 0.2.3's ids for the line, and the best path tiles it."""
+    import sentencepiece
+
+    import tokenprism
+
+    assert sentencepiece.__version__ == "0.2.3", sentencepiece.__version__
+    path = str(unigram_spm(name))
+    ours = tokenprism.Tokenizer.from_sentencepiece_file(path)
+    sp = sentencepiece.SentencePieceProcessor(model_file=path)
+    lines = [line.rstrip("\n") for lang in CORPORA for line in corpus_lines(lang)[:60]]
+    for line in [*lines, "Hello wörld, internationalization! 東京 😀"]:
+        pieces = [p["text"] for p in ours.trace(line)["pre_tokens"]]
+        assert len(pieces) <= 1, line
+        lattice = ours.lattice(pieces[0], MAX_NODES) if pieces else None
+        got = [t["id"] for t in lattice["tokens"]] if lattice else []
+        assert got == sp.encode(line), line
+        if lattice:
+            best = [n for n in lattice["nodes"] if n["best"]]
+            assert [n["start"] for n in best] == [0, *(n["end"] for n in best[:-1])], line
+            assert best[-1]["end"] == len(pieces[0]), line
 
 
 def test_other_models_have_no_lattice():
