@@ -221,7 +221,7 @@ class Tokenizer:
     def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
     def lattice(self, piece: str, max_nodes: int = 1000) -> dict[str, Any]:
         """The Unigram model's lattice of one pre-token (as Unigram.lattice); ValueError for
-        other models."""
+        other models and for an added token's text (the model never sees it)."""
     def trace(self, text: str) -> dict[str, Any]:
         """Every stage of one run: stages [{name, text, micros, runs}] (the input, then each
         normalizer stage; runs: the stage's alignment to the input as (first, len, step)

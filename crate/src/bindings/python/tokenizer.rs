@@ -457,7 +457,7 @@ impl PyTokenizer {
         max_nodes: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let piece = text_of(piece, "piece")?;
-        let lattice = self.inner.model.lattice(&piece, max_nodes).map_err(to_py_err)?;
+        let lattice = self.inner.lattice(&piece, max_nodes).map_err(to_py_err)?;
         super::unigram::lattice_dict(py, &lattice)
     }
 

@@ -59,7 +59,7 @@ impl WasmTokenizer {
     /// after `max_nodes`, as JSON (`crate::models::unigram::Lattice`).
     #[cfg(feature = "general")]
     pub fn lattice(&self, piece: &str, max_nodes: usize) -> Result<String, JsError> {
-        let lattice = self.inner.model.lattice(piece, max_nodes).map_err(to_js_error)?;
+        let lattice = self.inner.lattice(piece, max_nodes).map_err(to_js_error)?;
         to_json(&lattice)
     }
 
