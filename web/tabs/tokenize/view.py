@@ -478,6 +478,9 @@ def render_lattice(piece: str | None, lattice: dict | None, error: str | None = 
         y = head + lane * row
         w = (n["end"] - n["start"]) * cell - 4
         label = visible(n["piece"])
+        # A bar wider than the phone's screen would hide a centred label: long ones start left.
+        wide = n["end"] - n["start"] > 3
+        tx, anchor = (x + 6, "lat-piece wide") if wide else (x + w // 2, "lat-piece")
         what = "unknown char" if n["unknown"] else f"piece {label!r}"
         bars.append(
             el(
@@ -502,12 +505,16 @@ def render_lattice(piece: str | None, lattice: dict | None, error: str | None = 
                 ),
                 el(
                     "text",
-                    {"class": "lat-piece", "x": str(x + w // 2), "y": str(y + 13)},
+                    {"class": anchor, "x": str(tx), "y": str(y + 13)},
                     label if not n["unknown"] else f"{label} ?",
                 ),
                 el(
                     "text",
-                    {"class": "lat-score", "x": str(x + w // 2), "y": str(y + 26)},
+                    {
+                        "class": anchor.replace("lat-piece", "lat-score"),
+                        "x": str(tx),
+                        "y": str(y + 26),
+                    },
                     format_score(n["score"]),
                 ),
             )
