@@ -110,6 +110,12 @@ class Unigram:
     def get_vocab_size(self) -> int: ...
     def token_to_id(self, token: str) -> int | None: ...
     def id_to_token(self, id: int) -> str | None: ...
+    def lattice(self, piece: str, max_nodes: int = 1000) -> dict[str, Any]:
+        """How `piece` is split: nodes [{start, end, id, piece, score, unknown, best}] (every
+        vocabulary piece at each char, char offsets; an unknown node where no one-char piece
+        starts; best: on the Viterbi path), tokens [{start, end, id, token}] (what tokenize
+        emits), chars, score (the best path's), and, past `max_nodes`, truncated True with
+        shown_chars (the char where the listed nodes stop)."""
 
 class Tokenizer:
     @staticmethod
@@ -216,6 +222,9 @@ class Tokenizer:
         """The model's vocabulary ids (added tokens left out) that encoding each of `texts`
         (no special tokens added) never yields, in id order."""
     def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
+    def lattice(self, piece: str, max_nodes: int = 1000) -> dict[str, Any]:
+        """The Unigram model's lattice of one pre-token (as Unigram.lattice); ValueError for
+        other models and for an added token's text (the model never sees it)."""
     def trace(self, text: str) -> dict[str, Any]:
         """Every stage of one run: stages [{name, text, micros, runs}] (the input, then each
         normalizer stage; runs: the stage's alignment to the input as (first, len, step)

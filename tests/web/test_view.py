@@ -242,6 +242,40 @@ def test_other_models_step_through_their_own_stages(general, name):
         view.render_timeline(trace, len(all_steps) - 1)
 
 
+@pytest.mark.parametrize("name", ["t5", "mon"])
+def test_unigram_model_step_draws_each_pre_tokens_lattice(name):
+    """The model step of a Unigram file offers its pre-tokens; each one's lattice drawing
+    highlights the reference model's pieces and lists its tokens (bytes for unknown chars with
+    byte fallback, in mon), and draws every node with DOM nodes and SVG only."""
+    import general_files as g
+    import tokenprism
+    from paths import reference, unigram_json
+
+    spec = unigram_json(name).read_text(encoding="utf-8")
+    ours, ref = tokenprism.Tokenizer.from_str(spec), reference().Tokenizer.from_str(spec)
+    checked = 0
+    for text in [*g.TEXTS, "ᠮᠣᠩᠭᠣᠯ ꯃꯩꯇꯩ internationalization"]:
+        trace = ours.trace(text)
+        k = view.step_index(trace, "model")
+        pieces = [p["text"] for p in trace["pre_tokens"]]
+        step = view.render_step(trace, k, text, len(pieces) - 1)
+        chips = step.find_all("lattice-piece")
+        assert [c.text() for c in chips] == pieces
+        assert [c.attrs["aria-pressed"] for c in chips][-1:] == ["true"]
+        for piece in pieces:
+            node = view.render_lattice(piece, ours.lattice(piece, view.LATTICE_MAX_NODES))
+            want = [t.value for t in ref.model.tokenize(piece)]
+            assert [c.text() for c in node.find_all("lattice-path-token")] == want, piece
+            best = [n for n in node.find_all("lattice-node") if n.attrs["data-best"] == "1"]
+            if not any("unk" in n.attrs["class"] for n in best):
+                assert [n.attrs["data-piece"] for n in best] == want, piece
+            assert "".join(n.attrs["data-piece"] for n in best) == piece
+            drawn = {"div", "p", "code", "ol", "li", "svg", "g", "title", "rect", "text"}
+            assert set(tags(node)) <= drawn
+            checked += 1
+    assert checked > 25
+
+
 def test_a_repeated_stage_is_numbered(general):
     ours, _, _ = general["regex_bpe"]
     trace = ours.trace("It’s  here")

@@ -128,6 +128,16 @@ impl Model {
         }
     }
 
+    /// How a Unigram model splits `piece`: its lattice ([`Unigram::lattice`]); other models
+    /// have none.
+    #[cfg(feature = "general")]
+    pub fn lattice(&self, piece: &str, max_nodes: usize) -> Result<unigram::Lattice> {
+        match self {
+            Model::Unigram(m) => m.model.lattice(piece, max_nodes),
+            _ => Err(Error::Input(format!("a {} model has no lattice, only Unigram has", self.type_name()))),
+        }
+    }
+
     /// The model's type as a tokenizer.json names it.
     pub fn type_name(&self) -> &'static str {
         match self {

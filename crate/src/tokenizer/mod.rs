@@ -592,6 +592,18 @@ impl Tokenizer {
         }
     }
 
+    /// The model's lattice of one pre-token ([`crate::models::Model::lattice`]); an added
+    /// token's text is refused: the pipeline cuts it out before the model ever sees it.
+    #[cfg(feature = "general")]
+    pub fn lattice(&self, piece: &str, max_nodes: usize) -> crate::Result<crate::models::unigram::Lattice> {
+        if self.added.iter().any(|a| &*a.content == piece) {
+            return Err(crate::Error::Input(format!(
+                "{piece} is an added token, which the model never sees"
+            )));
+        }
+        self.model.lattice(piece, max_nodes)
+    }
+
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         self.added
             .iter()

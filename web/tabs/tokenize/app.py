@@ -38,6 +38,9 @@ custom_name = None  # a user-loaded tokenizer's file name (never put in links)
 custom_label = None  # the picker's text for it
 model_id = models.DEFAULT  # the picked model in use (None while a visitor's file is)
 sizes = {}  # the model files' sizes in bytes (shell/models.py's SIZES_FILE)
+lattice_pick = None  # the pre-token whose lattice the Unigram model step shows (index)
+lattice_shown = None  # (piece, its drawing) last fetched for the model step
+lattice_seq = 0  # the latest lattice request; older replies are dropped
 
 
 def show_notice(message):
@@ -126,10 +129,65 @@ def render_timeline():
         box.querySelector(".current").focus()
 
 
+def step_node():
+    """The current step's tree; the model step's lattice drawing if the one shown is the
+    picked pre-token's."""
+    drawing = None
+    if lattice_shown is not None and lattice_shown[0] == lattice_piece():
+        drawing = lattice_shown[1]
+    return view.render_step(
+        trace, current_step(), trace["stages"][0]["text"], lattice_pick, drawing
+    )
+
+
+def lattice_piece():
+    k = view.lattice_index(trace, lattice_pick) if trace is not None else None
+    return None if k is None else trace["pre_tokens"][k]["text"]
+
+
 def render_step_body():
-    render("step-box", view.render_step(trace, current_step(), trace["stages"][0]["text"]))
+    render("step-box", step_node())
     tpcore.highlight_char("step-box", -1)
     show_inspector(-1)
+    start_lattice()
+
+
+def start_lattice():
+    """Fetches the picked pre-token's lattice when the step shows a Unigram model's and its
+    drawing is not the one shown."""
+    box = document.querySelector("#step-box [data-testid=lattice-box]")
+    piece = lattice_piece()
+    if found(box) and (lattice_shown is None or lattice_shown[0] != piece):
+        asyncio.ensure_future(guarded_task(show_lattice(piece)))
+
+
+async def show_lattice(piece):
+    global lattice_seq, lattice_shown
+    lattice_seq += 1
+    mine = lattice_seq
+    if piece is None:
+        drawing = view.render_lattice(None, None)
+    else:
+        args = {"text": piece, "max_nodes": view.LATTICE_MAX_NODES}
+        try:
+            reply = await tpcore.request("lattice", to_js(args, dict_converter=js_object))
+            drawing = view.render_lattice(piece, json.loads(reply))
+        except Exception as e:
+            drawing = view.render_lattice(piece, None, str(e).removeprefix("Error: "))
+    if mine != lattice_seq or piece != lattice_piece():
+        return
+    lattice_shown = (piece, drawing)
+    if not found(document.querySelector("#step-box [data-testid=lattice-box]")):
+        return
+    # The step is drawn again with the lattice in it: the focus stays on its chip.
+    focused = document.activeElement
+    in_step = found(focused) and found(focused.closest("#step-box"))
+    chip = focused.getAttribute("data-lattice") if in_step else None
+    render("step-box", step_node())
+    if chip is not None:
+        again = document.querySelector(f'#step-box [data-lattice="{chip}"]')
+        if found(again):
+            again.focus()
 
 
 def render_step():
@@ -150,11 +208,12 @@ async def render_all():
     await asyncio.sleep(0)  # after the trace's json.loads
     render_timeline()
     await asyncio.sleep(0)
-    step_node = view.render_step(trace, current_step(), trace["stages"][0]["text"])
+    node = step_node()
     await asyncio.sleep(0)
-    render("step-box", step_node)
+    render("step-box", node)
     tpcore.highlight_char("step-box", -1)
     show_inspector(-1)
+    start_lattice()
     await asyncio.sleep(0)
     render("counts-box", view.render_counts(trace))
     token_node = view.render_tokens_over_text(trace, state["view"])
@@ -317,6 +376,37 @@ def on_step_focus(event):
 # ------------------------------------------------------------------------------------ events
 
 
+def pick_lattice(k):
+    global lattice_pick
+    lattice_pick = k
+    render_step_body()
+    chip = document.querySelector(f'#step-box [data-lattice="{k}"]')
+    if found(chip):
+        chip.focus()
+
+
+def on_lattice_click(event):
+    chip = event.target.closest("[data-lattice]")
+    if found(chip) and trace is not None:
+        pick_lattice(int(chip.dataset.lattice))
+
+
+def on_lattice_key(event):
+    chip = event.target.closest("[data-lattice]")
+    if not found(chip) or trace is None:
+        return
+    k = int(chip.dataset.lattice)
+    if event.key in ("Enter", " "):
+        event.preventDefault()
+        pick_lattice(k)
+    elif event.key in ("ArrowLeft", "ArrowRight"):
+        # The chips' own arrows, not the stepper's.
+        event.preventDefault()
+        event.stopPropagation()
+        n = min(len(trace.get("pre_tokens") or []), view.LATTICE_PICK_CAP)
+        pick_lattice(max(0, min(n - 1, k + (1 if event.key == "ArrowRight" else -1))))
+
+
 def go(delta):
     if trace is None:
         return
@@ -426,8 +516,9 @@ async def load_sizes():
 async def use_tokenizer_reply(reply, name, picked=None, from_link=False):
     """Takes the worker's answer to a load: a visitor's file called `name`, or the model
     `picked`. A link's own switches and step win over the file's (`from_link`)."""
-    global has_bert, custom_name, custom_label, model_id
+    global has_bert, custom_name, custom_label, model_id, lattice_shown
     data = json.loads(reply)
+    lattice_shown = None  # drawn by the previous model
     info = data.get("info", data)
     custom_name = name
     model_id = picked
@@ -554,6 +645,8 @@ def start():
     on(step_box, "mousemove", on_step_pointer)
     on(step_box, "keydown", on_step_key)
     on(step_box, "focusin", on_step_focus)
+    on(step_box, "click", on_lattice_click)
+    on(step_box, "keydown", on_lattice_key)
     on(document, "keydown", on_key)
     on(document.getElementById("prev"), "click", lambda e: go(-1))
     on(document.getElementById("next"), "click", lambda e: go(1))

@@ -344,8 +344,271 @@ def render_model_tokens(trace: dict) -> Node:
     return el("ol", {"class": "chips", "data-testid": testid}, *chips)
 
 
-def render_step(trace: dict, current: int, original: str) -> Node:
-    """The stepper's body for step `current`: header, then that step's view."""
+# ------------------------------------------------------------------------- the Unigram lattice
+
+# The most lattice nodes drawn for one pre-token (a SentencePiece model's whole text is one).
+LATTICE_MAX_NODES = 400
+# The pre-tokens offered for a lattice.
+LATTICE_PICK_CAP = 300
+# The drawing's grid: pixels per char across, per row of nodes down.
+LATTICE_CELL = 46
+LATTICE_ROW = 34
+LATTICE_HEAD = 24
+
+
+def has_lattice(trace: dict) -> bool:
+    return trace.get("model") == "Unigram"
+
+
+def lattice_index(trace: dict, picked: int | None) -> int | None:
+    """The pre-token whose lattice shows: the one picked while it exists, else the first.
+
+    >>> lattice_index({"pre_tokens": [{"text": "a"}, {"text": "b"}]}, 5), lattice_index({}, 0)
+    (0, None)
+    """
+    n = min(len(trace.get("pre_tokens") or []), LATTICE_PICK_CAP)
+    if n == 0:
+        return None
+    return picked if picked is not None and 0 <= picked < n else 0
+
+
+def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = None) -> Node:
+    """The pre-tokens as buttons (the one pressed is the piece whose lattice shows), then
+    `shown`, that lattice's drawing (render_lattice), or a note while it is on its way."""
+    current = lattice_index(trace, picked)
+    chips = [
+        el(
+            "span",
+            {
+                "class": "chip pre" + (" selected" if k == current else ""),
+                "data-lattice": str(k),
+                "data-testid": "lattice-piece",
+                "role": "button",
+                "tabindex": "0",
+                "aria-pressed": "true" if k == current else "false",
+                "title": f"the lattice of this pre-token (input chars {p['offsets'][0]}–"
+                f"{p['offsets'][1]})",
+            },
+            *text_nodes(p["text"], 0, "equal"),
+        )
+        for k, p in enumerate((trace.get("pre_tokens") or [])[:LATTICE_PICK_CAP])
+    ]
+    return el(
+        "div",
+        {"class": "lattice-pick"},
+        el(
+            "p",
+            {"class": "muted"},
+            "Pick a pre-token (click it, or Tab to it and press Enter; ← → move) to see its "
+            "lattice: every vocabulary piece found at each char, with its score, and the best "
+            "path through them.",
+        ),
+        el(
+            "div",
+            {
+                "class": "chips",
+                "data-testid": "lattice-pieces",
+                "role": "group",
+                "aria-label": "pre-tokens",
+            },
+            *chips,
+        ),
+        el(
+            "div",
+            {"class": "lattice-box", "data-testid": "lattice-box"},
+            shown or el("p", {"class": "muted"}, "Drawing the lattice…"),
+        ),
+    )
+
+
+def lattice_lanes(nodes: list[dict]) -> list[int]:
+    """A row for each node: the best path's nodes in row 0, the others packed below it, each
+    in the first row where it overlaps nothing.
+
+    >>> lattice_lanes([{"start": 0, "end": 2, "best": True}, {"start": 0, "end": 1, "best": False},
+    ...                {"start": 1, "end": 2, "best": False}, {"start": 1, "end": 3, "best": False}])
+    [0, 1, 1, 2]
+    """
+    ends: list[int] = [0]
+    lanes = []
+    for n in nodes:
+        if n["best"]:
+            lanes.append(0)
+            continue
+        lane = next((k for k in range(1, len(ends)) if ends[k] <= n["start"]), len(ends))
+        if lane == len(ends):
+            ends.append(0)
+        ends[lane] = n["end"]
+        lanes.append(lane)
+    return lanes
+
+
+def format_score(score: float) -> str:
+    return f"{score:.2f}"
+
+
+def render_lattice(piece: str | None, lattice: dict | None, error: str | None = None) -> Node:
+    """The lattice of `piece` as an SVG: its chars across, one bar per node spanning its chars
+    with the piece and its score (unknown chars dashed), the best path in the top row and
+    highlighted; then the tokens the model emits for it."""
+    if piece is None:
+        return el("p", {"class": "muted", "data-testid": "lattice"}, "No pre-tokens.")
+    if lattice is None:
+        return el(
+            "p", {"class": "muted", "data-testid": "lattice"}, f"No lattice for this piece: {error}"
+        )
+    nodes = lattice["nodes"]
+    chars = list(piece)
+    columns = max([lattice["shown_chars"], *(n["end"] for n in nodes)])
+    lanes = lattice_lanes(nodes)
+    rows = max(lanes, default=0) + 1
+    cell, row, head = LATTICE_CELL, LATTICE_ROW, LATTICE_HEAD
+    width, height = columns * cell + 2, head + rows * row + 2
+    marks = [
+        el(
+            "text",
+            {"class": "lat-char", "x": str(k * cell + cell // 2 + 1), "y": "16"},
+            visible(c) if c != " " else "·",
+        )
+        for k, c in enumerate(chars[:columns])
+    ]
+    bars = []
+    for n, lane in zip(nodes, lanes):
+        x = n["start"] * cell + 3
+        y = head + lane * row
+        w = (n["end"] - n["start"]) * cell - 4
+        label = visible(n["piece"])
+        # A bar wider than the phone's screen would hide a centred label: long ones start left.
+        wide = n["end"] - n["start"] > 3
+        tx, anchor = (x + 6, "lat-piece wide") if wide else (x + w // 2, "lat-piece")
+        what = "unknown char" if n["unknown"] else f"piece {label!r}"
+        bars.append(
+            el(
+                "g",
+                {
+                    "class": "lat-node"
+                    + (" best" if n["best"] else "")
+                    + (" unk" if n["unknown"] else ""),
+                    "data-testid": "lattice-node",
+                    "data-piece": n["piece"],
+                    "data-best": "1" if n["best"] else "0",
+                },
+                el(
+                    "title",
+                    {},
+                    f"{what}, id {n['id']}, chars {n['start']}–{n['end']}, score "
+                    f"{format_score(n['score'])}" + (" (on the best path)" if n["best"] else ""),
+                ),
+                el(
+                    "rect",
+                    {"x": str(x), "y": str(y), "width": str(w), "height": str(row - 4), "rx": "3"},
+                ),
+                el(
+                    "text",
+                    {"class": anchor, "x": str(tx), "y": str(y + 13)},
+                    label if not n["unknown"] else f"{label} ?",
+                ),
+                el(
+                    "text",
+                    {
+                        "class": anchor.replace("lat-piece", "lat-score"),
+                        "x": str(tx),
+                        "y": str(y + 26),
+                    },
+                    format_score(n["score"]),
+                ),
+            )
+        )
+    best = [n for n in nodes if n["best"]]
+    summary = (
+        f"{len(nodes)} node{'s' if len(nodes) != 1 else ''} over {columns} chars; best path: "
+        + " + ".join(visible(n["piece"]) for n in best)
+    )
+    svg = el(
+        "svg",
+        {
+            "class": "lattice",
+            "data-testid": "lattice-svg",
+            "role": "img",
+            "aria-label": f"lattice of {visible(piece)}: {summary}",
+            "viewBox": f"0 0 {width} {height}",
+            "width": str(width),
+            "height": str(height),
+        },
+        *marks,
+        *bars,
+    )
+    tokens = [
+        el(
+            "li",
+            {
+                "class": "chip token"
+                + (
+                    " unk"
+                    if any(
+                        n["unknown"] and n["start"] < t["end"] and t["start"] < n["end"]
+                        for n in best
+                    )
+                    else ""
+                ),
+                "data-testid": "lattice-path-token",
+                "title": f"id {t['id']}, chars {t['start']}–{t['end']}",
+            },
+            t["token"],
+        )
+        for t in lattice["tokens"]
+    ]
+    cut = (
+        el(
+            "p",
+            {"class": "note", "data-testid": "lattice-cut"},
+            f"Nodes shown for the first {lattice['shown_chars']:,} of {lattice['chars']:,} chars "
+            f"(at most {LATTICE_MAX_NODES:,} nodes); the tokens below are those starting there.",
+        )
+        if lattice["truncated"]
+        else None
+    )
+    return el(
+        "div",
+        {"data-testid": "lattice", "data-piece": piece},
+        el(
+            "p",
+            {},
+            "Piece ",
+            el("code", {"data-testid": "lattice-piece-text"}, visible(piece)),
+            f": {len(nodes):,} node{'s' if len(nodes) != 1 else ''}, best path score "
+            f"{format_score(lattice['score'])} (the highest sum of scores; an unknown char, "
+            "dashed, scores 10 below the lowest piece).",
+        ),
+        cut,
+        el(
+            "div",
+            {
+                "class": "lattice-scroll",
+                "tabindex": "0",
+                "role": "group",
+                "aria-label": "the lattice drawing (scrolls sideways)",
+            },
+            svg,
+        ),
+        el(
+            "p",
+            {"class": "muted"},
+            "The tokens the model emits (the best path, unknown runs fused and, with byte fallback, spelled as bytes):",
+        ),
+        el("ol", {"class": "chips", "data-testid": "lattice-path"}, *tokens),
+    )
+
+
+def render_step(
+    trace: dict,
+    current: int,
+    original: str,
+    lattice_pick: int | None = None,
+    lattice: Node | None = None,
+) -> Node:
+    """The stepper's body for step `current`: header, then that step's view (a Unigram model's
+    with its pre-tokens to pick one, `lattice_pick`, and that one's `lattice` drawing)."""
     all_steps = steps(trace)
     current = max(0, min(current, len(all_steps) - 1))
     s = all_steps[current]
@@ -366,6 +629,8 @@ def render_step(trace: dict, current: int, original: str) -> Node:
         body = render_pre_tokens(trace)
     elif name in ("wordpiece", "model"):
         body = render_model_tokens(trace)
+        if has_lattice(trace):
+            body = el("div", {}, body, render_lattice_picker(trace, lattice_pick, lattice))
     else:
         body = el(
             "code", {"class": "ids-line", "data-testid": "step-ids"}, json.dumps(trace["ids"])

@@ -305,6 +305,10 @@ const handlers = {
     const got = JSON.parse(tok.neverProduced(docs, limit));
     return JSON.stringify({ ...got, corpora: names, bytes, documents: docs.length });
   },
+  // The Unigram lattice of one pre-token of the tab's tokenizer (the model step): JSON.
+  lattice({ text, max_nodes }) {
+    return tokenizer.lattice(text, max_nodes);
+  },
   // `slot`: trace with that slot's tokenizer (loaded first), else the tab's own.
   trace({ text, cap, slot }) {
     const t0 = performance.now();

@@ -453,6 +453,20 @@ impl PyTokenizer {
         }
     }
 
+    /// The Unigram lattice of one pre-token as the model gets it (a dict, as
+    /// `Unigram.lattice` gives it); other models raise ValueError.
+    #[pyo3(signature = (piece, max_nodes = 1000))]
+    fn lattice<'py>(
+        &self,
+        py: Python<'py>,
+        piece: &Bound<'py, PyAny>,
+        max_nodes: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let piece = text_of(piece, "piece")?;
+        let lattice = self.inner.lattice(&piece, max_nodes).map_err(to_py_err)?;
+        super::unigram::lattice_dict(py, &lattice)
+    }
+
     /// Every stage of one run on `text`, as a dict (the same shape the page gets from wasm).
     fn trace<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let text = text_of(text, "text")?;

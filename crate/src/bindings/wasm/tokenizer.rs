@@ -57,6 +57,14 @@ impl WasmTokenizer {
         to_json(&trace)
     }
 
+    /// The Unigram lattice of one pre-token (`piece`, as the model gets it), its nodes cut
+    /// after `max_nodes`, as JSON (`crate::models::unigram::Lattice`).
+    #[cfg(feature = "general")]
+    pub fn lattice(&self, piece: &str, max_nodes: usize) -> Result<String, JsError> {
+        let lattice = self.inner.lattice(piece, max_nodes).map_err(to_js_error)?;
+        to_json(&lattice)
+    }
+
     /// The step times of `runs` traced runs of `text` (`Tokenizer::step_micros`), as a
     /// `Float64Array` of `runs` rows, one value per stage, then pre-tokenizer, model, whole run.
     #[wasm_bindgen(js_name = stepMicros)]

@@ -368,6 +368,20 @@ impl Unigram {
         self.fuse_unknowns(word, out, first)
     }
 
+    /// Calls `f(end, id)` for every piece that starts at byte `start` of `bytes` (the lattice's
+    /// nodes there, unknown chars aside); whether one of them is the char at `start` alone
+    /// (else that char gets an unknown node).
+    #[inline(always)]
+    fn pieces_at(&self, bytes: &[u8], start: usize, mut f: impl FnMut(usize, u32)) -> bool {
+        let char_end = start + char_len(bytes[start]);
+        let mut one_char = false;
+        self.trie.prefixes(&bytes[start..], |len, id| {
+            f(start + len, id);
+            one_char |= start + len == char_end;
+        });
+        one_char
+    }
+
     /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id),
     /// scored in `S` (see [`Score`]).
     fn best_path<S: Score>(&self, word: &str, best: &mut Vec<Best<S>>, out: &mut Vec<Token>) -> Result<()> {
@@ -390,15 +404,12 @@ impl Unigram {
                 here = S::default();
             }
             let char_end = start + char_len(bytes[start]);
-            let mut one_char = false;
-            self.trie.prefixes(&bytes[start..], |len, id| {
-                let end = start + len;
+            let one_char = self.pieces_at(bytes, start, |end, id| {
                 let score = S::piece(self, id).add(here);
                 let b = &mut best[end];
                 if b.start == NONE || score > b.score {
                     *b = Best { score, start: start as u32, id };
                 }
-                one_char |= end == char_end;
             });
             if !one_char {
                 let score = S::unknown(self).add(here);
@@ -470,5 +481,8 @@ impl Unigram {
     }
 }
 
+mod lattice;
 #[cfg(test)]
 mod tests;
+
+pub use lattice::{Lattice, LatticeNode, LatticeToken};

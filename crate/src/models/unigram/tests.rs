@@ -257,3 +257,56 @@ fn cached_words_give_the_same_tokens() {
     assert_eq!(texts(&m, &long).len(), 200);
     assert_eq!(texts(&m, &long).len(), 200);
 }
+
+#[test]
+fn lattice_lists_every_match_and_marks_the_searchs_path() {
+    let m = model(
+        &[("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5), ("é", -2.0), ("bé", -4.0)],
+        Some(0),
+        false,
+    );
+    let l = m.lattice("abéx", 100).unwrap();
+    let nodes: Vec<_> =
+        l.nodes.iter().map(|n| (n.start, n.end, n.piece.as_str(), n.unknown, n.best)).collect();
+    assert_eq!(
+        nodes,
+        [
+            (0, 1, "a", false, false),
+            (0, 2, "ab", false, true),
+            (1, 2, "b", false, false),
+            (1, 3, "bé", false, false),
+            (2, 3, "é", false, true),
+            (3, 4, "x", true, true),
+        ]
+    );
+    // The lowest score is -4: an unknown char scores 10 below it.
+    assert_eq!(l.nodes[5].score, -14.0);
+    assert_eq!(l.score, -1.5 - 2.0 - 14.0);
+    let tokens: Vec<_> = l.tokens.iter().map(|t| (t.start, t.end, t.id, t.token.as_str())).collect();
+    assert_eq!(tokens, [(0, 2, 3, "ab"), (2, 3, 4, "é"), (3, 4, 0, "x")]);
+    assert_eq!((l.chars, l.shown_chars, l.truncated), (4, 4, false));
+}
+
+#[test]
+fn lattice_is_cut_between_starts_and_keeps_the_path_there() {
+    let m = model(&[("<unk>", 0.0), ("a", -1.0), ("aa", -1.5)], Some(0), false);
+    let l = m.lattice("aaaaa", 5).unwrap();
+    // Two nodes per start but the last: the first two starts fit in 5.
+    assert_eq!((l.chars, l.shown_chars, l.truncated, l.nodes.len()), (5, 2, true, 4));
+    // The tokens that start in the listed chars, of the whole piece's path.
+    let mut all = Vec::new();
+    m.tokenize("aaaaa", &mut all).unwrap();
+    let starts: Vec<_> = all.iter().map(|t| t.start).filter(|&s| s < 2).collect();
+    assert_eq!(l.tokens.iter().map(|t| t.start).collect::<Vec<_>>(), starts);
+    assert_eq!(m.lattice("aaaaa", 100).unwrap().tokens.len(), all.len());
+}
+
+#[test]
+fn lattice_tokens_spell_unknowns_as_bytes() {
+    let m = model(&[("<unk>", 0.0), ("a", -1.0), ("<0x78>", -5.0), ("<0x79>", -5.0)], Some(0), true);
+    let l = m.lattice("xya", 100).unwrap();
+    let best: Vec<_> = l.nodes.iter().filter(|n| n.best).map(|n| (n.piece.as_str(), n.unknown)).collect();
+    assert_eq!(best, [("x", true), ("y", true), ("a", false)]);
+    let tokens: Vec<_> = l.tokens.iter().map(|t| (t.start, t.end, t.token.as_str())).collect();
+    assert_eq!(tokens, [(0, 2, "<0x78>"), (0, 2, "<0x79>"), (2, 3, "a")]);
+}
