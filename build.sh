@@ -352,10 +352,13 @@ build_wasm_variant() {
         local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src=crates"
         remap+=" --remap-path-prefix=$CRATE=tokenprism --remap-path-prefix=$WASM_SYSROOT=sysroot"
         remap+=" --remap-path-prefix=/usr/lib/rustlib/src/rust=rust"
-        # No file/line/column kept for panics (a panic traps; nothing reads them). -Z flags and
-        # the immediate-abort strategy need RUSTC_BOOTSTRAP on Debian's stable rustc.
+        # No file/line/column kept for panics (a panic traps; nothing reads them), and derived
+        # Debug prints the type's name alone (12 KB gzip of the general module; messages name
+        # values by Display or by the Debug of strings and numbers, which stays whole). -Z flags
+        # and the immediate-abort strategy need RUSTC_BOOTSTRAP on Debian's stable rustc.
         export RUSTC_BOOTSTRAP=1
-        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap -Zlocation-detail=none $rustflags"
+        local unstable="-Zlocation-detail=none -Zfmt-debug=shallow"
+        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--sysroot $WASM_SYSROOT $remap $unstable $rustflags"
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$(wasm_linker)
         # The sysroot's panic strategy (above); it has no unwinding support for wasm32.
         "$DEB_CARGO" build --quiet --release --lib --manifest-path "$CRATE/Cargo.toml" \

@@ -230,7 +230,10 @@ def test_the_vocabulary_scan_matches_the_references(opened, refs):
         longest = sorted(zip(ids, texts), key=lambda p: (-len(p[1]), p[0]))
         assert got["ids"] == [i for i, _ in longest[: quirks_view.MISSES_SHOWN]], m
     # r50k's known glitch token is one gpt2 shares, and nothing in the corpora produces it.
-    assert refs.tokenizers["gpt2"].token_to_id("ĠSolidGoldMagikarp") in reference_unseen(refs, "gpt2")[0]
+    assert (
+        refs.tokenizers["gpt2"].token_to_id("ĠSolidGoldMagikarp")
+        in reference_unseen(refs, "gpt2")[0]
+    )
     # The known example: in GPT-2's vocabulary, and its text encodes to it alone.
     gpt2 = refs.tokenizers["gpt2"]
     magikarp = gpt2.token_to_id("ĠSolidGoldMagikarp")
@@ -246,6 +249,17 @@ def test_an_edited_example_reopens_from_a_share_link(browser, opened, refs):
     q.update(word=EDITED_WORD, letter=EDITED_LETTER)
     q["numbers"][1] = EDITED_NUMBER
     wait_ready(page, MODELS, EDITED_WORD)
+    # A refresh that read the word before the number was typed may finish first.
+    page.wait_for_function(
+        """([n, number]) => {
+          const rows = [...document.querySelectorAll(
+            '[data-testid=quirks-numbers] [data-testid=q-number][data-example="1"]')];
+          return rows.length === n
+            && rows.every((r) => r.querySelector('[data-testid=q-tokens]')?.textContent === number);
+        }""",
+        arg=[len(MODELS), EDITED_NUMBER],
+        timeout=READY_TIMEOUT_MS,
+    )
     page.wait_for_function(
         "n => document.querySelectorAll('[data-testid=quirks-letters] [data-testid=q-model]"
         " [data-testid=q-hit]').length === n",

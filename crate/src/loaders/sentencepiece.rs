@@ -382,9 +382,11 @@ pub fn tokenizer_from_proto(m: &ModelProto) -> Result<Tokenizer> {
             crate::models::Model::SentencePieceBpe(crate::models::SentencePieceBpeModel::new(b)?)
         }
         t => {
+            // Named here, not by Debug: the wasm builds derive Debug as the type's name alone.
+            let name = if t == ModelType::Word { "WORD" } else { "CHAR" };
             return Err(Error::Unsupported(format!(
-                "trainer_spec.model_type = {t:?}: only Unigram and BPE models are implemented"
-            )))
+                "trainer_spec.model_type = {name}: only Unigram and BPE models are implemented"
+            )));
         }
     };
     let decoder = crate::decoders::sentencepiece::SpmDecoder::new(
