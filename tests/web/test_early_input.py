@@ -111,15 +111,28 @@ def type_from_the_start(page, navigate, text: str, delay_ms: int) -> None:
     page.keyboard.type(text, delay=delay_ms)
 
 
+def kept_typing(page, watch, navigate, text: str, reference, delay_ms: int, label: str) -> None:
+    """Types `text` from the start of a visit and checks it is kept; visits again (at most
+    three times, with a text of its own each time) when the first key came after Python's UI
+    took the box over, which proves nothing and happens when the machine is too loaded for
+    the test's keys to keep up."""
+    for attempt in range(3):
+        typed = text if attempt == 0 else f"{text} ({attempt + 1})"
+        type_from_the_start(page, navigate, typed, delay_ms)
+        if check_kept(page, watch, typed, reference, label):
+            return
+    pytest.fail(f"{label}: three visits, and the typing began after Python: {FIGURES[label]}")
+
+
 def shown_tokens(page) -> list[str]:
     return page.locator('[data-testid="token-view"] [data-testid="token-span"]').evaluate_all(
         "spans => spans.map((s) => s.title)"
     )
 
 
-def check_kept(page, watch, text: str, reference, label: str) -> None:
+def check_kept(page, watch, text: str, reference, label: str) -> bool:
     """Right after the typing: the share link; once ready: the box, the token view and the
-    address carry `text`, and the typing began before Python's UI took the box over."""
+    address carry `text`. True when the typing began before Python's UI took the box over."""
     # "Copy link" is enabled as soon as Python's UI runs; clicked at once, its link holds
     # what the box shows.
     page.get_by_test_id("copy-link").click(timeout=READY_TIMEOUT_MS)
@@ -140,8 +153,6 @@ def check_kept(page, watch, text: str, reference, label: str) -> None:
                    first_tokens_ms: window.tokenprismTimes.firstResult ?? null})"""
     )
     FIGURES[label] = {k: v if v is None else round(v) for k, v in figures.items()}
-    # The test typed while the page was starting, or it proves nothing.
-    assert figures["typing_from_ms"] < figures["python_takes_over_ms"], figures
 
     assert page.get_by_test_id("input").input_value() == text
     assert box_then == text
@@ -166,6 +177,8 @@ def check_kept(page, watch, text: str, reference, label: str) -> None:
         assert time.monotonic() < deadline, page.evaluate("location.href")
         time.sleep(0.1)
     assert watch.problems == []
+    # The test typed while the page was starting, or it proved nothing (see kept_typing).
+    return figures["typing_from_ms"] < figures["python_takes_over_ms"]
 
 
 @pytest.mark.parametrize("delay_ms", SPEEDS_MS)
@@ -175,8 +188,8 @@ def test_typing_on_a_fresh_profile(browser, base_url, reference, delay_ms):
         page = context.new_page()
         watch = Watch(page)
         text = f"{TYPED} fresh {delay_ms}"
-        type_from_the_start(page, lambda: page.goto(base_url, wait_until="commit"), text, delay_ms)
-        check_kept(page, watch, text, reference, f"fresh, {delay_ms} ms")
+        navigate = lambda: page.goto(base_url, wait_until="commit")  # noqa: E731
+        kept_typing(page, watch, navigate, text, reference, delay_ms, f"fresh, {delay_ms} ms")
     finally:
         context.close()
 
@@ -194,18 +207,18 @@ def test_typing_on_repeat_visits_and_offline(browser, base_url, reference):
         wait_offline_copy(page)
         for delay_ms in SPEEDS_MS:
             text = f"{TYPED} repeat {delay_ms}"
-            type_from_the_start(
-                page, lambda: page.goto(base_url, wait_until="commit"), text, delay_ms
-            )
+            navigate = lambda: page.goto(base_url, wait_until="commit")  # noqa: E731
+            label = f"repeat visit, {delay_ms} ms"
+            kept_typing(page, watch, navigate, text, reference, delay_ms, label)
             assert page.evaluate("navigator.serviceWorker.controller !== null")
-            check_kept(page, watch, text, reference, f"repeat visit, {delay_ms} ms")
         context.set_offline(True)
         for delay_ms in SPEEDS_MS:
             restored = link_text(page.evaluate("location.href"))
             text = f"{TYPED} offline {delay_ms}"
             assert restored != text
-            type_from_the_start(page, lambda: page.reload(wait_until="commit"), text, delay_ms)
-            check_kept(page, watch, text, reference, f"offline reload of a link, {delay_ms} ms")
+            navigate = lambda: page.reload(wait_until="commit")  # noqa: E731
+            label = f"offline reload of a link, {delay_ms} ms"
+            kept_typing(page, watch, navigate, text, reference, delay_ms, label)
     finally:
         context.close()
 
@@ -233,7 +246,7 @@ def test_typing_over_a_link_while_python_is_held_back(browser, base_url, referen
         assert held, "the page never asked for its Python code"
         for route in held:
             route.continue_()
-        check_kept(page, watch, text, reference, "a link, Python held back, 30 ms")
+        assert check_kept(page, watch, text, reference, "a link, Python held back, 30 ms")
         assert page.get_by_test_id("bpe-panel").is_hidden()
     finally:
         context.close()
