@@ -1,4 +1,4 @@
-"""Page load times of one or more builds of the page, alternated in one run (issue #8).
+"""Page load times of one or more builds of the page, alternated in one run.
 
     python scripts/bench/bench_load.py dist [other-dist ...] [--rounds 5] [--incognito] [--json out]
 

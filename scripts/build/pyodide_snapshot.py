@@ -1,4 +1,4 @@
-"""Make a memory snapshot of Pyodide after its start-up, for the page to start from (issue #8).
+"""Make a memory snapshot of Pyodide after its start-up, for the page to start from.
 
     python scripts/build/pyodide_snapshot.py PYODIDE_DIR OUT.gz
 
