@@ -30,17 +30,14 @@ impl Tokenizer {
     /// kept) does not encode to that one id. Truncation and padding are off: the question is
     /// what the model makes of the text.
     pub fn round_trip_misses(&self) -> Result<Vec<RoundTripMiss>> {
-        if self.padding.is_some() || self.truncation.is_some() {
-            let plain = Tokenizer { padding: None, truncation: None, ..self.clone() };
-            return plain.round_trip_misses();
-        }
+        let tok = self.unpadded();
         let mut out = Vec::new();
         let mut ids = Vec::new();
         for id in 0..self.id_range() {
             let Some(token) = self.id_to_token(id) else { continue };
             let text = self.decode(&[id], false)?;
             ids.clear();
-            self.encode_ids_into(&text, false, &mut ids)?;
+            tok.encode_ids_into(&text, false, &mut ids)?;
             if ids.as_slice() != [id] {
                 out.push(RoundTripMiss { id, token: token.to_owned(), text, ids: ids.clone() });
             }
@@ -52,16 +49,13 @@ impl Tokenizer {
     /// encoding each of `texts` (no special tokens added) never yields, in id order.
     /// Truncation is off: every token of every text counts.
     pub fn never_produced<'a>(&self, texts: impl IntoIterator<Item = &'a str>) -> Result<Vec<u32>> {
-        if self.padding.is_some() || self.truncation.is_some() {
-            let plain = Tokenizer { padding: None, truncation: None, ..self.clone() };
-            return plain.never_produced(texts);
-        }
+        let tok = self.unpadded();
         let model = self.model.vocab_r().len();
         let mut seen = vec![false; model];
         let mut ids = Vec::new();
         for text in texts {
             ids.clear();
-            self.encode_ids_into(text, false, &mut ids)?;
+            tok.encode_ids_into(text, false, &mut ids)?;
             for &id in &ids {
                 if let Some(s) = seen.get_mut(id as usize) {
                     *s = true;
