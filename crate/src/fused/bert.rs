@@ -93,12 +93,19 @@ impl Tokenizer {
     /// The ids of `text` through the fused pass (the caller checked [`Tokenizer::fused_ok`],
     /// that no truncation or padding applies, and that the post-processor only puts ids around
     /// the text's), appended to `ids`.
-    pub(crate) fn encode_ids_fused(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) {
+    pub(crate) fn encode_ids_fused(
+        &self,
+        text: &str,
+        add_special_tokens: bool,
+        ids: &mut Vec<u32>,
+    ) -> crate::Result<()> {
         let (mut w, mut subs) = take_scratch();
-        self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| {
-            self.segment_ids(seg, &mut w, &mut subs, ids)
+        let done = self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| {
+            self.segment_ids(seg, &mut w, &mut subs, ids);
+            Ok(())
         });
         put_scratch(w, subs);
+        done
     }
 
     /// Whether the fused fast path applies: BERT normalizer (or none is not enough: the

@@ -139,7 +139,9 @@ impl Tokenizer {
             return engine.push_segment_tokens(raw, char_start, enc, word_idx);
         };
         let (len, words) = (enc.len(), *word_idx);
-        for seg in self.split_added(Some(m), raw) {
+        // A split the reference refuses is the staged chain's to report.
+        let Ok(segments) = self.split_added(Some(m), raw) else { return false };
+        for seg in segments {
             let text = &raw[seg.byte_start..seg.byte_end];
             let at = char_start + seg.char_start as u32;
             match seg.added {
@@ -161,16 +163,23 @@ impl Tokenizer {
 
     /// Appends the ids of `raw`, a stretch of input between added tokens of the raw text
     /// (see [`Tokenizer::encode_segment_byte_level`]).
-    pub(crate) fn segment_ids_byte_level(&self, engine: &BpeTokenizer, raw: &str, ids: &mut Vec<u32>) {
+    pub(crate) fn segment_ids_byte_level(
+        &self,
+        engine: &BpeTokenizer,
+        raw: &str,
+        ids: &mut Vec<u32>,
+    ) -> crate::Result<()> {
         let Some(m) = self.normalized_matcher.as_ref().filter(|m| m.may_match(raw)) else {
-            return engine.segment_ids(raw, ids);
+            engine.segment_ids(raw, ids);
+            return Ok(());
         };
-        for seg in self.split_added(Some(m), raw) {
+        for seg in self.split_added(Some(m), raw)? {
             match seg.added {
                 Some(i) => ids.push(self.added[i].id),
                 None => engine.segment_ids(&raw[seg.byte_start..seg.byte_end], ids),
             }
         }
+        Ok(())
     }
 }
 

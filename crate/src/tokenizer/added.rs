@@ -77,10 +77,11 @@ pub(crate) struct Found {
 }
 
 impl AddedMatcher {
-    /// A matcher for `patterns` (text, the caller's index); empty texts are left out; `None`
-    /// when nothing is left.
+    /// A matcher for `patterns` (text, the caller's index); `None` when there are none. An
+    /// empty pattern (a `normalized` token the normalizer erases) is kept: as in the
+    /// reference, it matches at every byte where nothing longer does.
     pub(crate) fn new<'a>(patterns: impl IntoIterator<Item = (&'a str, usize)>) -> Result<Option<Self>> {
-        let pats: Vec<(&str, usize)> = patterns.into_iter().filter(|(p, _)| !p.is_empty()).collect();
+        let pats: Vec<(&str, usize)> = patterns.into_iter().collect();
         if pats.is_empty() {
             return Ok(None);
         }
@@ -88,8 +89,8 @@ impl AddedMatcher {
             .match_kind(MatchKind::LeftmostLongest)
             .build(pats.iter().map(|(p, _)| p))
             .map_err(|e| Error::Invalid(format!("added tokens: {e}")))?;
-        let first = pats[0].0.as_bytes()[0];
-        let first_byte = pats.iter().all(|(p, _)| p.as_bytes()[0] == first).then_some(first);
+        let first = pats[0].0.as_bytes().first().copied();
+        let first_byte = first.filter(|&f| pats.iter().all(|(p, _)| p.as_bytes().first() == Some(&f)));
         Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect(), first_byte }))
     }
 
@@ -189,8 +190,10 @@ impl Tokenizer {
         Ok(())
     }
 
-    /// The added tokens found in `text`, as segments covering all of `text`.
-    pub(crate) fn split_added(&self, m: Option<&AddedMatcher>, text: &str) -> Vec<Segment> {
+    /// The added tokens found in `text`, as segments covering all of `text`. Fails where a
+    /// token erased by the normalizer would cut `text` inside a character, where the
+    /// reference panics.
+    pub(crate) fn split_added(&self, m: Option<&AddedMatcher>, text: &str) -> Result<Vec<Segment>> {
         let mut out = Vec::new();
         let mut start = 0usize;
         let mut char_pos = 0usize;
@@ -205,6 +208,13 @@ impl Tokenizer {
                 let idx = found.which;
                 let tok = &self.added[idx];
                 let (mut s, mut e) = (found.start, found.end);
+                if !text.is_char_boundary(s) {
+                    return Err(Error::Invalid(format!(
+                        "added token {:?} is empty once normalized, and so splits the text inside \
+                         a character at byte {s} (tokenizers panics here)",
+                        tok.content
+                    )));
+                }
                 if tok.single_word {
                     let before_word = text[..s].chars().next_back().is_some_and(crate::unicode::is_word_char);
                     let after_word = text[e..].chars().next().is_some_and(crate::unicode::is_word_char);
@@ -232,7 +242,7 @@ impl Tokenizer {
             let cs = char_at(start, &mut counted, &mut char_pos);
             out.push(Segment { byte_start: start, byte_end: text.len(), char_start: cs, added: None });
         }
-        out
+        Ok(out)
     }
 }
 

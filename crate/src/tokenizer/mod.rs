@@ -211,7 +211,7 @@ impl Tokenizer {
                 Some(Segment { byte_start: 0, byte_end: text.len(), char_start: 0, added: None }),
                 Vec::new(),
             ),
-            Some(m) => (None, self.split_added(Some(m), text)),
+            Some(m) => (None, self.split_added(Some(m), text)?),
         };
         let mut result = Ok(());
         for seg in whole.into_iter().chain(listed) {
@@ -286,7 +286,7 @@ impl Tokenizer {
     /// shows.
     fn encode_segment_staged(&self, raw: &str, char_start: usize, st: &mut Staged) -> Result<()> {
         let norm = self.normalize_segment(raw, char_start, st.observer)?;
-        for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
+        for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text)? {
             let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
             let orig = &norm.orig[nseg.char_start..nseg.char_start + ntext.chars().count()];
             if orig.is_empty() {
@@ -438,14 +438,12 @@ impl Tokenizer {
         let template = self.template_ids.is_some() || !add_special_tokens;
         if self.truncation.is_none() && self.padding.is_none() && template {
             if let Some(engine) = self.byte_level() {
-                self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| {
+                return self.ids_by_segment(text, add_special_tokens, ids, |seg, ids| {
                     self.segment_ids_byte_level(engine, seg, ids)
                 });
-                return Ok(());
             }
             if self.fused_ok() {
-                self.encode_ids_fused(text, add_special_tokens, ids);
-                return Ok(());
+                return self.encode_ids_fused(text, add_special_tokens, ids);
             }
         }
         ids.extend(self.encode(text, None, add_special_tokens)?.ids());
@@ -461,8 +459,8 @@ impl Tokenizer {
         text: &str,
         add_special_tokens: bool,
         ids: &mut Vec<u32>,
-        mut segment: impl FnMut(&str, &mut Vec<u32>),
-    ) {
+        mut segment: impl FnMut(&str, &mut Vec<u32>) -> Result<()>,
+    ) -> Result<()> {
         ids.reserve(text.len() / 3 + 4); // as encode_single's guess
         let template = self.template_ids.as_ref().filter(|_| add_special_tokens);
         if let Some((before, _)) = template {
@@ -470,18 +468,19 @@ impl Tokenizer {
         }
         if self.raw_matcher.as_ref().is_none_or(|m| !m.may_match(text)) {
             // No added token in the text (the common case): one segment, no segment list.
-            segment(text, ids);
+            segment(text, ids)?;
         } else {
-            for seg in self.split_added(self.raw_matcher.as_ref(), text) {
+            for seg in self.split_added(self.raw_matcher.as_ref(), text)? {
                 match seg.added {
                     Some(i) => ids.push(self.added[i].id),
-                    None => segment(&text[seg.byte_start..seg.byte_end], ids),
+                    None => segment(&text[seg.byte_start..seg.byte_end], ids)?,
                 }
             }
         }
         if let Some((_, after)) = template {
             ids.extend_from_slice(after);
         }
+        Ok(())
     }
 
     /// [`Tokenizer::encode_ids`] of every text on up to `threads` threads, end to end. The ids
