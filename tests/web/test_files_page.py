@@ -208,6 +208,34 @@ def test_paragraphs_and_whole_files_count_as_the_reference(page, bert_reference,
     assert number(page, "file-tokens") == tokens
 
 
+def test_a_file_dropped_on_the_panel_counts_as_the_reference(page, bert_reference):
+    lines = [x for x in base_lines()[:400] if x]
+    text = "\n".join(lines) + "\n"
+    tokens = sum(len(e.ids) for e in bert_reference.encode_batch(lines, add_special_tokens=False))
+    picked_before = page.get_by_test_id("tokenizer").input_value()
+    page.evaluate("document.getElementById('files-panel').dataset.state = 'ready'")
+    # A drop as the browser delivers it: a DataTransfer holding one File.
+    page.evaluate(
+        """text => {
+          const data = new DataTransfer();
+          data.items.add(new File([text], "dropped.txt", {type: "text/plain"}));
+          const panel = document.getElementById("files-panel");
+          for (const type of ["dragenter", "dragover", "drop"]) {
+            panel.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
+          }
+        }""",
+        text,
+    )
+    assert wait_state(page, "done", "error") == "done"
+    assert number(page, "file-documents") == len(lines)
+    assert number(page, "file-tokens") == tokens
+    assert "dropped.txt" in page.get_by_test_id("count-status").text_content()
+    # The drop stayed in the panel: the Tokenize tab did not try to open it as a tokenizer.
+    page.wait_for_timeout(500)
+    assert page.get_by_test_id("tokenizer").input_value() == picked_before
+    assert page.get_by_test_id("notice").is_hidden()
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [(b"", "empty"), (b"fine\n\xff\xfe broken\n", "not UTF-8"), (b"PK\x03\x04\x00\x00", "binary")],
