@@ -7,6 +7,10 @@ use crate::error::Result;
 /// its results in slice order (one slice, on the calling thread, when `threads` is 1 and on
 /// wasm32, which has no threads to spawn). The first error wins; a panic in a worker is
 /// resumed on the caller, as it would have surfaced on one thread.
+///
+/// The threads are a pool per thread count that lives as long as the process: the word
+/// caches are per thread, and threads spawned per call started cold every time (o200k on
+/// 5 MB of English: two fresh threads took 1.7x the CPU time of one warm one).
 pub(crate) fn on_slices<T: Sync, R: Send>(
     inputs: &[T],
     threads: usize,
@@ -17,15 +21,32 @@ pub(crate) fn on_slices<T: Sync, R: Send>(
         return Ok(vec![f(inputs)?]);
     }
     let chunk = inputs.len().div_ceil(threads);
-    let f = &f;
-    let results: Vec<Result<R>> = std::thread::scope(|s| {
-        let handles: Vec<_> = inputs.chunks(chunk).map(|part| s.spawn(move || f(part))).collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
-    });
-    results.into_iter().collect()
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(pool) = pool(threads) {
+        use rayon::prelude::*;
+        let results: Vec<Result<R>> = pool.install(|| inputs.par_chunks(chunk).map(&f).collect());
+        return results.into_iter().collect();
+    }
+    // No pool (the system refused the threads): the slices in turn, on this thread.
+    inputs.chunks(chunk).map(&f).collect()
+}
+
+/// The pool of `threads` threads, made on first use and kept.
+#[cfg(not(target_arch = "wasm32"))]
+fn pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&threads) {
+        return Some(p.clone());
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("tokenprism-{i}"))
+        .build()
+        .ok()?;
+    Some(pools.entry(threads).or_insert(Arc::new(built)).clone())
 }
 
 /// The ids of a batch laid end to end, as training data stores them: input `i`'s ids are
