@@ -99,6 +99,28 @@ def test_multiprocessing_pool_with_pickled_tokenizer():
     assert got == [e.ids for e in ref.encode_batch(docs)]
 
 
+_forked_tokenizer = None
+
+
+def _encode_batch_in_child(docs):
+    return _forked_tokenizer.encode_batch_ids(docs, True, 2)
+
+
+def test_a_forked_child_runs_batches_on_threads_of_its_own():
+    """A batch on two threads, then fork: the child inherits the parent's thread pool but not
+    its threads, and must still finish its own two-thread batch."""
+    global _forked_tokenizer
+    ours, ref = _tokenizers()
+    docs = _documents(20_000)
+    want = [e.ids for e in ref.encode_batch(docs)]
+    assert ours.encode_batch_ids(docs, True, 2) == want
+    _forked_tokenizer = ours
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        got = pool.apply_async(_encode_batch_in_child, (docs,)).get(timeout=60)
+    assert got == want
+
+
 def test_dask_local_cluster_of_worker_processes():
     from dask.distributed import Client, LocalCluster
 

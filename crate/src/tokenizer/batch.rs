@@ -32,12 +32,23 @@ pub(crate) fn on_slices<T: Sync, R: Send>(
 }
 
 /// The pool of `threads` threads, made on first use and kept.
+///
+/// A forked child (Python's multiprocessing, a data loader's workers) inherits the pools but
+/// not their threads, and a pool without threads would wait forever: a child makes its own.
 #[cfg(not(target_arch = "wasm32"))]
 fn pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
     use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
-    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    use std::sync::{Arc, Mutex};
+    type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
+    static POOLS: Mutex<Option<Pools>> = Mutex::new(None);
+    let mut guard = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    let (owner, pools) = guard.get_or_insert_with(|| (pid, HashMap::new()));
+    if *owner != pid {
+        // The parent's pools: dropping one would signal threads this process does not have.
+        std::mem::forget(std::mem::take(pools));
+        *owner = pid;
+    }
     if let Some(p) = pools.get(&threads) {
         return Some(p.clone());
     }
