@@ -22,6 +22,8 @@ Protocol (the same as scripts/bench/bench.py, whose helpers this imports):
 - Ids as arrays: tokenprism's encode_ordinary_to_numpy and tiktoken's encode_to_numpy (no
   special token) return numpy uint32 arrays; they are compared with each other (arrays with
   arrays) and with the list call of the same library, never with a peer's lists.
+- First pass: the hashed pass is each worker's first over the corpus (after one short call
+  that lets a library set itself up), reported in MB per CPU second beside the warm rounds.
 - Short inputs: English slices of 8, 16, 32, 64, 256 bytes (whole chars), one call each,
   microseconds per call from Python (loop included).
 - Worst case: one call on 100,000 identical bytes ('a'), and the same per-byte time set
@@ -325,6 +327,31 @@ def markdown(res: dict) -> str:
                 s = cell.get("tokenprism", {})
                 line.append(ratio_text(s.get("vs", {}).get("tokenprism-before")))
             out.append("| " + " | ".join(line) + " |")
+        out += [
+            "",
+            "First pass (text seen once): MB per CPU second of each worker's first, hashed pass "
+            "over the corpus (one pass each, no rounds), and ours over the fastest peer's first "
+            "pass that gave the reference's ids:",
+            "",
+            "| corpus | "
+            + " | ".join(labels[n] for n in names)
+            + " | ours first / fastest peer's first | ours first / ours warm (wall) |",
+            "|---|" + "---:|" * (len(names) + 2),
+        ]
+        for c, cell in e["corpora"].items():
+            firsts = {n: cell.get(n, {}).get("first_cpu_mbps") for n in names}
+            ok_peers = [n for n in PEERS if firsts.get(n) and cell.get(n, {}).get("ids_match")]
+            best = max((firsts[n] for n in ok_peers), default=None)
+            ours = firsts.get("tokenprism")
+            ours_s = cell.get("tokenprism", {})
+            # Wall against wall: the first pass's MB/s over the warm median's.
+            first_wall, warm = ours_s.get("first_mbps"), ours_s.get("mbps")
+            out.append(
+                f"| {c} | "
+                + " | ".join(fmt(firsts[n]) for n in names)
+                + f" | {ratio_text(ours / best if ours and best else None)}"
+                + f" | {fmt(first_wall / warm if first_wall and warm else None)} |"
+            )
         out += [
             "",
             "Short inputs (English, µs per call from Python, median):",
