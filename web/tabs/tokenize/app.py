@@ -153,27 +153,39 @@ def render_step_body():
 
 
 def start_lattice():
-    """Fetches the picked pre-token's lattice when the step shows a Unigram model's and its
-    drawing is not the one shown."""
+    """Fetches the picked pre-token's view (a Unigram lattice, WordPiece's search, BPE's
+    merges) when the model step shows one and its drawing is not the one shown."""
     box = document.querySelector("#step-box [data-testid=lattice-box]")
     piece = lattice_piece()
     if found(box) and (lattice_shown is None or lattice_shown[0] != piece):
         asyncio.ensure_future(guarded_task(show_lattice(piece)))
 
 
+# The worker's arguments for each model's view of one piece, besides the piece.
+PIECE_ARGS = {
+    "lattice": {"max_nodes": view.LATTICE_MAX_NODES},
+    "wordpiece": {"max_attempts": view.WORDPIECE_MAX_ATTEMPTS},
+    "merges": {},
+}
+
+
 async def show_lattice(piece):
+    """Asks the worker how the model splits `piece` (the request for this model's family) and
+    draws the reply into the model step."""
     global lattice_seq, lattice_shown
     lattice_seq += 1
     mine = lattice_seq
+    kind = view.piece_view(trace) or "lattice"
+    draw = view.PIECE_RENDERERS[kind]
     if piece is None:
-        drawing = view.render_lattice(None, None)
+        drawing = draw(None, None)
     else:
-        args = {"text": piece, "max_nodes": view.LATTICE_MAX_NODES}
+        args = {"text": piece, **PIECE_ARGS[kind]}
         try:
-            reply = await tpcore.request("lattice", to_js(args, dict_converter=js_object))
-            drawing = view.render_lattice(piece, json.loads(reply))
+            reply = await tpcore.request(kind, to_js(args, dict_converter=js_object))
+            drawing = draw(piece, json.loads(reply))
         except Exception as e:
-            drawing = view.render_lattice(piece, None, str(e).removeprefix("Error: "))
+            drawing = draw(piece, None, str(e).removeprefix("Error: "))
     if mine != lattice_seq or piece != lattice_piece():
         return
     lattice_shown = (piece, drawing)

@@ -309,6 +309,14 @@ const handlers = {
   lattice({ text, max_nodes }) {
     return tokenizer.lattice(text, max_nodes);
   },
+  // WordPiece's longest-match-first lookups for one pre-token: JSON.
+  wordpiece({ text, max_attempts }) {
+    return tokenizer.wordpieceSteps(text, max_attempts);
+  },
+  // BPE's merges of one pre-token, with their ranks: JSON.
+  merges({ text }) {
+    return tokenizer.mergeTrace(text);
+  },
   // `slot`: trace with that slot's tokenizer (loaded first), else the tab's own.
   trace({ text, cap, slot }) {
     const t0 = performance.now();

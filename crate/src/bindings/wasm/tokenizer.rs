@@ -65,6 +65,22 @@ impl WasmTokenizer {
         to_json(&lattice)
     }
 
+    /// How WordPiece searches one pre-token, its first `max_attempts` lookups, as JSON
+    /// (`crate::models::wordpiece::steps::WordPieceSteps`).
+    #[wasm_bindgen(js_name = wordpieceSteps)]
+    pub fn wordpiece_steps(&self, piece: &str, max_attempts: usize) -> Result<String, JsError> {
+        let steps = self.inner.wordpiece_steps(piece, max_attempts).map_err(to_js_error)?;
+        to_json(&steps)
+    }
+
+    /// How BPE merges one pre-token, as JSON (`crate::models::bpe::general::MergeTrace`).
+    #[cfg(feature = "general")]
+    #[wasm_bindgen(js_name = mergeTrace)]
+    pub fn merge_trace(&self, piece: &str) -> Result<String, JsError> {
+        let trace = self.inner.merge_trace(piece).map_err(to_js_error)?;
+        to_json(&trace)
+    }
+
     /// The step times of `runs` traced runs of `text` (`Tokenizer::step_micros`), as a
     /// `Float64Array` of `runs` rows, one value per stage, then pre-tokenizer, model, whole run.
     #[wasm_bindgen(js_name = stepMicros)]
