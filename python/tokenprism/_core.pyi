@@ -228,9 +228,10 @@ class Tokenizer:
     def wordpiece_steps(self, piece: str, max_attempts: int = 10000) -> dict[str, Any]:
         """How WordPiece searches one pre-token: attempts [{start, end, piece, id}] (every
         substring looked up, longest first at each start, char offsets; id None for a miss),
-        tokens [{start, end, id, token}], chars, unk, too_long (more chars than
-        max_input_chars_per_word: nothing looked up), truncated (past `max_attempts`).
-        ValueError for other models and for an added token's text."""
+        chars, unk, too_long (more chars than max_input_chars_per_word: nothing looked up),
+        truncated (past `max_attempts`), unk_id, unk_token. The model's tokens are the
+        matches, or the unk token when unk. ValueError for other models and for an added
+        token's text."""
     def merge_trace(self, piece: str) -> dict[str, Any]:
         """How BPE merges one pre-token: initial (the symbols' ids), steps [{index, left,
         right, rank, merged, parts}] (rank: the pair's index in the merges list), ids (the

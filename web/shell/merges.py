@@ -170,6 +170,8 @@ def _part_chips(row: dict) -> Node:
                 "li",
                 {
                     "class": "chip" + (" partial" if bad else ""),
+                    "data-testid": "bpe-merge-part",
+                    "data-part": lab,
                     "title": f"id {i}" + (" · bytes, not whole characters" if bad else ""),
                 },
                 visible(lab),
@@ -197,7 +199,11 @@ def render_merges(pre: dict | None, piece: dict | None) -> Node:
             head = el(
                 "span",
                 {"class": "merge-head"},
-                el("code", {"data-testid": "bpe-merge-pair"}, f"{visible(a)} + {visible(b)}"),
+                el(
+                    "code",
+                    {"data-testid": "bpe-merge-pair", "data-left": a, "data-right": b},
+                    f"{visible(a)} + {visible(b)}",
+                ),
                 el("span", {"class": "muted"}, " rank "),
                 el("span", {"data-testid": "bpe-merge-rank"}, str(r["rank"])),
                 el("span", {"class": "muted"}, f" → id {r['merged']}"),
@@ -221,7 +227,7 @@ def render_merges(pre: dict | None, piece: dict | None) -> Node:
         )
     return el(
         "div",
-        {"data-testid": "bpe-merges"},
+        {"data-testid": "bpe-merges", "data-piece": pre["text"]},
         el(
             "p",
             {},

@@ -143,7 +143,10 @@ impl Model {
     pub fn merge_trace(&self, piece: &str) -> Result<bpe::general::MergeTrace> {
         match self {
             Model::Bpe(m) => m.merge_trace(piece),
-            _ => Err(Error::Input(format!("a {} model has no merges here, only BPE has", self.type_name()))),
+            Model::SentencePieceBpe(_) => Err(Error::Input(
+                "SentencePiece's BPE merges by piece score, with no merges list: no steps to show".into(),
+            )),
+            _ => Err(Error::Input(format!("a {} model has no merges, only BPE has", self.type_name()))),
         }
     }
 

@@ -615,11 +615,7 @@ impl Tokenizer {
     pub fn merge_trace(&self, piece: &str) -> crate::Result<crate::models::bpe::general::MergeTrace> {
         self.refuse_added(piece)?;
         if piece.len() > crate::tokenizer::bpe::MAX_TRACE_BYTES {
-            return Err(crate::Error::Input(format!(
-                "a traced piece is at most {} bytes, this one has {}",
-                crate::tokenizer::bpe::MAX_TRACE_BYTES,
-                piece.len()
-            )));
+            return Err(crate::Error::Input("a traced piece is at most 4096 bytes".into()));
         }
         self.model.merge_trace(piece)
     }

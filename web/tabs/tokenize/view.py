@@ -622,6 +622,20 @@ def render_lattice(piece: str | None, lattice: dict | None, error: str | None = 
     )
 
 
+def wordpiece_tokens(steps: dict) -> list[tuple[str, int]]:
+    """(token, id) of what WordPiece gives the word: its matches, or the unk token alone.
+
+    >>> wordpiece_tokens({"unk": False, "attempts": [{"piece": "ab", "id": None},
+    ...     {"piece": "a", "id": 7}, {"piece": "##b", "id": 9}]})
+    [('a', 7), ('##b', 9)]
+    >>> wordpiece_tokens({"unk": True, "unk_token": "[UNK]", "unk_id": 100, "attempts": []})
+    [('[UNK]', 100)]
+    """
+    if steps["unk"]:
+        return [(steps["unk_token"], steps["unk_id"])]
+    return [(a["piece"], a["id"]) for a in steps["attempts"] if a["id"] is not None]
+
+
 def render_wordpiece_steps(piece: str | None, steps: dict | None, error: str | None = None) -> Node:
     """WordPiece's search on `piece`: one row per position with the substrings looked up there
     (misses struck through, the match marked), then the tokens (the unk token when a position
@@ -665,7 +679,8 @@ def render_wordpiece_steps(piece: str | None, steps: dict | None, error: str | N
     elif steps["unk"]:
         why = "a position has no match: the whole word is the unk token"
     else:
-        why = f"{len(steps['tokens'])} token{'s' if len(steps['tokens']) != 1 else ''}"
+        n = len(wordpiece_tokens(steps))
+        why = f"{n} token{'s' if n != 1 else ''}"
     if steps["truncated"]:
         why += f" (the first {len(steps['attempts'])} lookups shown)"
     tokens = el(
@@ -674,15 +689,15 @@ def render_wordpiece_steps(piece: str | None, steps: dict | None, error: str | N
         *(
             el(
                 "li",
-                {"class": "chip", "data-testid": "wp-result-token", "title": f"id {t['id']}"},
-                visible(t["token"]),
+                {"class": "chip", "data-testid": "wp-result-token", "title": f"id {i}"},
+                visible(t),
             )
-            for t in steps["tokens"]
+            for t, i in wordpiece_tokens(steps)
         ),
     )
     return el(
         "div",
-        {"data-testid": "wordpiece-steps"},
+        {"data-testid": "wordpiece-steps", "data-piece": piece},
         el("p", {}, "Pre-token ", el("code", {}, visible(piece)), f": {why}"),
         el("ol", {"class": "merges"}, *rows),
         tokens,
@@ -713,8 +728,9 @@ def render_step(
     lattice_pick: int | None = None,
     lattice: Node | None = None,
 ) -> Node:
-    """The stepper's body for step `current`: header, then that step's view (a Unigram model's
-    with its pre-tokens to pick one, `lattice_pick`, and that one's `lattice` drawing)."""
+    """The stepper's body for step `current`: header, then that step's view (the model step
+    with its pre-tokens to pick one, `lattice_pick`, and how the model split that one,
+    `lattice`: a Unigram lattice, WordPiece's search or BPE's merges)."""
     all_steps = steps(trace)
     current = max(0, min(current, len(all_steps) - 1))
     s = all_steps[current]

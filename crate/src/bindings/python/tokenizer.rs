@@ -469,7 +469,8 @@ impl PyTokenizer {
 
     /// How WordPiece searches one pre-token, as a dict: "attempts" (each substring looked up,
     /// longest first at each start, with "start", "end" in chars, "piece" and "id" or None),
-    /// "tokens", "chars", "unk", "too_long", "truncated"; other models raise ValueError.
+    /// "chars", "unk", "too_long", "truncated", "unk_id", "unk_token"; the model's tokens are
+    /// the matches, or the unk token when "unk". Other models raise ValueError.
     #[pyo3(signature = (piece, max_attempts = 10000))]
     fn wordpiece_steps<'py>(
         &self,
@@ -484,12 +485,22 @@ impl PyTokenizer {
 
     /// How BPE merges one pre-token, as a dict: "initial" (the symbols' ids), "steps" (each
     /// merge in order: "index", "left", "right", "rank", "merged", "parts" after it), "ids",
-    /// "whole_token", "tokens" (the initial symbols' texts, then each merged token's); other
-    /// models raise ValueError.
+    /// "whole_token", and "tokens" (the texts of the initial symbols, then of each merged
+    /// token); other models raise ValueError.
     fn merge_trace<'py>(&self, py: Python<'py>, piece: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let piece = text_of(piece, "piece")?;
         let trace = self.inner.merge_trace(&piece).map_err(to_py_err)?;
-        json_value(py, &trace)
+        let merged = trace.steps.iter().map(|s| s.merged);
+        let names: Vec<&str> = trace
+            .initial
+            .iter()
+            .copied()
+            .chain(merged)
+            .map(|id| self.inner.id_to_token(id).unwrap_or(""))
+            .collect();
+        let dict = json_value(py, &trace)?;
+        dict.set_item("tokens", names)?;
+        Ok(dict)
     }
 
     /// Every stage of one run on `text`, as a dict (the same shape the page gets from wasm).

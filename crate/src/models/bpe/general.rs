@@ -70,8 +70,6 @@ pub struct MergeTrace {
     pub ids: Vec<u32>,
     /// The token the whole piece is, when that decided without merging (`ignore_merges`).
     pub whole_token: Option<u32>,
-    /// The text of each initial symbol, then of each step's merged token.
-    pub tokens: Vec<String>,
 }
 
 static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -250,9 +248,7 @@ impl Bpe {
         let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
         let merged = steps.last().map_or(&initial, |s| &s.parts);
         let whole_token = (ids.len() == 1 && *merged != ids).then(|| ids[0]);
-        let name = |id: u32| self.vocab_r.tokens.get(id as usize).map_or_else(String::new, |t| t.to_string());
-        let tokens = initial.iter().chain(steps.iter().map(|s| &s.merged)).map(|&id| name(id)).collect();
-        Ok(MergeTrace { initial, steps, ids, whole_token, tokens })
+        Ok(MergeTrace { initial, steps, ids, whole_token })
     }
 
     /// The symbols of `piece` (see the module docs), merged, into `work.done` as (id, bytes).
@@ -502,7 +498,6 @@ mod tests {
         assert_eq!(t.initial, [0, 1, 2]);
         let steps: Vec<_> = t.steps.iter().map(|s| (s.index, s.rank, s.merged)).collect();
         assert_eq!(steps, [(1, 0, 3), (0, 1, 5)]);
-        assert_eq!(t.tokens, ["a", "b", "c", "bc", "abc"]);
         assert_eq!((t.ids.as_slice(), t.whole_token), ([5].as_slice(), None));
         // ignore_merges: a piece that is a token is taken whole, whatever the merges would do.
         let opts = BpeOptions { ignore_merges: true, ..BpeOptions::default() };

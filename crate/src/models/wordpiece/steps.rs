@@ -2,12 +2,12 @@
 //! order (the page's WordPiece model step).
 //!
 //! Written as plainly as the reference's loop, over the vocabulary map rather than the tries,
-//! so that it doubles as an oracle for [`WordPiece::tokenize`].
+//! so that it doubles as an oracle for [`WordPiece::tokenize`]: the model's tokens are the
+//! matches, or the unk token alone.
 
 use serde::Serialize;
 
 use super::WordPiece;
-use crate::models::Token;
 
 /// One lookup: the word's chars `start..end` (with the continuing prefix when `start > 0`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -18,15 +18,6 @@ pub struct Attempt {
     pub piece: String,
     /// Its id when the vocabulary has it (the match at `start`), else none (a miss).
     pub id: Option<u32>,
-}
-
-/// One token of the word, with char offsets in it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StepToken {
-    pub start: u32,
-    pub end: u32,
-    pub id: u32,
-    pub token: String,
 }
 
 /// The search for one word.
@@ -40,15 +31,16 @@ pub struct WordPieceSteps {
     pub unk: bool,
     /// The lookups in order: at each start, from the longest substring down to the match.
     pub attempts: Vec<Attempt>,
-    /// The attempts stopped after `max_attempts` (the tokens are complete regardless).
+    /// The attempts stopped after `max_attempts`.
     pub truncated: bool,
-    pub tokens: Vec<StepToken>,
+    /// The unk token, the whole word's token when `unk`.
+    pub unk_id: u32,
+    pub unk_token: String,
 }
 
 impl WordPiece {
     /// The lookups of the longest-match-first search on `word` (a pre-token, as the pipeline
-    /// hands it to the model), the first `max_attempts` of them, and the tokens
-    /// [`WordPiece::tokenize`] gives it.
+    /// hands it to the model), the first `max_attempts` of them.
     pub fn steps(&self, word: &str, max_attempts: usize) -> WordPieceSteps {
         // Char boundaries as byte offsets, the word's end included.
         let at: Vec<usize> = word.char_indices().map(|(b, _)| b).chain([word.len()]).collect();
@@ -86,21 +78,15 @@ impl WordPiece {
                 }
             }
         }
-        let mut out = Vec::new();
-        if !word.is_empty() {
-            self.tokenize(word, &mut out);
+        WordPieceSteps {
+            chars: chars as u32,
+            too_long,
+            unk: unk || too_long,
+            attempts,
+            truncated,
+            unk_id: self.unk_id,
+            unk_token: self.unk_token.to_string(),
         }
-        let char_of = |byte: u32| at.partition_point(|&b| b < byte as usize) as u32;
-        let tokens = out
-            .iter()
-            .map(|t: &Token| StepToken {
-                start: char_of(t.start),
-                end: char_of(t.end),
-                id: t.id,
-                token: self.token_text_bytes(word, t).to_string(),
-            })
-            .collect();
-        WordPieceSteps { chars: chars as u32, too_long, unk: unk || too_long, attempts, truncated, tokens }
     }
 }
 
@@ -131,8 +117,6 @@ mod tests {
             (s.attempts[8].start, s.attempts[8].end, s.attempts[8].piece.as_str()),
             (2, 9, "##affable")
         );
-        let toks: Vec<_> = s.tokens.iter().map(|t| (t.token.as_str(), t.start, t.end)).collect();
-        assert_eq!(toks, [("un", 0, 2), ("##aff", 2, 5), ("##able", 5, 9)]);
         assert!(!s.unk && !s.too_long && !s.truncated);
     }
 
@@ -145,7 +129,7 @@ mod tests {
             [("abc", false), ("ab", false), ("a", true), ("##bc", false), ("##b", true), ("##c", false)]
         );
         assert!(s.unk);
-        assert_eq!(s.tokens, [StepToken { start: 0, end: 3, id: 0, token: "[UNK]".into() }]);
+        assert_eq!((s.unk_id, s.unk_token.as_str()), (0, "[UNK]"));
     }
 
     #[test]
@@ -153,17 +137,14 @@ mod tests {
         let m = model(&["[UNK]", "a", "##a"], 3);
         let s = m.steps("aaaa", 1000);
         assert!(s.too_long && s.unk && s.attempts.is_empty());
-        assert_eq!(s.tokens.len(), 1);
-        assert_eq!(s.tokens[0].token, "[UNK]");
     }
 
     #[test]
-    fn attempts_are_cut_after_the_cap_but_tokens_are_whole() {
+    fn attempts_are_cut_after_the_cap() {
         let m = model(&["[UNK]", "a", "##a"], 100);
         let s = m.steps("aaaa", 5);
         assert!(s.truncated);
         assert_eq!(s.attempts.len(), 5);
-        assert_eq!(s.tokens.len(), 4);
     }
 
     #[test]
@@ -188,7 +169,6 @@ mod tests {
             let got: Vec<u32> =
                 if s.unk { vec![m.unk_id] } else { s.attempts.iter().filter_map(|a| a.id).collect() };
             assert_eq!(got, want, "{word}");
-            assert_eq!(s.tokens.iter().map(|t| t.id).collect::<Vec<_>>(), want, "{word}");
         }
     }
 }
