@@ -137,10 +137,11 @@ KEY = """e => e.type === 'radio' ? 'radio:' + e.name
   : e.getAttribute('role') === 'tab' ? 'tabs'
   : e.hasAttribute('tabindex') && !e.id ? 'group:' + (e.parentElement.closest('[id]')?.id ?? '')
   : (e.id || e.outerHTML.slice(0, 80))"""
-# What should take keyboard focus: visible, enabled controls.
+# What should take keyboard focus: visible, enabled controls (not those of a disabled fieldset:
+# the BERT switches while another model is in use).
 CONTROLS = f"""() => [...document.querySelectorAll(
     'a[href], button, input, select, textarea, summary, [tabindex], [role=button], [role=tab]')]
-  .filter(e => !e.disabled && !e.closest('[hidden]')
+  .filter(e => !e.matches(':disabled') && !e.closest('[hidden]')
                && (e.getClientRects().length > 0 || e.classList.contains('visually-hidden'))
                && getComputedStyle(e).visibility !== 'hidden')
   .map({KEY})"""

@@ -262,6 +262,17 @@ def _tiktoken_pieces(enc, text: str) -> list[str]:
     return regex.findall(enc._pat_str, text)
 
 
+def test_sentencepiece_bpe_says_why_it_has_no_steps(browser, base_url):
+    page, watch = open_page(browser, base_url)
+    try:
+        pick_model(page, "mistral-v1", BPE_TEXT)
+        open_model_step(page, "bpe-merges")
+        assert "piece score" in page.get_by_test_id("bpe-merges").text_content()
+    finally:
+        page.context.close()
+    assert watch.problems == []
+
+
 # ------------------------------------------------------------------------------------ axe
 
 
