@@ -1,14 +1,13 @@
 """The page's Python, run by boot.js (in __main__, from its folder, with top-level await):
 starts every tab's DOM layer (tabs/<tab>/app.py) once boot.js has the runtimes up.
 
-The tokenize tab answers first: it opens the link the page came with (the BPE tab's part
-included) and draws its trace; then the page is ready, and the Bench and Train tabs wire up.
+The tokenize tab answers first: it opens the link the page came with (an old BPE tab's
+link included) and draws its trace; then the page is ready, and the Bench and Train tabs wire up.
 """
 
 from js import document, location
 
 from tabs.bench import app as bench_app
-from tabs.bpe import app as bpe_app
 from tabs.compare import app as compare_app
 from tabs.files import app as files_app
 from tabs.quirks import app as quirks_app
@@ -16,7 +15,6 @@ from tabs.tokenize import app as tokenize_app
 from tabs.train import app as train_app
 
 tokenize_app.start()
-bpe_app.start(tokenize_app.write_hash, tokenize_app.current_link)
 compare_app.start(tokenize_app.write_hash, tokenize_app.current_link)
 quirks_app.start(tokenize_app.write_hash, tokenize_app.current_link)
 # Top-level await: boot.js compiles this file as runPythonAsync does.

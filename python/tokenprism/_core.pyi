@@ -225,6 +225,19 @@ class Tokenizer:
     def lattice(self, piece: str, max_nodes: int = 1000) -> dict[str, Any]:
         """The Unigram model's lattice of one pre-token (as Unigram.lattice); ValueError for
         other models and for an added token's text (the model never sees it)."""
+    def wordpiece_steps(self, piece: str, max_attempts: int = 10000) -> dict[str, Any]:
+        """How WordPiece searches one pre-token: attempts [{start, end, piece, id}] (every
+        substring looked up, longest first at each start, char offsets; id None for a miss),
+        chars, unk, too_long (more chars than max_input_chars_per_word: nothing looked up),
+        truncated (past `max_attempts`), unk_id, unk_token. The model's tokens are the
+        matches, or the unk token when unk. ValueError for other models and for an added
+        token's text."""
+    def merge_trace(self, piece: str) -> dict[str, Any]:
+        """How BPE merges one pre-token: initial (the symbols' ids), steps [{index, left,
+        right, rank, merged, parts}] (rank: the pair's index in the merges list), ids (the
+        model's tokens), whole_token (the piece taken whole by ignore_merges, else None),
+        tokens (the initial symbols' texts, then each step's merged token's). ValueError for
+        other models and for an added token's text."""
     def trace(self, text: str) -> dict[str, Any]:
         """Every stage of one run: stages [{name, text, micros, runs}] (the input, then each
         normalizer stage; runs: the stage's alignment to the input as (first, len, step)

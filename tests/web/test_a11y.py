@@ -25,7 +25,8 @@ AXE = (
 # Each tab's button and the selector that says its panel is ready to read.
 TABS = {
     "tokenize": ("tab-wordpiece", '[data-testid="app"][data-state="ready"]'),
-    "bpe": ("tab-bpe", '[data-testid="bpe-panel"][data-state="ready"]'),
+    # The tokenize tab again with Qwen3: its chat template and a pre-token's merges.
+    "chat": ("tab-wordpiece", '[data-testid="app"][data-state="ready"]'),
     "files": ("tab-files", '[data-testid="files-panel"][data-state="ready"]'),
     "bench": ("tab-bench", '[data-testid="bench"]'),
     "train": ("tab-train", '[data-testid="train-panel"][data-state="ready"]'),
@@ -64,12 +65,20 @@ def show_tab(page, name):
 
 
 def fill_tab(page, name):
-    """What a visitor would open on the tab: every <details>, a pre-token's merges (BPE), a
-    text's chunks (Files), a trained example and a word split by it (Train)."""
+    """What a visitor would open on the tab: every <details>, a chat template and a
+    pre-token's merges (Qwen3 in the tokenize tab), a text's chunks (Files), a trained example
+    and a word split by it (Train)."""
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-    if name == "bpe":
-        page.get_by_test_id("bpe-pre-token").nth(1).click()
-        page.wait_for_selector("#bpe-merges .merges")
+    if name == "chat":
+        page.get_by_test_id("tokenizer").select_option("qwen3")
+        page.wait_for_selector(
+            '[data-testid="chat-section"][data-state="ready"][data-model="qwen3"]',
+            timeout=READY_TIMEOUT_MS,
+        )
+        model = page.locator('[data-testid="timeline"] [data-step]').count() - 2
+        page.locator(f'[data-testid="timeline"] [data-step="{model}"] .tl-hit').click()
+        page.get_by_test_id("lattice-piece").nth(1).click()
+        page.wait_for_selector('[data-testid="bpe-merges"] .merges')
     elif name == "files":
         page.get_by_test_id("chunk-max").fill("12")
         page.get_by_test_id("chunk-run").click()
@@ -128,10 +137,11 @@ KEY = """e => e.type === 'radio' ? 'radio:' + e.name
   : e.getAttribute('role') === 'tab' ? 'tabs'
   : e.hasAttribute('tabindex') && !e.id ? 'group:' + (e.parentElement.closest('[id]')?.id ?? '')
   : (e.id || e.outerHTML.slice(0, 80))"""
-# What should take keyboard focus: visible, enabled controls.
+# What should take keyboard focus: visible, enabled controls (not those of a disabled fieldset:
+# the BERT switches while another model is in use).
 CONTROLS = f"""() => [...document.querySelectorAll(
     'a[href], button, input, select, textarea, summary, [tabindex], [role=button], [role=tab]')]
-  .filter(e => !e.disabled && !e.closest('[hidden]')
+  .filter(e => !e.matches(':disabled') && !e.closest('[hidden]')
                && (e.getClientRects().length > 0 || e.classList.contains('visually-hidden'))
                && getComputedStyle(e).visibility !== 'hidden')
   .map({KEY})"""

@@ -803,15 +803,22 @@ def test_screenshots_light_dark_and_phone(browser, base_url):
             measure(f"tokenize step {k}")
         phone.get_by_test_id("mode-ids").check()
         measure("tokenize ids")
-        phone.get_by_test_id("tab-bpe").click()
-        phone.get_by_test_id("bpe-input").fill(PHONE_TEXT)
-        phone.wait_for_function(
-            "() => document.querySelector('[data-testid=bpe-panel]').dataset.state === 'ready'"
-            " && document.querySelectorAll('[data-testid=bpe-pre-token]').length > 5",
+        # The model step's pre-token views: WordPiece's search, then (Qwen3) BPE's merges and
+        # the chat template.
+        model_step = len(phone.locator('[data-testid="timeline"] [data-step]').all()) - 2
+        go_to_step(phone, model_step)
+        phone.get_by_test_id("lattice-piece").nth(2).click()
+        phone.wait_for_selector('[data-testid="wordpiece-steps"] ol')
+        measure("wordpiece search")
+        phone.get_by_test_id("tokenizer").select_option("qwen3")
+        phone.wait_for_selector(
+            '[data-testid="chat-section"][data-state="ready"][data-model="qwen3"]',
             timeout=READY_TIMEOUT_MS,
         )
-        phone.get_by_test_id("bpe-pre-token").nth(2).click()
-        measure("bpe")
+        go_to_step(phone, len(phone.locator('[data-testid="timeline"] [data-step]').all()) - 2)
+        phone.get_by_test_id("lattice-piece").nth(2).click()
+        phone.wait_for_selector('[data-testid="bpe-merges"] .merges')
+        measure("bpe merges and chat")
         phone.get_by_test_id("tab-bench").click()
         measure("bench")
         phone.get_by_test_id("tab-files").click()

@@ -558,8 +558,8 @@ def test_new_build_replaces_the_offline_copy(browser, tmp_path, manifest):
         assert watch.problems == []
 
 
-# The BPE tab's wasm module and tokenizer files (~20 MB) and the general module are not
-# precached: sw.js stores each the first time the page fetches it, and serves it from the cache
+# The BPE wasm module (chat templates, training) and tokenizer files (~20 MB) and the general
+# module are not precached: sw.js stores each the first time the page fetches it, and serves it from the cache
 # afterwards (offline too).
 ON_DEMAND = ("pkg-bpe/", "data/bpe/", "data/models/", "pkg-general/")
 CACHED_URLS = """async (name) => (await (await caches.open(name)).keys()).map((r) => r.url)"""
@@ -584,16 +584,16 @@ def test_bpe_files_are_cached_on_first_use(browser, manifest):
             assert precached == want
             assert any(path.startswith(ON_DEMAND) for path in manifest["files"])
 
-            # First use of the BPE tab: its module and o200k_base go into the same cache.
-            page.get_by_test_id("tab-bpe").click()
-            page.wait_for_selector(
-                '[data-testid="bpe-panel"][data-state="ready"][data-tokenizer="o200k_base"]',
-                state="attached",
-                timeout=READY_TIMEOUT_MS,
-            )
+            # First use of a chat model: the tokenize tab's general module, the chat section's
+            # BPE module and o200k_base's ranks go into the same cache.
+            page.get_by_test_id("tokenizer").select_option("o200k_harmony")
+            ready = '[data-testid="chat-section"][data-state="ready"][data-model="o200k_harmony"]'
+            page.wait_for_selector(ready, state="attached", timeout=READY_TIMEOUT_MS)
             used = {
                 "pkg-bpe/tokenprism.js",
                 "pkg-bpe/tokenprism_bg.wasm",
+                "pkg-general/tokenprism.js",
+                "pkg-general/tokenprism_bg.wasm",
                 "data/bpe/o200k_base.tiktoken",
             }
             have = poll(
@@ -603,20 +603,22 @@ def test_bpe_files_are_cached_on_first_use(browser, manifest):
             )
             assert not [p for p in have - used if p.startswith(ON_DEMAND)]
 
-            # Offline: the page opens on the BPE tab (the address holds it) and encodes.
+            # Offline: the page opens with o200k_harmony (the address holds it), encodes and
+            # renders the chat.
             page.context.set_offline(True)
             page.reload()
-            page.wait_for_selector(
-                '[data-testid="bpe-panel"][data-state="ready"][data-tokenizer="o200k_base"]',
-                state="attached",
-                timeout=READY_TIMEOUT_MS,
-            )
+            page.wait_for_selector(ready, state="attached", timeout=READY_TIMEOUT_MS)
+            assert page.get_by_test_id("chat-part").count() > 0
             text = "offline BPE: Привет 東京 🙂"
-            page.get_by_test_id("bpe-input").fill(text)
-            page.wait_for_selector(
-                '[data-testid="bpe-panel"][data-state="ready"]', state="attached"
+            page.get_by_test_id("input").fill(text)
+            page.wait_for_function(
+                "want => document.querySelector('[data-testid=token-view]')?.textContent === want",
+                arg=text,
             )
-            shown = json.loads(page.get_by_test_id("bpe-ids").text_content())
+            last = page.locator('[data-testid="timeline"] [data-step]').count() - 1
+            page.locator(f'[data-testid="timeline"] [data-step="{last}"] .tl-hit').click()
+            page.wait_for_selector('[data-testid="step-ids"]')
+            shown = json.loads(page.get_by_test_id("step-ids").text_content())
             assert shown == tiktoken.get_encoding("o200k_base").encode_ordinary(text)
         assert watch.problems == []
 

@@ -224,7 +224,7 @@ def test_typing_on_repeat_visits_and_offline(browser, base_url, reference):
 
 
 def test_typing_over_a_link_while_python_is_held_back(browser, base_url, reference):
-    # A link to the BPE tab, and the page's Python code held back: the core answers for the
+    # A link to the Compare tab, and the page's Python code held back: the core answers for the
     # typed text while Python cannot start, and then the typed text wins over the link's, on
     # the tab it was typed in.
     context = new_context(browser)
@@ -234,7 +234,7 @@ def test_typing_over_a_link_while_python_is_held_back(browser, base_url, referen
         watch = Watch(page)
         page.route("**/py-modules.json", lambda route: held.append(route))
         text = f"{TYPED} over a link"
-        url = base_url + link("the link's own text", tab="bpe")
+        url = base_url + link("the link's own text", tab="compare")
         type_from_the_start(page, lambda: page.goto(url, wait_until="commit"), text, 30)
         ids = reference.encode(text).ids
         page.wait_for_function(
@@ -247,6 +247,6 @@ def test_typing_over_a_link_while_python_is_held_back(browser, base_url, referen
         for route in held:
             route.continue_()
         assert check_kept(page, watch, text, reference, "a link, Python held back, 30 ms")
-        assert page.get_by_test_id("bpe-panel").is_hidden()
+        assert page.get_by_test_id("compare-panel").is_hidden()
     finally:
         context.close()

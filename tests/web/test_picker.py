@@ -224,20 +224,20 @@ def test_links_from_before_the_picker_open_what_they_showed(browser, base_url, r
         assert page_ids(fresh) == refs.ids("bert-base-uncased", text)
     finally:
         fresh.context.close()
-    # A BPE tab link: its tab, tokenizer and text.
-    bpe = {"t": text, "s": 0, "v": "text", "m": [], "k": "cl100k_base"}
+    # A link from the former BPE tab: its tokenizer and text, now in the tokenize tab (at the
+    # model step, where the merges are), its chat messages in the chat section.
+    bpe = {"t": text, "s": 0, "v": "text", "m": [["user", "hi <|im_end|>"]], "k": "cl100k_base"}
     old = {**old, "a": "bpe", "b": bpe}
     fresh, watch2 = open_page(browser, base_url + "#" + pack(old))
     try:
-        fresh.wait_for_selector(
-            '[data-testid="bpe-panel"][data-state="ready"][data-tokenizer="cl100k_base"]',
-            state="attached",
-            timeout=LOAD_TIMEOUT_MS,
-        )
-        assert fresh.get_by_test_id("bpe-panel").is_visible()
-        fresh.get_by_test_id("bpe-mode-ids").check()
-        ids = json.loads(fresh.get_by_test_id("bpe-ids").text_content())
-        assert ids == tiktoken_module().get_encoding("cl100k_base").encode(text)
+        wait_model(fresh, "cl100k_base")
+        assert fresh.get_by_test_id("app").is_visible()
+        assert fresh.locator("#tab-wordpiece").get_attribute("aria-selected") == "true"
+        assert fresh.get_by_test_id("tab-bpe").count() == 0
+        assert fresh.get_by_test_id("input").input_value() == text
+        assert fresh.get_by_test_id("step").get_attribute("data-step") == "model"
+        fresh.wait_for_selector('[data-testid="bpe-merges"] .merges')
+        assert page_ids(fresh) == tiktoken_module().get_encoding("cl100k_base").encode(text)
     finally:
         fresh.context.close()
     assert watch.problems == [] and watch2.problems == []

@@ -6,7 +6,7 @@
 // layout.
 
 import { loadPyodide } from "../pyodide/pyodide.mjs";
-import { bpeBuiltin, bpeFile, bpeRequest } from "../tabs/bpe/client.js";
+import { bpeBuiltin, bpeRequest } from "../tabs/bpe/client.js";
 import { filesClient } from "../tabs/files/client.js";
 import { CoreWorker } from "./core-worker.js";
 
@@ -669,10 +669,10 @@ async function main() {
       copy_text: copyText,
       copy_ids: () => copyText(JSON.stringify(Array.from(lastIds))),
       show_error: showError,
-      // The BPE tab's worker (tabs/bpe/client.js), started on its first use.
+      // The byte-level BPE worker (tabs/bpe/client.js: the chat templates), started on its
+      // first use.
       bpe_request: (type, argsJson) => bpeRequest(type, argsJson),
       bpe_builtin: bpeBuiltin,
-      bpe_file: bpeFile,
       // The Files tab (tabs/files/client.js): counts of a whole file, chunks of a text.
       count_file: files.countFile,
       cancel_count: files.cancel,

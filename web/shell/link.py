@@ -1,7 +1,8 @@
 """The page's state as a share link: the address's fragment, compressed JSON in base64url.
 
-It holds the tokenize tab's text, model (shell/models.py), switches, step and view; which tab is open; and,
-once the BPE, Compare or Quirks tab was used, that tab's state. Pure Python with no browser imports: pytest checks
+It holds the tokenize tab's text, model (shell/models.py), switches, step and view, and its chat
+messages once edited; which tab is open; and, once the Compare or Quirks tab was used, that tab's
+state. A link from the former BPE tab opens its model and text in the tokenize tab. Pure Python with no browser imports: pytest checks
 links under CPython, and the gallery's examples are links too (tabs/tokenize/gallery.py).
 """
 
@@ -14,15 +15,15 @@ import re
 import zlib
 
 from shell import models
-from tabs.bpe import view as bpe_view
 from tabs.compare import view as compare_view
 from tabs.quirks import view as quirks_view
+from tabs.tokenize import chat_view
 from tabs.tokenize.view import FAST_KEYS, OPTION_KEYS, STAGES
 
 # The BERT pipeline's steps; another model's are its own stages' names ("replace#2").
 STEP_NAMES = tuple(STAGES)
 _STEP = re.compile(r"[a-z0-9_]{1,40}(#[0-9]{1,3})?")
-TABS = ("wordpiece", "bpe", "compare", "quirks")
+TABS = ("wordpiece", "compare", "quirks")
 DEFAULT_TEXT = "Héllo, Wörld! 東京"
 # Longest fragment accepted, and longest text a link may carry (decompressed bytes).
 MAX_LINK_CHARS = 16_000
@@ -61,14 +62,13 @@ def encode_state(state: dict) -> str | None:
         "s": state["step"],
         "v": state["view"],
     }
-    # Which tab is open, and the BPE tab's own state.
+    if state.get("chat") is not None:
+        if not valid_chat(state["chat"]):
+            return None
+        compact["m"] = [list(m) for m in state["chat"]]
+    # Which tab is open.
     if state.get("tab", "wordpiece") != "wordpiece":
         compact["a"] = state["tab"]
-    if state.get("bpe") is not None:
-        bpe = bpe_to_link(state["bpe"])
-        if bpe is None:
-            return None
-        compact["b"] = bpe
     if state.get("compare") is not None:
         compare = compare_to_link(state["compare"])
         if compare is None:
@@ -153,17 +153,24 @@ def decode_state(fragment: str) -> tuple[dict, str | None]:
         options={k: b == "1" for k, b in zip(OPTION_KEYS, opts)},
         fast={k: b == "1" for k, b in zip(FAST_KEYS, fast)},
     )
+    if "m" in compact:
+        if not valid_chat(compact["m"]):
+            return malformed
+        state["chat"] = [list(m) for m in compact["m"]]
     # Older links have neither key and open as before.
     tab = compact.get("a", "wordpiece")
-    if tab not in TABS:
+    if tab not in (*TABS, "bpe"):
         return malformed
-    if tab != "wordpiece":
+    if tab not in ("wordpiece", "bpe"):
         state["tab"] = tab
     if "b" in compact:
         bpe = bpe_from_link(compact["b"])
         if bpe is None:
             return malformed
-        state["bpe"] = bpe
+        if tab == "bpe":
+            # What the former BPE tab showed: its model and text, here with the merges.
+            state.update(tokenizer=bpe["tokenizer"], text=bpe["text"], view=bpe["view"])
+            state.update(step="model", chat=bpe["messages"])
     if "c" in compact:
         compare = compare_from_link(compact["c"])
         if compare is None:
@@ -177,23 +184,10 @@ def decode_state(fragment: str) -> tuple[dict, str | None]:
     return state, None
 
 
-# ----------------------------------------------------------------------- the BPE tab's part
+# ------------------------------------------------------------- the former BPE tab's links
 
-
-def bpe_to_link(bpe: dict) -> dict | None:
-    """The compact form a link carries for the BPE tab's state, or None when the text is too
-    long to share."""
-    if not isinstance(bpe.get("text"), str) or len(bpe["text"]) > MAX_LINK_TEXT:
-        return None
-    out = {
-        "t": bpe["text"],
-        "s": 1 if bpe.get("specials") else 0,
-        "v": bpe.get("view", "text"),
-        "m": [[r, c] for r, c in bpe.get("messages", [])],
-    }
-    if bpe.get("tokenizer") in bpe_view.BUILTINS:
-        out["k"] = bpe["tokenizer"]
-    return out
+# Its built-in tokenizers, all in the tokenize tab's picker under the same ids.
+OLD_BPE_TOKENIZERS = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base", "gpt2", "qwen3")
 
 
 def _clean(s) -> bool:
@@ -205,10 +199,10 @@ def _clean(s) -> bool:
 
 
 def bpe_from_link(compact) -> dict | None:
-    """The BPE state a link's compact form holds, or None when it is not valid.
+    """The former BPE tab's state a link's compact form holds, or None when it is not valid.
 
-    >>> bpe_from_link(bpe_to_link(bpe_view.default_bpe())) == bpe_view.default_bpe()
-    True
+    >>> bpe_from_link({"t": "hi", "s": 0, "v": "ids", "m": [["user", "x"]], "k": "gpt2"})
+    {'tokenizer': 'gpt2', 'text': 'hi', 'view': 'ids', 'messages': [['user', 'x']]}
     >>> bpe_from_link({"t": "x", "s": 2, "v": "text", "m": []}) is None
     True
     """
@@ -220,27 +214,22 @@ def bpe_from_link(compact) -> dict | None:
         compact.get("v"),
         compact.get("m"),
     )
-    name = compact.get("k", bpe_view.DEFAULT_TOKENIZER)
+    name = compact.get("k", OLD_BPE_TOKENIZERS[0])
     if (
         not _clean(text)
         or specials not in (0, 1)
         or isinstance(specials, bool)
         or mode not in ("text", "ids")
-        or name not in bpe_view.BUILTINS
+        or name not in OLD_BPE_TOKENIZERS
+        or not valid_chat(messages)
     ):
         return None
-    if not isinstance(messages, list) or len(messages) > bpe_view.MAX_MESSAGES:
-        return None
-    for m in messages:
-        if not (isinstance(m, list) and len(m) == 2 and _clean(m[0]) and _clean(m[1])):
-            return None
-    return {
-        "tokenizer": name,
-        "text": text,
-        "specials": specials == 1,
-        "view": mode,
-        "messages": [list(m) for m in messages],
-    }
+    return {"tokenizer": name, "text": text, "view": mode, "messages": [list(m) for m in messages]}
+
+
+def valid_chat(messages) -> bool:
+    """Whether chat messages can travel in a link: [role, content] pairs of clean text."""
+    return chat_view.valid_messages(messages) and all(_clean(x) for m in messages for x in m)
 
 
 # ------------------------------------------------------------------- the Compare tab's part

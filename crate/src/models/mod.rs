@@ -138,6 +138,31 @@ impl Model {
         }
     }
 
+    /// How a BPE model merges `piece` ([`Bpe::merge_trace`]); other models have no merges.
+    #[cfg(feature = "general")]
+    pub fn merge_trace(&self, piece: &str) -> Result<bpe::general::MergeTrace> {
+        match self {
+            Model::Bpe(m) => m.merge_trace(piece),
+            Model::SentencePieceBpe(_) => Err(Error::Input(
+                "SentencePiece's BPE merges by piece score, with no merges list: no steps to show".into(),
+            )),
+            _ => Err(Error::Input(format!("a {} model has no merges, only BPE has", self.type_name()))),
+        }
+    }
+
+    /// How WordPiece searches `piece` ([`WordPiece::steps`]); other models do not search so.
+    pub fn wordpiece_steps(
+        &self,
+        piece: &str,
+        max_attempts: usize,
+    ) -> Result<wordpiece::steps::WordPieceSteps> {
+        match self {
+            Model::WordPiece(m) => Ok(m.steps(piece, max_attempts)),
+            #[allow(unreachable_patterns)]
+            _ => Err(Error::Input(format!("a {} model is not WordPiece", self.type_name()))),
+        }
+    }
+
     /// The model's type as a tokenizer.json names it.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -595,12 +595,38 @@ impl Tokenizer {
     /// token's text is refused: the pipeline cuts it out before the model ever sees it.
     #[cfg(feature = "general")]
     pub fn lattice(&self, piece: &str, max_nodes: usize) -> crate::Result<crate::models::unigram::Lattice> {
+        self.refuse_added(piece)?;
+        self.model.lattice(piece, max_nodes)
+    }
+
+    /// How the WordPiece model searches one pre-token ([`crate::models::Model::wordpiece_steps`]).
+    pub fn wordpiece_steps(
+        &self,
+        piece: &str,
+        max_attempts: usize,
+    ) -> crate::Result<crate::models::wordpiece::steps::WordPieceSteps> {
+        self.refuse_added(piece)?;
+        self.model.wordpiece_steps(piece, max_attempts)
+    }
+
+    /// How the BPE model merges one pre-token ([`crate::models::Model::merge_trace`]).
+    #[cfg(feature = "general")]
+    pub fn merge_trace(&self, piece: &str) -> crate::Result<crate::models::bpe::general::MergeTrace> {
+        self.refuse_added(piece)?;
+        if piece.len() > crate::tokenizer::bpe::MAX_TRACE_BYTES {
+            return Err(crate::Error::Input("a traced piece is at most 4096 bytes".into()));
+        }
+        self.model.merge_trace(piece)
+    }
+
+    /// An added token's text: the pipeline cuts it out before the model ever sees it.
+    fn refuse_added(&self, piece: &str) -> crate::Result<()> {
         if self.added.iter().any(|a| &*a.content == piece) {
             return Err(crate::Error::Input(format!(
                 "{piece} is an added token, which the model never sees"
             )));
         }
-        self.model.lattice(piece, max_nodes)
+        Ok(())
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {

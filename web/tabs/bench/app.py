@@ -1,6 +1,6 @@
 """The Bench tab's DOM layer (Pyodide only; web/app.py calls `start`): runs driver.js's
-benchmark (workers) and draws view.py's chart. Tab switching (every tab) is the BPE tab's
-(tabs/bpe/app.py): it shows the panel a tab's aria-controls names.
+benchmark (workers) and draws view.py's chart. Tab switching (every tab) is shell/tabbar.py's:
+it shows the panel a tab's aria-controls names.
 """
 
 import json

@@ -1,6 +1,6 @@
-// The page's side of the BPE tab's worker (worker.js beside this file): the worker (and with
-// it the BPE wasm module) starts on the first request, i.e. when the BPE tab is first used.
-// The tab's app.py reaches it through tpcore.
+// The page's side of the byte-level BPE worker (worker.js beside this file): the worker (and
+// with it the BPE wasm module) starts on the first request, i.e. when the Tokenize tab's chat
+// section first shows (tabs/tokenize/chat.py reaches it through tpcore).
 
 let worker = null;
 const pending = new Map();
@@ -36,28 +36,7 @@ export function bpeRequest(type, argsJson = "{}", onProgress = null, transfer = 
   });
 }
 
-function showProgress(label, loaded, total) {
-  const box = document.getElementById("bpe-progress");
-  if (!box) return;
-  box.hidden = false;
-  box.textContent = `${label}: ${(loaded / 1e6).toFixed(1)}${total ? ` / ${(total / 1e6).toFixed(1)}` : ""} MB`;
-}
-
-// A built-in tokenizer by name, its download shown in #bpe-progress.
-export async function bpeBuiltin(name) {
-  const box = document.getElementById("bpe-progress");
-  showProgress(`Downloading ${name}`, 0, 0);
-  try {
-    return await bpeRequest("builtin", JSON.stringify({ name }), (l, t) => showProgress(`Downloading ${name}`, l, t));
-  } finally {
-    if (box) box.hidden = true;
-  }
-}
-
-// A tokenizer.json (BPE model) or .tiktoken file the user picked or dropped; read locally.
-export async function bpeFile(input) {
-  const file = input.files?.[0] ?? input;
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  await bpeRequest("file", { name: file.name, bytes }, null, [bytes.buffer]);
-  return file.name;
+// A built-in tokenizer by name (tabs/bpe/files.js), downloaded on first use.
+export function bpeBuiltin(name) {
+  return bpeRequest("builtin", JSON.stringify({ name }));
 }

@@ -15,6 +15,8 @@ export const BPE_TOKENIZERS = {
   p50k_base: { label: "p50k_base (tiktoken)", url: "data/bpe/p50k_base.tiktoken", kind: "tiktoken" },
   cl100k_base: { label: "cl100k_base (GPT-4)", url: "data/bpe/cl100k_base.tiktoken", kind: "tiktoken" },
   o200k_base: { label: "o200k_base (GPT-4o)", url: "data/bpe/o200k_base.tiktoken", kind: "tiktoken" },
+  // o200k_base's ranks with harmony's special tokens (its chat template).
+  o200k_harmony: { label: "o200k_harmony", url: "data/bpe/o200k_base.tiktoken", kind: "tiktoken" },
   qwen3: { label: "Qwen3 (tokenizer.json, 11 MB)", url: "data/bpe/qwen3/tokenizer.json", kind: "json" },
 };
 

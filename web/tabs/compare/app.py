@@ -15,9 +15,8 @@ import tpcore
 from js import document, window
 from pyodide.ffi import create_proxy, to_js
 
-from shell import models
+from shell import models, tabbar
 from shell.browser import found, guarded_task, on, render
-from tabs.bpe import app as bpe_app
 from tabs.compare import view
 from tabs.tokenize import view as tokenize_view
 
@@ -320,7 +319,7 @@ def on_input(_event):
 
 async def open_tab(write=True):
     global used
-    bpe_app.show_tab("compare")
+    tabbar.show_tab("compare")
     used = True
     if traced_text != str(box.value) or set(traces) != set(state["models"]):
         await refresh()
@@ -340,7 +339,7 @@ async def restore(new_state):
     if new_state.get("tab") == "compare":
         await open_tab(write=False)
     elif active():
-        bpe_app.show_tab("wordpiece")
+        tabbar.show_tab("wordpiece")
 
 
 async def on_copy_link(_event):

@@ -13,8 +13,8 @@ import tpcore
 from js import document, window
 from pyodide.ffi import create_proxy, to_js
 
+from shell import tabbar
 from shell.browser import guarded_task, on, render
-from tabs.bpe import app as bpe_app
 from tabs.compare import app as compare_app
 from tabs.quirks import view
 from tabs.tokenize import view as tokenize_view
@@ -230,7 +230,7 @@ def on_input(_event):
 
 async def open_tab(write=True):
     global used
-    bpe_app.show_tab("quirks")
+    tabbar.show_tab("quirks")
     used = True
     draw_pickers()
     if traced != view.texts(state) or set(traces) != set(state["models"]):
@@ -251,7 +251,7 @@ async def restore(new_state):
     if new_state.get("tab") == "quirks":
         await open_tab(write=False)
     elif active():
-        bpe_app.show_tab("wordpiece")
+        tabbar.show_tab("wordpiece")
 
 
 async def on_copy_link(_event):

@@ -15,13 +15,12 @@ import tpcore
 from js import document, history, location, window
 from pyodide.ffi import create_proxy, to_js
 
-from shell import chars, link, models
+from shell import chars, link, models, tabbar
 from shell.browser import found, guarded_task, on, render
 from shell.dom import el
-from tabs.bpe import app as bpe_app
 from tabs.compare import app as compare_app
 from tabs.quirks import app as quirks_app
-from tabs.tokenize import gallery, view
+from tabs.tokenize import chat, gallery, view
 
 app = document.getElementById("app")
 text_box = document.getElementById("input")
@@ -38,9 +37,11 @@ custom_name = None  # a user-loaded tokenizer's file name (never put in links)
 custom_label = None  # the picker's text for it
 model_id = models.DEFAULT  # the picked model in use (None while a visitor's file is)
 sizes = {}  # the model files' sizes in bytes (shell/models.py's SIZES_FILE)
-lattice_pick = None  # the pre-token whose lattice the Unigram model step shows (index)
+# The model step's picked pre-token and how the model split it (a Unigram lattice, WordPiece's
+# search, BPE's merges: view.PIECE_VIEWS).
+lattice_pick = None  # the picked pre-token (index)
 lattice_shown = None  # (piece, its drawing) last fetched for the model step
-lattice_seq = 0  # the latest lattice request; older replies are dropped
+lattice_seq = 0  # the latest request; older replies are dropped
 
 
 def show_notice(message):
@@ -57,11 +58,11 @@ def page_base():
 
 
 def full_state():
-    """The WordPiece state plus the BPE, Compare and Quirks tabs' parts (tabs/bpe/app.py,
-    tabs/compare/app.py, tabs/quirks/app.py), as links carry them."""
+    """The tab's state with its chat messages (chat.py), plus the Compare and Quirks tabs'
+    parts (tabs/compare/app.py, tabs/quirks/app.py), as links carry them."""
     return {
         **state,
-        **bpe_app.link_state(),
+        **chat.link_state(),
         **compare_app.link_state(),
         **quirks_app.link_state(),
     }
@@ -153,27 +154,39 @@ def render_step_body():
 
 
 def start_lattice():
-    """Fetches the picked pre-token's lattice when the step shows a Unigram model's and its
-    drawing is not the one shown."""
+    """Fetches the picked pre-token's view (a Unigram lattice, WordPiece's search, BPE's
+    merges) when the model step shows one and its drawing is not the one shown."""
     box = document.querySelector("#step-box [data-testid=lattice-box]")
     piece = lattice_piece()
     if found(box) and (lattice_shown is None or lattice_shown[0] != piece):
         asyncio.ensure_future(guarded_task(show_lattice(piece)))
 
 
+# The worker's arguments for each model's view of one piece, besides the piece.
+PIECE_ARGS = {
+    "lattice": {"max_nodes": view.LATTICE_MAX_NODES},
+    "wordpiece": {"max_attempts": view.WORDPIECE_MAX_ATTEMPTS},
+    "merges": {},
+}
+
+
 async def show_lattice(piece):
+    """Asks the worker how the model splits `piece` (the request for this model's family) and
+    draws the reply into the model step."""
     global lattice_seq, lattice_shown
     lattice_seq += 1
     mine = lattice_seq
+    kind = view.piece_view(trace) or "lattice"
+    draw = view.PIECE_RENDERERS[kind]
     if piece is None:
-        drawing = view.render_lattice(None, None)
+        drawing = draw(None, None)
     else:
-        args = {"text": piece, "max_nodes": view.LATTICE_MAX_NODES}
+        args = {"text": piece, **PIECE_ARGS[kind]}
         try:
-            reply = await tpcore.request("lattice", to_js(args, dict_converter=js_object))
-            drawing = view.render_lattice(piece, json.loads(reply))
+            reply = await tpcore.request(kind, to_js(args, dict_converter=js_object))
+            drawing = draw(piece, json.loads(reply))
         except Exception as e:
-            drawing = view.render_lattice(piece, None, str(e).removeprefix("Error: "))
+            drawing = draw(piece, None, str(e).removeprefix("Error: "))
     if mine != lattice_seq or piece != lattice_piece():
         return
     lattice_shown = (piece, drawing)
@@ -540,6 +553,7 @@ async def use_tokenizer_reply(reply, name, picked=None, from_link=False):
     await refresh()
     # What is in use now, for tests and styles: a model's id, or "custom".
     app.dataset.model = picked or "custom"
+    asyncio.ensure_future(guarded_task(chat.show_for(picked)))
 
 
 async def pick_model(picked, from_link=False):
@@ -614,7 +628,7 @@ async def restore(fragment, starting=False):
         too_long = tpcore.input_length() > link.MAX_LINK_TEXT
         new_state["text"] = None if too_long else tpcore.input_text()
     state = new_state
-    asyncio.ensure_future(guarded_task(bpe_app.restore(new_state)))
+    chat.restore(new_state.get("chat"))
     asyncio.ensure_future(guarded_task(compare_app.restore(new_state)))
     asyncio.ensure_future(guarded_task(quirks_app.restore(new_state)))
     cap = view.RENDER_CAP
@@ -627,6 +641,7 @@ async def restore(fragment, starting=False):
             return
         state["tokenizer"] = model_id or models.DEFAULT
     sync_controls()
+    asyncio.ensure_future(guarded_task(chat.show_for(model_id)))
     await configure()
     await refresh()
 
@@ -637,6 +652,8 @@ async def restore(fragment, starting=False):
 def start():
     """Wires the tab's controls; web/app.py then opens the page's link with `restore`."""
     global has_bert
+    tabbar.start(write_hash)
+    chat.start(write_hash)
     render("gallery", gallery.render_gallery(page_base()))
     draw_picker()
     app.dataset.model = model_id

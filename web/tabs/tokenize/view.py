@@ -18,6 +18,7 @@ import json
 
 from shell.chars import Span, diff_stages, expand_runs, text_nodes, visible
 from shell.dom import Node, el
+from shell.merges import render_merges
 
 # Stage names as the core reports them, with the label and the one-line explanation shown.
 STAGES: dict[str, tuple[str, str]] = {
@@ -356,8 +357,30 @@ LATTICE_ROW = 34
 LATTICE_HEAD = 24
 
 
+# What the model step lays open for one picked pre-token, by model: the worker's request.
+PIECE_VIEWS = {"Unigram": "lattice", "WordPiece": "wordpiece", "BPE": "merges"}
+PIECE_INTROS = {
+    "lattice": "lattice: every vocabulary piece found at each char, with its score, and the "
+    "best path through them.",
+    "wordpiece": "longest-match-first search: at each position the substrings looked up, "
+    "from the longest down to the first one the vocabulary has.",
+    "merges": "merges: its symbols, then each pair BPE joins, lowest rank first.",
+}
+# The most WordPiece lookups listed for one pre-token.
+WORDPIECE_MAX_ATTEMPTS = 2000
+
+
+def piece_view(trace: dict) -> str | None:
+    """The worker's request for the picked pre-token's view, None for a model without one.
+
+    >>> piece_view({}), piece_view({"model": "BPE"}), piece_view({"model": "WordLevel"})
+    ('wordpiece', 'merges', None)
+    """
+    return PIECE_VIEWS.get(trace.get("model", "WordPiece"))
+
+
 def has_lattice(trace: dict) -> bool:
-    return trace.get("model") == "Unigram"
+    return piece_view(trace) is not None
 
 
 def lattice_index(trace: dict, picked: int | None) -> int | None:
@@ -386,7 +409,7 @@ def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = 
                 "role": "button",
                 "tabindex": "0",
                 "aria-pressed": "true" if k == current else "false",
-                "title": f"the lattice of this pre-token (input chars {p['offsets'][0]}–"
+                "title": f"how the model splits this pre-token (input chars {p['offsets'][0]}–"
                 f"{p['offsets'][1]})",
             },
             *text_nodes(p["text"], 0, "equal"),
@@ -400,8 +423,7 @@ def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = 
             "p",
             {"class": "muted"},
             "Pick a pre-token (click it, or Tab to it and press Enter; ← → move) to see its "
-            "lattice: every vocabulary piece found at each char, with its score, and the best "
-            "path through them.",
+            + PIECE_INTROS[piece_view(trace) or "lattice"],
         ),
         el(
             "div",
@@ -416,7 +438,7 @@ def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = 
         el(
             "div",
             {"class": "lattice-box", "data-testid": "lattice-box"},
-            shown or el("p", {"class": "muted"}, "Drawing the lattice…"),
+            shown or el("p", {"class": "muted"}, "Asking the model…"),
         ),
     )
 
@@ -600,6 +622,105 @@ def render_lattice(piece: str | None, lattice: dict | None, error: str | None = 
     )
 
 
+def wordpiece_tokens(steps: dict) -> list[tuple[str, int]]:
+    """(token, id) of what WordPiece gives the word: its matches, or the unk token alone.
+
+    >>> wordpiece_tokens({"unk": False, "attempts": [{"piece": "ab", "id": None},
+    ...     {"piece": "a", "id": 7}, {"piece": "##b", "id": 9}]})
+    [('a', 7), ('##b', 9)]
+    >>> wordpiece_tokens({"unk": True, "unk_token": "[UNK]", "unk_id": 100, "attempts": []})
+    [('[UNK]', 100)]
+    """
+    if steps["unk"]:
+        return [(steps["unk_token"], steps["unk_id"])]
+    return [(a["piece"], a["id"]) for a in steps["attempts"] if a["id"] is not None]
+
+
+def render_wordpiece_steps(piece: str | None, steps: dict | None, error: str | None = None) -> Node:
+    """WordPiece's search on `piece`: one row per position with the substrings looked up there
+    (misses struck through, the match marked), then the tokens (the unk token when a position
+    has no match or the word is too long)."""
+    if piece is None:
+        return el("p", {"class": "muted", "data-testid": "wordpiece-steps"}, "No pre-tokens.")
+    if steps is None:
+        return el(
+            "p", {"class": "muted", "data-testid": "wordpiece-steps"}, f"No search shown: {error}"
+        )
+    rows: list[Node] = []
+    by_start: dict[int, list[dict]] = {}
+    for a in steps["attempts"]:
+        by_start.setdefault(a["start"], []).append(a)
+    for start, attempts in by_start.items():
+        chips = [
+            el(
+                "li",
+                {
+                    "class": "chip" + (" hit" if a["id"] is not None else " miss"),
+                    "data-testid": "wp-attempt",
+                    "data-piece": a["piece"],
+                    "data-hit": "1" if a["id"] is not None else "0",
+                    "title": f"chars {a['start']}–{a['end']}: "
+                    + (f"id {a['id']}" if a["id"] is not None else "not in the vocabulary"),
+                },
+                visible(a["piece"]),
+            )
+            for a in attempts
+        ]
+        rows.append(
+            el(
+                "li",
+                {"class": "merge-row", "data-testid": "wp-position", "data-start": str(start)},
+                el("span", {"class": "merge-head"}, f"at char {start}"),
+                el("ol", {"class": "chips parts"}, *chips),
+            )
+        )
+    if steps["too_long"]:
+        why = f"{steps['chars']} chars, more than max_input_chars_per_word: the unk token"
+    elif steps["unk"]:
+        why = "a position has no match: the whole word is the unk token"
+    else:
+        n = len(wordpiece_tokens(steps))
+        why = f"{n} token{'s' if n != 1 else ''}"
+    if steps["truncated"]:
+        why += f" (the first {len(steps['attempts'])} lookups shown)"
+    tokens = el(
+        "ol",
+        {"class": "chips", "data-testid": "wp-result"},
+        *(
+            el(
+                "li",
+                {"class": "chip", "data-testid": "wp-result-token", "title": f"id {i}"},
+                visible(t),
+            )
+            for t, i in wordpiece_tokens(steps)
+        ),
+    )
+    return el(
+        "div",
+        {"data-testid": "wordpiece-steps", "data-piece": piece},
+        el("p", {}, "Pre-token ", el("code", {}, visible(piece)), f": {why}"),
+        el("ol", {"class": "merges"}, *rows),
+        tokens,
+    )
+
+
+def render_merge_trace(piece: str | None, trace: dict | None, error: str | None = None) -> Node:
+    """BPE's merges on `piece` (the shared merge view), or why there are none."""
+    if piece is None:
+        return el("p", {"class": "muted", "data-testid": "bpe-merges"}, "No pre-tokens.")
+    if trace is None:
+        return el("p", {"class": "muted", "data-testid": "bpe-merges"}, f"No merges shown: {error}")
+    return render_merges({"text": piece}, trace)
+
+
+# How each model's view of one piece is drawn (piece, reply or None, error).
+PIECE_RENDERERS = {
+    "lattice": render_lattice,
+    "wordpiece": render_wordpiece_steps,
+    "merges": render_merge_trace,
+}
+
+
 def render_step(
     trace: dict,
     current: int,
@@ -607,8 +728,9 @@ def render_step(
     lattice_pick: int | None = None,
     lattice: Node | None = None,
 ) -> Node:
-    """The stepper's body for step `current`: header, then that step's view (a Unigram model's
-    with its pre-tokens to pick one, `lattice_pick`, and that one's `lattice` drawing)."""
+    """The stepper's body for step `current`: header, then that step's view (the model step
+    with its pre-tokens to pick one, `lattice_pick`, and how the model split that one,
+    `lattice`: a Unigram lattice, WordPiece's search or BPE's merges)."""
     all_steps = steps(trace)
     current = max(0, min(current, len(all_steps) - 1))
     s = all_steps[current]

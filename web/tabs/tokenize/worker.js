@@ -24,6 +24,8 @@ let initial = null; // the package init named: BERT, with or without simd128
 const modules = new Map(); // package -> {core: the wasm-bindgen glue, wasm: its exports}
 let current = null; // the package the tokenizer belongs to
 let tokenizer = null;
+// The core's "no id" in the numbers it returns (u32::MAX).
+const NO_ID = 0xffffffff;
 // Tokenizers beside the tokenize tab's own, by slot (the Compare tab's models, one per model):
 // slot -> {pkg, tokenizer}.
 const slots = new Map();
@@ -308,6 +310,43 @@ const handlers = {
   // The Unigram lattice of one pre-token of the tab's tokenizer (the model step): JSON.
   lattice({ text, max_nodes }) {
     return tokenizer.lattice(text, max_nodes);
+  },
+  // WordPiece's longest-match-first lookups for one pre-token: JSON, the shape of the Python
+  // package's Tokenizer.wordpiece_steps (the module gives numbers; the texts are named here).
+  wordpiece({ text, max_attempts }) {
+    const n = tokenizer.wordpieceSteps(text, max_attempts);
+    const prefix = JSON.parse(tokenizer.info()).wordpiece_prefix ?? "";
+    const chars = Array.from(text);
+    const name = (start, end) => (start > 0 ? prefix : "") + chars.slice(start, end).join("");
+    const attempts = [];
+    for (let at = 4; at < n.length; at += 3) {
+      const id = n[at + 2] === NO_ID ? null : n[at + 2];
+      attempts.push({ start: n[at], end: n[at + 1], piece: name(n[at], n[at + 1]), id });
+    }
+    const [count, flags, unk_id] = n;
+    return JSON.stringify({
+      chars: count, too_long: !!(flags & 1), unk: !!(flags & 2), truncated: !!(flags & 4),
+      attempts, unk_id, unk_token: tokenizer.idToToken(unk_id) ?? "",
+    });
+  },
+  // BPE's merges of one pre-token, with their ranks: JSON, the shape of the Python package's
+  // Tokenizer.merge_trace (the parts after each merge are replayed here).
+  merges({ text }) {
+    const n = tokenizer.mergeTrace(text);
+    let at = 1;
+    const take = (count) => Array.from(n.subarray(at, (at += count)));
+    const initial = take(n[at++]);
+    const steps = [];
+    let parts = initial.slice();
+    for (let k = n[at++]; k > 0; k--) {
+      const [index, left, right, rank, merged] = take(5);
+      parts = [...parts.slice(0, index), merged, ...parts.slice(index + 2)];
+      steps.push({ index, left, right, rank, merged, parts });
+    }
+    const ids = take(n[at++]);
+    const names = [...initial, ...steps.map((s) => s.merged)].map((id) => tokenizer.idToToken(id) ?? "");
+    const whole = n[0] === NO_ID ? null : n[0];
+    return JSON.stringify({ initial, steps, ids, whole_token: whole, tokens: names });
   },
   // `slot`: trace with that slot's tokenizer (loaded first), else the tab's own.
   trace({ text, cap, slot }) {

@@ -467,6 +467,42 @@ impl PyTokenizer {
         super::unigram::lattice_dict(py, &lattice)
     }
 
+    /// How WordPiece searches one pre-token, as a dict: "attempts" (each substring looked up,
+    /// longest first at each start, with "start", "end" in chars, "piece" and "id" or None),
+    /// "chars", "unk", "too_long", "truncated", "unk_id", "unk_token"; the model's tokens are
+    /// the matches, or the unk token when "unk". Other models raise ValueError.
+    #[pyo3(signature = (piece, max_attempts = 10000))]
+    fn wordpiece_steps<'py>(
+        &self,
+        py: Python<'py>,
+        piece: &Bound<'py, PyAny>,
+        max_attempts: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let piece = text_of(piece, "piece")?;
+        let steps = self.inner.wordpiece_steps(&piece, max_attempts).map_err(to_py_err)?;
+        json_value(py, &steps)
+    }
+
+    /// How BPE merges one pre-token, as a dict: "initial" (the symbols' ids), "steps" (each
+    /// merge in order: "index", "left", "right", "rank", "merged", "parts" after it), "ids",
+    /// "whole_token", and "tokens" (the texts of the initial symbols, then of each merged
+    /// token); other models raise ValueError.
+    fn merge_trace<'py>(&self, py: Python<'py>, piece: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let piece = text_of(piece, "piece")?;
+        let trace = self.inner.merge_trace(&piece).map_err(to_py_err)?;
+        let merged = trace.steps.iter().map(|s| s.merged);
+        let names: Vec<&str> = trace
+            .initial
+            .iter()
+            .copied()
+            .chain(merged)
+            .map(|id| self.inner.id_to_token(id).unwrap_or(""))
+            .collect();
+        let dict = json_value(py, &trace)?;
+        dict.set_item("tokens", names)?;
+        Ok(dict)
+    }
+
     /// Every stage of one run on `text`, as a dict (the same shape the page gets from wasm).
     fn trace<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let text = text_of(text, "text")?;
@@ -493,4 +529,10 @@ fn parse_direction(d: &str) -> PyResult<Direction> {
         "left" => Ok(Direction::Left),
         _ => Err(PyValueError::new_err(format!("direction must be 'left' or 'right', not {d:?}"))),
     }
+}
+
+/// `value` as the Python object its JSON reads as (the shape the page gets from wasm).
+fn json_value<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let json = serde_json::to_string(value).expect("plain data always serializes");
+    py.import("json")?.call_method1("loads", (json,))
 }

@@ -65,6 +65,45 @@ impl WasmTokenizer {
         to_json(&lattice)
     }
 
+    /// How WordPiece searches one pre-token, its first `max_attempts` lookups, as numbers (the
+    /// worker names them; JSON here would cost the module its serializer):
+    /// `[chars, flags, unk id, n, (start, end, id) × n]`, offsets in chars, a miss's id
+    /// `u32::MAX`; flags: 1 too long, 2 unk, 4 truncated.
+    #[wasm_bindgen(js_name = wordpieceSteps)]
+    pub fn wordpiece_steps(&self, piece: &str, max_attempts: usize) -> Result<Vec<u32>, JsError> {
+        let s = self.inner.wordpiece_steps(piece, max_attempts).map_err(to_js_error)?;
+        let flags = s.too_long as u32 | (s.unk as u32) << 1 | (s.truncated as u32) << 2;
+        let mut out = vec![s.chars, flags, s.unk_id, s.attempts.len() as u32];
+        for a in &s.attempts {
+            out.extend([a.start, a.end, a.id.unwrap_or(u32::MAX)]);
+        }
+        Ok(out)
+    }
+
+    /// How BPE merges one pre-token, as numbers (the worker names them):
+    /// `[whole token or u32::MAX, n, initial × n, s, (index, left, right, rank, merged) × s, k,
+    /// ids × k]`.
+    #[cfg(feature = "general")]
+    #[wasm_bindgen(js_name = mergeTrace)]
+    pub fn merge_trace(&self, piece: &str) -> Result<Vec<u32>, JsError> {
+        let t = self.inner.merge_trace(piece).map_err(to_js_error)?;
+        let mut out = vec![t.whole_token.unwrap_or(u32::MAX), t.initial.len() as u32];
+        out.extend(&t.initial);
+        out.push(t.steps.len() as u32);
+        for s in &t.steps {
+            out.extend([s.index as u32, s.left, s.right, s.rank, s.merged]);
+        }
+        out.push(t.ids.len() as u32);
+        out.extend(&t.ids);
+        Ok(out)
+    }
+
+    /// The token with id `id`, if any.
+    #[wasm_bindgen(js_name = idToToken)]
+    pub fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id).map(str::to_owned)
+    }
+
     /// The step times of `runs` traced runs of `text` (`Tokenizer::step_micros`), as a
     /// `Float64Array` of `runs` rows, one value per stage, then pre-tokenizer, model, whole run.
     #[wasm_bindgen(js_name = stepMicros)]
@@ -229,6 +268,11 @@ impl WasmTokenizer {
             "bert_normalizer": bert,
             "fast_paths": self.inner.fast,
             "model": self.inner.model.type_name(),
+            "wordpiece_prefix": match &self.inner.model {
+                crate::models::Model::WordPiece(m) => Some(m.continuing_subword_prefix.as_str()),
+                #[allow(unreachable_patterns)]
+                _ => None,
+            },
             "stages": self.inner.stage_names(),
             "vocab_size": self.inner.vocab_size(),
         });

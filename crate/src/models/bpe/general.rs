@@ -60,6 +60,18 @@ pub struct Bpe {
     cache_id: u64,
 }
 
+/// One piece's merges ([`Bpe::merge_trace`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MergeTrace {
+    /// The symbols before any merge.
+    pub initial: Vec<u32>,
+    pub steps: Vec<merge::MergeStep>,
+    /// The tokens the model gives the piece.
+    pub ids: Vec<u32>,
+    /// The token the whole piece is, when that decided without merging (`ignore_merges`).
+    pub whole_token: Option<u32>,
+}
+
 static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Bpe {
@@ -223,9 +235,49 @@ impl Bpe {
         }));
     }
 
+    /// How `piece` is merged, step by step (the page's BPE model step): its symbols, then each
+    /// merge by rank as [`merge::merge_steps`] records it, and the tokens [`Bpe::tokenize`]
+    /// gives it. Quadratic in the piece's length, so callers bound it.
+    pub fn merge_trace(&self, piece: &str) -> Result<MergeTrace> {
+        let mut syms = Vec::new();
+        self.symbols(piece, &mut syms)?;
+        let initial: Vec<u32> = syms.iter().map(|s| s.id).collect();
+        let steps = merge::merge_steps(&self.pairs, &initial);
+        let mut out = Vec::new();
+        self.tokenize(piece, &mut out)?;
+        let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
+        let merged = steps.last().map_or(&initial, |s| &s.parts);
+        let whole_token = (ids.len() == 1 && *merged != ids).then(|| ids[0]);
+        Ok(MergeTrace { initial, steps, ids, whole_token })
+    }
+
     /// The symbols of `piece` (see the module docs), merged, into `work.done` as (id, bytes).
     fn merge_word(&self, piece: &str, work: &mut Work) -> Result<()> {
+        self.symbols(piece, &mut work.syms)?;
         let syms = &mut work.syms;
+        work.done.clear();
+        if syms.len() >= merge::HEAP_THRESHOLD {
+            work.ids.clear();
+            work.ids.extend(syms.iter().map(|s| s.id));
+            if merge::repeats(&work.ids)
+                && merge::merge_windows(&self.pairs, &mut work.ids, &mut work.windows)
+            {
+                let mut at = 0;
+                for (&id, &count) in work.ids.iter().zip(merge::chunk_counts(&work.windows)) {
+                    let len = syms[at..at + count as usize].iter().map(|s| s.len).sum();
+                    work.done.push((id, len));
+                    at += count as usize;
+                }
+                return Ok(());
+            }
+        }
+        merge(&self.pairs, syms, &mut work.heap);
+        work.done.extend(syms.iter().filter(|s| s.len != 0).map(|s| (s.id, s.len)));
+        Ok(())
+    }
+
+    /// The symbols of `piece` before any merge, linked in order, into `syms`.
+    fn symbols(&self, piece: &str, syms: &mut Vec<Sym>) -> Result<()> {
         syms.clear();
         let mut push = |id: u32, len: u32| {
             let i = syms.len() as u32;
@@ -265,24 +317,6 @@ impl Bpe {
         if let Some(last) = syms.last_mut() {
             last.next = NONE;
         }
-        work.done.clear();
-        if syms.len() >= merge::HEAP_THRESHOLD {
-            work.ids.clear();
-            work.ids.extend(syms.iter().map(|s| s.id));
-            if merge::repeats(&work.ids)
-                && merge::merge_windows(&self.pairs, &mut work.ids, &mut work.windows)
-            {
-                let mut at = 0;
-                for (&id, &count) in work.ids.iter().zip(merge::chunk_counts(&work.windows)) {
-                    let len = syms[at..at + count as usize].iter().map(|s| s.len).sum();
-                    work.done.push((id, len));
-                    at += count as usize;
-                }
-                return Ok(());
-            }
-        }
-        merge(&self.pairs, syms, &mut work.heap);
-        work.done.extend(syms.iter().filter(|s| s.len != 0).map(|s| (s.id, s.len)));
         Ok(())
     }
 
@@ -454,6 +488,49 @@ mod tests {
         // A pair listed twice takes its later place: (a, b) now comes after (b, c).
         let m = model(&tokens, &[("a", "b"), ("b", "c"), ("a", "b")], BpeOptions::default());
         assert_eq!(toks(&m, "abc"), ["a", "bc"]);
+    }
+
+    #[test]
+    fn merge_trace_lists_each_merge_with_its_rank() {
+        let tokens = ["a", "b", "c", "bc", "ab", "abc"];
+        let m = model(&tokens, &[("b", "c"), ("a", "bc"), ("a", "b")], BpeOptions::default());
+        let t = m.merge_trace("abc").unwrap();
+        assert_eq!(t.initial, [0, 1, 2]);
+        let steps: Vec<_> = t.steps.iter().map(|s| (s.index, s.rank, s.merged)).collect();
+        assert_eq!(steps, [(1, 0, 3), (0, 1, 5)]);
+        assert_eq!((t.ids.as_slice(), t.whole_token), ([5].as_slice(), None));
+        // ignore_merges: a piece that is a token is taken whole, whatever the merges would do.
+        let opts = BpeOptions { ignore_merges: true, ..BpeOptions::default() };
+        let m = model(&tokens, &[("a", "b")], opts);
+        let t = m.merge_trace("abc").unwrap();
+        assert_eq!((t.ids.as_slice(), t.whole_token), ([5].as_slice(), Some(5)));
+        assert_eq!(t.steps.last().unwrap().parts, [4, 2]);
+    }
+
+    #[test]
+    fn merge_trace_ends_in_the_tokens_on_random_pieces() {
+        let mut r = crate::testing::Rng(0x2545_F491_4F6C_DD1D);
+        let alphabet = ["a", "b", "c"];
+        let mut tokens: Vec<String> = alphabet.iter().map(|s| s.to_string()).collect();
+        let mut merges = Vec::new();
+        for _ in 0..30 {
+            let (x, y) = (tokens[r.below(tokens.len())].clone(), tokens[r.below(tokens.len())].clone());
+            if !tokens.contains(&format!("{x}{y}")) {
+                tokens.push(format!("{x}{y}"));
+            }
+            merges.push((x, y));
+        }
+        let vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        let m = Bpe::new(vocab, &merges, BpeOptions::default()).unwrap();
+        for _ in 0..500 {
+            let piece: String = (0..1 + r.below(80)).map(|_| r.pick(&alphabet)).collect();
+            let t = m.merge_trace(&piece).unwrap();
+            let last = t.steps.last().map_or(&t.initial, |s| &s.parts);
+            assert_eq!(last, &t.ids, "{piece}");
+            for s in &t.steps {
+                assert_eq!(merges[s.rank as usize].0, m.vocab_r.tokens[s.left as usize].as_ref());
+            }
+        }
     }
 
     #[test]

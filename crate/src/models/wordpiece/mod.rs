@@ -1,6 +1,7 @@
 //! WordPiece: greedy longest match from the left, `##` on continuations; a word with any
 //! unmatched position, or longer than `max_input_chars_per_word`, becomes one unk token.
 
+pub mod steps;
 pub mod trie;
 pub mod vocab_index;
 pub mod word_cache;

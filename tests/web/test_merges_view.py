@@ -1,18 +1,21 @@
-"""web/tabs/bpe/view.py (the BPE tab's pure logic) on the native module's traces, which have the
-shape the page gets from wasm. Expected values come from tiktoken 0.14.0 run here (its rank
-files, encodings and token bytes), a naive lowest-rank-first merge written here from those
-ranks, and tokenizers 0.23.3 for Qwen3's special tokens.
+"""The merge view (web/shell/merges.py), the chat section's view (tabs/tokenize/chat_view.py)
+and the share link's chat and former BPE tab parts (shell/link.py), on the native module's
+traces, which have the shape the page gets from wasm. Expected values come from tiktoken
+0.14.0 run here (its rank files, encodings and token bytes), a naive lowest-rank-first merge
+written here from those ranks, and tokenizers 0.23.3 (Qwen3's special tokens, GPT-2's merges).
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 
 import pytest
 
 from paths import data_dir, reference, require, tiktoken_module
-from shell import link
-from tabs.bpe import view as bpe_view
+from shell import link, merges
+from tabs.tokenize import chat_view
 
 TIKTOKEN = ("o200k_base", "cl100k_base", "r50k_base")
 # Single pre-tokens in all three encodings (a leading space, a word, CJK, emoji, Cyrillic).
@@ -63,10 +66,10 @@ def naive_merges(ranks: dict[bytes, int], piece: bytes) -> list[tuple[int, int, 
 def test_merge_rows_follow_the_rank_file(pair, piece):
     name, ours, ref = pair
     want = naive_merges(ref._mergeable_ranks, piece.encode())
-    rows = bpe_view.merge_rows(as_wire(ours.trace_piece(piece)))
-    assert rows[0]["parts"] == [bpe_view.piece_label(bytes([b])) for b in piece.encode()]
+    rows = merges.merge_rows(as_wire(ours.trace_piece(piece)))
+    assert rows[0]["parts"] == [merges.piece_label(bytes([b])) for b in piece.encode()]
     got = [(r["rank"], r["parts"]) for r in rows[1:]]
-    assert got == [(rank, [bpe_view.piece_label(p) for p in parts]) for _, rank, parts in want]
+    assert got == [(rank, [merges.piece_label(p) for p in parts]) for _, rank, parts in want]
     for r, (i, _, parts) in zip(rows[1:], want):
         before = rows[r["step"] - 1]["parts"]
         assert r["pair"] == (before[i], before[i + 1])
@@ -75,59 +78,24 @@ def test_merge_rows_follow_the_rank_file(pair, piece):
     assert as_wire(ours.trace_piece(piece))["ids"] == ref.encode_ordinary(piece)
 
 
-def test_byte_split_tokens_are_labelled_as_bytes(pair):
-    name, ours, ref = pair
-    text = "龘 𠜎"  # rare CJK: several tokens that end inside a char in every encoding here
-    trace = as_wire(ours.trace(text))
-    rows = bpe_view.token_rows(trace)
-    assert [r["id"] for r in rows] == ref.encode_ordinary(text)
-    partial = 0
-    for r in rows:
-        data = ref.decode_single_token_bytes(r["id"])
-        try:
-            data.decode("utf-8")
-            assert not r["partial"] and r["label"] == data.decode()
-        except UnicodeDecodeError:
-            partial += 1
-            assert r["partial"] and r["label"] == bpe_view.piece_label(data)
-            assert "<" in r["label"]
-    assert partial, "expected a token that ends inside a character"
-    tree = bpe_view.render_tokens(trace)
-    shown = [n.text() for n in tree.find_all("bpe-bytes")]
-    assert shown == [r["label"] for r in rows if r["partial"]]
+def test_merge_rows_name_a_models_tokens():
+    """A tokenizer.json's merge trace: parts named by token text, ranks from its merges list."""
+    import tokenprism
+    from paths import bpe_json
 
-
-def test_special_tokens_allowed_or_text(pair):
-    name, ours, ref = pair
-    text = "a<|endoftext|>b"
-    allowed = as_wire(ours.trace(text, allowed_special="all"))
-    assert bpe_view.ids_of(allowed) == ref.encode(text, allowed_special="all")
-    special = [r for r in bpe_view.token_rows(allowed) if r["special"]]
-    assert [r["id"] for r in special] == [ref.encode("<|endoftext|>", allowed_special="all")[0]]
-    spans = bpe_view.render_tokens(allowed).find_all("bpe-token")
-    assert [s.text() for s in spans if "special" in s.attrs["class"]] == ["<|endoftext|>"]
-    plain = as_wire(ours.trace(text, disallowed_special=()))
-    assert bpe_view.ids_of(plain) == ref.encode_ordinary(text)
-    assert not any(r["special"] for r in bpe_view.token_rows(plain))
-
-
-def test_pre_tokens_and_counts(pair):
-    name, ours, ref = pair
-    text = "def f(x):\n    return x  # Привет 東京"
-    trace = as_wire(ours.trace(text))
-    pres = bpe_view.pre_token_list(trace)
-    assert "".join(p["text"] for p in pres) == text
-    assert [i for p in pres for i in p["ids"]] == ref.encode_ordinary(text)
-    tree = bpe_view.render_pre_tokens(trace, pres[1]["key"])
-    chips = tree.find_all("bpe-pre-token")
-    assert [c.text() for c in chips] == [p["text"] for p in pres]
-    assert [c.attrs["aria-pressed"] for c in chips].count("true") == 1
-    c = bpe_view.counts(text, trace)
-    assert (c["chars"], c["bytes"], c["tokens"]) == (
-        len(text),
-        len(text.encode()),
-        len(ref.encode_ordinary(text)),
-    )
+    text = bpe_json("gpt2").read_text(encoding="utf-8")
+    pairs = [tuple(m.split(" ", 1)) for m in json.loads(text)["model"]["merges"]]
+    ref = reference().Tokenizer.from_str(text)
+    ours = tokenprism.Tokenizer.from_str(text)
+    for piece in ("Ġtokenization", "Ġunbelievable", "strawberry"):
+        rows = merges.merge_rows(ours.merge_trace(piece))
+        assert "".join(rows[0]["parts"]) == piece
+        for r in rows[1:]:
+            assert pairs[r["rank"]] == r["pair"]
+        assert rows[-1]["parts"] == [t.value for t in ref.model.tokenize(piece)]
+        tree = merges.render_merges({"text": piece}, ours.merge_trace(piece))
+        ranks = [int(n.text()) for n in tree.find_all("bpe-merge-rank")]
+        assert ranks == [r["rank"] for r in rows[1:]]
 
 
 def test_chat_parts_mark_the_markers():
@@ -138,8 +106,8 @@ def test_chat_parts_mark_the_markers():
     ref = reference().Tokenizer.from_file(str(path))
     messages = [{"role": "user", "content": "x<|im_end|>y"}]
     parts = [as_wire(p) for p in ours.chat_parts(messages, add_generation_prompt=True)]
-    tree = bpe_view.render_chat(parts, None)
-    nodes = tree.find_all("bpe-chat-part")
+    tree = chat_view.render_chat(parts, None)
+    nodes = tree.find_all("chat-part")
     markers = [n for n in nodes if n.attrs["data-kind"] == "marker"]
     assert [json.loads(n.attrs["data-ids"]) for n in markers] == [
         [ref.token_to_id(n.text().split("[")[0])] for n in markers
@@ -148,27 +116,39 @@ def test_chat_parts_mark_the_markers():
     specials = {ref.token_to_id("<|im_start|>"), ref.token_to_id("<|im_end|>")}
     typed = [n for n in nodes if "x<|im_end|>y" in n.text()]
     assert typed and not specials & set(json.loads(typed[0].attrs["data-ids"]))
-    assert bpe_view.render_chat(None, "bad role").find("bpe-chat-error").text() == "bad role"
+    assert chat_view.render_chat(None, "bad role").find("chat-error").text() == "bad role"
 
 
 def test_state_round_trip_and_old_links():
     state = link.default_state()
-    bpe = bpe_view.default_bpe()
-    bpe.update(
-        tokenizer="qwen3",
-        text="<b>hi</b> 東京\n",
-        specials=True,
-        view="ids",
-        messages=[["user", "<|im_end|>"], ["assistant", "ok"]],
+    state.update(
+        tokenizer="qwen3", step="model", chat=[["user", "<|im_end|>"], ["assistant", "ok"]]
     )
-    state.update(tab="bpe", bpe=bpe)
     back, message = link.decode_state(link.encode_state(state))
     assert message is None and back == state
-    # A link from before the BPE tab opens as before, with no BPE keys.
+    # A link from before the chat section opens as before, with no chat.
     old = link.default_state()
     old["text"] = "old link"
     back, message = link.decode_state(link.encode_state(old))
-    assert message is None and back == old and "bpe" not in back and "tab" not in back
+    assert message is None and back == old and "chat" not in back and "tab" not in back
+    # A link of the former BPE tab opens its model and text in the tokenize tab, at the
+    # model step (the merges), with its chat messages.
+    bpe = {"t": "<b>hi</b> 東京\n", "s": 1, "v": "ids", "m": [["user", "x"]], "k": "qwen3"}
+    compact = {"t": "a", "k": "bert-base-uncased", "o": "1111", "f": "1111", "s": "lowercase"}
+    compact.update(v="text", a="bpe", b=bpe)
+    back, message = link.decode_state(pack(compact))
+    assert message is None
+    assert (back["tokenizer"], back["text"], back["view"], back["step"]) == (
+        "qwen3",
+        "<b>hi</b> 東京\n",
+        "ids",
+        "model",
+    )
+    assert back["chat"] == [["user", "x"]] and "tab" not in back
+    # Its part with the tokenize tab open: the tokenize tab's own state.
+    del compact["a"]
+    back, message = link.decode_state(pack(compact))
+    assert message is None and back["tokenizer"] == "bert-base-uncased" and "chat" not in back
     # Bad BPE parts are refused as a whole.
     for bad in (
         {"t": "x", "s": True, "v": "text", "m": []},
@@ -177,9 +157,6 @@ def test_state_round_trip_and_old_links():
         {"t": "x", "s": 0, "v": "text", "m": [["u", "c"]] * 100},
     ):
         assert link.bpe_from_link(bad) is None
-    import base64
-    import zlib
-
     compact = {
         "t": "a",
         "k": "bert-base-uncased",
@@ -189,6 +166,12 @@ def test_state_round_trip_and_old_links():
         "v": "text",
         "a": "nope",
     }
+    assert link.decode_state(pack(compact))[1] is not None
+    # Chat messages that are not [role, content] strings are refused.
+    for bad in ([["user"]], "x", [["user", 1]]):
+        assert link.decode_state(pack({**compact, "a": "compare", "m": bad}))[1] is not None
+
+
+def pack(compact: dict) -> str:
     raw = json.dumps(compact).encode()
-    frag = "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
-    assert link.decode_state(frag)[1] is not None
+    return "s=" + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")

@@ -1,0 +1,229 @@
+"""What the Tokenize tab's model step lays open for one pre-token, at the Python level:
+`Tokenizer.wordpiece_steps` (WordPiece's longest-match-first search) and
+`Tokenizer.merge_trace` (BPE's merges), on the words the reference's pipeline hands the model
+for corpus lines and on random strings.
+
+- WordPiece (bert-base-uncased): the lookups are those of a brute-force longest-match search
+  over the file's vocabulary, computed here, and the matches (or the unk token) are
+  tokenizers 0.23.3's model tokens for the word.
+- BPE (the byte-level tokenizer.json files): each merge's rank is the index of its pair in
+  the file's merges list, each step joins the pair its rank names, and the parts after the
+  last merge are tokenizers 0.23.3's model tokens for the word; for the .tiktoken files the
+  merged parts are tiktoken 0.14.0's tokens and each merged token's id is its tiktoken rank.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from paths import (
+    BPE_JSON_FILES,
+    CORPORA,
+    bert_json,
+    bpe_dir,
+    bpe_json,
+    corpus,
+    reference,
+    tiktoken_module,
+)
+
+# Corpus lines read per corpus; every word of each is checked.
+LINES = 60
+RANDOM_WORDS = 400
+# Letters, accents, CJK, an emoji, punctuation: long matches, misses and unk words.
+ALPHABET = "abcdefghijklmnopqrstuvwxyz" + "éüñçø" + "東京語" + "😀" + "-'.#"
+
+
+def corpus_lines(lang: str) -> list[str]:
+    with corpus(lang).open(encoding="utf-8") as f:
+        return [line.rstrip("\n") for _, line in zip(range(LINES), f) if line.strip()]
+
+
+def random_words(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    words = [
+        "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 14)))
+        for _ in range(RANDOM_WORDS)
+    ]
+    # More chars than max_input_chars_per_word (100): no lookup at all.
+    return [*words, "a" * 101, "ab" * 50]
+
+
+def pipeline_words(ref, line: str) -> list[str]:
+    text = ref.normalizer.normalize_str(line) if ref.normalizer else line
+    return [w for w, _ in ref.pre_tokenizer.pre_tokenize_str(text)]
+
+
+# ------------------------------------------------------------------------------- WordPiece
+
+
+def brute_force_search(vocab: dict[str, int], word: str, max_chars: int, prefix: str):
+    """Every (start, end, key, found) WordPiece looks up, as its loop does, and the matches."""
+    if len(word) > max_chars:
+        return [], None
+    lookups, matches, start = [], [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            key = (prefix if start else "") + word[start:end]
+            lookups.append((start, end, key, key in vocab))
+            if key in vocab:
+                matches.append(key)
+                start = end
+                break
+        else:
+            return lookups, None
+    return lookups, matches
+
+
+@pytest.fixture(scope="module")
+def bert():
+    import tokenprism
+
+    text = bert_json().read_text(encoding="utf-8")
+    model = json.loads(text)["model"]
+    return tokenprism.Tokenizer.from_str(text), reference().Tokenizer.from_str(text), model
+
+
+def check_wordpiece(bert, words):
+    ours, ref, model = bert
+    vocab = model["vocab"]
+    for word in words:
+        got = ours.wordpiece_steps(word)
+        lookups, matches = brute_force_search(
+            vocab, word, model["max_input_chars_per_word"], model["continuing_subword_prefix"]
+        )
+        assert [
+            (a["start"], a["end"], a["piece"], a["id"] is not None) for a in got["attempts"]
+        ] == lookups, word
+        assert all(a["id"] == vocab.get(a["piece"]) for a in got["attempts"]), word
+        want = [t.value for t in ref.model.tokenize(word)]
+        hits = [a["piece"] for a in got["attempts"] if a["id"] is not None]
+        if matches is None:
+            assert got["unk"] and want == [got["unk_token"]] == [model["unk_token"]], word
+            assert got["unk_id"] == vocab[model["unk_token"]], word
+            assert got["too_long"] == (len(word) > model["max_input_chars_per_word"]), word
+        else:
+            assert not got["unk"] and hits == matches == want, word
+
+
+@pytest.mark.parametrize("lang", CORPORA)
+def test_wordpiece_search_on_corpus_words(bert, lang):
+    ref = bert[1]
+    words = [w for line in corpus_lines(lang) for w in pipeline_words(ref, line)]
+    assert words
+    check_wordpiece(bert, words)
+
+
+def test_wordpiece_search_on_random_words(bert):
+    check_wordpiece(bert, random_words(1))
+
+
+def test_wordpiece_steps_refuse_other_models_and_added_tokens(bert):
+    import tokenprism
+
+    with pytest.raises(ValueError):
+        bert[0].wordpiece_steps("[CLS]")
+    gpt2 = tokenprism.Tokenizer.from_file(str(bpe_json("gpt2")))
+    with pytest.raises(ValueError):
+        gpt2.wordpiece_steps("hello")
+
+
+# ------------------------------------------------------------------------------------- BPE
+
+
+def check_merges(ours, words, merge_rank, want_tokens):
+    """Each word's merge trace: ranks name the pair joined, the parts end as `want_tokens`."""
+    for word in words:
+        t = ours.merge_trace(word)
+        names = t["tokens"]
+        parts = list(names[: len(t["initial"])])
+        n0 = len(parts)
+        for k, s in enumerate(t["steps"]):
+            i = s["index"]
+            assert merge_rank(parts[i], parts[i + 1], names[n0 + k]) == s["rank"], word
+            parts[i : i + 2] = [names[n0 + k]]
+        want = want_tokens(word)
+        if t["whole_token"] is None:
+            assert parts == want, word
+        assert [ours.id_to_token(i) for i in t["ids"]] == want, word
+
+
+@pytest.mark.parametrize("name", BPE_JSON_FILES)
+def test_bpe_merges_follow_the_merges_list(name):
+    import tokenprism
+
+    text = bpe_json(name).read_text(encoding="utf-8")
+    model = json.loads(text)["model"]
+    merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+    # A pair listed twice has its later index.
+    rank = {pair: i for i, pair in enumerate(merges)}
+    ours = tokenprism.Tokenizer.from_str(text)
+    ref = reference().Tokenizer.from_str(text)
+    words = [
+        w for lang in CORPORA for line in corpus_lines(lang) for w in pipeline_words(ref, line)
+    ]
+    words += [w for s in random_words(2) for w in pipeline_words(ref, s)]
+    added = {t.content for t in ref.get_added_tokens_decoder().values()}
+    words = [w for w in dict.fromkeys(words) if w not in added]
+
+    def merge_rank(a, b, merged):
+        assert a + b == merged
+        return rank[(a, b)]
+
+    check_merges(ours, words, merge_rank, lambda w: [t.value for t in ref.model.tokenize(w)])
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
+def test_bpe_merges_of_tiktoken_files(name):
+    import tokenprism
+
+    enc = tiktoken_module().get_encoding(name)
+    ours = tokenprism.Tokenizer.from_file(str(bpe_dir() / f"{name}.tiktoken"))
+    byte_of = {c: b for b, c in _byte_chars().items()}
+    raw = lambda token: bytes(byte_of[c] for c in token)  # noqa: E731
+    lines = [line for lang in CORPORA for line in corpus_lines(lang)]
+    words = [w for line in lines + random_words(3) for w in dict.fromkeys(_pieces(ours, line))]
+
+    def merge_rank(a, b, merged):
+        # A token's id is its tiktoken rank, and a merge's rank orders as the merged token's.
+        assert raw(a) + raw(b) == raw(merged)
+        return enc.encode_single_token(raw(merged)) - 256
+
+    def want(word):
+        ids = enc.encode_ordinary(raw(word).decode("utf-8", "surrogateescape"))
+        return [ours.id_to_token(i) for i in ids]
+
+    words = [w for w in words if w not in enc.special_tokens_set and _whole_utf8(raw(w))]
+    check_merges(ours, words, merge_rank, want)
+
+
+def _pieces(ours, line: str) -> list[str]:
+    return [p["text"] for p in ours.trace(line)["pre_tokens"]]
+
+
+def _whole_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _byte_chars() -> dict[int, str]:
+    """GPT-2's byte-to-char map (the ByteLevel alphabet)."""
+    keep = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    out, n = {}, 0
+    for b in range(256):
+        if b in keep:
+            out[b] = chr(b)
+        else:
+            out[b] = chr(256 + n)
+            n += 1
+    return out
