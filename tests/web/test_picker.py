@@ -180,6 +180,9 @@ def test_picked_model_gives_the_references_ids(page, refs, model_id):
     module = models.BY_ID[model_id].module
     want = "pkg" if module == "bert" else "pkg-general"
     assert page.evaluate("() => tokenprismCore.request('configure', {})")["module"] == want
+    # BERT's normalizer switches and fast paths show only for a BERT normalizer.
+    for testid in ("options", "fast-options"):
+        assert page.get_by_test_id(testid).is_visible() == (module == "bert"), (model_id, testid)
 
 
 def test_download_shows_progress(page):

@@ -539,6 +539,9 @@ async def use_tokenizer_reply(reply, name, picked=None, from_link=False):
     if has_bert and not from_link:
         state["options"] = {k: bool(info["bert_normalizer"][k]) for k in view.OPTION_KEYS}
     document.getElementById("options").disabled = not has_bert
+    # BERT's normalizer switches and fast paths mean nothing to another pipeline: hidden.
+    for element_id in ("options", "fast-options", "fast"):
+        document.getElementById(element_id).hidden = not has_bert
     if name is not None:
         custom_label = f"{name} (local file, {info.get('model', 'WordPiece')})"
     else:
