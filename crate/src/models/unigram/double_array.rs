@@ -175,7 +175,7 @@ mod tests {
             }
             let trie = Trie::new(keys.iter().enumerate().map(|(i, k)| (k.as_slice(), i as u32)));
             let da = DoubleArray::new(&trie);
-            let mut check = |s: &[u8]| {
+            let check = |s: &[u8]| {
                 let (mut want, mut got) = (Vec::new(), Vec::new());
                 trie.prefixes(s, |n, id| want.push((n, id)));
                 da.prefixes(s, |n, id| got.push((n, id)));
