@@ -141,11 +141,13 @@ impl Trie {
     }
 
     /// The id of the key ending at `node` (the root is node 0), if any.
+    #[cfg(feature = "general")]
     pub(crate) fn term_at(&self, node: u32) -> Option<u32> {
         Some(self.nodes[node as usize].term).filter(|&t| t != NONE)
     }
 
     /// The children of `node` as (label, child node), by label.
+    #[cfg(feature = "general")]
     pub(crate) fn children(&self, node: u32) -> impl Iterator<Item = (u8, u32)> + '_ {
         let n = self.nodes[node as usize];
         let range = n.first as usize..n.first as usize + n.n as usize;
