@@ -79,6 +79,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--min-seconds", type=float, default=0.5)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument(
+        "--models", default=",".join(MODELS), help="comma-separated, of " + ", ".join(MODELS)
+    )
     ap.add_argument("--out", type=Path, default=REPO / "bench")
     args = ap.parse_args()
     if args.quick:
@@ -92,7 +95,7 @@ def main() -> None:
     text = text[: text.rfind("\n") + 1]
     lines = [line for line in text.split("\n") if line]
     results = []
-    for name in MODELS:
+    for name in args.models.split(","):
         path = str(paths.spm_model(name))
         ours = tokenprism.Tokenizer.from_file(path)
         ref = spm.SentencePieceProcessor(model_file=path)

@@ -15,7 +15,7 @@ import random
 import pytest
 
 from parity import codepoints, first_diff
-from paths import CORPORA, corpus
+from paths import CORPORA, UNIGRAM_FILES, corpus, reference, unigram_json
 
 
 def check(ours, ref, texts):
@@ -105,3 +105,28 @@ def test_non_ascii_runs(toks):
     ]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30))) for _ in range(600)]
     check(*toks, texts)
+
+
+@pytest.mark.parametrize("name", UNIGRAM_FILES)
+def test_unigram_files(name):
+    """Unigram tokenizer.json files take the staged pipeline's ids alone (no Encoding): slices,
+    whole lines and documents of every corpus, and texts around the files' added tokens."""
+    import tokenprism
+
+    path = str(unigram_json(name))
+    ours = tokenprism.Tokenizer.from_file(path)
+    ours.no_padding()
+    ours.no_truncation()
+    ref = reference().Tokenizer.from_file(path)
+    ref.no_padding()
+    ref.no_truncation()
+    added = [t.content for t in ref.get_added_tokens_decoder().values()]
+    texts = [f"a{t}b  {t.upper()} {t}" for t in added] + ["", " ", "  x  ", "\u3000y\t"]
+    for lang in CORPORA:
+        text = corpus(lang).read_text(encoding="utf-8")[:100_000]
+        rng = random.Random(name + lang)
+        texts += byte_slices(text, rng, 40, 1)
+        texts += text.split("\n")[:40]
+        p = rng.randrange(len(text) - 5000)
+        texts.append(text[p : p + 5000])
+    check(ours, ref, texts)

@@ -45,9 +45,17 @@ impl Replace {
 
     /// Calls `f(start, end)` for each match in `text` (none in an empty text, as the
     /// reference).
-    fn for_each_match(&self, text: &str, f: impl FnMut(usize, usize)) {
-        if !text.is_empty() {
-            self.regex.for_each_match(text, f);
+    fn for_each_match(&self, text: &str, mut f: impl FnMut(usize, usize)) {
+        match &self.pattern {
+            // A literal's regex finds its leftmost occurrences, each search starting where the
+            // last match ended: what `match_indices` finds, without a regex search per match.
+            ReplacePattern::String(s) if !s.is_empty() => {
+                for (at, m) in text.match_indices(s.as_str()) {
+                    f(at, at + m.len());
+                }
+            }
+            _ if !text.is_empty() => self.regex.for_each_match(text, f),
+            _ => {}
         }
     }
 
@@ -119,6 +127,23 @@ mod tests {
         // Nothing happens to empty text.
         assert_eq!(lit("", "-").apply(&AlignedText::new("")).text, "");
         assert_eq!(lit("", "-").replace_str(""), "");
+    }
+
+    #[test]
+    fn literals_are_found_as_their_regex_finds_them() {
+        let mut rng = crate::testing::Rng(0x5851_F42D_4C95_7F2D);
+        let parts = ["a", "b", " ", "  ", "é", "▁", ".", "*", "\\", "ab", "aa"];
+        for _ in 0..3000 {
+            let pattern: String = (0..1 + rng.below(3)).map(|_| rng.pick(&parts)).collect();
+            let text: String = (0..rng.below(14)).map(|_| rng.pick(&parts)).collect();
+            let r = lit(&pattern, "-");
+            let (mut fast, mut plain) = (Vec::new(), Vec::new());
+            r.for_each_match(&text, |s, e| fast.push((s, e)));
+            if !text.is_empty() {
+                r.regex.for_each_match(&text, |s, e| plain.push((s, e)));
+            }
+            assert_eq!(fast, plain, "{pattern:?} in {text:?}");
+        }
     }
 
     #[test]

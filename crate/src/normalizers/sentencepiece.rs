@@ -31,7 +31,19 @@ pub struct SpmNormalizer {
     pub treat_whitespace_as_suffix: bool,
     /// Each ASCII char's rule, so that most prefixes need no trie walk.
     ascii: Vec<Ascii>,
+    /// Each ASCII char's class for the run loop: [`COPY`] or [`SPACE`], with [`ASCII_NEXT`],
+    /// or 0 (ask `prefix`).
+    fast: [u8; 128],
 }
+
+/// An ASCII char that normalizes to itself (and is not a space).
+const COPY: u8 = 1;
+/// An ASCII char that normalizes to " ".
+const SPACE: u8 = 2;
+/// ... only when the next char is ASCII (or there is none): some longer key starts with this
+/// char, and only with a non-ASCII char after it (as letters and combining marks in an NFKC
+/// map).
+const ASCII_NEXT: u8 = 4;
 
 /// What an ASCII char normalizes to alone, and when that is the answer.
 #[derive(Clone, Debug)]
@@ -80,7 +92,19 @@ impl SpmNormalizer {
                     });
                 Ascii { alone: alone.unwrap_or_else(|| (b as char).to_string()).into(), longer, then_ascii }
             })
-            .collect();
+            .collect::<Vec<Ascii>>();
+        let mut fast = [0u8; 128];
+        for (b, a) in ascii.iter().enumerate() {
+            if a.longer && a.then_ascii {
+                continue;
+            }
+            let next = if a.longer { ASCII_NEXT } else { 0 };
+            if &*a.alone == " " {
+                fast[b] = SPACE | next;
+            } else if b != b' ' as usize && a.alone.as_bytes() == [b as u8] {
+                fast[b] = COPY | next;
+            }
+        }
         SpmNormalizer {
             charsmap,
             user_defined,
@@ -90,6 +114,7 @@ impl SpmNormalizer {
             escape_whitespaces,
             treat_whitespace_as_suffix,
             ascii,
+            fast,
         }
     }
 
@@ -125,7 +150,19 @@ impl SpmNormalizer {
     /// write one per char of `out`) keeps track of where each char came from: the first
     /// input char of the prefix it was written for (for the dummy prefix, the char it stands
     /// before or, at the end, the last char).
-    pub fn run(&self, text: &str, out: &mut String, mut orig: Option<(&[u32], &mut Vec<u32>)>) {
+    pub fn run(&self, text: &str, out: &mut String, orig: Option<(&[u32], &mut Vec<u32>)>) {
+        self.run_with::<true>(text, out, orig)
+    }
+
+    /// [`SpmNormalizer::run`]; with `FAST`, runs of ASCII chars whose rule needs no context
+    /// (see [`COPY`], [`SPACE`]) skip the prefix lookup, else every prefix is looked up (the
+    /// tests' oracle).
+    fn run_with<const FAST: bool>(
+        &self,
+        text: &str,
+        out: &mut String,
+        mut orig: Option<(&[u32], &mut Vec<u32>)>,
+    ) {
         let space = self.space();
         let mut at = 0;
         // The input char at byte `at`.
@@ -153,7 +190,47 @@ impl SpmNormalizer {
             push(out, &mut orig, space, ci);
         }
         let mut prev_space = self.remove_extra_whitespaces;
+        let bytes = text.as_bytes();
         while at < text.len() {
+            if FAST && bytes[at] < 0x80 {
+                // The class of the char at `i`, if its rule applies there.
+                let class = |i: usize| {
+                    let c = self.fast[bytes[i] as usize];
+                    let next_ok = c & ASCII_NEXT == 0 || bytes.get(i + 1).is_none_or(|&x| x < 0x80);
+                    if next_ok {
+                        c & (COPY | SPACE)
+                    } else {
+                        0
+                    }
+                };
+                match class(at) {
+                    COPY => {
+                        let mut end = at + 1;
+                        while end < bytes.len() && bytes[end] < 0x80 && class(end) == COPY {
+                            end += 1;
+                        }
+                        out.push_str(&text[at..end]);
+                        if let Some((from, to)) = orig.as_mut() {
+                            to.extend_from_slice(&from[ci..ci + (end - at)]);
+                        }
+                        ci += end - at;
+                        at = end;
+                        prev_space = false;
+                        continue;
+                    }
+                    SPACE => {
+                        // The prefix " ": dropped after a space when extra spaces go.
+                        if !prev_space {
+                            push(out, &mut orig, space, ci);
+                        }
+                        prev_space = self.remove_extra_whitespaces;
+                        ci += 1;
+                        at += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             let (mut r, n) = self.prefix(&text[at..]);
             if prev_space {
                 r = r.trim_start_matches(' ');
@@ -241,5 +318,103 @@ mod tests {
         let t = n.apply(&AlignedText::new("  ab  c "));
         assert_eq!(t.text, "▁ab▁c");
         assert_eq!(t.orig, [2, 2, 3, 4, 6]);
+    }
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+    use crate::testing::Rng;
+
+    /// A charsmap (the double-array layout of `precompiled.rs`) with one-byte keys `rules`
+    /// (not 0x03, whose value slot "ab" takes), "ab" -> "yz", and "e" and " " followed by
+    /// U+0301 (0xCC 0x81) -> "É": the root's children sit at 0x100 ^ byte, their values at
+    /// 0x200 further, "ab"'s node at 0x303, the two U+0301 chains from 0x3A9 and 0x3EC.
+    fn charsmap(rules: &[(u8, &str)]) -> Arc<Precompiled> {
+        let unit = |label: u32, leaf: bool, off: u32| label | (leaf as u32) << 8 | off << 10;
+        let mut units = vec![0u32; 0x800];
+        units[0] = unit(0, false, 0x100);
+        let mut strings = String::new();
+        let mut add = |s: &str| {
+            let at = strings.len() as u32;
+            strings.push_str(s);
+            strings.push('\0');
+            at
+        };
+        for &(b, r) in rules {
+            assert!(b != 0 && b != 3 && b < 0x80);
+            let node = 0x100 ^ b as usize;
+            units[node] = unit(b as u32, true, 0x200);
+            units[node ^ 0x200] = add(r);
+        }
+        assert!(rules.iter().any(|r| r.0 == b'a'), "\"ab\" hangs below \"a\"");
+        units[0x303] = unit(b'b' as u32, true, 0x80);
+        units[0x303 ^ 0x80] = add("yz");
+        for (first, second) in [(b'e', 0x3A9usize), (b' ', 0x3EC)] {
+            assert!(rules.iter().any(|r| r.0 == first));
+            assert_eq!(second, 0x100 ^ first as usize ^ 0x200 ^ 0xCC);
+            units[second] = unit(0xCC, false, 0x400);
+            let third = second ^ 0x400 ^ 0x81;
+            units[third] = unit(0x81, true, 0x10);
+            units[third ^ 0x10] = add("É");
+        }
+        let mut bytes = ((units.len() * 4) as u32).to_le_bytes().to_vec();
+        for u in &units {
+            bytes.extend_from_slice(&u.to_le_bytes());
+        }
+        bytes.extend_from_slice(strings.as_bytes());
+        Arc::new(Precompiled::from_charsmap(bytes).unwrap())
+    }
+
+    #[test]
+    fn ascii_runs_match_the_prefix_walk() {
+        let map = charsmap(&[
+            (b'a', "x"),
+            (b'c', ""),
+            (b'\t', " "),
+            (b'\n', " "),
+            (b'A', "a"),
+            (b'Z', "  "),
+            (b'_', " q"),
+            (b'q', "q"),
+            (b' ', " "),
+            (b'e', "e"),
+        ]);
+        let parts = [
+            " ", " ", "  ", "\t", "\n", "\r", "a", "b", "c", "A", "Z", "_", "q", "x", "ab", "é", "▁", "東",
+            "😀", "hello", "a b", "e", "\u{301}", "e\u{301}",
+        ];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for flags in 0..16u32 {
+            for map in [None, Some(map.clone())] {
+                for user in [vec![], vec!["a b".to_owned(), "q".to_owned()]] {
+                    let n = SpmNormalizer::new(
+                        map.clone(),
+                        user,
+                        flags & 1 != 0,
+                        flags & 2 != 0,
+                        flags & 4 != 0,
+                        flags & 8 != 0,
+                    );
+                    if n.user_trie.is_none() && n.charsmap.is_some() {
+                        // Each kind of rule is there to be tested.
+                        assert_eq!(n.fast[b'e' as usize], COPY | ASCII_NEXT);
+                        assert_eq!(n.fast[b' ' as usize], SPACE | ASCII_NEXT);
+                        assert_eq!(n.fast[b'\t' as usize], SPACE);
+                        assert_eq!(n.fast[b'q' as usize], COPY);
+                        assert_eq!(n.fast[b'a' as usize], 0);
+                    }
+                    for _ in 0..300 {
+                        let text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
+                        let from: Vec<u32> = (0..text.chars().count() as u32).map(|i| i * 3 + 1).collect();
+                        let (mut fast, mut plain) = (String::new(), String::new());
+                        let (mut fast_orig, mut plain_orig) = (Vec::new(), Vec::new());
+                        n.run_with::<true>(&text, &mut fast, Some((&from, &mut fast_orig)));
+                        n.run_with::<false>(&text, &mut plain, Some((&from, &mut plain_orig)));
+                        assert_eq!((&fast, &fast_orig), (&plain, &plain_orig), "{text:?} flags {flags}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -445,8 +445,78 @@ impl Tokenizer {
             if self.fused_ok() {
                 return self.encode_ids_fused(text, add_special_tokens, ids);
             }
+            #[cfg(feature = "general")]
+            if matches!(self.model, Model::Unigram(_)) {
+                return self.append_ids_staged(text, add_special_tokens, ids);
+            }
         }
         ids.extend(self.encode(text, None, add_special_tokens)?.ids());
+        Ok(())
+    }
+
+    /// The staged pipeline's ids alone: the stages [`Tokenizer::encode_single`] runs, without
+    /// building an Encoding (offsets, token texts), for a model whose ids are its tokens'
+    /// (Unigram), with a template post-processor and no truncation or padding.
+    #[cfg(feature = "general")]
+    fn append_ids_staged(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
+        let template = self.template_ids.as_ref().filter(|_| add_special_tokens);
+        if let Some((before, _)) = template {
+            ids.extend_from_slice(before);
+        }
+        let mut tokens = Vec::new();
+        match self.raw_matcher.as_ref().filter(|m| m.may_match(text)) {
+            None => self.segment_ids_staged(text, 0, ids, &mut tokens)?,
+            Some(m) => {
+                for seg in self.split_added(Some(m), text) {
+                    match seg.added {
+                        Some(i) => ids.push(self.added[i].id),
+                        None => {
+                            let raw = &text[seg.byte_start..seg.byte_end];
+                            self.segment_ids_staged(raw, seg.char_start, ids, &mut tokens)?
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((_, after)) = template {
+            ids.extend_from_slice(after);
+        }
+        Ok(())
+    }
+
+    /// The ids of one segment between added tokens of the raw text (starting at input char
+    /// `char_start`: Metaspace's "first" asks), as [`Tokenizer::encode_segment_staged`] finds
+    /// its tokens.
+    #[cfg(feature = "general")]
+    fn segment_ids_staged(
+        &self,
+        raw: &str,
+        char_start: usize,
+        ids: &mut Vec<u32>,
+        tokens: &mut Vec<Token>,
+    ) -> Result<()> {
+        let norm = self.normalize_segment(raw, char_start, &mut None)?;
+        for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
+            let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
+            if ntext.is_empty() {
+                continue;
+            }
+            if let Some(i) = nseg.added {
+                ids.push(self.added[i].id);
+                continue;
+            }
+            let orig = &norm.orig[nseg.char_start..nseg.char_start + ntext.chars().count()];
+            let text = AlignedText { text: ntext.to_owned(), orig: orig.to_vec() };
+            let mut pre = PreTokenized { origin: char_start as u32, ..PreTokenized::whole(text) };
+            if let Some(p) = &self.pre_tokenizer {
+                pre = p.try_apply(pre, &mut |_, _| {})?;
+            }
+            for i in 0..pre.pieces.len() {
+                tokens.clear();
+                self.model.tokenize(pre.piece_text(i), tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+            }
+        }
         Ok(())
     }
 
@@ -826,5 +896,55 @@ mod tests {
         assert_eq!(e.ids().collect::<Vec<_>>(), [0, 3, 3, 2]);
         assert_eq!(e.offsets().collect::<Vec<_>>(), [(0, 1), (1, 2), (2, 3), (3, 4)]);
         assert_eq!(e.tokens(), ["a", "<0x23>", "<0x23>", "<0x63>"]);
+    }
+}
+
+#[cfg(all(test, feature = "general"))]
+mod staged_ids_tests {
+    use super::*;
+    use crate::testing::Rng;
+
+    fn unigram(unk_id: &str, byte_fallback: bool) -> Tokenizer {
+        let bytes: String = (0..256).map(|b| format!(r#", ["<0x{b:02X}>", -9.0]"#)).collect();
+        Tokenizer::from_json_str(&format!(
+            r#"{{"normalizer": {{"type": "Sequence", "normalizers": [{{"type": "Lowercase"}},
+                    {{"type": "Replace", "pattern": {{"String": "q"}}, "content": "yy"}}]}},
+                "pre_tokenizer": {{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first",
+                    "split": true}},
+                "added_tokens": [{{"id": 9, "content": "<x>", "special": true, "normalized": false}},
+                    {{"id": 10, "content": "yy", "special": false, "normalized": true}},
+                    {{"id": 11, "content": "<s>", "special": true, "normalized": false}}],
+                "post_processor": {{"type": "TemplateProcessing",
+                    "single": [{{"SpecialToken": {{"id": "<s>", "type_id": 0}}}},
+                        {{"Sequence": {{"id": "A", "type_id": 0}}}}],
+                    "pair": [{{"Sequence": {{"id": "A", "type_id": 0}}}},
+                        {{"Sequence": {{"id": "B", "type_id": 1}}}}],
+                    "special_tokens": {{"<s>": {{"id": "<s>", "ids": [11], "tokens": ["<s>"]}}}}}},
+                "model": {{"type": "Unigram", "unk_id": {unk_id}, "byte_fallback": {byte_fallback},
+                    "vocab": [["<unk>", 0.0], ["▁", -2.0], ["a", -3.0], ["b", -3.0], ["c", -3.5],
+                        ["ab", -4.0], ["▁a", -3.0], ["▁ab", -4.5], ["bc", -5.0], ["é", -6.0],
+                        ["y", -1.0], ["<x>", -1.0], ["<s>", -1.0]{bytes}]}}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn ids_alone_match_the_encoding() {
+        let parts = ["a", "b", "c", "A", "é", " ", "  ", "<x>", "yy", "q", "z", "東", "\u{301}", "y", "<s>"];
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        for (unk, fallback) in [("0", false), ("0", true), ("null", false)] {
+            let t = unigram(unk, fallback);
+            for _ in 0..2000 {
+                let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
+                for special in [false, true] {
+                    let want = t.encode(&text, None, special).map(|e| e.ids().collect::<Vec<u32>>());
+                    let got = t.encode_ids(&text, special);
+                    match (got, want) {
+                        (Ok(got), Ok(want)) => assert_eq!(got, want, "{text:?} {unk} {fallback}"),
+                        (got, want) => assert_eq!(got.is_err(), want.is_err(), "{text:?} {unk}"),
+                    }
+                }
+            }
+        }
     }
 }

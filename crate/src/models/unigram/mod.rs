@@ -30,6 +30,7 @@ use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
 use crate::models::wordpiece::trie::Trie;
 use crate::models::Token;
+use double_array::DoubleArray;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -56,6 +57,8 @@ pub struct Unigram {
     unk_score: f64,
     /// Every non-empty piece, with its last id.
     trie: Trie,
+    /// The same pieces as a double array, for the lattice's walks.
+    pieces_da: DoubleArray,
     /// The id of `<0xXX>` by byte, or [`NONE`] (all NONE without byte fallback).
     byte_ids: Box<[u32; 256]>,
     /// Names this model's words in the per-thread word cache (clones share it: they tokenize
@@ -203,6 +206,7 @@ impl Unigram {
             unk_id: unk_id.map(|u| u as u32),
             byte_fallback,
             unk_score: min_score - UNK_PENALTY,
+            pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
@@ -264,6 +268,7 @@ impl Unigram {
             unk_id: Some(unk_id),
             byte_fallback,
             unk_score: (min_score - UNK_PENALTY as f32) as f64,
+            pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
@@ -375,7 +380,7 @@ impl Unigram {
     fn pieces_at(&self, bytes: &[u8], start: usize, mut f: impl FnMut(usize, u32)) -> bool {
         let char_end = start + char_len(bytes[start]);
         let mut one_char = false;
-        self.trie.prefixes(&bytes[start..], |len, id| {
+        self.pieces_da.prefixes(&bytes[start..], |len, id| {
             f(start + len, id);
             one_char |= start + len == char_end;
         });
@@ -481,6 +486,7 @@ impl Unigram {
     }
 }
 
+mod double_array;
 mod lattice;
 #[cfg(test)]
 mod tests;

@@ -140,6 +140,20 @@ impl Trie {
         NONE
     }
 
+    /// The id of the key ending at `node` (the root is node 0), if any.
+    #[cfg(feature = "general")]
+    pub(crate) fn term_at(&self, node: u32) -> Option<u32> {
+        Some(self.nodes[node as usize].term).filter(|&t| t != NONE)
+    }
+
+    /// The children of `node` as (label, child node), by label.
+    #[cfg(feature = "general")]
+    pub(crate) fn children(&self, node: u32) -> impl Iterator<Item = (u8, u32)> + '_ {
+        let n = self.nodes[node as usize];
+        let range = n.first as usize..n.first as usize + n.n as usize;
+        self.labels[range.clone()].iter().copied().zip(self.targets[range].iter().copied())
+    }
+
     /// Calls `f(length, id)` for every key that is a prefix of `s`, shortest first.
     #[inline]
     pub fn prefixes(&self, s: &[u8], mut f: impl FnMut(usize, u32)) {
