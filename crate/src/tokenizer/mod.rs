@@ -467,7 +467,7 @@ impl Tokenizer {
         match self.raw_matcher.as_ref().filter(|m| m.may_match(text)) {
             None => self.segment_ids_staged(text, 0, ids, &mut tokens)?,
             Some(m) => {
-                for seg in self.split_added(Some(m), text) {
+                for seg in self.split_added(Some(m), text)? {
                     match seg.added {
                         Some(i) => ids.push(self.added[i].id),
                         None => {
@@ -496,7 +496,7 @@ impl Tokenizer {
         tokens: &mut Vec<Token>,
     ) -> Result<()> {
         let norm = self.normalize_segment(raw, char_start, &mut None)?;
-        for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text) {
+        for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text)? {
             let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
             if ntext.is_empty() {
                 continue;
