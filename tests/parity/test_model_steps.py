@@ -10,6 +10,10 @@ for corpus lines and on random strings.
   the file's merges list, each step joins the pair its rank names, and the parts after the
   last merge are tokenizers 0.23.3's model tokens for the word; for the .tiktoken files the
   merged parts are tiktoken 0.14.0's tokens and each merged token's id is its tiktoken rank.
+- SentencePiece's BPE (.model files, no merges list): each step joins the adjacent pair whose
+  concatenation is the highest-scoring piece in sentencepiece 0.2.3's own scores (the
+  leftmost of a tie), its rank counts the pieces scoring higher, and the ids are
+  sentencepiece's.
 """
 
 from __future__ import annotations
@@ -227,3 +231,61 @@ def _byte_chars() -> dict[int, str]:
             out[b] = chr(256 + n)
             n += 1
     return out
+
+
+# --------------------------------------------------------------------- SentencePiece's BPE
+
+SPM_BPE = ("bpe", "bpe-bytes", "bpe-code", "bpe-suffix", "mistral-v1")
+
+
+@pytest.mark.parametrize("name", SPM_BPE)
+def test_sentencepiece_bpe_merges_the_highest_scoring_pair(name):
+    """Each step joins the adjacent pair whose concatenation is the highest-scoring piece
+    (the leftmost of a tie), found here from sentencepiece 0.2.3's own pieces and scores; the
+    rank is the number of pieces that score higher; the ids are sentencepiece's."""
+    import sentencepiece
+
+    import tokenprism
+    from paths import spm_model
+
+    path = spm_model(name)
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    ours = tokenprism.Tokenizer.from_file(str(path))
+    n = sp.get_piece_size()
+    # What a merge may make: normal and unused pieces (control, unknown and byte ones never).
+    mergeable = {
+        sp.id_to_piece(i): i
+        for i in range(n)
+        if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_byte(i))
+    }
+    scores = sorted((sp.get_score(i) for i in mergeable.values()), reverse=True)
+    lines = [line for lang in CORPORA for line in corpus_lines(lang)] + random_words(4)
+    unk = sp.unk_id()
+    checked = 0
+    for line in lines:
+        for word in dict.fromkeys(_pieces(ours, line)):
+            t = ours.merge_trace(word)
+            names = t["tokens"]
+            parts = list(names[: len(t["initial"])])
+            if unk in t["initial"]:
+                # A char that is no piece has no text to join here; its word is still sentencepiece's.
+                parts = None
+            for k, s in enumerate(t["steps"]):
+                if parts is None:
+                    break
+                pairs = [
+                    (sp.get_score(mergeable[a + b]), -i)
+                    for i, (a, b) in enumerate(zip(parts, parts[1:]))
+                    if a + b in mergeable
+                ]
+                score, neg_i = max(pairs)
+                assert s["index"] == -neg_i, (name, word, k)
+                assert names[len(t["initial"]) + k] == parts[-neg_i] + parts[-neg_i + 1]
+                assert s["rank"] == sum(1 for x in scores if x > score), (name, word, k)
+                parts[-neg_i : -neg_i + 2] = [parts[-neg_i] + parts[-neg_i + 1]]
+            if parts is not None:
+                # No pair left to join.
+                assert not [a + b for a, b in zip(parts, parts[1:]) if a + b in mergeable], word
+                checked += 1
+        assert ours.encode(line, add_special_tokens=False).ids == sp.encode(line), (name, line)
+    assert checked > 100, checked

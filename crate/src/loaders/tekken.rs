@@ -15,8 +15,9 @@
 //! Text is encoded with no special token recognized in it (tiktoken's `encode` with no special
 //! tokens): `<s>` typed in a text is three ordinary bytes.
 
-use serde::de::IgnoredAny;
-use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::loaders::json::kind;
 
 use crate::loaders::tiktoken::base64_decode;
 use crate::pre_tokenizers::byte_level::Pattern;
@@ -33,37 +34,6 @@ pub struct Tekken {
     pub specials: Vec<String>,
 }
 
-#[derive(Deserialize)]
-struct File {
-    config: Config,
-    vocab: Vec<TokenInfo>,
-    special_tokens: Option<Vec<SpecialInfo>>,
-    /// Present in HF's tokenizer.json: tells the two formats apart.
-    model: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct Config {
-    pattern: String,
-    default_vocab_size: usize,
-    default_num_special_tokens: usize,
-    version: String,
-}
-
-#[derive(Deserialize)]
-struct TokenInfo {
-    rank: usize,
-    token_bytes: String,
-}
-
-#[derive(Deserialize)]
-struct SpecialInfo {
-    rank: usize,
-    token_str: String,
-}
-
-/// The special tokens of tekken files without a list of their own (mistral-common's
-/// `Tekkenizer.DEPRECATED_SPECIAL_TOKENS`), ids 0 to 19.
 const OLD_SPECIALS: [&str; 20] = [
     "<unk>",
     "<s>",
@@ -97,51 +67,87 @@ fn invalid(what: impl std::fmt::Display) -> Error {
 /// Whether `json` is a tekken file rather than a Hugging Face tokenizer.json: it has `config`
 /// and `vocab` and no `model`.
 pub fn is_tekken(json: &str) -> bool {
-    // A tokenizer.json names its model: no need to read the whole file to rule it out.
-    if json.contains("\"model\":") {
-        return false;
+    // A tokenizer.json names its model; a tekken file has a config and a vocab. Substring tests,
+    // not a parse: `parse` checks the shape and says what is wrong.
+    !json.contains("\"model\":") && json.contains("\"config\"") && json.contains("\"vocab\"")
+}
+
+/// `obj[key]`, which must be there.
+fn field<'a>(obj: &'a Map<String, Value>, path: &str, key: &str) -> Result<&'a Value> {
+    obj.get(key).ok_or_else(|| invalid(format!("{path}{key}: missing")))
+}
+
+fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
+    v.as_object().ok_or_else(|| invalid(format!("{path} must be an object, found {}", kind(v))))
+}
+
+fn string<'a>(obj: &'a Map<String, Value>, path: &str, key: &str) -> Result<&'a str> {
+    let v = field(obj, path, key)?;
+    v.as_str().ok_or_else(|| invalid(format!("{path}{key} must be a string, found {}", kind(v))))
+}
+
+fn count(obj: &Map<String, Value>, path: &str, key: &str) -> Result<usize> {
+    let v = field(obj, path, key)?;
+    v.as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| invalid(format!("{path}{key} must be a whole number, found {}", kind(v))))
+}
+
+/// Vocabulary entry `i`: its rank and base64 bytes (the path is formatted only for an error).
+fn vocab_entry(t: &Value, i: usize) -> Result<(usize, &str)> {
+    let rank = t.get("rank").and_then(Value::as_u64).and_then(|r| usize::try_from(r).ok());
+    if let (Some(rank), Some(bytes)) = (rank, t.get("token_bytes").and_then(Value::as_str)) {
+        return Ok((rank, bytes));
     }
-    #[derive(Deserialize)]
-    struct Keys {
-        config: Option<IgnoredAny>,
-        vocab: Option<IgnoredAny>,
-        model: Option<IgnoredAny>,
-    }
-    serde_json::from_str::<Keys>(json)
-        .is_ok_and(|k| k.config.is_some() && k.vocab.is_some() && k.model.is_none())
+    let path = format!("vocab[{i}].");
+    let t = object(t, &path)?;
+    Ok((count(t, &path, "rank")?, string(t, &path, "token_bytes")?))
+}
+
+fn list<'a>(v: &'a Value, path: &str) -> Result<&'a [Value]> {
+    v.as_array()
+        .map(Vec::as_slice)
+        .ok_or_else(|| invalid(format!("{path} must be a list, found {}", kind(v))))
 }
 
 pub fn parse(json: &str) -> Result<Tekken> {
-    let file: File = serde_json::from_str(json).map_err(|e| Error::Json(format!("tekken file: {e}")))?;
-    if file.model.is_some() {
+    // Values, not typed structs: serde's typed errors format floats, and that formatting
+    // costs the general wasm module several KB.
+    let file: Value = serde_json::from_str(json).map_err(|e| Error::Json(format!("tekken file: {e}")))?;
+    let file = object(&file, "the file")?;
+    if file.contains_key("model") {
         return Err(invalid("a Hugging Face tokenizer.json (it has a \"model\"), not a tekken file"));
     }
-    let c = &file.config;
+    let c = object(field(file, "", "config")?, "config")?;
+    let c_version = string(c, "config.", "version")?;
+    let c_pattern = string(c, "config.", "pattern")?;
     let version = VERSIONS
         .iter()
-        .position(|v| *v == c.version)
-        .ok_or_else(|| invalid(format!("config.version: unknown version {:?}", c.version)))?;
-    let pattern = Pattern::from_regexes(&[c.pattern.as_str()]).ok_or_else(|| {
-        Error::Unsupported(format!("tekken file: config.pattern: the pattern {:?}", c.pattern))
+        .position(|v| *v == c_version)
+        .ok_or_else(|| invalid(format!("config.version: unknown version {c_version:?}")))?;
+    let pattern = Pattern::from_regexes(&[c_pattern]).ok_or_else(|| {
+        Error::Unsupported(format!("tekken file: config.pattern: the pattern {c_pattern:?}"))
     })?;
 
-    let n_special = c.default_num_special_tokens;
-    let mut specials: Vec<String> = match &file.special_tokens {
-        Some(list) => {
-            for (i, t) in list.iter().enumerate() {
-                if t.rank != i {
+    let n_special = count(c, "config.", "default_num_special_tokens")?;
+    let mut specials: Vec<String> = match file.get("special_tokens").filter(|v| !v.is_null()) {
+        Some(l) => {
+            let mut out = Vec::new();
+            for (i, t) in list(l, "special_tokens")?.iter().enumerate() {
+                let path = format!("special_tokens[{i}].");
+                let t = object(t, &path)?;
+                let rank = count(t, &path, "rank")?;
+                if rank != i {
                     return Err(invalid(format!(
-                        "special_tokens[{i}].rank: {} (a special token's id is its position)",
-                        t.rank
+                        "special_tokens[{i}].rank: {rank} (a special token's id is its position)"
                     )));
                 }
+                out.push(string(t, &path, "token_str")?.to_owned());
             }
-            list.iter().map(|t| t.token_str.clone()).collect()
+            out
         }
         None if version <= 3 => OLD_SPECIALS.iter().map(|s| s.to_string()).collect(),
-        None => {
-            return Err(invalid(format!("special_tokens: missing, which version {} requires", c.version)))
-        }
+        None => return Err(invalid(format!("special_tokens: missing, which version {c_version} requires"))),
     };
     if specials.len() > n_special {
         return Err(invalid(format!(
@@ -155,25 +161,26 @@ pub fn parse(json: &str) -> Result<Tekken> {
         return Err(invalid(format!("the special token {dup:?} appears twice")));
     }
 
-    let inner = c
-        .default_vocab_size
+    let inner = count(c, "config.", "default_vocab_size")?
         .checked_sub(n_special)
         .ok_or_else(|| invalid("config.default_vocab_size is below config.default_num_special_tokens"))?;
-    if file.vocab.len() < inner {
+    let vocab = list(field(file, "", "vocab")?, "vocab")?;
+    if vocab.len() < inner {
         return Err(invalid(format!(
             "vocab has {} tokens, config asks for {inner} besides the special tokens",
-            file.vocab.len()
+            vocab.len()
         )));
     }
     let id_of = |rank: usize| {
         u32::try_from(rank + n_special).map_err(|_| invalid(format!("rank {rank} does not fit in 32 bits")))
     };
     let mut tokens = Vec::with_capacity(inner);
-    for (i, t) in file.vocab.iter().take(inner).enumerate() {
-        if t.rank != i {
-            return Err(invalid(format!("vocab[{i}].rank: {} (ranks are positions)", t.rank)));
+    for (i, t) in vocab.iter().take(inner).enumerate() {
+        let (rank, token_bytes) = vocab_entry(t, i)?;
+        if rank != i {
+            return Err(invalid(format!("vocab[{i}].rank: {rank} (ranks are positions)")));
         }
-        let bytes = base64_decode(t.token_bytes.as_bytes())
+        let bytes = base64_decode(token_bytes.as_bytes())
             .ok_or_else(|| invalid(format!("vocab[{i}].token_bytes: not base64")))?;
         if i < 256 && bytes != [i as u8] {
             return Err(invalid(format!("vocab[{i}]: the first 256 tokens are the single bytes")));

@@ -138,14 +138,13 @@ impl Model {
         }
     }
 
-    /// How a BPE model merges `piece` ([`Bpe::merge_trace`]); other models have no merges.
+    /// How a BPE model merges `piece` ([`Bpe::merge_trace`], SentencePiece's by score); other
+    /// models have no merges.
     #[cfg(feature = "general")]
     pub fn merge_trace(&self, piece: &str) -> Result<bpe::general::MergeTrace> {
         match self {
             Model::Bpe(m) => m.merge_trace(piece),
-            Model::SentencePieceBpe(_) => Err(Error::Input(
-                "SentencePiece's BPE merges by piece score, with no merges list: no steps to show".into(),
-            )),
+            Model::SentencePieceBpe(m) => m.model.merge_trace(piece),
             _ => Err(Error::Input(format!("a {} model has no merges, only BPE has", self.type_name()))),
         }
     }

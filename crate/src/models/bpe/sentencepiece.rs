@@ -205,6 +205,53 @@ impl SentencePieceBpe {
         Ok(())
     }
 
+    /// How `text` is merged, step by step (the page's BPE model step): the symbols of its
+    /// words (chars, and user-defined pieces whole), then each merge in the order SentencePiece
+    /// makes them, word after word. A step's `rank` is the merged piece's place among the
+    /// pieces by score (0 = the highest: SentencePiece merges the highest-scoring pair first,
+    /// the leftmost of a tie). `ids` are the model's tokens, unused pieces split back and
+    /// unknown chars resolved; a symbol that is no piece shows as the unknown id.
+    pub fn merge_trace(&self, text: &str) -> Result<super::general::MergeTrace> {
+        let id_of = |s: &str| self.mergeable.get(s.as_bytes()).unwrap_or(self.unk_id);
+        let mut work = Work::default();
+        // The whole text as one word: cutting it into words changes the order of the merges
+        // (not their result), and the steps show SentencePiece's order.
+        let mut log = Vec::new();
+        self.merge(text, &mut work, None, Some(&mut log));
+        // The merge left the symbols' spans merged: the symbols again, unmerged.
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut a = 0;
+        while a < text.len() {
+            let user = self.user_defined.as_ref().and_then(|t| t.longest(&text.as_bytes()[a..]));
+            let len = user.map_or_else(|| text[a..].chars().next().map_or(1, char::len_utf8), |u| u.1);
+            spans.push((a, a + len));
+            a += len;
+        }
+        let initial: Vec<u32> = spans.iter().map(|&(s, e)| id_of(&text[s..e])).collect();
+        let mut parts = initial.clone();
+        let mut order: Vec<u32> = (0..spans.len() as u32).collect();
+        let mut steps = Vec::new();
+        for (l, r) in log {
+            let Some(i) = order.windows(2).position(|w| w == [l, r]) else { continue };
+            let (left, right) = (parts[i], parts[i + 1]);
+            spans[l as usize].1 = spans[r as usize].1;
+            let (s, e) = spans[l as usize];
+            let merged = id_of(&text[s..e]);
+            let score = self.pieces[merged as usize].1;
+            let higher = |p: &&(String, f32, PieceKind)| {
+                matches!(p.2, PieceKind::Normal | PieceKind::Unused | PieceKind::UserDefined) && p.1 > score
+            };
+            let rank = self.pieces.iter().filter(higher).count() as u32;
+            order.remove(i + 1);
+            parts[i] = merged;
+            parts.remove(i + 1);
+            steps.push(super::merge::MergeStep { index: i, left, right, rank, merged, parts: parts.clone() });
+        }
+        let mut ids = Vec::new();
+        self.tokenize(text, |id, _, _| ids.push(id))?;
+        Ok(super::general::MergeTrace { initial, steps, ids, whole_token: None })
+    }
+
     /// The end of the word that starts at byte `at` of `text`: before the first char that no
     /// piece holds after the char before it.
     fn word_end(&self, text: &str, at: usize) -> usize {
@@ -231,7 +278,7 @@ impl SentencePieceBpe {
         }
         let first = out.len();
         let mut undone = HashMap::new();
-        self.merge(word, work, self.has_unused.then_some(&mut undone));
+        self.merge(word, work, self.has_unused.then_some(&mut undone), None);
         let mut i = if work.symbols.is_empty() { NONE } else { 0 };
         while i != NONE {
             let s = work.symbols[i as usize];
@@ -249,7 +296,15 @@ impl SentencePieceBpe {
     /// Merges the symbols of `word` in `work.symbols` until no pair is a piece. `undone`
     /// collects, for each unused piece some queued pair makes, the parts of the last such pair
     /// (merged or not: SentencePiece remembers what it queued).
-    fn merge(&self, word: &str, work: &mut Work, mut undone: Option<&mut Undone>) {
+    ///
+    /// `log`, when given, gets the symbols (left, right) of each merge in order.
+    fn merge(
+        &self,
+        word: &str,
+        work: &mut Work,
+        mut undone: Option<&mut Undone>,
+        mut log: Option<&mut Vec<(u32, u32)>>,
+    ) {
         let bytes = word.as_bytes();
         let symbols = &mut work.symbols;
         symbols.clear();
@@ -277,6 +332,9 @@ impl SentencePieceBpe {
             // Stale: a side was merged away or grew since the pair was queued.
             if l.start == l.end || r.start == r.end || (l.end - l.start) + (r.end - r.start) != top.size {
                 continue;
+            }
+            if let Some(log) = log.as_deref_mut() {
+                log.push((top.left, top.right));
             }
             let left = &mut symbols[top.left as usize];
             left.end = r.end;
