@@ -101,3 +101,31 @@ def reference_stages(text: str, clean=True, cjk=True, strip=True, lower=True) ->
             clean_text=clean, handle_chinese_chars=cjk, strip_accents=strip, lowercase=lower
         ).normalize_str(text),
     }
+
+
+def longest_match_search(vocab, word: str, max_chars: int, prefix: str):
+    """WordPiece's longest-match-first search written plainly over a vocabulary: every
+    (start, end, key, found) it looks up in order, and the matches (None: the word is the
+    unknown token, for a position with no match or more than `max_chars` chars)."""
+    if len(word) > max_chars:
+        return [], None
+    lookups, matches, start = [], [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            key = (prefix if start else "") + word[start:end]
+            lookups.append((start, end, key, key in vocab))
+            if key in vocab:
+                matches.append(key)
+                start = end
+                break
+        else:
+            return lookups, None
+    return lookups, matches
+
+
+def gpt2_byte_chars() -> dict[int, str]:
+    """GPT-2's byte-to-char map (the ByteLevel alphabet byte-level pieces are written in):
+    printable Latin-1 bytes stand for themselves, the others for chars from U+0100 on."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)]
+    extra = iter(range(256, 512))
+    return {b: chr(b) if b in keep else chr(next(extra)) for b in range(256)}

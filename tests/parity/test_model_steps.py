@@ -23,6 +23,7 @@ import random
 
 import pytest
 
+from parity import gpt2_byte_chars, longest_match_search
 from paths import (
     BPE_JSON_FILES,
     CORPORA,
@@ -64,24 +65,6 @@ def pipeline_words(ref, line: str) -> list[str]:
 # ------------------------------------------------------------------------------- WordPiece
 
 
-def brute_force_search(vocab: dict[str, int], word: str, max_chars: int, prefix: str):
-    """Every (start, end, key, found) WordPiece looks up, as its loop does, and the matches."""
-    if len(word) > max_chars:
-        return [], None
-    lookups, matches, start = [], [], 0
-    while start < len(word):
-        for end in range(len(word), start, -1):
-            key = (prefix if start else "") + word[start:end]
-            lookups.append((start, end, key, key in vocab))
-            if key in vocab:
-                matches.append(key)
-                start = end
-                break
-        else:
-            return lookups, None
-    return lookups, matches
-
-
 @pytest.fixture(scope="module")
 def bert():
     import tokenprism
@@ -96,7 +79,7 @@ def check_wordpiece(bert, words):
     vocab = model["vocab"]
     for word in words:
         got = ours.wordpiece_steps(word)
-        lookups, matches = brute_force_search(
+        lookups, matches = longest_match_search(
             vocab, word, model["max_input_chars_per_word"], model["continuing_subword_prefix"]
         )
         assert [
@@ -186,7 +169,7 @@ def test_bpe_merges_of_tiktoken_files(name):
 
     enc = tiktoken_module().get_encoding(name)
     ours = tokenprism.Tokenizer.from_file(str(bpe_dir() / f"{name}.tiktoken"))
-    byte_of = {c: b for b, c in _byte_chars().items()}
+    byte_of = {c: b for b, c in gpt2_byte_chars().items()}
     raw = lambda token: bytes(byte_of[c] for c in token)  # noqa: E731
     lines = [line for lang in CORPORA for line in corpus_lines(lang)]
     words = [w for line in lines + random_words(3) for w in dict.fromkeys(_pieces(ours, line))]
@@ -214,23 +197,6 @@ def _whole_utf8(data: bytes) -> bool:
         return True
     except UnicodeDecodeError:
         return False
-
-
-def _byte_chars() -> dict[int, str]:
-    """GPT-2's byte-to-char map (the ByteLevel alphabet)."""
-    keep = [
-        *range(ord("!"), ord("~") + 1),
-        *range(ord("¡"), ord("¬") + 1),
-        *range(ord("®"), ord("ÿ") + 1),
-    ]
-    out, n = {}, 0
-    for b in range(256):
-        if b in keep:
-            out[b] = chr(b)
-        else:
-            out[b] = chr(256 + n)
-            n += 1
-    return out
 
 
 # --------------------------------------------------------------------- SentencePiece's BPE

@@ -22,6 +22,7 @@ import json
 import pytest
 from test_a11y import AXE, axe_findings
 
+from parity import gpt2_byte_chars, longest_match_search
 from paths import bert_json, bpe_dir, bpe_json, reference, tiktoken_module
 from web_env import Watch
 
@@ -84,24 +85,6 @@ def no_sideways_scroll(page, what):
 # ------------------------------------------------------------------------------- WordPiece
 
 
-def brute_force_search(vocab: dict, word: str, max_chars: int, prefix: str):
-    """Every (key, found) WordPiece looks up for `word`, and the matches (None: unk)."""
-    if len(word) > max_chars:
-        return [], None
-    lookups, matches, start = [], [], 0
-    while start < len(word):
-        for end in range(len(word), start, -1):
-            key = (prefix if start else "") + word[start:end]
-            lookups.append((key, key in vocab))
-            if key in vocab:
-                matches.append(key)
-                start = end
-                break
-        else:
-            return lookups, None
-    return lookups, matches
-
-
 def test_wordpiece_search_is_the_longest_match(browser, base_url):
     text = bert_json().read_text(encoding="utf-8")
     model = json.loads(text)["model"]
@@ -126,13 +109,13 @@ def test_wordpiece_search_is_the_longest_match(browser, base_url):
                 )
                 for i in range(tried.count())
             ]
-            lookups, matches = brute_force_search(
+            lookups, matches = longest_match_search(
                 model["vocab"],
                 word,
                 model["max_input_chars_per_word"],
                 model["continuing_subword_prefix"],
             )
-            assert got == lookups, word
+            assert got == [(key, found) for _, _, key, found in lookups], word
             want = [t.value for t in ref.model.tokenize(word)]
             assert page.get_by_test_id("wp-result-token").all_text_contents() == want, word
             if matches is not None:
@@ -222,19 +205,12 @@ def test_bpe_merges_follow_the_merges_list(browser, base_url, name):
     assert watch.problems == []
 
 
-def byte_chars() -> dict[int, str]:
-    """GPT-2's byte-to-char map (the ByteLevel alphabet the pieces are written in)."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)]
-    extra = iter(range(256, 512))
-    return {b: chr(b) if b in keep else chr(next(extra)) for b in range(256)}
-
-
 def test_bpe_merges_of_o200k_are_tiktokens(browser, base_url):
     enc = tiktoken_module().get_encoding("o200k_base")
     assert (bpe_dir() / "o200k_base.tiktoken").is_file()
-    byte_of = {c: b for b, c in byte_chars().items()}
+    byte_of = {c: b for b, c in gpt2_byte_chars().items()}
     raw = lambda token: bytes(byte_of[c] for c in token)  # noqa: E731
-    to_chars = lambda data: "".join(byte_chars()[b] for b in data)  # noqa: E731
+    to_chars = lambda data: "".join(gpt2_byte_chars()[b] for b in data)  # noqa: E731
     words = [to_chars(p.encode()) for p in _tiktoken_pieces(enc, BPE_TEXT)]
     page, watch = open_page(browser, base_url)
     try:
