@@ -231,6 +231,12 @@ impl SentencePieceBpe {
         let mut parts = initial.clone();
         let mut order: Vec<u32> = (0..spans.len() as u32).collect();
         let mut steps = Vec::new();
+        // The scores of the pieces a merge may make, highest first: a rank is a search here.
+        let mut by_score: Vec<f32> = (self.pieces.iter())
+            .filter(|p| matches!(p.2, PieceKind::Normal | PieceKind::Unused | PieceKind::UserDefined))
+            .map(|p| p.1)
+            .collect();
+        by_score.sort_unstable_by(|a, b| b.total_cmp(a));
         for (l, r) in log {
             let Some(i) = order.windows(2).position(|w| w == [l, r]) else { continue };
             let (left, right) = (parts[i], parts[i + 1]);
@@ -238,10 +244,7 @@ impl SentencePieceBpe {
             let (s, e) = spans[l as usize];
             let merged = id_of(&text[s..e]);
             let score = self.pieces[merged as usize].1;
-            let higher = |p: &&(String, f32, PieceKind)| {
-                matches!(p.2, PieceKind::Normal | PieceKind::Unused | PieceKind::UserDefined) && p.1 > score
-            };
-            let rank = self.pieces.iter().filter(higher).count() as u32;
+            let rank = by_score.partition_point(|&x| x > score) as u32;
             order.remove(i + 1);
             parts[i] = merged;
             parts.remove(i + 1);
