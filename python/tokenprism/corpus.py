@@ -396,45 +396,43 @@ def _json_value(text: str, field: str, dec: _Decoder, pos: _Pos) -> str:
     return value
 
 
-def _doc_batches(
-    src: dict[str, Any], start: int, end: int, opts: dict[str, Any], dec: _Decoder
-) -> Iterator[tuple[list[str], int | None]]:
-    """The documents of a segment in lists, each with its UTF-8 bytes when known cheaply.
-    Line-based inputs go a block of lines at a time: one decode and one split per block, the
-    per-line path only for a block that is not valid UTF-8."""
-    fmt, docs, field = src["format"], opts["docs"], opts["field"]
-    if fmt == "jsonl":
-        for at, block in _line_blocks(src, start, end):
-            try:
-                lines = block.decode("utf-8").split("\n")
-            except UnicodeDecodeError:
-                lines = [dec(x, (at, k)) for k, x in enumerate(block.split(b"\n"))]
-            values = []
-            for k, line in enumerate(lines):
-                if line is None or not line.strip(_ASCII_SPACE):
-                    continue
-                values.append(_json_value(line, field, dec, (at, k)))
-            yield values, None
-        return
-    if fmt == "text" and docs == "line":
-        for at, block in _line_blocks(src, start, end):
-            try:
-                text = block.decode("utf-8")
-            except UnicodeDecodeError:
-                raw = _split_lines(block)
-                texts = [dec(x, (at, k)) for k, x in enumerate(raw) if x]
-                yield [t for t in texts if t], None
+def _block_field(src: dict[str, Any], opts: dict[str, Any]) -> tuple[bool, str | None]:
+    """(read in blocks of lines, the JSON field): JSONL and text by lines go a block of lines
+    at a time; other inputs a document at a time."""
+    if src["format"] == "jsonl":
+        return True, opts["field"]
+    return src["format"] == "text" and opts["docs"] == "line", None
+
+
+def _block_docs(
+    src: dict[str, Any], at: int, block: bytes, opts: dict[str, Any], dec: _Decoder
+) -> tuple[list[str], int | None]:
+    """The documents of a block of whole lines (at file offset `at`) as str, with their UTF-8
+    bytes when known cheaply; the per-line path only for a block that is not valid UTF-8."""
+    if src["format"] == "jsonl":
+        try:
+            lines = block.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            lines = [dec(x, (at, k)) for k, x in enumerate(block.split(b"\n"))]
+        values = []
+        for k, line in enumerate(lines):
+            if line is None or not line.strip(_ASCII_SPACE):
                 continue
-            lines = text.split("\n")
-            newlines = len(lines) - 1
-            cr = 0
-            if "\r" in text:
-                cr = sum(1 for x in lines if x.endswith("\r"))
-                lines = [x[:-1] if x.endswith("\r") else x for x in lines]
-            yield list(filter(None, lines)), len(block) - newlines - cr
-        return
-    for doc in _docs_of_segment(src, start, end, opts, dec):
-        yield [doc], None
+            values.append(_json_value(line, opts["field"], dec, (at, k)))
+        return values, None
+    try:
+        text = block.decode("utf-8")
+    except UnicodeDecodeError:
+        raw = _split_lines(block)
+        texts = [dec(x, (at, k)) for k, x in enumerate(raw) if x]
+        return [t for t in texts if t], None
+    lines = text.split("\n")
+    newlines = len(lines) - 1
+    cr = 0
+    if "\r" in text:
+        cr = sum(1 for x in lines if x.endswith("\r"))
+        lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+    return list(filter(None, lines)), len(block) - newlines - cr
 
 
 def _docs_of_segment(
@@ -562,51 +560,79 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     limit = np.iinfo(dtype).max
     id_chunks: list[Any] = []
     len_chunks: list[Any] = []
-    seg_stats = []
 
-    for input_index, start, end in job["segments"]:
+    def record(ids, offs, stats: dict[str, Any]) -> None:
+        lens = np.diff(offs)
+        stats["documents"] += len(lens)
+        stats["tokens"] += int(lens.sum())
+        if counting:
+            return
+        if len(ids) and int(ids.max()) > limit:
+            raise CorpusError(
+                f"{job['tokenizer_name']}: id {int(ids.max())} does not fit {dtype.name}"
+            )
+        id_chunks.append(ids.astype(dtype, copy=False))
+        len_chunks.append(lens)
+
+    def segment(input_index: int, start: int, end: int) -> dict[str, Any]:
         src = job["inputs"][input_index]
         dec = _Decoder(src, opts["errors"])
         stats = {"input": input_index, "documents": 0, "bytes": 0, "chars": 0, "tokens": 0}
         if counting:
             stats["words"] = 0
+        # Documents waiting for the tokenizer, and their UTF-8 bytes.
         batch: list[str] = []
         batch_bytes = 0
 
-        def flush(batch: list[str], stats: dict[str, Any] = stats) -> None:
+        def flush() -> None:
+            nonlocal batch_bytes
+            if not batch:
+                return
             ids, offs = tok.encode_batch_ids(batch, add_special, threads, as_array=True)
-            lens = np.diff(offs)
             if eos is not None:
                 ids = np.insert(ids, offs[1:], np.uint32(eos))
-                lens += 1
-            stats["tokens"] += int(lens.sum())
-            if counting:
-                return
-            if len(ids) and int(ids.max()) > limit:
-                raise CorpusError(
-                    f"{job['tokenizer_name']}: id {int(ids.max())} does not fit {dtype.name}"
-                )
-            id_chunks.append(ids.astype(dtype, copy=False))
-            len_chunks.append(lens)
+                offs = offs + np.arange(len(offs))
+            record(ids, offs, stats)
+            batch.clear()
+            batch_bytes = 0
 
-        for texts, nbytes in _doc_batches(src, start, end, opts, dec):
+        def add(texts: list[str], nbytes: int | None) -> None:
+            nonlocal batch_bytes
             if nbytes is None:
                 nbytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
-            stats["documents"] += len(texts)
             stats["bytes"] += nbytes
             stats["chars"] += sum(map(len, texts))
             if counting:
                 stats["words"] += sum(len(t.split()) for t in texts)
-            batch += texts
+            batch.extend(texts)
             batch_bytes += nbytes
             if batch_bytes >= _BATCH_BYTES:
-                flush(batch)
-                batch, batch_bytes = [], 0
-        if batch:
-            flush(batch)
-        stats["skipped"] = dec.skipped
-        seg_stats.append(stats)
+                flush()
 
+        by_block, field = _block_field(src, opts)
+        if by_block:
+            for at, block in _line_blocks(src, start, end):
+                # Clean blocks are split, parsed and counted in Rust without a str per
+                # document; a block that is not will say which line in the reading below.
+                got = tok._encode_lines(block, field, add_special, eos, counting, threads)
+                if got is None:
+                    add(*_block_docs(src, at, block, opts, dec))
+                    continue
+                flush()
+                ids, offs, nbytes, nchars, nwords = got
+                stats["bytes"] += nbytes
+                stats["chars"] += nchars
+                if counting:
+                    stats["words"] += nwords
+                record(ids, offs, stats)
+        else:
+            for doc in _docs_of_segment(src, start, end, opts, dec):
+                add([doc], None)
+        flush()
+        stats["skipped"] = dec.skipped
+        return stats
+
+    seg_stats = [segment(*seg) for seg in job["segments"]]
     result = {
         "name": job["name"],
         "documents": sum(s["documents"] for s in seg_stats),
@@ -1173,6 +1199,12 @@ def iter_documents(
             blank = src.format == "text" and docs == "blank-line"
             segs = _plan_lines(src, DEFAULT_SHARD_SIZE, blank)[1]
         opts = {"docs": docs, "field": field, "errors": errors}
+        job = src.job()
+        by_block = _block_field(job, opts)[0]
         for a, b in segs:
-            for texts, _ in _doc_batches(src.job(), a, b, opts, _Decoder(src.job(), errors)):
-                yield from texts
+            dec = _Decoder(job, errors)
+            if not by_block:
+                yield from _docs_of_segment(job, a, b, opts, dec)
+                continue
+            for at, block in _line_blocks(job, a, b):
+                yield from _block_docs(job, at, block, opts, dec)[0]

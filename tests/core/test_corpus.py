@@ -21,6 +21,8 @@ import numpy as np
 import psutil
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paths import bert_json, bpe_dir, bpe_json, corpus, reference, require, tiktoken_module
 from tokenprism import corpus as tpc
@@ -604,3 +606,117 @@ def test_without_numpy(corpora, monkeypatch):
         ["count", "--tokenizer", str(bert_json()), str(corpora["line"][0][0])],
         "the corpus commands need numpy, which is not installed",
     )
+
+
+# ---------------------------------------------------------------- blocks of lines read in Rust
+
+
+def python_reading(block: bytes, field: str | None):
+    """The documents of a block of lines by the formats' definitions (Python's UTF-8 decoder,
+    `json.loads`, `str.split`), or None where a line breaks them (or a document is not
+    Unicode text) and the command must read the block line by line to say where."""
+    try:
+        text = block.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if field is None:
+        return line_docs(text)
+    docs = []
+    for line in text.split("\n"):
+        if not line.strip(ASCII_SPACE):
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(obj, dict) or not isinstance(obj.get(field), str):
+            return None
+        docs.append(obj[field])
+    try:
+        for d in docs:
+            d.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return docs
+
+
+TEXTS = st.text(
+    st.one_of(
+        st.sampled_from(list(' \t\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000\u200b\ufeff"\\/é')),
+        st.characters(codec="utf-8"),
+    ),
+    max_size=12,
+)
+JSON_LINES = st.one_of(
+    st.builds(lambda s, a: json.dumps({"id": 1, "text": s}, ensure_ascii=a), TEXTS, st.booleans()),
+    st.builds(lambda s: json.dumps({"meta": {"text": 1}, "text": s, "n": [1.5, None]}), TEXTS),
+    # A repeated key: the last one counts.
+    st.builds(lambda a, b: f'{{"text": {json.dumps(a)}, "text": {json.dumps(b)}}}', TEXTS, TEXTS),
+    st.builds(lambda a: f'{{"text": 3, "text": {json.dumps(a)}}}', TEXTS),
+    st.sampled_from(
+        [
+            "",
+            " \t\x0b\x0c",
+            "\r",
+            ' {"text": "padded"}\r',
+            '{"text": "a",}',
+            '{"text": 3}',
+            '{"body": "b"}',
+            "[1]",
+            '"text"',
+            '{"text": "\\ud800"}',
+            '{"text": "\\ud83d\\ude00 pair"}',
+            '{"text": "tab\tinside"}',
+            '{"text": NaN}',
+            '{"text": "x"} {}',
+            "\x0c{}",
+        ]
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.booleans(),
+    st.lists(st.one_of(TEXTS, JSON_LINES), max_size=12),
+    st.sampled_from([None, 102]),
+    st.booleans(),
+    st.one_of(st.none(), st.binary(max_size=3)),
+)
+def test_blocks_read_in_rust_as_python_reads_them(jsonl, lines, eos, special, junk):
+    """`Tokenizer._encode_lines`, the command's reader of clean blocks, against the formats'
+    definitions: the same documents (ids from tokenizers 0.23.3), bytes, chars and
+    `str.split()` words, and None wherever Python's reading fails."""
+    field = "text" if jsonl else None
+    block = "\n".join(lines).encode("utf-8", "surrogatepass")
+    if junk is not None:
+        block += junk
+    ref = Reference("bert")
+    tok = tpc.load_tokenizer(bert_json())
+    got = tok._encode_lines(block, field, special, eos, True, 2)
+    docs = python_reading(block, field)
+    if docs is None:
+        assert got is None
+        return
+    assert got is not None, (block, docs)
+    ids, offsets, nbytes, nchars, nwords = got
+    want = ref.ids(docs, add_special_tokens=special)
+    if eos is not None:
+        want = [w + [eos] for w in want]
+    assert [ids[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])] == want
+    assert offsets[0] == 0 and offsets[-1] == len(ids) and len(offsets) == len(docs) + 1
+    assert nbytes == sum(len(d.encode("utf-8")) for d in docs)
+    assert nchars == sum(map(len, docs))
+    assert nwords == sum(len(d.split()) for d in docs)
+
+
+def test_words_split_on_python_whitespace():
+    """Every code point between two letters: one word or two, as `str.split()` says."""
+    tok = tpc.load_tokenizer(bert_json())
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    for k in range(0, len(chars), 50_000):
+        docs = [f"a{c}b" for c in chars[k : k + 50_000]]
+        block = "\n".join(json.dumps({"text": d}) for d in docs).encode()
+        got = tok._encode_lines(block, "text", False, None, True, 1)
+        assert got is not None
+        assert got[4] == sum(len(d.split()) for d in docs), k

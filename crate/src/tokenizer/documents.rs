@@ -9,7 +9,9 @@
 
 use std::borrow::Cow;
 
-use super::Tokenizer;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::{FlatIds, Tokenizer};
 use crate::error::Result;
 
 /// What one document is.
@@ -153,6 +155,172 @@ impl Tokenizer {
     }
 }
 
+/// The documents of a block of whole lines, as the corpus commands read a text file by lines
+/// (each non-empty line, one final "\r" dropped) or, with `field`, a JSONL file (the string
+/// `field` of each non-blank line's JSON object). None when some line is not a JSON object
+/// holding `field` as a string: the caller reads that block the slow way, which says which
+/// line and why.
+pub fn line_documents<'a>(block: &'a str, field: Option<&str>) -> Option<Vec<Cow<'a, str>>> {
+    let Some(field) = field else {
+        return Some(lines(block).filter(|l| !l.is_empty()).map(Cow::Borrowed).collect());
+    };
+    let mut docs = Vec::new();
+    for line in block.split('\n') {
+        if is_blank(line) {
+            continue;
+        }
+        docs.push(json_field(line, field)?);
+    }
+    Some(docs)
+}
+
+/// The string `field` of the JSON object `line` (the last one when the key repeats, as in
+/// Python's `json.loads`), borrowed when it has no escapes.
+fn json_field<'a>(line: &'a str, field: &str) -> Option<Cow<'a, str>> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let value = FieldOf(field).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    value
+}
+
+struct FieldOf<'f>(&'f str);
+
+impl<'de> DeserializeSeed<'de> for FieldOf<'_> {
+    type Value = Option<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldOf<'_> {
+    type Value = Option<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key_seed(Text)? {
+            if key.as_deref() == Some(self.0) {
+                found = map.next_value_seed(Text)?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A JSON value: Some when it is a string (borrowed from the input when it can be).
+struct Text;
+
+impl<'de> DeserializeSeed<'de> for Text {
+    type Value = Option<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Text {
+    type Value = Option<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v)))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// What a block of documents holds besides its ids.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextCounts {
+    pub bytes: u64,
+    pub chars: u64,
+    /// Runs of non-whitespace chars, as Python's `str.split()` counts them.
+    pub words: u64,
+}
+
+impl TextCounts {
+    pub fn of<'a>(docs: impl IntoIterator<Item = &'a str>, words: bool) -> TextCounts {
+        let mut c = TextCounts::default();
+        for doc in docs {
+            c.bytes += doc.len() as u64;
+            c.chars += doc.bytes().filter(|&b| b & 0xc0 != 0x80).count() as u64;
+            if words {
+                c.words += doc.split(is_python_space).filter(|w| !w.is_empty()).count() as u64;
+            }
+        }
+        c
+    }
+}
+
+/// Python's `str.isspace`: Unicode White_Space and the four ASCII separators U+001C..U+001F.
+fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+impl Tokenizer {
+    /// The ids of `docs` end to end, each followed by `eos` when given, on up to `threads`
+    /// threads: what [`Tokenizer::encode_batch_ids`] gives without padding or truncation.
+    pub fn encode_documents(
+        &self,
+        docs: &[&str],
+        add_special_tokens: bool,
+        eos: Option<u32>,
+        threads: usize,
+    ) -> Result<FlatIds> {
+        let tok = self.unpadded();
+        FlatIds::encode(docs, threads, |doc, ids| {
+            tok.append_ids(doc, add_special_tokens, ids)?;
+            ids.extend(eos);
+            Ok(())
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +363,35 @@ mod tests {
                 assert_eq!(in_blocks(&tok, text.as_bytes(), docs, step), whole(docs), "{docs:?} {step}");
             }
         }
+    }
+
+    #[test]
+    fn jsonl_lines_give_their_field() {
+        fn docs(block: &str) -> Option<Vec<Cow<'_, str>>> {
+            line_documents(block, Some("text"))
+        }
+        let got = docs(
+            "{\"text\": \"a\\u00e9\", \"n\": [1, {\"text\": 2}]}\r\n \x0b\n{\"text\": 1, \"text\": \"b\"}",
+        )
+        .unwrap();
+        assert_eq!(got, ["a\u{e9}", "b"]);
+        assert!(matches!(got[1], Cow::Borrowed(_)), "no escapes: borrowed");
+        for bad in [
+            "{\"text\": \"b\", \"text\": 1}",
+            "{\"body\": \"b\"}",
+            "[\"text\"]",
+            "{\"text\": \"a\"} x",
+            "{\"text\": \"\\ud800\"}",
+        ] {
+            assert_eq!(docs(bad), None, "{bad}");
+        }
+        assert_eq!(line_documents("a\r\n\n\r\nb", None).unwrap(), ["a", "b"]);
+    }
+
+    #[test]
+    fn words_are_python_split_words() {
+        let c = TextCounts::of(["a\u{1c}b\u{3000}c\u{200b}d", " é "], true);
+        assert_eq!((c.bytes, c.chars, c.words), (15, 10, 4));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use super::array::{flat_arrays, ids_array};
 use super::ids::{with_ids_buffer, IntCache};
@@ -234,6 +234,49 @@ impl PyTokenizer {
         }
         let lists = flat.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
         Ok(PyList::new(py, lists)?.into_any())
+    }
+
+    /// The corpus commands' reader of a block of whole lines (`bytes`): each non-empty line a
+    /// document, or with `field` each non-blank line's JSON string `field`; their ids (each
+    /// followed by `eos` when given) on `num_threads` threads with the GIL released. Returns
+    /// `(ids, offsets, bytes, chars, words)` (words only when `words`, else 0), or None when
+    /// the block is not UTF-8 or a line lacks the field: the caller reads it line by line.
+    #[pyo3(signature = (block, field, add_special_tokens, eos, words, num_threads))]
+    #[allow(clippy::too_many_arguments)]
+    fn _encode_lines<'py>(
+        &self,
+        py: Python<'py>,
+        block: &Bound<'py, PyBytes>,
+        field: Option<&str>,
+        add_special_tokens: bool,
+        eos: Option<u32>,
+        words: bool,
+        num_threads: Option<usize>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let data = block.as_bytes();
+        let t = &self.inner;
+        let got = py
+            .detach(|| -> crate::error::Result<_> {
+                let Ok(text) = std::str::from_utf8(data) else { return Ok(None) };
+                let Some(docs) = tokenizer::documents::line_documents(text, field) else { return Ok(None) };
+                let refs: Vec<&str> = docs.iter().map(|d| &**d).collect();
+                let counts = tokenizer::documents::TextCounts::of(refs.iter().copied(), words);
+                let flat = t.encode_documents(&refs, add_special_tokens, eos, batch_threads(num_threads))?;
+                Ok(Some((flat, counts)))
+            })
+            .map_err(to_py_err)?;
+        let Some((flat, c)) = got else { return Ok(None) };
+        let (ids, offsets) = flat_arrays(py, flat)?.extract::<(Bound<'py, PyAny>, Bound<'py, PyAny>)>()?;
+        Ok(Some(PyTuple::new(
+            py,
+            [
+                ids,
+                offsets,
+                c.bytes.into_pyobject(py)?.into_any(),
+                c.chars.into_pyobject(py)?.into_any(),
+                c.words.into_pyobject(py)?.into_any(),
+            ],
+        )?))
     }
 
     #[pyo3(signature = (sequence, pair=None, add_special_tokens=true))]
