@@ -78,9 +78,10 @@ def _reading_options(f):
         click.option(
             "--executor",
             type=click.Choice(corpus.EXECUTORS),
-            default="process",
+            default="auto",
             show_default=True,
-            help="Workers as processes or threads.",
+            help="Workers as processes or threads (auto: threads for text by lines and JSONL, "
+            "which are read and encoded without the GIL; processes otherwise).",
         ),
         click.option(
             "--dask",

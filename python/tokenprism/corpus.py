@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 DOCS_MODES = ("file", "line", "blank-line")
 ERRORS_MODES = ("strict", "replace", "skip")
-EXECUTORS = ("process", "thread")
+EXECUTORS = ("auto", "process", "thread")
 DEFAULT_SHARD_SIZE = 64 << 20
 INDEX_NAME = "index.json"
 PLAN_NAME = "plan.json"
@@ -799,6 +799,16 @@ def _job_error(job: dict[str, Any], err: BaseException) -> BaseException:
     return CorpusError(f"{job['name']} failed: {type(err).__name__}: {err}")
 
 
+def _executor_for(executor: str, sources: Sequence[_Source], docs: str) -> str:
+    """ "auto": threads when every input is read in blocks of lines (text by lines, JSONL),
+    whose documents are split and encoded in Rust with the GIL released; processes when
+    Python splits them (runs of lines, Parquet rows), which holds it."""
+    if executor != "auto":
+        return executor
+    by_block = all(s.format == "jsonl" or (s.format == "text" and docs == "line") for s in sources)
+    return "thread" if by_block else "process"
+
+
 def _execute(
     jobs: list[dict[str, Any]],
     *,
@@ -1022,7 +1032,7 @@ def encode_files(
     eos_token: str | None = None,
     shard_size: int = DEFAULT_SHARD_SIZE,
     workers: int | None = None,
-    executor: str = "process",
+    executor: str = "auto",
     dask: str | Any | None = None,
     progress: bool | None = False,
     log: Callable[[str], None] | None = None,
@@ -1095,7 +1105,7 @@ def encode_files(
         results = _execute(
             jobs,
             workers=workers or _default_workers(todo_bytes),
-            executor=executor,
+            executor=_executor_for(executor, sources, docs),
             dask=dask,
             on_done=lambda k, r: bar.update(shards[todo[k]]["bytes"], r["tokens"]),
         )
@@ -1134,7 +1144,7 @@ def count_files(
     eos_token: str | None = None,
     shard_size: int = DEFAULT_SHARD_SIZE,
     workers: int | None = None,
-    executor: str = "process",
+    executor: str = "auto",
     dask: str | Any | None = None,
     progress: bool | None = False,
 ) -> dict[str, Any]:
@@ -1160,7 +1170,7 @@ def count_files(
         results = _execute(
             jobs,
             workers=workers or _default_workers(total_bytes),
-            executor=executor,
+            executor=_executor_for(executor, sources, docs),
             dask=dask,
             on_done=lambda k, r: bar.update(shards[k]["bytes"], r["tokens"]),
         )

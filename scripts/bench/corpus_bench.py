@@ -126,6 +126,7 @@ def main() -> None:
         "--shard-size", default="8M", help="of the speed rounds (the memory runs: the default)"
     )
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "corpus-bench")
+    ap.add_argument("--executor", default=None, choices=("process", "thread"))
     ap.add_argument("--no-memory", action="store_true", help="the speed rounds only")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
@@ -144,6 +145,8 @@ def main() -> None:
         out = a.workdir / f"out-{workers}"
         shutil.rmtree(out, ignore_errors=True)
         args = ["encode", "--tokenizer", str(tok_path), "--out", str(out), "--quiet", *extra]
+        if a.executor:
+            args += ["--executor", a.executor]
         wall, cpu, peak = run_command([*args, "--workers", str(workers), str(inp)])
         digest = tree_digest(out)
         shutil.rmtree(out)

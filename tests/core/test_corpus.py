@@ -297,16 +297,25 @@ def one_worker_run(corpora, tmp_path_factory) -> tuple[list[Path], dict[str, byt
 
 def test_same_bytes_with_two_workers(one_worker_run, tmp_path):
     files, want = one_worker_run
-    r = cli(*encode_args(files, tmp_path / "p"), "--workers", "2", "--quiet")
+    r = cli(*encode_args(files, tmp_path / "p"), "--workers", "2", "--executor", "process", "-q")
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     assert tree_bytes(tmp_path / "p") == want
     runner = CliRunner()
-    res = runner.invoke(
-        cli_main, encode_args(files, tmp_path / "t") + ["--workers", "2", "--executor", "thread"]
-    )
+    # The default for text by lines and JSONL: threads.
+    res = runner.invoke(cli_main, encode_args(files, tmp_path / "t") + ["--workers", "2"])
     assert res.exit_code == 0, res.output
     assert tree_bytes(tmp_path / "t") == want
+
+
+def test_auto_executor(corpora):
+    def sources(fmt):
+        return [tpc._Source(p) for p in corpora[fmt][0]]
+
+    assert tpc._executor_for("auto", sources("line") + sources("jsonl.gz"), "line") == "thread"
+    assert tpc._executor_for("auto", sources("line"), "blank-line") == "process"
+    assert tpc._executor_for("auto", sources("line") + sources("parquet"), "line") == "process"
+    assert tpc._executor_for("process", sources("line"), "line") == "process"
 
 
 def test_same_bytes_on_a_dask_local_cluster(one_worker_run, tmp_path):
@@ -376,7 +385,8 @@ def test_same_bytes_on_dask_scheduler_and_workers(one_worker_run, tmp_path):
                 p.kill()
 
 
-def test_killed_run_resumes_to_the_same_bytes(corpora, tmp_path):
+@pytest.mark.parametrize("executor", ["process", "thread"])
+def test_killed_run_resumes_to_the_same_bytes(executor, corpora, tmp_path):
     files = corpora["line"][0] + corpora["jsonl"][0]
 
     def args(out: Path) -> list[str]:
@@ -390,7 +400,8 @@ def test_killed_run_resumes_to_the_same_bytes(corpora, tmp_path):
     total = sum(1 for n in want if n.endswith(".offsets.npy"))
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tokenprism.cli", *args(tmp_path / "k"), "--workers", "2"],
+        [sys.executable, "-m", "tokenprism.cli", *args(tmp_path / "k"), "--workers", "2"]
+        + ["--executor", executor],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -401,7 +412,7 @@ def test_killed_run_resumes_to_the_same_bytes(corpora, tmp_path):
             break
         time.sleep(0.002)
     workers = psutil.Process(proc.pid).children(recursive=True)
-    assert workers, "the run has no worker processes"
+    assert workers or executor == "thread", "the run has no worker processes"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     # The workers end on their own once the command is gone.
