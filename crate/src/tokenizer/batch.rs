@@ -1,9 +1,12 @@
-//! Batches on threads: the inputs cut into contiguous slices, one scoped thread per slice,
-//! results in input order; and [`FlatIds`], a batch's ids end to end.
+//! Batches on threads: the inputs cut into contiguous slices that a pool of threads takes in
+//! turn, results in input order; and [`FlatIds`], a batch's ids end to end.
 
 use crate::error::Result;
 
-/// Runs `f` on up to `threads` contiguous slices of `inputs`, one thread each, and returns
+/// How many slices a batch is cut into per thread.
+const SLICES_PER_THREAD: usize = 8;
+
+/// Runs `f` on contiguous slices of `inputs` on up to `threads` threads, and returns
 /// its results in slice order (one slice, on the calling thread, when `threads` is 1 and on
 /// wasm32, which has no threads to spawn). The first error wins; a panic in a worker is
 /// resumed on the caller, as it would have surfaced on one thread.
@@ -20,7 +23,9 @@ pub(crate) fn on_slices<T: Sync, R: Send>(
     if threads == 1 {
         return Ok(vec![f(inputs)?]);
     }
-    let chunk = inputs.len().div_ceil(threads);
+    // Several slices per thread, taken in turn by whichever thread is free: with one slice
+    // each, the thread given the longer documents (or the busier core) set the pace.
+    let chunk = inputs.len().div_ceil(threads * SLICES_PER_THREAD);
     #[cfg(not(target_arch = "wasm32"))]
     if let Some(pool) = pool(threads) {
         use rayon::prelude::*;
@@ -90,7 +95,7 @@ impl FlatIds {
     }
 
     /// The ids of `inputs`, `encode(input, ids)` appending each input's ids, on up to `threads`
-    /// threads. Each thread fills a buffer of its own; with one thread that buffer is the
+    /// threads. Each slice fills a buffer of its own; with one thread that buffer is the
     /// result, with more they are joined in order (one copy of the ids, a few percent of
     /// the time it took to make them).
     pub(crate) fn encode<T: Sync>(
