@@ -63,7 +63,7 @@ def fill_tab(page, name):
         )
         model = page.locator('[data-testid="timeline"] [data-step]').count() - 2
         page.locator(f'[data-testid="timeline"] [data-step="{model}"] .tl-hit').click()
-        page.get_by_test_id("lattice-piece").nth(1).click()
+        page.get_by_test_id("step-piece").nth(1).click()
         page.wait_for_selector('[data-testid="bpe-merges"] .merges')
     elif name == "files":
         page.get_by_test_id("chunk-max").fill("12")

@@ -800,7 +800,7 @@ def test_screenshots_light_dark_and_phone(browser, base_url):
         # the chat template.
         model_step = len(phone.locator('[data-testid="timeline"] [data-step]').all()) - 2
         go_to_step(phone, model_step)
-        phone.get_by_test_id("lattice-piece").nth(2).click()
+        phone.get_by_test_id("step-piece").nth(2).click()
         phone.wait_for_selector('[data-testid="wordpiece-steps"] ol')
         measure("wordpiece search")
         phone.get_by_test_id("tokenizer").select_option("qwen3")
@@ -809,7 +809,7 @@ def test_screenshots_light_dark_and_phone(browser, base_url):
             timeout=READY_TIMEOUT_MS,
         )
         go_to_step(phone, len(phone.locator('[data-testid="timeline"] [data-step]').all()) - 2)
-        phone.get_by_test_id("lattice-piece").nth(2).click()
+        phone.get_by_test_id("step-piece").nth(2).click()
         phone.wait_for_selector('[data-testid="bpe-merges"] .merges')
         measure("bpe merges and chat")
         phone.get_by_test_id("tab-bench").click()

@@ -62,7 +62,7 @@ def test_lattice_best_path_is_the_references_tokenization(browser, base_url, mod
     try:
         pick_model(page, model_id)
         open_model_step(page)
-        chips = page.get_by_test_id("lattice-piece")
+        chips = page.get_by_test_id("step-piece")
         pieces = reference_pieces(ref, TEXT)
         assert chips.all_text_contents() == pieces
         bytes_seen = 0
@@ -99,13 +99,13 @@ def test_lattice_best_path_is_the_references_tokenization(browser, base_url, mod
         page.keyboard.press("ArrowRight")
         shown_piece(page, pieces[1])
         assert chips.nth(1).get_attribute("aria-pressed") == "true"
-        assert page.evaluate("document.activeElement.dataset.lattice") == "1"
+        assert page.evaluate("document.activeElement.dataset.stepPiece") == "1"
         assert page.get_by_test_id("step").get_attribute("data-step") == "model"
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("Enter")
         shown_piece(page, pieces[0])
         page.keyboard.press("Tab")
-        assert page.evaluate("document.activeElement.dataset.lattice") == "1"
+        assert page.evaluate("document.activeElement.dataset.stepPiece") == "1"
     finally:
         page.context.close()
     assert watch.problems == []
@@ -121,7 +121,7 @@ def test_lattice_has_no_serious_axe_findings(browser, base_url):
         try:
             pick_model(page, "unigram-mon")
             open_model_step(page)
-            page.get_by_test_id("lattice-piece").nth(2).click()
+            page.get_by_test_id("step-piece").nth(2).click()
             page.wait_for_selector('[data-testid="lattice-svg"]')
             found[scheme] = axe_findings(page)
         finally:

@@ -82,7 +82,7 @@ def test_wordpiece_search_is_the_longest_match(browser, base_url):
     try:
         pick_model(page, "bert-base-uncased", WP_TEXT)
         open_model_step(page, "wordpiece-steps")
-        chips = page.get_by_test_id("lattice-piece")
+        chips = page.get_by_test_id("step-piece")
         words = pipeline_words(ref, WP_TEXT)
         assert chips.all_text_contents() == words
         outcomes = set()
@@ -116,7 +116,7 @@ def test_wordpiece_search_is_the_longest_match(browser, base_url):
         chips.nth(0).focus()
         page.keyboard.press("ArrowRight")
         shown(page, "wordpiece-steps", words[1])
-        assert page.evaluate("document.activeElement.dataset.lattice") == "1"
+        assert page.evaluate("document.activeElement.dataset.stepPiece") == "1"
     finally:
         page.context.close()
     assert watch.problems == []
@@ -152,7 +152,7 @@ def initial_parts(page) -> list[str]:
 
 
 def check_pieces(page, words, rank_of, want_tokens):
-    chips = page.get_by_test_id("lattice-piece")
+    chips = page.get_by_test_id("step-piece")
     assert chips.all_text_contents() == words
     merged_some = False
     for k, word in enumerate(words):
@@ -277,7 +277,7 @@ def test_model_step_views_have_no_serious_axe_findings(browser, base_url, model_
         try:
             pick_model(page, model_id, text)
             open_model_step(page, testid)
-            page.get_by_test_id("lattice-piece").nth(1).click()
+            page.get_by_test_id("step-piece").nth(1).click()
             page.wait_for_selector(f'[data-testid="{testid}"] ol')
             found[scheme] = axe_findings(page)
         finally:
