@@ -40,6 +40,38 @@ def served(directory: Path = DIST, prefix: str = "/", plain: bool = False):
         yield url
 
 
+# The app once it stops loading: "ready", or "failed" (the page then shows why).
+APP_SETTLED = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
+# Pyodide's start on a loaded machine.
+READY_TIMEOUT_MS = 180_000
+
+
+def wait_ready(page, timeout_ms: int = READY_TIMEOUT_MS) -> None:
+    """Waits until the app stops loading; fails unless it is ready, with the page's error."""
+    page.wait_for_selector(APP_SETTLED, state="attached", timeout=timeout_ms)
+    state = page.get_by_test_id("app").get_attribute("data-state")
+    assert state == "ready", page.get_by_test_id("error").text_content()
+    assert not page.get_by_test_id("loading").is_visible()
+
+
+def open_page(browser, url, *, context=None, init_script=None, while_loading=None, **context_args):
+    """`url` in a new page, once the app is ready: (page, Watch). The page opens in `context`,
+    or in a new context of `browser` made with Playwright's `context_args` (viewport,
+    color_scheme, permissions, bypass_csp...) and `init_script` run first in every page.
+    `while_loading(page)` checks or waits for what shows before the app is ready."""
+    if context is None:
+        context = browser.new_context(**context_args)
+        if init_script is not None:
+            context.add_init_script(init_script)
+    page = context.new_page()
+    watch = Watch(page)
+    page.goto(url)
+    if while_loading is not None:
+        while_loading(page)
+    wait_ready(page)
+    return page, watch
+
+
 def launch(playwright):
     """Debian's Chromium with the tests' flags."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -187,6 +187,27 @@ def test_bpe_merges_of_tiktoken_files(name):
     check_merges(ours, words, merge_rank, want)
 
 
+def test_traces_take_pieces_up_to_the_limit():
+    """merge_trace and trace_piece share one length limit: the longest piece traces to the
+    reference's ids, one byte more is refused with the same message."""
+    import re
+
+    import tokenprism
+
+    path = str(bpe_json("gpt2"))
+    ours, bpe = tokenprism.Tokenizer.from_file(path), tokenprism.BpeTokenizer.from_file(path)
+    with pytest.raises(ValueError) as too_long:
+        bpe.trace_piece("a" * 100_000)
+    limit = int(re.search(r"at most (\d+) bytes", str(too_long.value))[1])
+    word = "a" * limit
+    want = [t.id for t in reference().Tokenizer.from_file(path).model.tokenize(word)]
+    assert ours.merge_trace(word)["ids"] == want
+    assert bpe.trace_piece(word)["ids"] == want
+    for trace in (ours.merge_trace, bpe.trace_piece):
+        with pytest.raises(ValueError, match=f"at most {limit} bytes, this one has {limit + 1}"):
+            trace(word + "a")
+
+
 def _pieces(ours, line: str) -> list[str]:
     return [p["text"] for p in ours.trace(line)["pre_tokens"]]
 

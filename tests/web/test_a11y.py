@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from web_env import Watch, launch
+from web_env import launch, open_page
 
 READY_TIMEOUT_MS = 120_000
 AXE = (
@@ -43,20 +43,6 @@ def browser(playwright):
     browser.close()
 
 
-def open_page(browser, url, **context_args):
-    # bypass_csp: the page's policy refuses the script tag that brings axe in.
-    context = browser.new_context(bypass_csp=True, **context_args)
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
-    page.wait_for_selector(
-        '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])',
-        timeout=READY_TIMEOUT_MS,
-    )
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready"
-    return page, watch
-
-
 def show_tab(page, name):
     button, ready = TABS[name]
     page.locator(f"#{button}").click()
@@ -77,7 +63,7 @@ def fill_tab(page, name):
         )
         model = page.locator('[data-testid="timeline"] [data-step]').count() - 2
         page.locator(f'[data-testid="timeline"] [data-step="{model}"] .tl-hit').click()
-        page.get_by_test_id("lattice-piece").nth(1).click()
+        page.get_by_test_id("step-piece").nth(1).click()
         page.wait_for_selector('[data-testid="bpe-merges"] .merges')
     elif name == "files":
         page.get_by_test_id("chunk-max").fill("12")
@@ -113,7 +99,8 @@ def test_axe_every_tab_light_and_dark(browser, base_url):
     found: dict[str, list[str]] = {}
     problems = []
     for scheme in ("light", "dark"):
-        page, watch = open_page(browser, base_url, color_scheme=scheme)
+        # bypass_csp: the page's policy refuses the script tag that brings axe in.
+        page, watch = open_page(browser, base_url, bypass_csp=True, color_scheme=scheme)
         try:
             for name in TABS:
                 show_tab(page, name)
@@ -149,7 +136,7 @@ FOCUSED = f"() => ({KEY})(document.activeElement)"
 
 
 def test_every_control_is_reachable_with_the_tab_key(browser, base_url):
-    page, watch = open_page(browser, base_url)
+    page, watch = open_page(browser, base_url, bypass_csp=True)
     try:
         for name in TABS:
             show_tab(page, name)

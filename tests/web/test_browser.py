@@ -12,11 +12,13 @@ import base64
 import json
 import os
 import zlib
+from functools import partial
 
 import pytest
 
+import web_env
 from parity import reference_stages
-from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, Watch, launch
+from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, launch
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 EXAMPLE = "Héllo, Wörld! 東京"
@@ -76,30 +78,21 @@ def test_reference_values_match_the_issue(bert_reference):
     assert bert_reference.encode(EXAMPLE).ids == [101, 7592, 1010, 2088, 999, 1879, 1755, 102]
 
 
-def open_page(browser, url, **context_args):
-    context = browser.new_context(**context_args)
-    context.add_init_script(LONGTASK_SCRIPT)
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
+def progress_then_early_tokens(page):
     # The progress indicator is what a visitor sees first.
     assert page.get_by_test_id("loading").is_visible(), "no progress indicator while loading"
-    if "#" not in url:
+    if "#" not in page.url:
         # The core in its worker answers before Python is ready.
         page.wait_for_function(
             "() => document.querySelector('[data-testid=early]').textContent.includes('tokens')",
             timeout=READY_TIMEOUT_MS,
         )
 
-    # "failed" ends the wait early; the page then shows why, and so does the assertion.
-    page.wait_for_selector(
-        '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])',
-        timeout=READY_TIMEOUT_MS,
-    )
-    state = page.get_by_test_id("app").get_attribute("data-state")
-    assert state == "ready", page.get_by_test_id("error").text_content()
-    assert not page.get_by_test_id("loading").is_visible()
-    return page, watch
+
+# Every page records its long tasks and is seen loading.
+open_page = partial(
+    web_env.open_page, init_script=LONGTASK_SCRIPT, while_loading=progress_then_early_tokens
+)
 
 
 class Shared:
@@ -807,7 +800,7 @@ def test_screenshots_light_dark_and_phone(browser, base_url):
         # the chat template.
         model_step = len(phone.locator('[data-testid="timeline"] [data-step]').all()) - 2
         go_to_step(phone, model_step)
-        phone.get_by_test_id("lattice-piece").nth(2).click()
+        phone.get_by_test_id("step-piece").nth(2).click()
         phone.wait_for_selector('[data-testid="wordpiece-steps"] ol')
         measure("wordpiece search")
         phone.get_by_test_id("tokenizer").select_option("qwen3")
@@ -816,7 +809,7 @@ def test_screenshots_light_dark_and_phone(browser, base_url):
             timeout=READY_TIMEOUT_MS,
         )
         go_to_step(phone, len(phone.locator('[data-testid="timeline"] [data-step]').all()) - 2)
-        phone.get_by_test_id("lattice-piece").nth(2).click()
+        phone.get_by_test_id("step-piece").nth(2).click()
         phone.wait_for_selector('[data-testid="bpe-merges"] .merges')
         measure("bpe merges and chat")
         phone.get_by_test_id("tab-bench").click()

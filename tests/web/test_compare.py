@@ -14,10 +14,9 @@ import pytest
 
 from paths import data_dir, reference, require
 from shell import link
-from web_env import Watch
+from web_env import open_page
 
 READY_TIMEOUT_MS = 180_000
-PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
 MODELS = ["bert-base-uncased", "unigram-t5", "gpt2"]
 FILES = {
     "bert-base-uncased": "bert-base-uncased/tokenizer.json",
@@ -38,18 +37,6 @@ def refs():
         tok.no_truncation()
         made[model_id] = tok
     return made
-
-
-def open_page(browser, url, viewport=None):
-    context = browser.new_context(viewport=viewport) if viewport else browser.new_context()
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
-    page.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready", page.get_by_test_id(
-        "error"
-    ).text_content()
-    return page, watch
 
 
 @pytest.fixture(scope="module")

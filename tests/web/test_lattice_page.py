@@ -13,25 +13,14 @@ import pytest
 from test_a11y import AXE, axe_findings
 
 from paths import reference, unigram_json
-from web_env import Watch
+from web_env import open_page
 
 READY_TIMEOUT_MS = 180_000
-PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
 PHONE = {"width": 390, "height": 844}
 # Latin with accents and a long word, Cyrillic, CJK, Mongolian script, an emoji and digits:
 # dense lattices, and unknown chars (bytes in mon, which has byte fallback).
 TEXT = "Héllo wörld, internationalization! Привет 東京タワー ᠮᠣᠩᠭᠣᠯ 😀 2026"
 MODELS = {"unigram-t5": "t5", "unigram-mon": "mon"}
-
-
-def open_page(browser, url, **context_args):
-    context = browser.new_context(viewport=PHONE, **context_args)
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
-    page.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready"
-    return page, watch
 
 
 def pick_model(page, model_id):
@@ -69,11 +58,11 @@ def reference_pieces(ref, text: str) -> list[str]:
 @pytest.mark.parametrize("model_id", sorted(MODELS))
 def test_lattice_best_path_is_the_references_tokenization(browser, base_url, model_id):
     ref = reference().Tokenizer.from_file(str(unigram_json(MODELS[model_id])))
-    page, watch = open_page(browser, base_url)
+    page, watch = open_page(browser, base_url, viewport=PHONE)
     try:
         pick_model(page, model_id)
         open_model_step(page)
-        chips = page.get_by_test_id("lattice-piece")
+        chips = page.get_by_test_id("step-piece")
         pieces = reference_pieces(ref, TEXT)
         assert chips.all_text_contents() == pieces
         bytes_seen = 0
@@ -110,13 +99,13 @@ def test_lattice_best_path_is_the_references_tokenization(browser, base_url, mod
         page.keyboard.press("ArrowRight")
         shown_piece(page, pieces[1])
         assert chips.nth(1).get_attribute("aria-pressed") == "true"
-        assert page.evaluate("document.activeElement.dataset.lattice") == "1"
+        assert page.evaluate("document.activeElement.dataset.stepPiece") == "1"
         assert page.get_by_test_id("step").get_attribute("data-step") == "model"
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("Enter")
         shown_piece(page, pieces[0])
         page.keyboard.press("Tab")
-        assert page.evaluate("document.activeElement.dataset.lattice") == "1"
+        assert page.evaluate("document.activeElement.dataset.stepPiece") == "1"
     finally:
         page.context.close()
     assert watch.problems == []
@@ -128,11 +117,11 @@ def test_lattice_has_no_serious_axe_findings(browser, base_url):
     found = {}
     for scheme in ("light", "dark"):
         # bypass_csp: the page's policy refuses the script tag that brings axe in.
-        page, _ = open_page(browser, base_url, bypass_csp=True, color_scheme=scheme)
+        page, _ = open_page(browser, base_url, viewport=PHONE, bypass_csp=True, color_scheme=scheme)
         try:
             pick_model(page, "unigram-mon")
             open_model_step(page)
-            page.get_by_test_id("lattice-piece").nth(2).click()
+            page.get_by_test_id("step-piece").nth(2).click()
             page.wait_for_selector('[data-testid="lattice-svg"]')
             found[scheme] = axe_findings(page)
         finally:

@@ -24,23 +24,12 @@ from test_a11y import AXE, axe_findings
 
 from parity import gpt2_byte_chars, longest_match_search
 from paths import bert_json, bpe_dir, bpe_json, reference, tiktoken_module
-from web_env import Watch
+from web_env import open_page
 
 READY_TIMEOUT_MS = 180_000
-PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
 PHONE = {"width": 390, "height": 844}
 WP_TEXT = "Unaffable tokenization, Ｔｏｋｙｏ 東京 naïve 😀 " + "x" * 101
 BPE_TEXT = "Hello wörld, internationalization! Привет 東京 😀 2026"
-
-
-def open_page(browser, url, **context_args):
-    context = browser.new_context(viewport=PHONE, **context_args)
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
-    page.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready"
-    return page, watch
 
 
 def pick_model(page, model_id, text):
@@ -89,11 +78,11 @@ def test_wordpiece_search_is_the_longest_match(browser, base_url):
     text = bert_json().read_text(encoding="utf-8")
     model = json.loads(text)["model"]
     ref = reference().Tokenizer.from_str(text)
-    page, watch = open_page(browser, base_url)
+    page, watch = open_page(browser, base_url, viewport=PHONE)
     try:
         pick_model(page, "bert-base-uncased", WP_TEXT)
         open_model_step(page, "wordpiece-steps")
-        chips = page.get_by_test_id("lattice-piece")
+        chips = page.get_by_test_id("step-piece")
         words = pipeline_words(ref, WP_TEXT)
         assert chips.all_text_contents() == words
         outcomes = set()
@@ -127,7 +116,7 @@ def test_wordpiece_search_is_the_longest_match(browser, base_url):
         chips.nth(0).focus()
         page.keyboard.press("ArrowRight")
         shown(page, "wordpiece-steps", words[1])
-        assert page.evaluate("document.activeElement.dataset.lattice") == "1"
+        assert page.evaluate("document.activeElement.dataset.stepPiece") == "1"
     finally:
         page.context.close()
     assert watch.problems == []
@@ -163,7 +152,7 @@ def initial_parts(page) -> list[str]:
 
 
 def check_pieces(page, words, rank_of, want_tokens):
-    chips = page.get_by_test_id("lattice-piece")
+    chips = page.get_by_test_id("step-piece")
     assert chips.all_text_contents() == words
     merged_some = False
     for k, word in enumerate(words):
@@ -190,7 +179,7 @@ def test_bpe_merges_follow_the_merges_list(browser, base_url, name):
     pairs = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in merges]
     rank = {pair: i for i, pair in enumerate(pairs)}
     ref = reference().Tokenizer.from_str(text)
-    page, watch = open_page(browser, base_url)
+    page, watch = open_page(browser, base_url, viewport=PHONE)
     try:
         pick_model(page, name, BPE_TEXT)
         open_model_step(page, "bpe-merges")
@@ -212,7 +201,7 @@ def test_bpe_merges_of_o200k_are_tiktokens(browser, base_url):
     raw = lambda token: bytes(byte_of[c] for c in token)  # noqa: E731
     to_chars = lambda data: "".join(gpt2_byte_chars()[b] for b in data)  # noqa: E731
     words = [to_chars(p.encode()) for p in _tiktoken_pieces(enc, BPE_TEXT)]
-    page, watch = open_page(browser, base_url)
+    page, watch = open_page(browser, base_url, viewport=PHONE)
     try:
         pick_model(page, "o200k_base", BPE_TEXT)
         open_model_step(page, "bpe-merges")
@@ -262,7 +251,7 @@ def test_sentencepiece_bpe_merges_by_score(browser, base_url):
         score = sp.get_score(sp.piece_to_id(a + b))
         return sum(1 for x in scores if x > score)
 
-    page, watch = open_page(browser, base_url)
+    page, watch = open_page(browser, base_url, viewport=PHONE)
     try:
         pick_model(page, "mistral-v1", text)
         open_model_step(page, "bpe-merges")
@@ -284,11 +273,11 @@ def test_model_step_views_have_no_serious_axe_findings(browser, base_url, model_
         pytest.fail(f"{AXE} is missing: run ./build.sh setup", pytrace=False)
     found = {}
     for scheme in ("light", "dark"):
-        page, _ = open_page(browser, base_url, bypass_csp=True, color_scheme=scheme)
+        page, _ = open_page(browser, base_url, viewport=PHONE, bypass_csp=True, color_scheme=scheme)
         try:
             pick_model(page, model_id, text)
             open_model_step(page, testid)
-            page.get_by_test_id("lattice-piece").nth(1).click()
+            page.get_by_test_id("step-piece").nth(1).click()
             page.wait_for_selector(f'[data-testid="{testid}"] ol')
             found[scheme] = axe_findings(page)
         finally:

@@ -20,7 +20,7 @@ import zlib
 import tokenizers
 
 import dist_manifest
-from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, ROOT, Watch, served
+from web_env import ARTIFACTS, DIST, LONGTASK_SCRIPT, ROOT, open_page, served
 
 BERT_JSON = DIST / "data" / "bert-base-uncased" / "tokenizer.json"
 READY_TIMEOUT_MS = 180_000
@@ -49,24 +49,6 @@ def bert(lowercase=True):
     tok.no_padding()
     tok.no_truncation()
     return tok
-
-
-def wait_ready(page):
-    page.wait_for_selector(
-        '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])',
-        timeout=READY_TIMEOUT_MS,
-    )
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready", page.get_by_test_id(
-        "error"
-    ).text_content()
-
-
-def open_page(context, url):
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
-    wait_ready(page)
-    return page, watch
 
 
 def new_context(browser, **kwargs):
@@ -98,7 +80,7 @@ def csp_violations(page):
 
 def test_the_core_survives_a_panic(browser, base_url):
     context = new_context(browser)
-    page, watch = open_page(context, base_url)
+    page, watch = open_page(browser, base_url, context=context)
     try:
         # An option set before the crash must survive it: the restart replays it.
         page.locator('input[name="opt"][value="lowercase"]').uncheck()
@@ -137,7 +119,7 @@ def test_the_general_core_survives_a_panic(browser, base_url, tmp_path):
     import general_files as g
 
     context = new_context(browser)
-    page, watch = open_page(context, base_url)
+    page, watch = open_page(browser, base_url, context=context)
     try:
         spec = g.unigram()
         reference = g.reference_tokenizer(spec)
@@ -203,7 +185,7 @@ async ([warm, runs]) => {
 
 def test_wasm_memory_does_not_grow_over_10000_runs(browser, base_url):
     context = new_context(browser)
-    page, watch = open_page(context, base_url)
+    page, watch = open_page(browser, base_url, context=context)
     try:
         result = page.evaluate(MEMORY_SCRIPT, [500, 10_000])
         figures = {
@@ -227,7 +209,7 @@ def test_wasm_memory_does_not_grow_over_10000_runs(browser, base_url):
 
 def test_inputs_over_the_size_limit_get_a_message(browser, base_url):
     context = new_context(browser, permissions=["clipboard-read", "clipboard-write"])
-    page, watch = open_page(context, base_url)
+    page, watch = open_page(browser, base_url, context=context)
     try:
         wait_for_text(page, "Héllo, Wörld! 東京")
         box = page.get_by_test_id("input")
@@ -291,7 +273,7 @@ def pack(text: str) -> str:
 
 def test_csp_holds_and_hostile_links_open_nothing(browser, base_url):
     context = new_context(browser)
-    page, watch = open_page(context, base_url)
+    page, watch = open_page(browser, base_url, context=context)
     try:
         response = page.request.get(base_url)
         assert "wasm-unsafe-eval" in response.headers["content-security-policy"]
@@ -359,7 +341,7 @@ def test_load_times_fresh_and_repeat(browser, base_url):
     context = new_context(browser)
     figures = {"load_per_core": round(os.getloadavg()[0] / (os.cpu_count() or 1), 1)}
     try:
-        page, watch = open_page(context, base_url)
+        page, watch = open_page(browser, base_url, context=context)
         # The runtime's download showed its bytes, and the phases stayed visible.
         assert "MB" in page.locator("#python-bytes").text_content()
         assert "MB" in page.locator("#vocab-bytes").text_content()
@@ -368,7 +350,7 @@ def test_load_times_fresh_and_repeat(browser, base_url):
         # The service worker caches the build after the first visit; then a repeat visit.
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         page.close()
-        page, watch2 = open_page(context, base_url)
+        page, watch2 = open_page(browser, base_url, context=context)
         assert page.evaluate("navigator.serviceWorker.controller !== null")
         figures["repeat"] = load_figures(page)
         assert csp_violations(page) == []
@@ -403,7 +385,7 @@ def test_python_starts_without_a_usable_snapshot_or_bytecode(browser, tmp_path):
     with served(site) as url:
         context = new_context(browser)
         try:
-            page, watch = open_page(context, url)
+            page, watch = open_page(browser, url, context=context)
             figures = load_figures(page)
             assert page.title() == "tokenprism (current source)"
             page.close()

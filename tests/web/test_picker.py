@@ -18,12 +18,11 @@ import pytest
 
 from paths import TekkenOracle, data_dir, reference, require, tiktoken_module
 from shell import models
-from web_env import DIST, Watch
+from web_env import DIST, open_page
 
 READY_TIMEOUT_MS = 180_000
 # The largest files (Tekken, 15 MB; Qwen3, 11 MB) on a loaded machine.
 LOAD_TIMEOUT_MS = 180_000
-PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
 TEXTS = [
     "Hello world, this is a test of tokenization.",
     "Привет, как дела? Токенизация текста.",
@@ -91,18 +90,6 @@ def refs():
     r = References()
     yield r
     r.close()
-
-
-def open_page(browser, url):
-    context = browser.new_context()
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
-    page.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready", page.get_by_test_id(
-        "error"
-    ).text_content()
-    return page, watch
 
 
 @pytest.fixture(scope="module")

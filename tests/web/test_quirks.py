@@ -18,10 +18,9 @@ import pytest
 from paths import data_dir, reference, require, tiktoken_module
 from shell import link
 from tabs.quirks import view as quirks_view
-from web_env import DIST, Watch
+from web_env import DIST, open_page
 
 READY_TIMEOUT_MS = 180_000
-PAGE_READY = '[data-testid="app"]:is([data-state="ready"], [data-state="failed"])'
 MODELS = ["bert-base-uncased", "gpt2", "cl100k_base"]
 FILES = {
     "bert-base-uncased": "bert-base-uncased/tokenizer.json",
@@ -57,18 +56,6 @@ class Refs:
 @pytest.fixture(scope="module")
 def refs():
     return Refs()
-
-
-def open_page(browser, url, viewport=None):
-    context = browser.new_context(viewport=viewport) if viewport else browser.new_context()
-    page = context.new_page()
-    watch = Watch(page)
-    page.goto(url)
-    page.wait_for_selector(PAGE_READY, state="attached", timeout=READY_TIMEOUT_MS)
-    assert page.get_by_test_id("app").get_attribute("data-state") == "ready", page.get_by_test_id(
-        "error"
-    ).text_content()
-    return page, watch
 
 
 @pytest.fixture(scope="module")

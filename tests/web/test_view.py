@@ -259,7 +259,7 @@ def test_unigram_model_step_draws_each_pre_tokens_lattice(name):
         k = view.step_index(trace, "model")
         pieces = [p["text"] for p in trace["pre_tokens"]]
         step = view.render_step(trace, k, text, len(pieces) - 1)
-        chips = step.find_all("lattice-piece")
+        chips = step.find_all("step-piece")
         assert [c.text() for c in chips] == pieces
         assert [c.attrs["aria-pressed"] for c in chips][-1:] == ["true"]
         for piece in pieces:

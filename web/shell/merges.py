@@ -72,9 +72,10 @@ def merge_rows(piece: dict) -> list[dict]:
     """The merge sequence of one pre-token: row 0 its symbols, then one row per merge with the
     pair (as labels), its rank, the merged id and every part after it (as labels).
 
-    A byte-level piece trace (`tracePiece`: "bytes") labels parts by their bytes: parts after
-    a merge are contiguous byte ranges of the piece, tracked here as the merges join
-    neighbours. A model's merge trace (`mergeTrace`: "tokens") labels them by token text.
+    A byte-level piece trace (`BpeTokenizer.trace_piece`: "bytes") labels parts by their
+    bytes: parts after a merge are contiguous byte ranges of the piece, tracked here as the
+    merges join neighbours. A model's merge trace (`mergeTrace`: "tokens") labels them by
+    token text.
 
     >>> rows = merge_rows({"bytes": list(b"aab"), "initial": [0, 0, 1], "ids": [5],
     ...     "steps": [{"index": 0, "left": 0, "right": 0, "rank": 3, "merged": 4,

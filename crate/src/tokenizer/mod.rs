@@ -683,9 +683,7 @@ impl Tokenizer {
     #[cfg(feature = "general")]
     pub fn merge_trace(&self, piece: &str) -> crate::Result<crate::models::bpe::general::MergeTrace> {
         self.refuse_added(piece)?;
-        if piece.len() > crate::tokenizer::bpe::MAX_TRACE_BYTES {
-            return Err(crate::Error::Input("a traced piece is at most 4096 bytes".into()));
-        }
+        crate::tokenizer::bpe::check_trace_len(piece.len())?;
         self.model.merge_trace(piece)
     }
 

@@ -89,7 +89,7 @@ async function tokenizerFor(tokenizer, name) {
     tok = new glue.WasmTokenizer(bertJson);
     tok.setFastPaths(...FAST.map((f) => f !== c.off));
   } else {
-    tok = await loadBuiltinBpe("o200k_base", undefined, root);
+    tok = await loadBuiltinBpe("o200k_base", root);
   }
   tokenizers.set(key, tok);
   return tok;

@@ -11,10 +11,6 @@ function start() {
   worker.onmessage = ({ data }) => {
     const entry = pending.get(data.id);
     if (!entry) return;
-    if (data.progress) {
-      entry.onProgress?.(...data.progress);
-      return;
-    }
     pending.delete(data.id);
     if (data.ok) entry.resolve(data.result);
     else entry.reject(new Error(data.error));
@@ -26,13 +22,13 @@ function start() {
 }
 
 // One request; `argsJson` is a JSON object string (Python sends JSON, not proxies).
-export function bpeRequest(type, argsJson = "{}", onProgress = null, transfer = []) {
+export function bpeRequest(type, argsJson = "{}") {
   if (!worker) start();
   const id = nextId++;
-  const args = typeof argsJson === "string" ? JSON.parse(argsJson) : argsJson;
+  const args = JSON.parse(argsJson);
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, onProgress });
-    worker.postMessage({ id, type, ...args }, transfer);
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, type, ...args });
   });
 }
 

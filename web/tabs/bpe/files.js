@@ -1,8 +1,6 @@
 // The built-in byte-level BPE tokenizers and how a worker loads one from the BPE module
 // (pkg-bpe: WasmBpeTokenizer, WasmTrainer). Shared by every worker that needs BPE, so the
-// list of files and the loading code exist once. Files are fetched only when first asked for;
-// `onProgress(loaded, total)` follows the download in bytes (total 0 when the server sends no
-// Content-Length).
+// list of files and the loading code exist once. Files are fetched only when first asked for.
 
 import { fetchBytes } from "../../shell/core-worker.js";
 
@@ -35,11 +33,11 @@ export async function loadBpeCore(base = siteRoot) {
 }
 
 // A built-in BPE tokenizer by name (a key of BPE_TOKENIZERS) as a WasmBpeTokenizer.
-export async function loadBuiltinBpe(name, onProgress, base = siteRoot) {
+export async function loadBuiltinBpe(name, base = siteRoot) {
   const spec = BPE_TOKENIZERS[name];
   if (!spec) throw new Error(`unknown BPE tokenizer ${JSON.stringify(name)}`);
   const core = await loadBpeCore(base);
-  const bytes = await fetchBytes(new URL(spec.url, base).href, onProgress);
+  const bytes = await fetchBytes(new URL(spec.url, base).href);
   if (spec.kind === "tiktoken") return core.WasmBpeTokenizer.fromTiktoken(name, bytes);
   return new core.WasmBpeTokenizer(new TextDecoder().decode(bytes));
 }

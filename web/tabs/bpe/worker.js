@@ -1,7 +1,7 @@
 // The byte-level BPE thread: a module Web Worker holding the BPE wasm module (pkg-bpe) and one
 // WasmBpeTokenizer, for the Tokenize tab's chat templates. Started when first needed.
-// Messages: {id, type, ...} in; {id, progress: [loaded, total]} while a file downloads, then
-// {id, ok, result | error}.
+// Messages: {id, type, ...} in ("builtin" loads a tokenizer, "chat" encodes a chat with its
+// template); {id, ok, result | error} out.
 
 import { BPE_TOKENIZERS, loadBuiltinBpe } from "./files.js";
 
@@ -14,9 +14,9 @@ function use(next) {
 }
 
 const handlers = {
-  async builtin({ name }, progress) {
+  async builtin({ name }) {
     if (!BPE_TOKENIZERS[name]) throw new Error(`unknown tokenizer ${name}`);
-    return use(await loadBuiltinBpe(name, progress));
+    return use(await loadBuiltinBpe(name));
   },
   chat({ messages, generation }) {
     return tokenizer.chatParts(messages, generation);
@@ -25,10 +25,9 @@ const handlers = {
 
 self.onmessage = async (event) => {
   const { id, type, ...args } = event.data;
-  const progress = (loaded, total) => self.postMessage({ id, progress: [loaded, total] });
   try {
     if (!tokenizer && type !== "builtin") throw new Error("no BPE tokenizer loaded");
-    const result = await handlers[type](args, progress);
+    const result = await handlers[type](args);
     self.postMessage({ id, ok: true, result });
   } catch (err) {
     self.postMessage({ id, ok: false, error: String(err?.message ?? err) });

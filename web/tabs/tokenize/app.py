@@ -156,7 +156,7 @@ def render_step_body():
 def start_lattice():
     """Fetches the picked pre-token's view (a Unigram lattice, WordPiece's search, BPE's
     merges) when the model step shows one and its drawing is not the one shown."""
-    box = document.querySelector("#step-box [data-testid=lattice-box]")
+    box = document.querySelector("#step-box [data-testid=step-piece-box]")
     piece = lattice_piece()
     if found(box) and (lattice_shown is None or lattice_shown[0] != piece):
         asyncio.ensure_future(guarded_task(show_lattice(piece)))
@@ -190,15 +190,15 @@ async def show_lattice(piece):
     if mine != lattice_seq or piece != lattice_piece():
         return
     lattice_shown = (piece, drawing)
-    if not found(document.querySelector("#step-box [data-testid=lattice-box]")):
+    if not found(document.querySelector("#step-box [data-testid=step-piece-box]")):
         return
-    # The step is drawn again with the lattice in it: the focus stays on its chip.
+    # The step is drawn again with the piece's view in it: the focus stays on its chip.
     focused = document.activeElement
     in_step = found(focused) and found(focused.closest("#step-box"))
-    chip = focused.getAttribute("data-lattice") if in_step else None
+    chip = focused.getAttribute("data-step-piece") if in_step else None
     render("step-box", step_node())
     if chip is not None:
-        again = document.querySelector(f'#step-box [data-lattice="{chip}"]')
+        again = document.querySelector(f'#step-box [data-step-piece="{chip}"]')
         if found(again):
             again.focus()
 
@@ -389,35 +389,35 @@ def on_step_focus(event):
 # ------------------------------------------------------------------------------------ events
 
 
-def pick_lattice(k):
+def pick_piece(k):
     global lattice_pick
     lattice_pick = k
     render_step_body()
-    chip = document.querySelector(f'#step-box [data-lattice="{k}"]')
+    chip = document.querySelector(f'#step-box [data-step-piece="{k}"]')
     if found(chip):
         chip.focus()
 
 
-def on_lattice_click(event):
-    chip = event.target.closest("[data-lattice]")
+def on_piece_click(event):
+    chip = event.target.closest("[data-step-piece]")
     if found(chip) and trace is not None:
-        pick_lattice(int(chip.dataset.lattice))
+        pick_piece(int(chip.dataset.stepPiece))
 
 
-def on_lattice_key(event):
-    chip = event.target.closest("[data-lattice]")
+def on_piece_key(event):
+    chip = event.target.closest("[data-step-piece]")
     if not found(chip) or trace is None:
         return
-    k = int(chip.dataset.lattice)
+    k = int(chip.dataset.stepPiece)
     if event.key in ("Enter", " "):
         event.preventDefault()
-        pick_lattice(k)
+        pick_piece(k)
     elif event.key in ("ArrowLeft", "ArrowRight"):
         # The chips' own arrows, not the stepper's.
         event.preventDefault()
         event.stopPropagation()
         n = min(len(trace.get("pre_tokens") or []), view.LATTICE_PICK_CAP)
-        pick_lattice(max(0, min(n - 1, k + (1 if event.key == "ArrowRight" else -1))))
+        pick_piece(max(0, min(n - 1, k + (1 if event.key == "ArrowRight" else -1))))
 
 
 def go(delta):
@@ -665,8 +665,8 @@ def start():
     on(step_box, "mousemove", on_step_pointer)
     on(step_box, "keydown", on_step_key)
     on(step_box, "focusin", on_step_focus)
-    on(step_box, "click", on_lattice_click)
-    on(step_box, "keydown", on_lattice_key)
+    on(step_box, "click", on_piece_click)
+    on(step_box, "keydown", on_piece_key)
     on(document, "keydown", on_key)
     on(document.getElementById("prev"), "click", lambda e: go(-1))
     on(document.getElementById("next"), "click", lambda e: go(1))

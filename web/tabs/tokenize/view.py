@@ -396,16 +396,16 @@ def lattice_index(trace: dict, picked: int | None) -> int | None:
 
 
 def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = None) -> Node:
-    """The pre-tokens as buttons (the one pressed is the piece whose lattice shows), then
-    `shown`, that lattice's drawing (render_lattice), or a note while it is on its way."""
+    """The pre-tokens as buttons (the one pressed is the piece whose view shows), then
+    `shown`, that piece's view (PIECE_RENDERERS), or a note while it is on its way."""
     current = lattice_index(trace, picked)
     chips = [
         el(
             "span",
             {
                 "class": "chip pre" + (" selected" if k == current else ""),
-                "data-lattice": str(k),
-                "data-testid": "lattice-piece",
+                "data-step-piece": str(k),
+                "data-testid": "step-piece",
                 "role": "button",
                 "tabindex": "0",
                 "aria-pressed": "true" if k == current else "false",
@@ -418,7 +418,7 @@ def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = 
     ]
     return el(
         "div",
-        {"class": "lattice-pick"},
+        {"class": "step-pick"},
         el(
             "p",
             {"class": "muted"},
@@ -429,7 +429,7 @@ def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = 
             "div",
             {
                 "class": "chips",
-                "data-testid": "lattice-pieces",
+                "data-testid": "step-pieces",
                 "role": "group",
                 "aria-label": "pre-tokens",
             },
@@ -437,7 +437,7 @@ def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = 
         ),
         el(
             "div",
-            {"class": "lattice-box", "data-testid": "lattice-box"},
+            {"class": "step-piece-box", "data-testid": "step-piece-box"},
             shown or el("p", {"class": "muted"}, "Asking the model…"),
         ),
     )
@@ -597,7 +597,7 @@ def render_lattice(piece: str | None, lattice: dict | None, error: str | None = 
             "p",
             {},
             "Piece ",
-            el("code", {"data-testid": "lattice-piece-text"}, visible(piece)),
+            el("code", {"data-testid": "step-piece-text"}, visible(piece)),
             f": {len(nodes):,} node{'s' if len(nodes) != 1 else ''}, best path score "
             f"{format_score(lattice['score'])} (the highest sum of scores; an unknown char, "
             "dashed, scores 10 below the lowest piece).",

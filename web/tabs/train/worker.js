@@ -101,7 +101,7 @@ async function bert() {
 }
 
 async function builtin(name) {
-  tokenizers[name] ??= loadBuiltinBpe(name, () => {}, base);
+  tokenizers[name] ??= loadBuiltinBpe(name, base);
   return tokenizers[name];
 }
 
@@ -141,7 +141,7 @@ async function trainedEncoder(slot) {
 
 // [start byte, end byte, text] of every token of a byte-level BPE encode (no special tokens).
 function bpeSpans(tok, text) {
-  const trace = JSON.parse(tok.trace(text, false));
+  const trace = JSON.parse(tok.trace(text));
   const out = [];
   let at = 0;
   const dec = new TextDecoder();

@@ -32,13 +32,11 @@ impl WasmBpeTokenizer {
         Ok(WasmBpeTokenizer { inner })
     }
 
-    /// Encodes `text` with every special token allowed (a typed `<|endoftext|>` is one token)
-    /// or none (`specials` false: their text is ordinary text); the trace as JSON.
-    pub fn trace(&self, text: &str, specials: bool) -> Result<String, JsError> {
+    /// Encodes `text` with special tokens off (a typed `<|endoftext|>` is ordinary text); the
+    /// trace as JSON.
+    pub fn trace(&self, text: &str) -> Result<String, JsError> {
         use crate::tokenizer::bpe::Allowed;
-        let (allowed, disallowed) =
-            if specials { (Allowed::All, Allowed::none()) } else { (Allowed::none(), Allowed::none()) };
-        let trace = self.inner.trace(text, &allowed, &disallowed).map_err(to_js_error)?;
+        let trace = self.inner.trace(text, &Allowed::none(), &Allowed::none()).map_err(to_js_error)?;
         to_json(&trace)
     }
 
@@ -53,13 +51,6 @@ impl WasmBpeTokenizer {
     #[wasm_bindgen(js_name = encodeOrdinaryInput)]
     pub fn encode_ordinary_input(&self, start: usize, len: usize) -> Result<Vec<u32>, JsError> {
         with_input(start, len, |text| self.inner.encode_ordinary(text))
-    }
-
-    /// How one pre-token becomes ids, merge by merge, as JSON.
-    #[wasm_bindgen(js_name = tracePiece)]
-    pub fn trace_piece(&self, piece: &str) -> Result<String, JsError> {
-        let tr = self.inner.trace_piece(piece.as_bytes()).map_err(to_js_error)?;
-        to_json(&tr)
     }
 
     /// A chat (`[{"role": ..., "content": ...}]` as JSON) through the tokenizer's template:

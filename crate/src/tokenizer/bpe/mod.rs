@@ -193,8 +193,19 @@ pub struct PieceTrace {
     pub ids: Vec<u32>,
 }
 
-/// The longest piece [`BpeTokenizer::trace_piece`] accepts (its cost is quadratic).
+/// The longest piece [`BpeTokenizer::trace_piece`] and [`crate::Tokenizer::merge_trace`] accept
+/// (their cost is quadratic).
 pub const MAX_TRACE_BYTES: usize = 4096;
+
+/// Refuses a piece of `len` bytes that is longer than [`MAX_TRACE_BYTES`].
+pub(crate) fn check_trace_len(len: usize) -> Result<()> {
+    if len > MAX_TRACE_BYTES {
+        return Err(Error::Input(format!(
+            "a traced piece is at most {MAX_TRACE_BYTES} bytes, this one has {len}"
+        )));
+    }
+    Ok(())
+}
 
 impl BpeTokenizer {
     /// A tokenizer from tiktoken ranks (`data` is a `.tiktoken` file), a pattern and
@@ -812,12 +823,7 @@ impl BpeTokenizer {
 
     /// How one pre-token's bytes become ids: the merge sequence step by step.
     pub fn trace_piece(&self, bytes: &[u8]) -> Result<PieceTrace> {
-        if bytes.len() > MAX_TRACE_BYTES {
-            return Err(Error::Input(format!(
-                "a traced piece is at most {MAX_TRACE_BYTES} bytes, this one has {}",
-                bytes.len()
-            )));
-        }
+        check_trace_len(bytes.len())?;
         let initial: Vec<u32> = bytes.iter().map(|&b| self.model.byte_ids[b as usize]).collect();
         let steps = merge::merge_steps(&self.model.pairs, &initial);
         let mut ids = Vec::new();

@@ -107,6 +107,14 @@ fn trace_shows_each_merge() {
     assert_eq!(tr.steps[1].parts, [256, 257, b'o' as u32]);
 }
 
+#[test]
+fn trace_refuses_pieces_over_the_limit() {
+    let t = toy();
+    assert!(t.trace_piece(&[b'a'; MAX_TRACE_BYTES]).is_ok());
+    let err = t.trace_piece(&[b'a'; MAX_TRACE_BYTES + 1]).unwrap_err().to_string();
+    assert!(err.contains(&format!("at most {MAX_TRACE_BYTES} bytes")), "{err}");
+}
+
 /// Units of work (crate::cost) `encode` does on `unit` repeated to 10,000 and to 100,000
 /// bytes, after checking that the ids decode back to the text.
 fn run_cost(unit: &str, encode: impl Fn(&str) -> Vec<u32>, decode: impl Fn(&[u32]) -> Vec<u8>) -> (u64, u64) {
