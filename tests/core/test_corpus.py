@@ -587,7 +587,10 @@ def test_parquet_without_pyarrow(corpora, monkeypatch):
 
 def test_unreachable_dask_scheduler(tmp_path, corpora):
     import dask
+    import distributed  # noqa: F401
 
+    # With distributed's defaults loaded first: setting a key under a section that does not
+    # exist yet deletes the whole section on exit, and later clusters in this process fail.
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
         fails(
             [
