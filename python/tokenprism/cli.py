@@ -80,8 +80,8 @@ def _reading_options(f):
             type=click.Choice(corpus.EXECUTORS),
             default="auto",
             show_default=True,
-            help="Workers as processes or threads (auto: threads for text by lines and JSONL, "
-            "which are read and encoded without the GIL; processes otherwise).",
+            help="Workers as processes or threads (auto: threads for text and JSONL, which "
+            "are read and encoded without the GIL; processes for Parquet).",
         ),
         click.option(
             "--dask",

@@ -348,13 +348,6 @@ def _split_lines(block: bytes) -> list[bytes]:
 _Pos = tuple[int, int]
 
 
-def _lines(src: dict[str, Any], start: int, end: int) -> Iterator[tuple[_Pos, bytes]]:
-    """(position, line without its newline or a final carriage return)."""
-    for at, block in _line_blocks(src, start, end):
-        for k, line in enumerate(_split_lines(block)):
-            yield (at, k), line
-
-
 class _Decoder:
     """Bytes to text under the --errors policy, with the file and line in strict errors."""
 
@@ -396,34 +389,76 @@ def _json_value(text: str, field: str, dec: _Decoder, pos: _Pos) -> str:
     return value
 
 
-def _block_field(src: dict[str, Any], opts: dict[str, Any]) -> tuple[bool, str | None]:
-    """(read in blocks of lines, the JSON field): JSONL and text by lines go a block of lines
-    at a time; other inputs a document at a time."""
-    if src["format"] == "jsonl":
-        return True, opts["field"]
-    return src["format"] == "text" and opts["docs"] == "line", None
+def _by_chunks(src: dict[str, Any]) -> bool:
+    """Whether an input is read in chunks of whole documents' bytes that Rust splits (text
+    and JSONL), not a document at a time in Python (Parquet rows)."""
+    return src["format"] in ("text", "jsonl")
 
 
-def _block_docs(
-    src: dict[str, Any], at: int, block: bytes, opts: dict[str, Any], dec: _Decoder
+def _chunks(
+    src: dict[str, Any], start: int, end: int, opts: dict[str, Any]
+) -> Iterator[tuple[int, bytes]]:
+    """(file offset, bytes) of a segment of a text or JSONL input, cut only between
+    documents: blocks of whole lines; for runs of lines, after a blank line (a run may span
+    blocks); for whole files, the segment."""
+    if src["format"] == "text" and opts["docs"] == "file":
+        yield start, b"".join(_read_range(src, start, end))
+        return
+    if src["format"] == "jsonl" or opts["docs"] == "line":
+        yield from _line_blocks(src, start, end)
+        return
+    held: list[bytes] = []  # the lines of an open run, from offset `at`
+    at = start
+    for pos, block in _line_blocks(src, start, end):
+        cut = _after_last_blank_line(block)
+        if cut == 0:
+            held.append(block)
+            continue
+        held.append(block[:cut])
+        yield at, b"".join(held)
+        held, at = [block[cut:]], pos + cut
+    if any(held):
+        yield at, b"".join(held)
+
+
+def _after_last_blank_line(block: bytes) -> int:
+    """The end of the last whole blank line of a block of lines (0 when there is none)."""
+    end = block.rfind(b"\n")
+    while end >= 0:
+        start = block.rfind(b"\n", 0, end) + 1
+        if _is_blank(block[start:end]):
+            return end + 1
+        end = start - 1
+    return 0
+
+
+def _chunk_docs(
+    src: dict[str, Any], at: int, chunk: bytes, opts: dict[str, Any], dec: _Decoder
 ) -> tuple[list[str], int | None]:
-    """The documents of a block of whole lines (at file offset `at`) as str, with their UTF-8
-    bytes when known cheaply; the per-line path only for a block that is not valid UTF-8."""
-    if src["format"] == "jsonl":
+    """The documents of a chunk (at file offset `at`) as str, with their UTF-8 bytes when
+    known cheaply; line by line where the chunk is not valid UTF-8, to say where."""
+    fmt, docs = src["format"], opts["docs"]
+    if fmt == "jsonl":
         try:
-            lines = block.decode("utf-8").split("\n")
+            lines = chunk.decode("utf-8").split("\n")
         except UnicodeDecodeError:
-            lines = [dec(x, (at, k)) for k, x in enumerate(block.split(b"\n"))]
+            lines = [dec(x, (at, k)) for k, x in enumerate(chunk.split(b"\n"))]
         values = []
         for k, line in enumerate(lines):
             if line is None or not line.strip(_ASCII_SPACE):
                 continue
             values.append(_json_value(line, opts["field"], dec, (at, k)))
         return values, None
+    if docs == "file":
+        text = dec(chunk, (at, 0))
+        return ([] if text is None else [text]), None
+    if docs == "blank-line":
+        numbered = [((at, k), x) for k, x in enumerate(_split_lines(chunk))]
+        return list(_runs(numbered, dec)), None
     try:
-        text = block.decode("utf-8")
+        text = chunk.decode("utf-8")
     except UnicodeDecodeError:
-        raw = _split_lines(block)
+        raw = _split_lines(chunk)
         texts = [dec(x, (at, k)) for k, x in enumerate(raw) if x]
         return [t for t in texts if t], None
     lines = text.split("\n")
@@ -432,27 +467,14 @@ def _block_docs(
     if "\r" in text:
         cr = sum(1 for x in lines if x.endswith("\r"))
         lines = [x[:-1] if x.endswith("\r") else x for x in lines]
-    return list(filter(None, lines)), len(block) - newlines - cr
+    return list(filter(None, lines)), len(chunk) - newlines - cr
 
 
-def _docs_of_segment(
-    src: dict[str, Any], start: int, end: int, opts: dict[str, Any], dec: _Decoder
-) -> Iterator[str]:
-    """One document at a time: Parquet rows, whole files, runs of non-blank lines."""
-    fmt, docs, field = src["format"], opts["docs"], opts["field"]
-    if fmt == "parquet":
-        yield from _parquet_docs(src, start, end, field)
-        return
-    if fmt == "text" and docs == "file":
-        data = b"".join(_read_range(src, start, end))
-        text = dec(data, (start, 0))
-        if text is not None:
-            yield text
-        return
-    # blank-line: the lines of a run of non-blank lines, joined by "\n".
+def _runs(lines: Iterable[tuple[_Pos, bytes]], dec: _Decoder) -> Iterator[str]:
+    """The runs of non-blank lines, each joined by "\n"."""
     run: list[bytes] = []
-    first = (start, 0)
-    for pos, line in _lines(src, start, end):
+    first = (0, 0)
+    for pos, line in lines:
         if _is_blank(line):
             if run:
                 text = dec(b"\n".join(run), first)
@@ -609,14 +631,15 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             if batch_bytes >= _BATCH_BYTES:
                 flush()
 
-        by_block, field = _block_field(src, opts)
-        if by_block:
-            for at, block in _line_blocks(src, start, end):
-                # Clean blocks are split, parsed and counted in Rust without a str per
-                # document; a block that is not will say which line in the reading below.
-                got = tok._encode_lines(block, field, add_special, eos, counting, threads)
+        if _by_chunks(src):
+            mode = "line" if src["format"] == "jsonl" else opts["docs"]
+            field = opts["field"] if src["format"] == "jsonl" else None
+            for at, chunk in _chunks(src, start, end, opts):
+                # Clean chunks are split, parsed and counted in Rust without a str per
+                # document; a chunk that is not will say which line in the reading below.
+                got = tok._encode_lines(chunk, mode, field, add_special, eos, counting, threads)
                 if got is None:
-                    add(*_block_docs(src, at, block, opts, dec))
+                    add(*_chunk_docs(src, at, chunk, opts, dec))
                     continue
                 flush()
                 ids, offs, nbytes, nchars, nwords = got
@@ -626,7 +649,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                     stats["words"] += nwords
                 record(ids, offs, stats)
         else:
-            for doc in _docs_of_segment(src, start, end, opts, dec):
+            for doc in _parquet_docs(src, start, end, opts["field"]):
                 add([doc], None)
         flush()
         stats["skipped"] = dec.skipped
@@ -805,7 +828,7 @@ def _executor_for(executor: str, sources: Sequence[_Source], docs: str) -> str:
     Python splits them (runs of lines, Parquet rows), which holds it."""
     if executor != "auto":
         return executor
-    by_block = all(s.format == "jsonl" or (s.format == "text" and docs == "line") for s in sources)
+    by_block = all(s.format in ("text", "jsonl") for s in sources)
     return "thread" if by_block else "process"
 
 
@@ -1210,11 +1233,10 @@ def iter_documents(
             segs = _plan_lines(src, DEFAULT_SHARD_SIZE, blank)[1]
         opts = {"docs": docs, "field": field, "errors": errors}
         job = src.job()
-        by_block = _block_field(job, opts)[0]
         for a, b in segs:
-            dec = _Decoder(job, errors)
-            if not by_block:
-                yield from _docs_of_segment(job, a, b, opts, dec)
+            if not _by_chunks(job):
+                yield from _parquet_docs(job, a, b, field)
                 continue
-            for at, block in _line_blocks(job, a, b):
-                yield from _block_docs(job, at, block, opts, dec)[0]
+            dec = _Decoder(job, errors)
+            for at, chunk in _chunks(job, a, b, opts):
+                yield from _chunk_docs(job, at, chunk, opts, dec)[0]

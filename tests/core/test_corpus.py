@@ -312,8 +312,8 @@ def test_auto_executor(corpora):
     def sources(fmt):
         return [tpc._Source(p) for p in corpora[fmt][0]]
 
-    assert tpc._executor_for("auto", sources("line") + sources("jsonl.gz"), "line") == "thread"
-    assert tpc._executor_for("auto", sources("line"), "blank-line") == "process"
+    for docs in ("line", "blank-line", "file"):
+        assert tpc._executor_for("auto", sources("line") + sources("jsonl.gz"), docs) == "thread"
     assert tpc._executor_for("auto", sources("line") + sources("parquet"), "line") == "process"
     assert tpc._executor_for("process", sources("line"), "line") == "process"
 
@@ -512,6 +512,15 @@ def test_invalid_utf8(tmp_path, references):
         ["count", "--tokenizer", tok, "--shard-size", "4K", "--workers", "1", str(big)],
         f"{big}:2501: invalid UTF-8",
     )
+    paras = tmp_path / "paras.txt"
+    rows = [f"para {i}\r\nline two\n".encode() for i in range(3000)]
+    rows[2500] = b"para\nline \xe9 two\n"
+    paras.write_bytes(b"\n".join(rows))
+    for size in ("4K", "64M"):
+        fails(
+            ["count", "--tokenizer", tok, "--docs", "blank-line", "--shard-size", size, str(paras)],
+            f"{paras}:{2500 * 3 + 2}: invalid UTF-8",
+        )
     for errors, docs in (
         ("skip", ["good line", "third"]),
         ("replace", ["good line", "second \ufffd\ufffd line", "third"]),
@@ -625,7 +634,7 @@ def test_without_numpy(corpora, monkeypatch):
 # ---------------------------------------------------------------- blocks of lines read in Rust
 
 
-def python_reading(block: bytes, field: str | None):
+def python_reading(block: bytes, mode: str, field: str | None):
     """The documents of a block of lines by the formats' definitions (Python's UTF-8 decoder,
     `json.loads`, `str.split`), or None where a line breaks them (or a document is not
     Unicode text) and the command must read the block line by line to say where."""
@@ -634,7 +643,11 @@ def python_reading(block: bytes, field: str | None):
     except UnicodeDecodeError:
         return None
     if field is None:
-        return line_docs(text)
+        return {
+            "line": line_docs,
+            "blank-line": blank_line_docs,
+            "file": lambda t: [t] if t else [],
+        }[mode](text)
     docs = []
     for line in text.split("\n"):
         if not line.strip(ASCII_SPACE):
@@ -689,26 +702,27 @@ JSON_LINES = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(
-    st.booleans(),
+    st.sampled_from(["line", "blank-line", "file", "jsonl"]),
     st.lists(st.one_of(TEXTS, JSON_LINES), max_size=12),
     st.sampled_from([None, 102]),
     st.booleans(),
     st.one_of(st.none(), st.binary(max_size=3)),
 )
-def test_blocks_read_in_rust_as_python_reads_them(jsonl, lines, eos, special, junk):
+def test_blocks_read_in_rust_as_python_reads_them(mode, lines, eos, special, junk):
     """`Tokenizer._encode_lines`, the command's reader of clean blocks, against the formats'
     definitions: the same documents (ids from tokenizers 0.23.3), bytes, chars and
     `str.split()` words, and None wherever Python's reading fails."""
-    field = "text" if jsonl else None
+    field = "text" if mode == "jsonl" else None
+    mode = "line" if mode == "jsonl" else mode
     block = "\n".join(lines).encode("utf-8", "surrogatepass")
     if junk is not None:
         block += junk
     ref = Reference("bert")
     tok = tpc.load_tokenizer(bert_json())
-    got = tok._encode_lines(block, field, special, eos, True, 2)
-    docs = python_reading(block, field)
+    got = tok._encode_lines(block, mode, field, special, eos, True, 2)
+    docs = python_reading(block, mode, field)
     if docs is None:
         assert got is None
         return
@@ -731,6 +745,6 @@ def test_words_split_on_python_whitespace():
     for k in range(0, len(chars), 50_000):
         docs = [f"a{c}b" for c in chars[k : k + 50_000]]
         block = "\n".join(json.dumps({"text": d}) for d in docs).encode()
-        got = tok._encode_lines(block, "text", False, None, True, 1)
+        got = tok._encode_lines(block, "line", "text", False, None, True, 1)
         assert got is not None
         assert got[4] == sum(len(d.split()) for d in docs), k

@@ -116,62 +116,69 @@ impl Tokenizer {
             count.tokens += tok.count_tokens(doc, &mut ids)? as u64;
             Ok(())
         };
-        let text = &text[..end];
-        match docs {
-            Documents::File => {
-                if !text.is_empty() {
-                    add(text, &mut count)?;
-                }
-            }
-            Documents::Line => {
-                for line in lines(text).filter(|l| !l.is_empty()) {
-                    add(line, &mut count)?;
-                }
-            }
-            Documents::BlankLine => {
-                let mut run = String::new();
-                let mut open = false;
-                for line in lines(text) {
-                    if is_blank(line) {
-                        if open {
-                            add(&run, &mut count)?;
-                            run.clear();
-                            open = false;
-                        }
-                        continue;
-                    }
-                    if open {
-                        run.push('\n');
-                    }
-                    run.push_str(line);
-                    open = true;
-                }
-                if open {
-                    add(&run, &mut count)?;
-                }
-            }
+        for doc in text_documents(&text[..end], docs) {
+            add(&doc, &mut count)?;
         }
         Ok(count)
     }
 }
 
-/// The documents of a block of whole lines, as the corpus commands read a text file by lines
-/// (each non-empty line, one final "\r" dropped) or, with `field`, a JSONL file (the string
-/// `field` of each non-blank line's JSON object). None when some line is not a JSON object
-/// holding `field` as a string: the caller reads that block the slow way, which says which
-/// line and why.
-pub fn line_documents<'a>(block: &'a str, field: Option<&str>) -> Option<Vec<Cow<'a, str>>> {
-    let Some(field) = field else {
-        return Some(lines(block).filter(|l| !l.is_empty()).map(Cow::Borrowed).collect());
-    };
+/// The documents of a block of whole lines, as the corpus commands read a text file (each
+/// non-empty line, or each run of non-blank lines joined by "\n"; one final "\r" of a line
+/// dropped) or, with `field`, a JSONL file (the string `field` of each non-blank line's JSON
+/// object). None when some line is not a JSON object holding `field` as a string: the caller
+/// reads that block the slow way, which says which line and why. `Documents::File` is not
+/// read by lines: the whole block is then one document.
+pub fn line_documents<'a>(block: &'a str, docs: Documents, field: Option<&str>) -> Option<Vec<Cow<'a, str>>> {
+    match field {
+        Some(field) => block.split('\n').filter(|l| !is_blank(l)).map(|l| json_field(l, field)).collect(),
+        None => Some(text_documents(block, docs)),
+    }
+}
+
+/// [`line_documents`] of a text file.
+fn text_documents(block: &str, docs: Documents) -> Vec<Cow<'_, str>> {
+    match docs {
+        Documents::File => [block].into_iter().filter(|b| !b.is_empty()).map(Cow::Borrowed).collect(),
+        Documents::Line => lines(block).filter(|l| !l.is_empty()).map(Cow::Borrowed).collect(),
+        Documents::BlankLine => runs(block),
+    }
+}
+
+/// The runs of non-blank lines of `block`, each joined by "\n": a slice of the block unless
+/// a line of it lost a final "\r".
+fn runs(block: &str) -> Vec<Cow<'_, str>> {
+    fn join(block: &str, start: usize, end: usize, cr: bool) -> Cow<'_, str> {
+        let run = &block[start..end];
+        match cr {
+            false => Cow::Borrowed(run),
+            true => Cow::Owned(
+                run.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect::<Vec<_>>().join("\n"),
+            ),
+        }
+    }
     let mut docs = Vec::new();
-    for line in block.split('\n') {
+    // The open run: its start, the end of its last line (without the "\r"), whether a line lost one.
+    let mut run: Option<(usize, usize, bool)> = None;
+    let mut at = 0;
+    for raw in block.split_inclusive('\n') {
+        let start = at;
+        at += raw.len();
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let (line, cr) = line.strip_suffix('\r').map_or((line, false), |l| (l, true));
         if is_blank(line) {
+            if let Some((s, e, c)) = run.take() {
+                docs.push(join(block, s, e, c));
+            }
             continue;
         }
-        docs.push(json_field(line, field)?);
+        let end = start + line.len();
+        run = Some(run.map_or((start, end, cr), |(s, _, c)| (s, end, c || cr)));
     }
-    Some(docs)
+    if let Some((s, e, c)) = run {
+        docs.push(join(block, s, e, c));
+    }
+    docs
 }
 
 /// The string `field` of the JSON object `line` (the last one when the key repeats, as in
@@ -368,7 +375,7 @@ mod tests {
     #[test]
     fn jsonl_lines_give_their_field() {
         fn docs(block: &str) -> Option<Vec<Cow<'_, str>>> {
-            line_documents(block, Some("text"))
+            line_documents(block, Documents::Line, Some("text"))
         }
         let got = docs(
             "{\"text\": \"a\\u00e9\", \"n\": [1, {\"text\": 2}]}\r\n \x0b\n{\"text\": 1, \"text\": \"b\"}",
@@ -385,7 +392,10 @@ mod tests {
         ] {
             assert_eq!(docs(bad), None, "{bad}");
         }
-        assert_eq!(line_documents("a\r\n\n\r\nb", None).unwrap(), ["a", "b"]);
+        assert_eq!(line_documents("a\r\n\n\r\nb", Documents::Line, None).unwrap(), ["a", "b"]);
+        let runs = line_documents("a\nb\n \n\nc\r\r\nd\r\n\x0c\ne", Documents::BlankLine, None).unwrap();
+        assert_eq!(runs, ["a\nb", "c\r\nd", "e"]);
+        assert!(matches!(runs[0], Cow::Borrowed(_)) && matches!(runs[1], Cow::Owned(_)));
     }
 
     #[test]

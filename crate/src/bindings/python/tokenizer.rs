@@ -236,29 +236,35 @@ impl PyTokenizer {
         Ok(PyList::new(py, lists)?.into_any())
     }
 
-    /// The corpus commands' reader of a block of whole lines (`bytes`): each non-empty line a
-    /// document, or with `field` each non-blank line's JSON string `field`; their ids (each
-    /// followed by `eos` when given) on `num_threads` threads with the GIL released. Returns
-    /// `(ids, offsets, bytes, chars, words)` (words only when `words`, else 0), or None when
-    /// the block is not UTF-8 or a line lacks the field: the caller reads it line by line.
-    #[pyo3(signature = (block, field, add_special_tokens, eos, words, num_threads))]
+    /// The corpus commands' reader of a block of whole lines (`bytes`): documents as `docs`
+    /// says ("line", "blank-line"), or with `field` each non-blank line's JSON string `field`;
+    /// their ids (each followed by `eos` when given) on `num_threads` threads with the GIL
+    /// released. Returns `(ids, offsets, bytes, chars, words)` (words only when `words`, else
+    /// 0), or None when the block is not UTF-8 or a line lacks the field: the caller reads it
+    /// line by line.
+    #[pyo3(signature = (block, docs, field, add_special_tokens, eos, words, num_threads))]
     #[allow(clippy::too_many_arguments)]
     fn _encode_lines<'py>(
         &self,
         py: Python<'py>,
         block: &Bound<'py, PyBytes>,
+        docs: &str,
         field: Option<&str>,
         add_special_tokens: bool,
         eos: Option<u32>,
         words: bool,
         num_threads: Option<usize>,
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let docs = tokenizer::documents::Documents::parse(docs)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown document mode {docs:?}")))?;
         let data = block.as_bytes();
         let t = &self.inner;
         let got = py
             .detach(|| -> crate::error::Result<_> {
                 let Ok(text) = std::str::from_utf8(data) else { return Ok(None) };
-                let Some(docs) = tokenizer::documents::line_documents(text, field) else { return Ok(None) };
+                let Some(docs) = tokenizer::documents::line_documents(text, docs, field) else {
+                    return Ok(None);
+                };
                 let refs: Vec<&str> = docs.iter().map(|d| &**d).collect();
                 let counts = tokenizer::documents::TextCounts::of(refs.iter().copied(), words);
                 let flat = t.encode_documents(&refs, add_special_tokens, eos, batch_threads(num_threads))?;
