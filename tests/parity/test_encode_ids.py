@@ -130,3 +130,52 @@ def test_unigram_files(name):
         p = rng.randrange(len(text) - 5000)
         texts.append(text[p : p + 5000])
     check(ours, ref, texts)
+
+
+@pytest.mark.parametrize("name", UNIGRAM_FILES)
+def test_unigram_files_on_what_the_stages_rewrite(name):
+    """Random joins of what the Unigram files' stages rewrite, each at the start, middle and end
+    of a text: runs of spaces (a Replace of " {2,}"), the replacement char, chars the charsmap
+    expands, removes or folds (ligatures, controls, combining marks, CR LF), other whitespace
+    (Strip), and added tokens matched in normalized text."""
+    import tokenprism
+
+    path = str(unigram_json(name))
+    ours = tokenprism.Tokenizer.from_file(path)
+    ref = reference().Tokenizer.from_file(path)
+    for t in (ours, ref):
+        t.no_padding()
+        t.no_truncation()
+    parts = [
+        " ",
+        "  ",
+        "   ",
+        "\u2581",
+        "\u2581\u2581",
+        "\u3000",
+        "\u00a0",
+        "\t",
+        "\n",
+        "\r\n",
+        "\r",
+        "a",
+        "ab",
+        "\u00e9",
+        "e\u0301",
+        "\ufb01",
+        "\u2122",
+        "\x1e",
+        "\x00",
+        "\u200b",
+        "\u00ad",
+        "<mask>",
+        "<unk>",
+        "</s>",
+        "\u65e5\u672c",
+        "\U0001f600",
+        "\uff21",
+        ".",
+    ]
+    rng = random.Random("rewrite" + name)
+    texts = ["".join(rng.choice(parts) for _ in range(rng.randrange(12))) for _ in range(3000)]
+    check(ours, ref, texts)

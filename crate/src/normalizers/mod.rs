@@ -149,6 +149,43 @@ impl Normalizer {
         out
     }
 
+    /// The normalized text alone, as [`Normalizer::apply`] writes it, for the normalizers
+    /// that can tell it without the alignment ([`Normalizer::has_plain_text`]). `None` where a
+    /// char would be inserted before the text's start: after that the reference's rewrites
+    /// depend on the alignment (see [`AlignedText::transform_reporting`]).
+    #[cfg(feature = "general")]
+    pub fn plain_text(&self, s: String) -> Option<String> {
+        match self {
+            Normalizer::Sequence(v) => v.iter().try_fold(s, |acc, n| n.plain_text(acc)),
+            Normalizer::Form(f) => {
+                let items = nfc::normalize_items_unicode9(&s, *f);
+                // An insertion first takes the empty span at the start.
+                if items.first().is_some_and(|i| i.1 > 0) {
+                    return None;
+                }
+                Some(items.into_iter().map(|i| i.0).collect())
+            }
+            Normalizer::Strip { left, right } => Some(simple::strip_str(s, *left, *right)),
+            Normalizer::Replace(r) => r.plain_text(&s),
+            Normalizer::Precompiled(p) => Some(p.normalize_plain(&s)),
+            _ => None,
+        }
+    }
+
+    /// Whether [`Normalizer::plain_text`] answers (but where it finds an insertion at the
+    /// start).
+    #[cfg(feature = "general")]
+    pub fn has_plain_text(&self) -> bool {
+        match self {
+            Normalizer::Sequence(v) => v.iter().all(Normalizer::has_plain_text),
+            Normalizer::Form(_)
+            | Normalizer::Strip { .. }
+            | Normalizer::Replace(_)
+            | Normalizer::Precompiled(_) => true,
+            _ => false,
+        }
+    }
+
     /// The normalized text alone.
     pub fn normalize(&self, s: &str) -> String {
         self.apply(AlignedText::new(s), &mut |_, _| {}).text
@@ -157,5 +194,44 @@ impl Normalizer {
     /// The normalized text alone, or an error where the reference fails.
     pub fn try_normalize(&self, s: &str) -> Result<String> {
         Ok(self.try_apply(AlignedText::new(s), &mut |_, _| {})?.text)
+    }
+}
+
+#[cfg(all(test, feature = "general"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_is_the_aligned_text() {
+        let replace =
+            |p: &str, c: &str| Normalizer::Replace(Replace::new(ReplacePattern::Regex(p.into()), c).unwrap());
+        let normalizers = [
+            Normalizer::Sequence(vec![
+                Normalizer::Strip { left: false, right: true },
+                replace(" {2,}", "▁"),
+                Normalizer::Form(Form::Nfc),
+            ]),
+            Normalizer::Sequence(vec![
+                Normalizer::Form(Form::Nfkd),
+                Normalizer::Strip { left: true, right: true },
+            ]),
+            Normalizer::Sequence(vec![replace("a", "xyz"), replace("b", ""), Normalizer::Form(Form::Nfkc)]),
+            // Inserts before the start: declined.
+            Normalizer::Sequence(vec![replace("^", "_"), Normalizer::Strip { left: true, right: false }]),
+        ];
+        let mut rng = crate::testing::Rng(0x1234_5678_9ABC_DEF1);
+        let parts = ["a", "b", " ", "  ", "\u{3000}", "e\u{301}", "é", "ﬁ", "\u{1100}\u{1161}", "\t", "▁"];
+        for n in &normalizers {
+            assert!(n.has_plain_text());
+            for _ in 0..1000 {
+                let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
+                let aligned = n.try_apply(AlignedText::new(&text), &mut |_, _| {});
+                match n.plain_text(text.clone()) {
+                    Some(plain) => assert_eq!(Some(plain), aligned.ok().map(|t| t.text), "{n:?} {text:?}"),
+                    None => assert!(!text.is_empty(), "{n:?} declined empty text"),
+                }
+            }
+        }
+        assert!(!Normalizer::Lowercase.has_plain_text());
     }
 }

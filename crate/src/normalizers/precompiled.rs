@@ -174,8 +174,28 @@ impl Precompiled {
     pub fn apply(&self, t: &AlignedText) -> AlignedText {
         // The rewrite as the reference writes it, begun only at the first change: until then
         // every char is kept as it is.
-        let mut items: Option<Vec<(char, isize)>> = None;
-        let text = t.text.as_str();
+        let mut items = Items { text: &t.text, items: None };
+        self.rewrite(&t.text, &mut items);
+        match items.items {
+            Some(items) => t.transform(items, 0),
+            None => t.clone(),
+        }
+    }
+
+    /// The normalized text alone: [`Precompiled::apply`]'s text, without the alignment.
+    pub fn normalize_plain(&self, text: &str) -> String {
+        let mut plain = Plain { text, out: String::new(), kept_from: 0 };
+        self.rewrite(text, &mut plain);
+        if plain.out.is_empty() && plain.kept_from == 0 {
+            return text.to_owned();
+        }
+        plain.out.push_str(&text[plain.kept_from..]);
+        plain.out
+    }
+
+    /// Tells `sink` what becomes of each char of `text`, in order.
+    #[inline(always)]
+    fn rewrite(&self, text: &str, sink: &mut impl Sink) {
         let bytes = text.as_bytes();
         // An ASCII char other than CR followed by ASCII (or the end) is a cluster of its own:
         // nothing ASCII extends a cluster. Such chars skip the segmenter, which restarts at
@@ -186,56 +206,93 @@ impl Precompiled {
         while at < bytes.len() {
             if lone_ascii(at) {
                 match self.ascii[bytes[at] as usize] {
-                    Some((s, e)) => replace(
-                        started(&mut items, text, at),
-                        &text[at..at + 1],
-                        &self.replacements[s as usize..e as usize],
-                    ),
-                    None => {
-                        if let Some(items) = items.as_mut() {
-                            items.push((bytes[at] as char, 0));
-                        }
+                    Some((s, e)) => {
+                        sink.replace(at, &text[at..at + 1], &self.replacements[s as usize..e as usize])
                     }
+                    None => sink.keep(at, bytes[at] as char),
                 }
                 at += 1;
                 continue;
             }
             let from = at;
             for (i, cluster) in text[from..].grapheme_indices(true) {
-                self.cluster(text, from + i, cluster.len(), &mut items);
+                self.cluster(text, from + i, cluster.len(), sink);
                 at = from + i + cluster.len();
                 if at < bytes.len() && lone_ascii(at) {
                     break;
                 }
             }
         }
-        match items {
-            Some(items) => t.transform(items, 0),
-            None => t.clone(),
-        }
     }
 
-    /// Rewrites the cluster `text[at..at + len]` into `items` (begun at its first change).
+    /// Rewrites the cluster `text[at..at + len]` into `sink`.
     #[inline]
-    fn cluster(&self, text: &str, at: usize, len: usize, items: &mut Option<Vec<(char, isize)>>) {
+    fn cluster(&self, text: &str, at: usize, len: usize, sink: &mut impl Sink) {
         let cluster = &text[at..at + len];
         if len < WHOLE_CLUSTER_BELOW {
             if let Some(new) = self.replacement(cluster) {
-                replace(started(items, text, at), cluster, new);
+                sink.replace(at, cluster, new);
                 return;
             }
         }
         for (i, c) in cluster.char_indices() {
             let old = &cluster[i..i + c.len_utf8()];
             match self.replacement(old) {
-                Some(new) => replace(started(items, text, at + i), old, new),
-                None => {
-                    if let Some(items) = items.as_mut() {
-                        items.push((c, 0));
-                    }
-                }
+                Some(new) => sink.replace(at + i, old, new),
+                None => sink.keep(at + i, c),
             }
         }
+    }
+}
+
+/// What a rewrite says, in text order: each char is kept, or a run of chars replaced.
+trait Sink {
+    /// The char `c` at byte `at` stays.
+    fn keep(&mut self, at: usize, c: char);
+    /// `old`, at byte `at`, becomes `new`.
+    fn replace(&mut self, at: usize, old: &str, new: &str);
+}
+
+/// The reference's `(char, change)` items of a rewrite of `text`, begun at its first change.
+struct Items<'a> {
+    text: &'a str,
+    items: Option<Vec<(char, isize)>>,
+}
+
+impl Sink for Items<'_> {
+    #[inline]
+    fn keep(&mut self, _: usize, c: char) {
+        if let Some(items) = self.items.as_mut() {
+            items.push((c, 0));
+        }
+    }
+
+    #[inline]
+    fn replace(&mut self, at: usize, old: &str, new: &str) {
+        replace(started(&mut self.items, self.text, at), old, new);
+    }
+}
+
+/// The rewritten text alone: kept chars are copied a run at a time.
+struct Plain<'a> {
+    text: &'a str,
+    out: String,
+    /// Where the kept chars not yet copied begin.
+    kept_from: usize,
+}
+
+impl Sink for Plain<'_> {
+    #[inline(always)]
+    fn keep(&mut self, _: usize, _: char) {}
+
+    #[inline]
+    fn replace(&mut self, at: usize, old: &str, new: &str) {
+        if self.out.capacity() == 0 {
+            self.out.reserve(self.text.len() + new.len());
+        }
+        self.out.push_str(&self.text[self.kept_from..at]);
+        self.out.push_str(new);
+        self.kept_from = at + old.len();
     }
 }
 
@@ -338,6 +395,18 @@ mod tests {
         assert_eq!(t.orig, [0, 1]);
         // Nothing to change: the same text and alignment.
         assert_eq!(p.apply(&AlignedText::new("bbb")), AlignedText::new("bbb"));
+    }
+
+    #[test]
+    fn plain_text_is_the_aligned_rewrites_text() {
+        let p = tiny();
+        let mut rng = crate::testing::Rng(0x0123_4567_89AB_CDEF);
+        // Keys, chars that extend clusters (combining marks, CR LF), multi-byte chars.
+        let parts = ["a", "b", "c", "ab", "\r", "\n", "\r\n", "\u{301}", "é", "日", "\u{1F600}", " "];
+        for _ in 0..5000 {
+            let text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
+            assert_eq!(p.normalize_plain(&text), p.apply(&AlignedText::new(&text)).text, "{text:?}");
+        }
     }
 
     #[test]

@@ -17,6 +17,34 @@ pub struct Replace {
     pub pattern: ReplacePattern,
     pub content: String,
     regex: Regex,
+    /// A regex that is one literal char repeated at least n times (n >= 1, as `" {2,}"`):
+    /// the char and n. Its matches are the runs of that char at least n long, found without
+    /// the regex engine.
+    run: Option<(char, usize)>,
+}
+
+/// The char and count of a regex `c{n,}` or `c+` (n >= 1) where `c` is a literal in any
+/// Oniguruma syntax: a space, an ASCII letter or digit, or a non-ASCII char other than a
+/// space (which an extended syntax would skip).
+fn literal_run(pattern: &str) -> Option<(char, usize)> {
+    let mut chars = pattern.chars();
+    let c = chars.next()?;
+    let literal = c == ' ' || c.is_ascii_alphanumeric() || (!c.is_ascii() && !c.is_whitespace());
+    if !literal {
+        return None;
+    }
+    let rest = chars.as_str();
+    let n = match rest {
+        "+" => 1,
+        _ => {
+            let digits = rest.strip_prefix('{')?.strip_suffix(",}")?;
+            if digits.is_empty() || digits.len() > 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse().ok()?
+        }
+    };
+    (n >= 1).then_some((c, n))
 }
 
 /// The chars the `regex` crate's `escape` escapes. The reference compiles a literal
@@ -40,7 +68,11 @@ impl Replace {
             ReplacePattern::String(s) => Regex::new(&escape(s))?,
             ReplacePattern::Regex(r) => Regex::new(r)?,
         };
-        Ok(Replace { pattern, content: content.into(), regex })
+        let run = match &pattern {
+            ReplacePattern::Regex(r) => literal_run(r),
+            ReplacePattern::String(_) => None,
+        };
+        Ok(Replace { pattern, content: content.into(), regex, run })
     }
 
     /// Calls `f(start, end)` for each match in `text` (none in an empty text, as the
@@ -52,6 +84,33 @@ impl Replace {
             ReplacePattern::String(s) if !s.is_empty() => {
                 for (at, m) in text.match_indices(s.as_str()) {
                     f(at, at + m.len());
+                }
+            }
+            _ if self.run.is_some() => {
+                let (c, n) = self.run.expect("checked");
+                let mut enc = [0u8; 4];
+                let c = c.encode_utf8(&mut enc).as_bytes();
+                let bytes = text.as_bytes();
+                let at_c = |i: usize| bytes[i] == c[0] && (c.len() == 1 || bytes[i..].starts_with(c));
+                let mut i = 0;
+                while i < bytes.len() {
+                    // Skip to the next byte that may begin `c`.
+                    match bytes[i..].iter().position(|&b| b == c[0]) {
+                        Some(k) => i += k,
+                        None => break,
+                    }
+                    if !at_c(i) {
+                        i += 1;
+                        continue;
+                    }
+                    let (at, mut count) = (i, 0);
+                    while i < bytes.len() && at_c(i) {
+                        i += c.len();
+                        count += 1;
+                    }
+                    if count >= n {
+                        f(at, i);
+                    }
                 }
             }
             _ if !text.is_empty() => self.regex.for_each_match(text, f),
@@ -80,6 +139,22 @@ impl Replace {
         text.push_str(&t.text[last..]);
         orig.extend_from_slice(&t.orig[last_char..]);
         AlignedText { text, orig }
+    }
+
+    /// [`Replace::apply`]'s text alone (text with no char inserted at its start); `None` when
+    /// it inserts a char there (content for an empty match at the start).
+    pub fn plain_text(&self, text: &str) -> Option<String> {
+        let mut at_start = false;
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        self.for_each_match(text, |start, end| {
+            at_start |= end == 0;
+            out.push_str(&text[last..start]);
+            out.push_str(&self.content);
+            last = end;
+        });
+        out.push_str(&text[last..]);
+        (!at_start || self.content.is_empty()).then_some(out)
     }
 
     /// The decoder's step on one token.
@@ -144,6 +219,44 @@ mod tests {
             }
             assert_eq!(fast, plain, "{pattern:?} in {text:?}");
         }
+    }
+
+    #[test]
+    fn runs_of_one_char_are_found_as_their_regex_finds_them() {
+        let mut rng = crate::testing::Rng(0x2F2F_2F2F_1357_9BDF);
+        let parts = ["a", "b", " ", "  ", "é", "▁", "▁▁", "\u{1F600}", "aa"];
+        // Patterns the run finder takes, and look-alikes it leaves to the regex.
+        let patterns =
+            [" {2,}", " +", "a{1,}", "a{3,}", "▁{2,}", "▁+", "é{2,}", " {0,}", " {2,}?", ". {2,}", "ab+"];
+        for pattern in patterns {
+            let r = Replace::new(ReplacePattern::Regex(pattern.into()), "_").unwrap();
+            let taken = !matches!(pattern, " {0,}" | " {2,}?" | ". {2,}" | "ab+");
+            assert_eq!(r.run.is_some(), taken, "{pattern:?}");
+            for _ in 0..500 {
+                let text: String = (0..rng.below(16)).map(|_| rng.pick(&parts)).collect();
+                let (mut fast, mut plain) = (Vec::new(), Vec::new());
+                r.for_each_match(&text, |s, e| fast.push((s, e)));
+                if !text.is_empty() {
+                    r.regex.for_each_match(&text, |s, e| plain.push((s, e)));
+                }
+                assert_eq!(fast, plain, "{pattern:?} in {text:?}");
+                let aligned = r.apply(&AlignedText::new(&text));
+                match r.plain_text(&text) {
+                    Some(t) => assert_eq!(t, aligned.text),
+                    None => assert_eq!(aligned.orig.first(), Some(&AT_START)),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_text_declines_an_insertion_at_the_start() {
+        let re = Replace::new(ReplacePattern::Regex("^".into()), "_").unwrap();
+        assert_eq!(re.plain_text("ab"), None);
+        let re = Replace::new(ReplacePattern::Regex("^".into()), "").unwrap();
+        assert_eq!(re.plain_text("ab").as_deref(), Some("ab"));
+        let re = Replace::new(ReplacePattern::Regex("$".into()), "_").unwrap();
+        assert_eq!(re.plain_text("ab").as_deref(), Some("ab_"));
     }
 
     #[test]

@@ -29,6 +29,19 @@ pub fn strip(t: &AlignedText, left: bool, right: bool, ok: &mut bool) -> Aligned
     t.transform_reporting(items, lead, ok)
 }
 
+/// [`strip`]'s text alone (text with no char inserted at its start).
+pub fn strip_str(mut s: String, left: bool, right: bool) -> String {
+    if right {
+        let keep = s.trim_end_matches(char::is_whitespace).len();
+        s.truncate(keep);
+    }
+    if left {
+        let lead = s.len() - s.trim_start_matches(char::is_whitespace).len();
+        s.drain(..lead);
+    }
+    s
+}
+
 /// Prepend: `s` before non-empty text. The reference writes `s` over the first char and
 /// inserts the rest: all of `s` shares the first char's alignment, and an empty `s`
 /// leaves the first char with the empty span at the start.

@@ -80,6 +80,63 @@ impl Metaspace {
     }
 }
 
+impl Metaspace {
+    /// Whether [`Metaspace::pieces_plain`] cuts as [`Metaspace::apply`] does: unless
+    /// prepending depends on where the text starts in the input.
+    pub fn has_plain(&self) -> bool {
+        self.prepend_scheme != PrependScheme::First
+    }
+
+    /// The pieces of `text` (one whole piece) without their alignment, each in turn in `buf`
+    /// for `f`.
+    pub fn pieces_plain<E>(
+        &self,
+        text: &str,
+        buf: &mut String,
+        mut f: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let rep = self.replacement;
+        let mut enc = [0u8; 4];
+        let rep_bytes = rep.encode_utf8(&mut enc).as_bytes();
+        buf.clear();
+        let first = text.chars().next();
+        if first.is_some_and(|c| c != ' ' && c != rep) && self.prepend_scheme == PrependScheme::Always {
+            buf.push(rep);
+        }
+        let bytes = text.as_bytes();
+        // The text not yet copied into `buf` starts at `run`.
+        let (mut run, mut i) = (0, 0);
+        while i < bytes.len() {
+            let b = bytes[i];
+            let len = if b == b' ' {
+                1
+            } else if b == rep_bytes[0] && bytes[i..].starts_with(rep_bytes) {
+                rep_bytes.len()
+            } else {
+                i += 1;
+                continue;
+            };
+            // A space or a replacement char: with split, the open piece ends here (an empty
+            // one, a leading replacement, is dropped).
+            buf.push_str(&text[run..i]);
+            if self.split {
+                if !buf.is_empty() {
+                    f(buf)?;
+                }
+                buf.clear();
+            }
+            buf.push(rep);
+            i += len;
+            run = i;
+        }
+        buf.push_str(&text[run..]);
+        if buf.is_empty() {
+            return Ok(());
+        }
+        f(buf)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +162,33 @@ mod tests {
         assert_eq!(out, ["▁x", "▁y"]);
         let m = Metaspace { replacement: '_', prepend_scheme: PrependScheme::Never, split: false };
         assert_eq!(run(&m, "a b "), [("a_b_".to_owned(), vec![0, 1, 2, 3])]);
+    }
+
+    #[test]
+    fn plain_pieces_are_the_aligned_ones() {
+        let mut rng = crate::testing::Rng(0xDEAD_BEEF_0BAD_F00D);
+        let parts = ["a", "b", " ", "  ", "▁", "_", "é", "\u{1F600}", "xy"];
+        for rep in ['▁', '_', ' '] {
+            for scheme in [PrependScheme::Always, PrependScheme::Never] {
+                for split in [true, false] {
+                    let m = Metaspace { replacement: rep, prepend_scheme: scheme, split };
+                    assert!(m.has_plain());
+                    for _ in 0..400 {
+                        let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
+                        let want: Vec<String> = run(&m, &text).into_iter().map(|p| p.0).collect();
+                        let mut got = Vec::new();
+                        m.pieces_plain::<()>(&text, &mut String::new(), |p| {
+                            got.push(p.to_owned());
+                            Ok(())
+                        })
+                        .unwrap();
+                        assert_eq!(got, want, "{m:?} {text:?}");
+                    }
+                }
+            }
+        }
+        let first = Metaspace { replacement: '▁', prepend_scheme: PrependScheme::First, split: true };
+        assert!(!first.has_plain());
     }
 
     #[test]

@@ -495,6 +495,9 @@ impl Tokenizer {
         ids: &mut Vec<u32>,
         tokens: &mut Vec<Token>,
     ) -> Result<()> {
+        if self.segment_ids_plain(raw, ids, tokens)? {
+            return Ok(());
+        }
         let norm = self.normalize_segment(raw, char_start, &mut None)?;
         for nseg in self.split_added(self.normalized_matcher.as_ref(), &norm.text)? {
             let ntext = &norm.text[nseg.byte_start..nseg.byte_end];
@@ -518,6 +521,58 @@ impl Tokenizer {
             }
         }
         Ok(())
+    }
+
+    /// [`Tokenizer::segment_ids_staged`] without the alignment, where no stage needs it: a
+    /// normalizer that tells its text alone ([`Normalizer::plain_text`]), and no pre-tokenizer
+    /// or a Metaspace whose prepending does not depend on where the text starts. False
+    /// (nothing appended) where it cannot tell.
+    #[cfg(feature = "general")]
+    fn segment_ids_plain(&self, raw: &str, ids: &mut Vec<u32>, tokens: &mut Vec<Token>) -> Result<bool> {
+        let metaspace = match &self.pre_tokenizer {
+            None => None,
+            Some(PreTokenizer::Metaspace(m)) if m.has_plain() => Some(m),
+            Some(_) => return Ok(false),
+        };
+        if self.normalizer.as_ref().is_some_and(|n| !n.has_plain_text()) {
+            return Ok(false);
+        }
+        let text = match &self.normalizer {
+            Some(n) => match n.plain_text(raw.to_owned()) {
+                Some(text) => text,
+                None => return Ok(false),
+            },
+            None => raw.to_owned(),
+        };
+        let mut buf = String::new();
+        let mut segment_ids = |ntext: &str, ids: &mut Vec<u32>| {
+            let mut piece_ids = |piece: &str| {
+                tokens.clear();
+                self.model.tokenize(piece, tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+                Ok::<(), Error>(())
+            };
+            match metaspace {
+                Some(m) => m.pieces_plain(ntext, &mut buf, piece_ids),
+                None => piece_ids(ntext),
+            }
+        };
+        // The staged pipeline's cut at added tokens matched in normalized text.
+        match self.normalized_matcher.as_ref().filter(|m| m.may_match(&text)) {
+            None if text.is_empty() => {}
+            None => segment_ids(&text, ids)?,
+            Some(m) => {
+                for nseg in self.split_added(Some(m), &text)? {
+                    let ntext = &text[nseg.byte_start..nseg.byte_end];
+                    match nseg.added {
+                        _ if ntext.is_empty() => {}
+                        Some(i) => ids.push(self.added[i].id),
+                        None => segment_ids(ntext, ids)?,
+                    }
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// The ids of `text` (the template's around them when `add_special_tokens`): added tokens

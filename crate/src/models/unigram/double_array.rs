@@ -10,7 +10,7 @@
 use crate::models::wordpiece::trie::Trie;
 
 /// Marks a slot no node holds, and a node where no piece ends.
-const NONE: u32 = u32::MAX;
+pub const NONE: u32 = u32::MAX;
 /// The root's `check`: no node has this index, so no step lands on the root.
 const ROOT: u32 = u32::MAX - 1;
 
@@ -89,23 +89,33 @@ impl DoubleArray {
     /// Calls `f(length, id)` for every piece that is a prefix of `s`, shortest first.
     #[inline(always)]
     pub fn prefixes(&self, s: &[u8], mut f: impl FnMut(usize, u32)) {
-        let units = &self.units[..];
-        let (mut node, mut base) = (0u32, units[0].base as usize);
+        let (mut node, mut base) = self.root();
         for (k, &b) in s.iter().enumerate() {
-            let next = base + b as usize;
-            debug_assert!(next < units.len());
-            // SAFETY: `base` is a node's, and every node's base is at most `units.len() - 256`
-            // (`new` grows the array to 256 slots past each base it gives out, and never
-            // shrinks it), so `base + b` for a byte `b` is in bounds.
-            let u = unsafe { *units.get_unchecked(next) };
-            if u.check != node {
-                return;
+            let Some((next, next_base, id)) = self.child(node, base, b) else { return };
+            if id != NONE {
+                f(k + 1, id);
             }
-            if u.id != NONE {
-                f(k + 1, u.id);
-            }
-            (node, base) = (next as u32, u.base as usize);
+            (node, base) = (next, next_base);
         }
+    }
+
+    /// The root: its slot and its base, where walks start.
+    #[inline(always)]
+    pub fn root(&self) -> (u32, usize) {
+        (0, self.units[0].base as usize)
+    }
+
+    /// The child by byte `b` of the node at slot `node` whose base is `base`: its slot, its
+    /// base, and the id of the piece ending there ([`NONE`] if none does).
+    #[inline(always)]
+    pub fn child(&self, node: u32, base: usize, b: u8) -> Option<(u32, usize, u32)> {
+        let next = base + b as usize;
+        debug_assert!(next < self.units.len());
+        // SAFETY: `base` is a node's (the root's, or one `child` returned), and every node's
+        // base is at most `units.len() - 256` (`new` grows the array to 256 slots past each
+        // base it gives out, and never shrinks it), so `base + b` for a byte `b` is in bounds.
+        let u = unsafe { *self.units.get_unchecked(next) };
+        (u.check == node).then_some((next as u32, u.base as usize, u.id))
     }
 }
 

@@ -78,8 +78,8 @@ const SPM_SCORE_RESET: f32 = 100_000.0;
 /// shifts its sums back to 0 past ±[`SPM_SCORE_RESET`]).
 trait Score: Copy + PartialOrd + Default {
     const SENTENCEPIECE: bool;
-    /// The score of piece `id` of `m`.
-    fn piece(m: &Unigram, id: u32) -> Self;
+    /// The score of each piece of `m`, by id.
+    fn scores(m: &Unigram) -> &[Self];
     fn unknown(m: &Unigram) -> Self;
     fn add(self, other: Self) -> Self;
     fn sub(self, other: Self) -> Self;
@@ -90,8 +90,8 @@ trait Score: Copy + PartialOrd + Default {
 impl Score for f64 {
     const SENTENCEPIECE: bool = false;
     #[inline(always)]
-    fn piece(m: &Unigram, id: u32) -> Self {
-        m.scores[id as usize]
+    fn scores(m: &Unigram) -> &[Self] {
+        &m.scores
     }
     fn unknown(m: &Unigram) -> Self {
         m.unk_score
@@ -111,8 +111,8 @@ impl Score for f64 {
 impl Score for f32 {
     const SENTENCEPIECE: bool = true;
     #[inline(always)]
-    fn piece(m: &Unigram, id: u32) -> Self {
-        m.scores32[id as usize]
+    fn scores(m: &Unigram) -> &[Self] {
+        &m.scores32
     }
     fn unknown(m: &Unigram) -> Self {
         m.unk_score as f32
@@ -354,9 +354,10 @@ impl Unigram {
         let first = out.len();
         self.best_path(text, best, out)?;
         let unk = self.unk_id.ok_or_else(missing_unk)?;
-        if out[first..].iter().any(|t| t.id == unk) {
+        // Resolved from the first unknown node on (the nodes before it stay as they are).
+        if let Some(k) = out[first..].iter().position(|t| t.id == unk) {
             let nodes: Vec<(u32, usize, usize)> =
-                out.drain(first..).map(|t| (t.id, t.start as usize, t.end as usize)).collect();
+                out.drain(first + k..).map(|t| (t.id, t.start as usize, t.end as usize)).collect();
             let bytes = self.byte_fallback.then_some(&*self.byte_ids);
             resolve_unknowns(nodes, text, unk, bytes, |id, start, end| out.push(self.token(id, start, end)));
         }
@@ -394,34 +395,68 @@ impl Unigram {
         let n = bytes.len();
         best.clear();
         best.resize(n + 1, Best { score: S::default(), start: NONE, id: 0 });
+        let best = &mut best[..];
+        let scores = S::scores(self);
+        // What makes the unchecked reads of scores below sound.
+        assert_eq!(scores.len(), self.pieces.len(), "a score per piece");
+        let da = &self.pieces_da;
+        // Keeps a candidate ending at `end` that beats what reaches there (the first one wins
+        // a tie).
+        let relax = |best: &mut [Best<S>], end: usize, score: S, start: usize, id: u32| {
+            debug_assert!(end < best.len());
+            // SAFETY: candidates end at most at `n` (the walks below stop there), and `best`
+            // has `n + 1` entries.
+            let b = unsafe { best.get_unchecked_mut(end) };
+            if b.start == NONE || score > b.score {
+                *b = Best { score, start: start as u32, id };
+            }
+        };
+        let piece = |id: u32| {
+            debug_assert!((id as usize) < scores.len());
+            // SAFETY: every id the double array holds is a vocabulary index (it was built
+            // from the pieces' ids), and there is a score per piece (asserted above).
+            unsafe { *scores.get_unchecked(id as usize) }
+        };
         let mut start = 0;
         while start < n {
             let mut here = best[start].score;
             if S::SENTENCEPIECE && here.past_reset() {
-                // Every score reached from here on moves by the same amount.
-                let last = (start + self.reach).min(n);
-                let shift = here;
-                for (i, b) in best[start..=last].iter_mut().enumerate() {
-                    if i == 0 || b.start != NONE {
-                        b.score = b.score.sub(shift);
+                here = self.reset_scores(best, start);
+            }
+            // Within UTF-8 text, a char's lead byte tells its end.
+            let char_end = start + char_len(bytes[start]);
+            // The char's bytes: pieces are UTF-8 too, so none ends inside it.
+            let (mut node, mut base) = da.root();
+            let mut id = NONE;
+            let mut walking = true;
+            for &b in &bytes[start..char_end] {
+                match da.child(node, base, b) {
+                    Some(c) => (node, base, id) = c,
+                    None => {
+                        walking = false;
+                        break;
                     }
                 }
-                here = S::default();
             }
-            let char_end = start + char_len(bytes[start]);
-            let one_char = self.pieces_at(bytes, start, |end, id| {
-                let score = S::piece(self, id).add(here);
-                let b = &mut best[end];
-                if b.start == NONE || score > b.score {
-                    *b = Best { score, start: start as u32, id };
-                }
-            });
-            if !one_char {
+            if walking && id != NONE {
+                relax(best, char_end, piece(id).add(here), start, id);
+            } else {
+                // No piece is the char alone: an unknown node (and no piece ends at its end).
                 let score = S::unknown(self).add(here);
-                let b = &mut best[char_end];
+                let b = &best[char_end];
                 if b.start == NONE || score > b.score {
                     let id = self.unk_id.ok_or_else(missing_unk)?;
-                    *b = Best { score, start: start as u32, id };
+                    best[char_end] = Best { score, start: start as u32, id };
+                }
+            }
+            if walking {
+                // The longer pieces, shortest first.
+                for (k, &b) in bytes[char_end..].iter().enumerate() {
+                    let Some((next, next_base, id)) = da.child(node, base, b) else { break };
+                    if id != NONE {
+                        relax(best, char_end + k + 1, piece(id).add(here), start, id);
+                    }
+                    (node, base) = (next, next_base);
                 }
             }
             start = char_end;
@@ -436,6 +471,22 @@ impl Unigram {
         }
         out[first..].reverse();
         Ok(())
+    }
+
+    /// SentencePiece's shift of the scores when the one at `start` (where the next piece
+    /// starts) is past the reset bound: every score reached from there on moves by it. The
+    /// score at `start` after the shift (0).
+    #[cold]
+    #[inline(never)]
+    fn reset_scores<S: Score>(&self, best: &mut [Best<S>], start: usize) -> S {
+        let last = (start + self.reach).min(best.len() - 1);
+        let shift = best[start].score;
+        for (i, b) in best[start..=last].iter_mut().enumerate() {
+            if i == 0 || b.start != NONE {
+                b.score = b.score.sub(shift);
+            }
+        }
+        S::default()
     }
 
     /// Replaces each run of unk-id tokens in `out[first..]` by the tokens of its fused text.

@@ -310,3 +310,93 @@ fn lattice_tokens_spell_unknowns_as_bytes() {
     let tokens: Vec<_> = l.tokens.iter().map(|t| (t.start, t.end, t.token.as_str())).collect();
     assert_eq!(tokens, [(0, 2, "<0x78>"), (0, 2, "<0x79>"), (2, 3, "a")]);
 }
+
+/// The lattice search as plainly written: every piece `pieces_at` finds, then the unknown
+/// node, scored and compared one by one (the reference for `best_path`'s own walk).
+fn plain_best_path<S: Score>(m: &Unigram, word: &str) -> Result<Vec<(u32, u32, u32)>> {
+    let bytes = word.as_bytes();
+    let n = bytes.len();
+    let mut best = vec![Best { score: S::default(), start: NONE, id: 0 }; n + 1];
+    let mut start = 0;
+    while start < n {
+        let mut here = best[start].score;
+        if S::SENTENCEPIECE && here.past_reset() {
+            let shift = here;
+            for (i, b) in best[start..=(start + m.reach).min(n)].iter_mut().enumerate() {
+                if i == 0 || b.start != NONE {
+                    b.score = b.score.sub(shift);
+                }
+            }
+            here = S::default();
+        }
+        let char_end = start + char_len(bytes[start]);
+        let one_char = m.pieces_at(bytes, start, |end, id| {
+            let score = S::scores(m)[id as usize].add(here);
+            if best[end].start == NONE || score > best[end].score {
+                best[end] = Best { score, start: start as u32, id };
+            }
+        });
+        if !one_char {
+            let score = S::unknown(m).add(here);
+            if best[char_end].start == NONE || score > best[char_end].score {
+                let id = m.unk_id.ok_or_else(missing_unk)?;
+                best[char_end] = Best { score, start: start as u32, id };
+            }
+        }
+        start = char_end;
+    }
+    let mut path = Vec::new();
+    let mut end = n;
+    while end > 0 {
+        path.push((best[end].id, best[end].start, end as u32));
+        end = best[end].start as usize;
+    }
+    path.reverse();
+    Ok(path)
+}
+
+#[test]
+fn best_path_matches_the_plain_search() {
+    use crate::testing::Rng;
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    // One-byte to four-byte chars, so walks stop inside and at the end of every char length.
+    let alphabet = ["a", "b", " ", "é", "ß", "日", "本", "\u{1F600}", "\u{10FFFF}"];
+    let path =
+        |r: Result<Vec<Token>>| r.map(|t| t.iter().map(|t| (t.id, t.start, t.end)).collect::<Vec<_>>());
+    let mut words = 0;
+    for round in 0..400 {
+        let mut vocab: Vec<(String, f64)> = Vec::new();
+        for _ in 0..(1 + rng.below(30)) {
+            let len = 1 + rng.below(4);
+            let p: String = (0..len).map(|_| rng.pick(&alphabet)).collect();
+            // Few distinct scores: ties; in some rounds, scores that pass SentencePiece's
+            // reset bound within a few pieces.
+            let scale = if round % 4 == 0 { 30_000.0 } else { 1.0 };
+            vocab.push((p, -(rng.below(5) as f64) * scale - 0.5));
+        }
+        let unk = (round % 3 != 0).then(|| rng.below(vocab.len()));
+        let m = Unigram::new(vocab.clone(), unk, false).unwrap();
+        let kinds = vocab.iter().map(|(p, s)| (p.clone(), *s as f32, PieceKind::Normal));
+        let mut spm_pieces: Vec<(String, f32, PieceKind)> = kinds.collect();
+        spm_pieces.push(("<unk>".into(), 0.0, PieceKind::Unknown));
+        let spm = Unigram::sentencepiece(spm_pieces.clone(), spm_pieces.len() as u32 - 1, false).unwrap();
+        for _ in 0..40 {
+            let longest = if rng.below(10) == 0 { 60 } else { 10 };
+            let len = rng.below(longest);
+            let word: String = (0..len).map(|_| rng.pick(&alphabet)).collect();
+            if word.is_empty() {
+                continue;
+            }
+            let mut got = Vec::new();
+            let r = m.best_path::<f64>(&word, &mut Vec::new(), &mut got).map(|()| got);
+            let want = plain_best_path::<f64>(&m, &word);
+            assert_eq!(path(r).ok(), want.ok(), "{word:?} {vocab:?} unk {unk:?}");
+            let mut got = Vec::new();
+            spm.best_path::<f32>(&word, &mut Vec::new(), &mut got).unwrap();
+            let want = plain_best_path::<f32>(&spm, &word).unwrap();
+            assert_eq!(path(Ok(got)).unwrap(), want, "{word:?} {spm_pieces:?}");
+            words += 1;
+        }
+    }
+    assert!(words > 10_000);
+}
