@@ -27,8 +27,7 @@
 //! first byte), and first-byte indices increase along the parts, so "leftmost" agrees.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BinaryHeap;
 
 use super::table::{merge_id, merge_rank, Merge, PairTable, NO_MERGE};
 use crate::cost;
@@ -339,59 +338,98 @@ pub fn merge_heap(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
 /// Positions of pairs waiting to merge, grouped by rank, for [`merge_layers`].
 #[derive(Default)]
 struct Layers {
-    /// Rank → index into `lists`.
-    index: HashMap<u32, usize, BuildHasherDefault<RankHasher>>,
+    /// Rank → index into `lists` (NONE: no list yet), one entry per rank of the table: a
+    /// load where a hash map cost more than the pair-table probe beside it.
+    index: Vec<u32>,
+    /// The ranks given a list since the last clear (to reset their `index` entries).
+    used: Vec<u32>,
     /// Position lists (left part's first byte), by `index`; an empty one is idle.
     lists: Vec<Vec<u32>>,
-    /// Ranks whose list went from empty to non-empty (possibly more than once: a popped rank
-    /// whose list is empty is skipped).
-    ranks: BinaryHeap<Reverse<u32>>,
+    /// Bit r: rank r's list is not empty; `summary` bit w: `bits[w]` is not zero. Finding the
+    /// least rank is a few bit scans (a binary heap of ranks cost more on text that never
+    /// repeats, whose lists are short and many).
+    bits: Vec<u64>,
+    summary: Vec<u64>,
+    /// No bit below this is set.
+    low: usize,
 }
 
 impl Layers {
-    fn clear(&mut self) {
-        if self.index.len() > 4096 {
-            // Many ranks seen: start afresh rather than keep a list for each.
-            *self = Layers::default();
-            return;
+    fn clear(&mut self, rank_bound: usize) {
+        for &r in &self.used {
+            self.index[r as usize] = NONE;
+            // All clear unless a call handed over to the heap mid-pass.
+            self.bits[r as usize >> 6] = 0;
+            self.summary[r as usize >> 12] = 0;
+        }
+        self.used.clear();
+        if self.lists.len() > 4096 {
+            // Many ranks seen: drop their lists rather than keep one for each.
+            self.lists = Vec::new();
         }
         for l in &mut self.lists {
             l.clear();
         }
-        self.ranks.clear();
+        if self.index.len() < rank_bound {
+            self.index.resize(rank_bound, NONE);
+            self.bits.resize(rank_bound.div_ceil(64), 0);
+            self.summary.resize(self.bits.len().div_ceil(64), 0);
+        }
+        self.low = 0;
     }
 
     #[inline]
     fn push(&mut self, rank: u32, pos: u32) {
-        let next = self.lists.len();
-        let at = *self.index.entry(rank).or_insert(next);
-        if at == next {
-            self.lists.push(Vec::new());
+        let mut at = self.index[rank as usize] as usize;
+        if at == NONE as usize {
+            at = self.used.len();
+            self.index[rank as usize] = at as u32;
+            self.used.push(rank);
+            if at == self.lists.len() {
+                self.lists.push(Vec::new());
+            }
         }
         let list = &mut self.lists[at];
         if list.is_empty() {
-            self.ranks.push(Reverse(rank));
+            let (r, w) = (rank as usize, rank as usize >> 6);
+            self.bits[w] |= 1 << (r & 63);
+            self.summary[w >> 6] |= 1 << (w & 63);
+            self.low = self.low.min(r);
         }
         list.push(pos);
     }
-}
 
-/// A multiplicative hash for ranks (the std one is built to resist collision attacks, which a
-/// rank cannot mount: ranks are the vocabulary's, not the input's).
-#[derive(Default)]
-struct RankHasher(u64);
-
-impl Hasher for RankHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The least rank whose list is not empty, its bit cleared.
+    #[inline]
+    fn pop(&mut self) -> Option<u32> {
+        let (bits, summary) = (&mut self.bits, &mut self.summary);
+        let mut w = self.low >> 6;
+        if w >= bits.len() {
+            return None;
         }
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.0 = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+        let b = bits[w] & (u64::MAX << (self.low & 63));
+        let b = if b != 0 {
+            b
+        } else {
+            let mut sw = (w + 1) >> 6;
+            let mut sb = if sw < summary.len() { summary[sw] & (u64::MAX << ((w + 1) & 63)) } else { 0 };
+            while sb == 0 {
+                sw += 1;
+                if sw >= summary.len() {
+                    return None;
+                }
+                sb = summary[sw];
+            }
+            w = sw << 6 | sb.trailing_zeros() as usize;
+            bits[w]
+        };
+        let r = w << 6 | b.trailing_zeros() as usize;
+        bits[w] &= !(1 << (r & 63));
+        if bits[w] == 0 {
+            summary[w >> 6] &= !(1 << (w & 63));
+        }
+        self.low = r;
+        Some(r as u32)
     }
 }
 
@@ -423,7 +461,7 @@ pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     s.prev[0] = NONE;
     cost::add(n);
     let layers = &mut s.layers;
-    layers.clear();
+    layers.clear(pairs.rank_bound() as usize);
     for i in 0..n - 1 {
         let m = pairs.get(parts[i], parts[i + 1]);
         if m != NO_MERGE {
@@ -434,8 +472,8 @@ pub fn merge_layers(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     // Left full when a call before handed over to the heap mid-pass.
     todo.clear();
     let mut breaks = 0;
-    while let Some(Reverse(rank)) = layers.ranks.pop() {
-        let Some(&at) = layers.index.get(&rank) else { continue };
+    while let Some(rank) = layers.pop() {
+        let at = layers.index[rank as usize] as usize;
         std::mem::swap(&mut todo, &mut layers.lists[at]);
         if todo.is_empty() {
             continue;
@@ -705,6 +743,13 @@ mod tests {
                 let mut again = input.clone();
                 merge(table, &mut again, &mut s);
                 assert_eq!(again, want, "table {t}, {} parts (merge)", input.len());
+                // Every long-piece merge on its own, the scratch reused across inputs.
+                let mut l = input.clone();
+                merge_layers(table, &mut l, &mut s);
+                assert_eq!(l, want, "table {t}, {} parts (layers)", input.len());
+                let mut h = input.clone();
+                merge_heap(table, &mut h, &mut s);
+                assert_eq!(h, want, "table {t}, {} parts (heap)", input.len());
                 // The windows on every input, not only those whose first windows repeat.
                 let mut w = input.clone();
                 if merge_windows(table, &mut w, &mut s) {

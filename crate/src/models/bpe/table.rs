@@ -367,6 +367,9 @@ pub fn merge_id(m: Merge) -> u32 {
 pub const ID_BITS: u32 = 21;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const FREE_PAIR: u64 = u64::MAX;
+/// Ids below this have their pairs in [`PairTable`]'s direct table too.
+const SMALL_IDS: u32 = 256;
+const NO_RANK: u32 = u32::MAX;
 
 /// `(left, right)` → [`Merge`], as one `u64` per slot: `left << 42 | right << 21 | rank`, so
 /// that a lookup reads 8 bytes and the table is as small as it can be while staying at most
@@ -375,10 +378,17 @@ const FREE_PAIR: u64 = u64::MAX;
 #[derive(Clone, Debug, Default)]
 pub struct PairTable {
     slots: Vec<u64>,
+    /// The rank of each pair of ids below [`SMALL_IDS`], `left << 8 | right` (NO_RANK: none),
+    /// read without hashing or probing: the pairs every merge starts from are the bytes'
+    /// (ids 0-255 in tiktoken ranks and byte-level vocabularies), and on text that misses the
+    /// caches they are most of the probes.
+    small: Vec<u32>,
     /// The merged id of each rank, when ranks are not ids.
     ids_by_rank: Option<Vec<u32>>,
     shift: u32,
     len: usize,
+    /// One more than the largest rank inserted.
+    rank_bound: u32,
 }
 
 impl PairTable {
@@ -407,9 +417,11 @@ impl PairTable {
         let cap = (n * 2).next_power_of_two().max(16);
         PairTable {
             slots: huge_vec(cap, FREE_PAIR),
+            small: vec![NO_RANK; (SMALL_IDS * SMALL_IDS) as usize],
             ids_by_rank: None,
             shift: 64 - cap.trailing_zeros(),
             len: 0,
+            rank_bound: 0,
         }
     }
 
@@ -419,6 +431,10 @@ impl PairTable {
         assert!(self.len * 2 < self.slots.len(), "pair table is full");
         let key = (a as u64) << ID_BITS | b as u64;
         let slot = key << ID_BITS | rank as u64;
+        self.rank_bound = self.rank_bound.max(rank + 1);
+        if a < SMALL_IDS && b < SMALL_IDS {
+            self.small[(a * SMALL_IDS + b) as usize] = rank;
+        }
         let mask = self.slots.len() - 1;
         let mut i = self.slot(key);
         loop {
@@ -444,18 +460,20 @@ impl PairTable {
     /// The merge of `left` followed by `right`, or [`NO_MERGE`].
     #[inline(always)]
     pub fn get(&self, left: u32, right: u32) -> Merge {
+        if left < SMALL_IDS && right < SMALL_IDS {
+            let rank = self.small[(left * SMALL_IDS + right) as usize];
+            if rank == NO_RANK {
+                return NO_MERGE;
+            }
+            return self.merge_of(rank);
+        }
         let key = (left as u64) << ID_BITS | right as u64;
         let mask = self.slots.len() - 1;
         let mut i = self.slot(key);
         loop {
             let s = self.slots[i];
             if s >> ID_BITS == key {
-                let rank = (s & ID_MASK) as u32;
-                let id = match &self.ids_by_rank {
-                    None => rank,
-                    Some(map) => map[rank as usize],
-                };
-                return (rank as u64) << 32 | id as u64;
+                return self.merge_of((s & ID_MASK) as u32);
             }
             if s == FREE_PAIR {
                 return NO_MERGE;
@@ -464,9 +482,23 @@ impl PairTable {
         }
     }
 
+    #[inline(always)]
+    fn merge_of(&self, rank: u32) -> Merge {
+        let id = match &self.ids_by_rank {
+            None => rank,
+            Some(map) => map[rank as usize],
+        };
+        (rank as u64) << 32 | id as u64
+    }
+
     /// Number of pairs.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// One more than the largest rank (a replaced pair's old rank may still count).
+    pub fn rank_bound(&self) -> u32 {
+        self.rank_bound
     }
 
     /// Every pair `(left, right)` with its rank, in no particular order.
@@ -535,5 +567,44 @@ mod tests {
         assert_eq!(merge_id(t.get(1, 2)), 9);
         assert_eq!(merge_id(t.get(2, 1)), 8);
         assert_eq!(t.get(1, 1), NO_MERGE);
+    }
+
+    /// Pairs of small ids (read from the direct table) and of larger ones (probed) give what
+    /// was inserted, replacements included, in tables whose ranks are ids and whose are not.
+    #[test]
+    fn pair_table_small_and_large_ids() {
+        let mut x: u64 = 7;
+        let mut rnd = |k: u32| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) % k as u64) as u32
+        };
+        let mut entries = Vec::new();
+        for i in 0..3000u32 {
+            let (a, b) = if i % 2 == 0 { (rnd(256), rnd(256)) } else { (rnd(600), rnd(600)) };
+            entries.push(((a, b), i, 1000 + i));
+        }
+        let mut want = std::collections::HashMap::new();
+        for &(pair, rank, id) in &entries {
+            want.insert(pair, (rank, id));
+        }
+        let t = PairTable::new(&entries);
+        let ranks_only: Vec<_> = want.iter().map(|(&p, &(r, _))| (p, r, r)).collect();
+        let r = PairTable::new(&ranks_only);
+        assert_eq!(t.len(), want.len());
+        for a in 0..600 {
+            for b in 0..600 {
+                match want.get(&(a, b)) {
+                    Some(&(rank, id)) => {
+                        assert_eq!((merge_rank(t.get(a, b)), merge_id(t.get(a, b))), (rank, id));
+                        assert_eq!((merge_rank(r.get(a, b)), merge_id(r.get(a, b))), (rank, rank));
+                    }
+                    None => {
+                        assert_eq!(t.get(a, b), NO_MERGE, "({a}, {b})");
+                        assert_eq!(r.get(a, b), NO_MERGE, "({a}, {b})");
+                    }
+                }
+            }
+        }
+        assert_eq!(t.rank_bound(), 3000);
     }
 }
