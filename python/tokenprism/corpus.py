@@ -822,7 +822,7 @@ def _job_error(job: dict[str, Any], err: BaseException) -> BaseException:
     return CorpusError(f"{job['name']} failed: {type(err).__name__}: {err}")
 
 
-def _executor_for(executor: str, sources: Sequence[_Source], docs: str) -> str:
+def _executor_for(executor: str, sources: Sequence[_Source]) -> str:
     """ "auto": threads when every input is read in blocks of lines (text by lines, JSONL),
     whose documents are split and encoded in Rust with the GIL released; processes when
     Python splits them (runs of lines, Parquet rows), which holds it."""
@@ -1128,7 +1128,7 @@ def encode_files(
         results = _execute(
             jobs,
             workers=workers or _default_workers(todo_bytes),
-            executor=_executor_for(executor, sources, docs),
+            executor=_executor_for(executor, sources),
             dask=dask,
             on_done=lambda k, r: bar.update(shards[todo[k]]["bytes"], r["tokens"]),
         )
@@ -1193,7 +1193,7 @@ def count_files(
         results = _execute(
             jobs,
             workers=workers or _default_workers(total_bytes),
-            executor=_executor_for(executor, sources, docs),
+            executor=_executor_for(executor, sources),
             dask=dask,
             on_done=lambda k, r: bar.update(shards[k]["bytes"], r["tokens"]),
         )

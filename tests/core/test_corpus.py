@@ -312,10 +312,9 @@ def test_auto_executor(corpora):
     def sources(fmt):
         return [tpc._Source(p) for p in corpora[fmt][0]]
 
-    for docs in ("line", "blank-line", "file"):
-        assert tpc._executor_for("auto", sources("line") + sources("jsonl.gz"), docs) == "thread"
-    assert tpc._executor_for("auto", sources("line") + sources("parquet"), "line") == "process"
-    assert tpc._executor_for("process", sources("line"), "line") == "process"
+    assert tpc._executor_for("auto", sources("line") + sources("jsonl.gz")) == "thread"
+    assert tpc._executor_for("auto", sources("line") + sources("parquet")) == "process"
+    assert tpc._executor_for("process", sources("line")) == "process"
 
 
 def test_same_bytes_on_a_dask_local_cluster(one_worker_run, tmp_path):
