@@ -39,9 +39,9 @@ model_id = models.DEFAULT  # the picked model in use (None while a visitor's fil
 sizes = {}  # the model files' sizes in bytes (shell/models.py's SIZES_FILE)
 # The model step's picked pre-token and how the model split it (a Unigram lattice, WordPiece's
 # search, BPE's merges: view.PIECE_VIEWS).
-lattice_pick = None  # the picked pre-token (index)
-lattice_shown = None  # (piece, its drawing) last fetched for the model step
-lattice_seq = 0  # the latest request; older replies are dropped
+piece_pick = None  # the picked pre-token (index)
+piece_shown = None  # (piece, its drawing) last fetched for the model step
+piece_seq = 0  # the latest request; older replies are dropped
 
 
 def show_notice(message):
@@ -131,18 +131,16 @@ def render_timeline():
 
 
 def step_node():
-    """The current step's tree; the model step's lattice drawing if the one shown is the
+    """The current step's tree; the model step's piece drawing if the one shown is the
     picked pre-token's."""
     drawing = None
-    if lattice_shown is not None and lattice_shown[0] == lattice_piece():
-        drawing = lattice_shown[1]
-    return view.render_step(
-        trace, current_step(), trace["stages"][0]["text"], lattice_pick, drawing
-    )
+    if piece_shown is not None and piece_shown[0] == picked_piece():
+        drawing = piece_shown[1]
+    return view.render_step(trace, current_step(), trace["stages"][0]["text"], piece_pick, drawing)
 
 
-def lattice_piece():
-    k = view.lattice_index(trace, lattice_pick) if trace is not None else None
+def picked_piece():
+    k = view.picked_index(trace, piece_pick) if trace is not None else None
     return None if k is None else trace["pre_tokens"][k]["text"]
 
 
@@ -150,16 +148,16 @@ def render_step_body():
     render("step-box", step_node())
     tpcore.highlight_char("step-box", -1)
     show_inspector(-1)
-    start_lattice()
+    start_piece_view()
 
 
-def start_lattice():
+def start_piece_view():
     """Fetches the picked pre-token's view (a Unigram lattice, WordPiece's search, BPE's
     merges) when the model step shows one and its drawing is not the one shown."""
     box = document.querySelector("#step-box [data-testid=step-piece-box]")
-    piece = lattice_piece()
-    if found(box) and (lattice_shown is None or lattice_shown[0] != piece):
-        asyncio.ensure_future(guarded_task(show_lattice(piece)))
+    piece = picked_piece()
+    if found(box) and (piece_shown is None or piece_shown[0] != piece):
+        asyncio.ensure_future(guarded_task(show_piece_view(piece)))
 
 
 # The worker's arguments for each model's view of one piece, besides the piece.
@@ -170,12 +168,12 @@ PIECE_ARGS = {
 }
 
 
-async def show_lattice(piece):
+async def show_piece_view(piece):
     """Asks the worker how the model splits `piece` (the request for this model's family) and
     draws the reply into the model step."""
-    global lattice_seq, lattice_shown
-    lattice_seq += 1
-    mine = lattice_seq
+    global piece_seq, piece_shown
+    piece_seq += 1
+    mine = piece_seq
     kind = view.piece_view(trace) or "lattice"
     draw = view.PIECE_RENDERERS[kind]
     if piece is None:
@@ -187,9 +185,9 @@ async def show_lattice(piece):
             drawing = draw(piece, json.loads(reply))
         except Exception as e:
             drawing = draw(piece, None, str(e).removeprefix("Error: "))
-    if mine != lattice_seq or piece != lattice_piece():
+    if mine != piece_seq or piece != picked_piece():
         return
-    lattice_shown = (piece, drawing)
+    piece_shown = (piece, drawing)
     if not found(document.querySelector("#step-box [data-testid=step-piece-box]")):
         return
     # The step is drawn again with the piece's view in it: the focus stays on its chip.
@@ -226,7 +224,7 @@ async def render_all():
     render("step-box", node)
     tpcore.highlight_char("step-box", -1)
     show_inspector(-1)
-    start_lattice()
+    start_piece_view()
     await asyncio.sleep(0)
     render("counts-box", view.render_counts(trace))
     token_node = view.render_tokens_over_text(trace, state["view"])
@@ -390,8 +388,8 @@ def on_step_focus(event):
 
 
 def pick_piece(k):
-    global lattice_pick
-    lattice_pick = k
+    global piece_pick
+    piece_pick = k
     render_step_body()
     chip = document.querySelector(f'#step-box [data-step-piece="{k}"]')
     if found(chip):
@@ -416,7 +414,7 @@ def on_piece_key(event):
         # The chips' own arrows, not the stepper's.
         event.preventDefault()
         event.stopPropagation()
-        n = min(len(trace.get("pre_tokens") or []), view.LATTICE_PICK_CAP)
+        n = min(len(trace.get("pre_tokens") or []), view.PIECE_PICK_CAP)
         pick_piece(max(0, min(n - 1, k + (1 if event.key == "ArrowRight" else -1))))
 
 
@@ -529,9 +527,9 @@ async def load_sizes():
 async def use_tokenizer_reply(reply, name, picked=None, from_link=False):
     """Takes the worker's answer to a load: a visitor's file called `name`, or the model
     `picked`. A link's own switches and step win over the file's (`from_link`)."""
-    global has_bert, custom_name, custom_label, model_id, lattice_shown
+    global has_bert, custom_name, custom_label, model_id, piece_shown
     data = json.loads(reply)
-    lattice_shown = None  # drawn by the previous model
+    piece_shown = None  # drawn by the previous model
     info = data.get("info", data)
     custom_name = name
     model_id = picked

@@ -349,8 +349,8 @@ def render_model_tokens(trace: dict) -> Node:
 
 # The most lattice nodes drawn for one pre-token (a SentencePiece model's whole text is one).
 LATTICE_MAX_NODES = 400
-# The pre-tokens offered for a lattice.
-LATTICE_PICK_CAP = 300
+# The pre-tokens offered to pick from in the model step.
+PIECE_PICK_CAP = 300
 # The drawing's grid: pixels per char across, per row of nodes down.
 LATTICE_CELL = 46
 LATTICE_ROW = 34
@@ -379,26 +379,26 @@ def piece_view(trace: dict) -> str | None:
     return PIECE_VIEWS.get(trace.get("model", "WordPiece"))
 
 
-def has_lattice(trace: dict) -> bool:
+def has_piece_view(trace: dict) -> bool:
     return piece_view(trace) is not None
 
 
-def lattice_index(trace: dict, picked: int | None) -> int | None:
-    """The pre-token whose lattice shows: the one picked while it exists, else the first.
+def picked_index(trace: dict, picked: int | None) -> int | None:
+    """The pre-token whose view shows: the one picked while it exists, else the first.
 
-    >>> lattice_index({"pre_tokens": [{"text": "a"}, {"text": "b"}]}, 5), lattice_index({}, 0)
+    >>> picked_index({"pre_tokens": [{"text": "a"}, {"text": "b"}]}, 5), picked_index({}, 0)
     (0, None)
     """
-    n = min(len(trace.get("pre_tokens") or []), LATTICE_PICK_CAP)
+    n = min(len(trace.get("pre_tokens") or []), PIECE_PICK_CAP)
     if n == 0:
         return None
     return picked if picked is not None and 0 <= picked < n else 0
 
 
-def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = None) -> Node:
+def render_piece_picker(trace: dict, picked: int | None, shown: Node | None = None) -> Node:
     """The pre-tokens as buttons (the one pressed is the piece whose view shows), then
     `shown`, that piece's view (PIECE_RENDERERS), or a note while it is on its way."""
-    current = lattice_index(trace, picked)
+    current = picked_index(trace, picked)
     chips = [
         el(
             "span",
@@ -414,7 +414,7 @@ def render_lattice_picker(trace: dict, picked: int | None, shown: Node | None = 
             },
             *text_nodes(p["text"], 0, "equal"),
         )
-        for k, p in enumerate((trace.get("pre_tokens") or [])[:LATTICE_PICK_CAP])
+        for k, p in enumerate((trace.get("pre_tokens") or [])[:PIECE_PICK_CAP])
     ]
     return el(
         "div",
@@ -725,12 +725,12 @@ def render_step(
     trace: dict,
     current: int,
     original: str,
-    lattice_pick: int | None = None,
-    lattice: Node | None = None,
+    piece_pick: int | None = None,
+    piece_drawing: Node | None = None,
 ) -> Node:
     """The stepper's body for step `current`: header, then that step's view (the model step
-    with its pre-tokens to pick one, `lattice_pick`, and how the model split that one,
-    `lattice`: a Unigram lattice, WordPiece's search or BPE's merges)."""
+    with its pre-tokens to pick one, `piece_pick`, and how the model split that one,
+    `piece_drawing`: a Unigram lattice, WordPiece's search or BPE's merges)."""
     all_steps = steps(trace)
     current = max(0, min(current, len(all_steps) - 1))
     s = all_steps[current]
@@ -751,8 +751,8 @@ def render_step(
         body = render_pre_tokens(trace)
     elif name in ("wordpiece", "model"):
         body = render_model_tokens(trace)
-        if has_lattice(trace):
-            body = el("div", {}, body, render_lattice_picker(trace, lattice_pick, lattice))
+        if has_piece_view(trace):
+            body = el("div", {}, body, render_piece_picker(trace, piece_pick, piece_drawing))
     else:
         body = el(
             "code", {"class": "ids-line", "data-testid": "step-ids"}, json.dumps(trace["ids"])
