@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{char_len, Best, Unigram};
+use super::{char_len, Unigram};
 use crate::error::Result;
 use crate::models::Token;
 
@@ -62,9 +62,9 @@ impl Unigram {
         self.tokenize(piece, &mut emitted)?;
         let mut path = Vec::new();
         if self.spm {
-            self.best_path::<f32>(piece, &mut Vec::<Best<f32>>::new(), &mut path)?;
+            self.best_path::<f32, false>(piece, 0.0, &mut Vec::new(), &mut Vec::new(), &mut path)?;
         } else {
-            self.best_path::<f64>(piece, &mut Vec::<Best<f64>>::new(), &mut path)?;
+            self.best_path::<f64, false>(piece, 0.0, &mut Vec::new(), &mut Vec::new(), &mut path)?;
         }
         // A path node is an unknown char unless its text is the piece of its id.
         let node_score = |t: &Token| {

@@ -26,6 +26,8 @@
 //! [`crate::models::sentencepiece::resolve_unknowns`].
 
 use crate::error::{Error, Result};
+use crate::models::bpe::cache::PieceCache;
+use crate::models::bpe::table::{hash_bytes, pack};
 use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
 use crate::models::wordpiece::trie::Trie;
@@ -69,6 +71,10 @@ pub struct Unigram {
     /// The longest piece's byte length, or 4 if that is longer (how far past a position the
     /// lattice may have reached).
     reach: usize,
+    /// SentencePiece's models whose lattice falls apart before every "▁" (no piece holds one
+    /// past its first char): the largest magnitude of a score on a path, for
+    /// [`Unigram::spm_words`]. `None` when a piece holds an inner "▁".
+    spm_word_scores: Option<f32>,
 }
 
 /// SentencePiece shifts path scores back to 0 when they pass this (in either direction).
@@ -78,6 +84,7 @@ const SPM_SCORE_RESET: f32 = 100_000.0;
 /// shifts its sums back to 0 past ±[`SPM_SCORE_RESET`]).
 trait Score: Copy + PartialOrd + Default {
     const SENTENCEPIECE: bool;
+    const LOWEST: Self;
     /// The score of each piece of `m`, by id.
     fn scores(m: &Unigram) -> &[Self];
     fn unknown(m: &Unigram) -> Self;
@@ -89,6 +96,7 @@ trait Score: Copy + PartialOrd + Default {
 
 impl Score for f64 {
     const SENTENCEPIECE: bool = false;
+    const LOWEST: Self = f64::NEG_INFINITY;
     #[inline(always)]
     fn scores(m: &Unigram) -> &[Self] {
         &m.scores
@@ -110,6 +118,7 @@ impl Score for f64 {
 
 impl Score for f32 {
     const SENTENCEPIECE: bool = true;
+    const LOWEST: Self = f32::NEG_INFINITY;
     #[inline(always)]
     fn scores(m: &Unigram) -> &[Self] {
         &m.scores32
@@ -146,7 +155,14 @@ struct Work {
     lattice: Vec<Best<f64>>,
     /// The same for SentencePiece's models.
     lattice32: Vec<Best<f32>>,
+    /// The runner-up's score at each end of `lattice` (see [`Unigram::spm_words`]).
+    runners_up: Vec<f64>,
     cache: WordCache<Token>,
+    /// SentencePiece's models: word → ids (see [`Unigram::spm_words`]).
+    spm_cache: PieceCache,
+    /// Owner of `spm_cache`'s words (a model's `cache_id`).
+    spm_owner: u64,
+    ids: Vec<u32>,
 }
 
 thread_local! {
@@ -155,6 +171,21 @@ thread_local! {
 
 fn missing_unk() -> Error {
     Error::Input("encountered an unknown token but the Unigram model has no unk_id".into())
+}
+
+/// Where the word of SentencePiece's text that starts at `start` ends: at the next "▁" after
+/// its first char, or at the text's end.
+#[inline(always)]
+fn word_end(bytes: &[u8], start: usize) -> usize {
+    let [a, b, c] = [0xE2, 0x96, 0x81];
+    let mut i = start + char_len(bytes[start]);
+    while i + 2 < bytes.len() {
+        if bytes[i] == a && bytes[i + 1] == b && bytes[i + 2] == c {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// The byte length of the UTF-8 char whose lead byte is `b`.
@@ -212,6 +243,7 @@ impl Unigram {
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
             spm: false,
             reach: 4,
+            spm_word_scores: None,
         })
     }
 
@@ -260,6 +292,15 @@ impl Unigram {
                 _ => p.1 as f64,
             })
             .collect();
+        let unk_score = min_score - UNK_PENALTY as f32;
+        let in_lattice =
+            |p: &(String, f32, PieceKind)| matches!(p.2, PieceKind::Normal | PieceKind::UserDefined);
+        let inner_space =
+            pieces.iter().filter(|p| in_lattice(p)).any(|p| p.0.chars().skip(1).any(|c| c == '▁'));
+        let spm_word_scores = (!inner_space).then(|| {
+            let on_paths = pieces.iter().zip(&scores).filter(|(p, _)| in_lattice(p)).map(|(_, &s)| s as f32);
+            on_paths.fold(unk_score.abs(), |m, s| m.max(s.abs()))
+        });
         let vocab: Vec<(String, f64)> = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
         Ok(Unigram {
             scores32: scores.iter().map(|&s| s as f32).collect(),
@@ -267,13 +308,14 @@ impl Unigram {
             pieces: vocab,
             unk_id: Some(unk_id),
             byte_fallback,
-            unk_score: (min_score - UNK_PENALTY as f32) as f64,
+            unk_score: unk_score as f64,
             pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
             spm: true,
             reach,
+            spm_word_scores,
         })
     }
 
@@ -326,11 +368,11 @@ impl Unigram {
             return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
-            // SentencePiece's model sees whole texts, which seldom repeat: no cache.
-            Ok(mut work) if self.spm => self.tokenize_spm(word, &mut work.lattice32, out),
+            // SentencePiece's model sees whole texts: it caches words (`spm_words`).
+            Ok(mut work) if self.spm => self.tokenize_spm(word, &mut work, out),
             Ok(mut work) => self.tokenize_cached(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
-            Err(_) if self.spm => self.tokenize_spm(word, &mut Vec::new(), out),
+            Err(_) if self.spm => self.tokenize_spm(word, &mut Work::default(), out),
             Err(_) => self.tokenize_with(word, &mut Vec::new(), out),
         })
     }
@@ -350,9 +392,14 @@ impl Unigram {
     }
 
     /// SentencePiece's encode of a whole text: its lattice, then its unknown chars.
-    fn tokenize_spm(&self, text: &str, best: &mut Vec<Best<f32>>, out: &mut Vec<Token>) -> Result<()> {
+    fn tokenize_spm(&self, text: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
         let first = out.len();
-        self.best_path(text, best, out)?;
+        match self.spm_word_scores {
+            Some(max_score) => self.spm_words(text, max_score, work, out)?,
+            None => {
+                self.best_path::<f32, false>(text, 0.0, &mut work.lattice32, &mut Vec::new(), out)?;
+            }
+        }
         let unk = self.unk_id.ok_or_else(missing_unk)?;
         // Resolved from the first unknown node on (the nodes before it stay as they are).
         if let Some(k) = out[first..].iter().position(|t| t.id == unk) {
@@ -364,9 +411,94 @@ impl Unigram {
         Ok(())
     }
 
+    /// SentencePiece's path through `text` (as [`Unigram::best_path`] in float32 over the whole
+    /// text finds it) word by word, where its lattice falls apart before every "▁" (no piece
+    /// holds one past its first char), a word's path taken from the word cache where it can be.
+    ///
+    /// A word's path depends on the text before it only through the score where the word
+    /// starts. Each float32 sum rounds by at most half an ulp of the largest score magnitude on
+    /// a path, so along a word of n bytes a sum is off its exact value by at most n of those.
+    /// Where, at every end on a word's best path computed exactly from 0, the winner beats the
+    /// runner-up by more than twice that, float32 picks the same path from any start, and the
+    /// score at the word's end is the path's float32 sum from there. A word that keeps every
+    /// sum within ±[`SPM_SCORE_RESET`] shifts no score inside it. Other words run their float32
+    /// lattice from the score where they start, as the whole text's lattice would.
+    fn spm_words(&self, text: &str, max_score: f32, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+        let Work { lattice, lattice32, runners_up, spm_cache, spm_owner, ids, .. } = work;
+        if *spm_owner != self.cache_id {
+            spm_cache.clear();
+            *spm_owner = self.cache_id;
+        }
+        let top = SPM_SCORE_RESET + max_score;
+        let half_ulp = (f32::from_bits(top.to_bits() + 1) - top) as f64 / 2.0;
+        let unknown = self.unk_score as f32;
+        let unk = self.unk_id.ok_or_else(missing_unk)?;
+        let bytes = text.as_bytes();
+        let mut here = 0f32;
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = word_end(bytes, start);
+            let word = &text[start..end];
+            if here.past_reset() {
+                here = 0.0;
+            }
+            let settled = word.len() < MAX_WORD
+                && here.abs() + word.len() as f32 * (max_score + 1.0) <= SPM_SCORE_RESET;
+            let hash = hash_bytes(word.as_bytes());
+            ids.clear();
+            let cached = settled && {
+                let short = if word.len() <= 8 { pack(word.as_bytes()) } else { 0 };
+                spm_cache.get_into(word.as_bytes(), hash, short, ids)
+            };
+            if cached {
+                let mut at = start;
+                for &id in ids.iter() {
+                    let (len, score) = if id == unk {
+                        (char_len(bytes[at]), unknown)
+                    } else {
+                        (self.pieces[id as usize].0.len(), self.scores32[id as usize])
+                    };
+                    here += score;
+                    out.push(self.token(id, at, at + len));
+                    at += len;
+                }
+                start = end;
+                continue;
+            }
+            let at = out.len();
+            let mut clear = false;
+            if settled {
+                self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;
+                let margin = 2.0 * word.len() as f64 * half_ulp;
+                clear = out[at..].iter().all(|t| {
+                    let e = t.end as usize;
+                    lattice[e].score - runners_up[e] > margin
+                });
+                if clear {
+                    ids.extend(out[at..].iter().map(|t| t.id));
+                    spm_cache.insert(word.as_bytes(), hash, ids);
+                    for t in &out[at..] {
+                        here += if t.id == unk { unknown } else { self.scores32[t.id as usize] };
+                    }
+                } else {
+                    out.truncate(at);
+                }
+            }
+            if !clear {
+                here = self.best_path::<f32, false>(word, here, lattice32, &mut Vec::new(), out)?;
+            }
+            for t in &mut out[at..] {
+                t.start += start as u32;
+                t.end += start as u32;
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
     fn tokenize_with(&self, word: &str, best: &mut Vec<Best<f64>>, out: &mut Vec<Token>) -> Result<()> {
         let first = out.len();
-        self.best_path(word, best, out)?;
+        self.best_path::<f64, false>(word, 0.0, best, &mut Vec::new(), out)?;
         if self.unk_id.is_none() {
             // No node has the unk id: nothing to fuse.
             return Ok(());
@@ -389,28 +521,49 @@ impl Unigram {
     }
 
     /// Appends the best path's nodes to `out`, unknown chars one by one (with the unk id),
-    /// scored in `S` (see [`Score`]).
-    fn best_path<S: Score>(&self, word: &str, best: &mut Vec<Best<S>>, out: &mut Vec<Token>) -> Result<()> {
+    /// scored in `S` (see [`Score`]) from `from` at the word's start; its score at the end.
+    /// With `RUNNERS_UP`, `runners_up[end]` is the best score of a candidate that lost at `end`
+    /// (or a tie's later one), else it is not touched.
+    fn best_path<S: Score, const RUNNERS_UP: bool>(
+        &self,
+        word: &str,
+        from: S,
+        best: &mut Vec<Best<S>>,
+        runners_up: &mut Vec<S>,
+        out: &mut Vec<Token>,
+    ) -> Result<S> {
         let bytes = word.as_bytes();
         let n = bytes.len();
         best.clear();
         best.resize(n + 1, Best { score: S::default(), start: NONE, id: 0 });
+        best[0].score = from;
+        if RUNNERS_UP {
+            runners_up.clear();
+            runners_up.resize(n + 1, S::LOWEST);
+        }
         let best = &mut best[..];
+        let runners_up = &mut runners_up[..];
         let scores = S::scores(self);
         // What makes the unchecked reads of scores below sound.
         assert_eq!(scores.len(), self.pieces.len(), "a score per piece");
         let da = &self.pieces_da;
         // Keeps a candidate ending at `end` that beats what reaches there (the first one wins
         // a tie).
-        let relax = |best: &mut [Best<S>], end: usize, score: S, start: usize, id: u32| {
-            debug_assert!(end < best.len());
-            // SAFETY: candidates end at most at `n` (the walks below stop there), and `best`
-            // has `n + 1` entries.
-            let b = unsafe { best.get_unchecked_mut(end) };
-            if b.start == NONE || score > b.score {
-                *b = Best { score, start: start as u32, id };
-            }
-        };
+        let relax =
+            |best: &mut [Best<S>], runners_up: &mut [S], end: usize, score: S, start: usize, id: u32| {
+                debug_assert!(end < best.len());
+                // SAFETY: candidates end at most at `n` (the walks below stop there), and `best`
+                // has `n + 1` entries.
+                let b = unsafe { best.get_unchecked_mut(end) };
+                if b.start == NONE || score > b.score {
+                    if RUNNERS_UP && b.start != NONE {
+                        runners_up[end] = b.score;
+                    }
+                    *b = Best { score, start: start as u32, id };
+                } else if RUNNERS_UP && score > runners_up[end] {
+                    runners_up[end] = score;
+                }
+            };
         let piece = |id: u32| {
             debug_assert!((id as usize) < scores.len());
             // SAFETY: every id the double array holds is a vocabulary index (it was built
@@ -439,14 +592,16 @@ impl Unigram {
                 }
             }
             if walking && id != NONE {
-                relax(best, char_end, piece(id).add(here), start, id);
+                relax(best, runners_up, char_end, piece(id).add(here), start, id);
             } else {
                 // No piece is the char alone: an unknown node (and no piece ends at its end).
                 let score = S::unknown(self).add(here);
                 let b = &best[char_end];
                 if b.start == NONE || score > b.score {
                     let id = self.unk_id.ok_or_else(missing_unk)?;
-                    best[char_end] = Best { score, start: start as u32, id };
+                    relax(best, runners_up, char_end, score, start, id);
+                } else if RUNNERS_UP && score > runners_up[char_end] {
+                    runners_up[char_end] = score;
                 }
             }
             if walking {
@@ -454,7 +609,7 @@ impl Unigram {
                 for (k, &b) in bytes[char_end..].iter().enumerate() {
                     let Some((next, next_base, id)) = da.child(node, base, b) else { break };
                     if id != NONE {
-                        relax(best, char_end + k + 1, piece(id).add(here), start, id);
+                        relax(best, runners_up, char_end + k + 1, piece(id).add(here), start, id);
                     }
                     (node, base) = (next, next_base);
                 }
@@ -470,7 +625,7 @@ impl Unigram {
             end = b.start as usize;
         }
         out[first..].reverse();
-        Ok(())
+        Ok(best[n].score)
     }
 
     /// SentencePiece's shift of the scores when the one at `start` (where the next piece

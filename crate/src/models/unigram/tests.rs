@@ -192,7 +192,7 @@ fn viterbi_matches_an_exhaustive_search() {
             m.tokenize(&word, &mut got).unwrap();
             let mut raw = Vec::new();
             if !word.is_empty() {
-                m.best_path::<f64>(&word, &mut Vec::new(), &mut raw).unwrap();
+                m.best_path::<f64, false>(&word, 0.0, &mut Vec::new(), &mut Vec::new(), &mut raw).unwrap();
             }
             let raw: Vec<(usize, usize)> = raw.iter().map(|t| (t.start as usize, t.end as usize)).collect();
             if !word.is_empty() {
@@ -388,15 +388,86 @@ fn best_path_matches_the_plain_search() {
                 continue;
             }
             let mut got = Vec::new();
-            let r = m.best_path::<f64>(&word, &mut Vec::new(), &mut got).map(|()| got);
+            let r = m
+                .best_path::<f64, false>(&word, 0.0, &mut Vec::new(), &mut Vec::new(), &mut got)
+                .map(|_| got);
             let want = plain_best_path::<f64>(&m, &word);
             assert_eq!(path(r).ok(), want.ok(), "{word:?} {vocab:?} unk {unk:?}");
             let mut got = Vec::new();
-            spm.best_path::<f32>(&word, &mut Vec::new(), &mut got).unwrap();
+            spm.best_path::<f32, false>(&word, 0.0, &mut Vec::new(), &mut Vec::new(), &mut got).unwrap();
             let want = plain_best_path::<f32>(&spm, &word).unwrap();
             assert_eq!(path(Ok(got)).unwrap(), want, "{word:?} {spm_pieces:?}");
             words += 1;
         }
     }
     assert!(words > 10_000);
+}
+
+#[test]
+fn spm_words_follow_the_whole_texts_lattice() {
+    use crate::testing::Rng;
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let alphabet = ["a", "b", "é", "日", "\u{1F600}"];
+    let mut texts = 0;
+    for round in 0..300 {
+        let mut pieces: Vec<(String, f32, PieceKind)> = Vec::new();
+        for _ in 0..(2 + rng.below(40)) {
+            let len = 1 + rng.below(4);
+            let mut p: String = if rng.below(2) == 0 { "▁".into() } else { String::new() };
+            p.extend((0..len).map(|_| rng.pick(&alphabet)));
+            // Rounds of few distinct scores (ties), of scores a float32 ulp apart at the reset
+            // bound (near ties), and of scores that reach the reset bound within a few words.
+            let score = match round % 3 {
+                0 => -((1 + rng.below(4)) as f32) * 0.5,
+                1 => -1.5 - rng.below(3) as f32 * 0.004,
+                _ => -((1 + rng.below(4)) as f32) * 700.0 - rng.below(3) as f32 * 0.004,
+            };
+            pieces.push((p, score, PieceKind::Normal));
+        }
+        pieces.push(("▁".into(), -2.0, PieceKind::Normal));
+        if round % 5 == 0 {
+            pieces.push(("▁a".into(), 0.0, PieceKind::UserDefined));
+        }
+        pieces.push(("<unk>".into(), 0.0, PieceKind::Unknown));
+        let unk = pieces.len() as u32 - 1;
+        let words = Unigram::sentencepiece(pieces.clone(), unk, round % 2 == 0).unwrap();
+        assert!(words.spm_word_scores.is_some());
+        let mut whole = words.clone();
+        whole.spm_word_scores = None;
+        // Words drawn from a small pool, so that most repeat and come from the cache.
+        let pool: Vec<String> = (0..12)
+            .map(|_| {
+                let len = 1 + rng.below(8);
+                let mut w: String = "▁".repeat(1 + usize::from(rng.below(8) == 0));
+                w.extend((0..len).map(|_| rng.pick(&["a", "b", "é", "日", "\u{1F600}", "x"])));
+                w
+            })
+            .collect();
+        for _ in 0..6 {
+            let n = if rng.below(4) == 0 { 3_000 } else { 1 + rng.below(30) };
+            let mut text: String = (0..n).map(|_| pool[rng.below(pool.len())].as_str()).collect();
+            if rng.below(3) == 0 {
+                text = text.trim_start_matches('▁').to_owned();
+            }
+            let path = |m: &Unigram| {
+                let mut out = Vec::new();
+                m.tokenize(&text, &mut out).unwrap();
+                out.iter().map(|t| (t.id, t.start, t.end)).collect::<Vec<_>>()
+            };
+            assert_eq!(path(&words), path(&whole), "round {round}: {text:?} {pieces:?}");
+            texts += 1;
+        }
+    }
+    assert!(texts >= 1_800);
+}
+
+#[test]
+fn a_piece_with_an_inner_space_keeps_the_whole_texts_lattice() {
+    let pieces = |inner: &str| {
+        let kinds = [("▁a", PieceKind::Normal), (inner, PieceKind::Normal), ("<unk>", PieceKind::Unknown)];
+        kinds.iter().map(|&(p, k)| (p.to_owned(), -1.0, k)).collect::<Vec<_>>()
+    };
+    assert!(Unigram::sentencepiece(pieces("▁b"), 2, false).unwrap().spm_word_scores.is_some());
+    assert!(Unigram::sentencepiece(pieces("a▁b"), 2, false).unwrap().spm_word_scores.is_none());
+    assert!(Unigram::sentencepiece(pieces("b▁"), 2, false).unwrap().spm_word_scores.is_none());
 }
