@@ -153,6 +153,12 @@ impl Precompiled {
 
     /// Whether some key is longer than `prefix` and starts with it.
     pub fn extends(&self, prefix: &[u8]) -> bool {
+        self.next_bytes(prefix, |_| ())
+    }
+
+    /// Calls `f(b)` for each byte `b` that some key longer than `prefix` has right after it;
+    /// whether there was one.
+    pub fn next_bytes(&self, prefix: &[u8], mut f: impl FnMut(u8)) -> bool {
         let unit = |i: usize| self.units.get(i).copied();
         let Some(mut pos) = unit(0).map(offset) else { return false };
         for &c in prefix {
@@ -162,7 +168,14 @@ impl Precompiled {
                 _ => return false,
             }
         }
-        (1..=255u32).any(|c| unit(pos ^ c as usize).is_some_and(|u| label(u) == c))
+        let mut any = false;
+        for c in 1..=255u8 {
+            if unit(pos ^ c as usize).is_some_and(|u| label(u) == c as u32) {
+                f(c);
+                any = true;
+            }
+        }
+        any
     }
 
     /// The normalized text alone.

@@ -14,6 +14,7 @@
 use super::precompiled::Precompiled;
 use super::AlignedText;
 use crate::models::wordpiece::trie::Trie;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// What SentencePiece writes for a space.
@@ -34,6 +35,10 @@ pub struct SpmNormalizer {
     /// Each ASCII char's class for the run loop: [`COPY`] or [`SPACE`], with [`ASCII_NEXT`],
     /// or 0 (ask `prefix`).
     fast: [u8; 128],
+    /// Each char of two or three bytes by code point: [`COPY`] with [`MARK_NEXT`], or 0 (ask
+    /// `prefix`), or [`UNCLASSED`] until first seen (classed then: most maps list few of the
+    /// 63,488 chars, and a text uses few of them). Shared by clones.
+    wide: Arc<[AtomicU8]>,
 }
 
 /// An ASCII char that normalizes to itself (and is not a space).
@@ -44,6 +49,11 @@ const SPACE: u8 = 2;
 /// char, and only with a non-ASCII char after it (as letters and combining marks in an NFKC
 /// map).
 const ASCII_NEXT: u8 = 4;
+/// A char of two or three bytes that normalizes to itself unless a combining mark of
+/// U+0300-U+036F (lead byte 0xCC or 0xCD) follows it: only such marks extend a key from it.
+const MARK_NEXT: u8 = 8;
+/// A char in [`SpmNormalizer::wide`] not classed yet.
+const UNCLASSED: u8 = 0xFF;
 
 /// What an ASCII char normalizes to alone, and when that is the answer.
 #[derive(Clone, Debug)]
@@ -115,6 +125,55 @@ impl SpmNormalizer {
             treat_whitespace_as_suffix,
             ascii,
             fast,
+            wide: (0..0x10000).map(|_| AtomicU8::new(UNCLASSED)).collect(),
+        }
+    }
+
+    /// The class of the char `c` (two or three bytes, `bytes` its UTF-8) for the run loop, as
+    /// [`SpmNormalizer::wide`] keeps it.
+    fn wide_class(&self, c: usize, bytes: &[u8]) -> u8 {
+        let class = self.wide[c].load(Ordering::Relaxed);
+        if class != UNCLASSED {
+            return class;
+        }
+        let class = match (&self.charsmap, &self.user_trie) {
+            (Some(map), None) => {
+                let alone = map.longest(bytes).is_none_or(|(n, r)| n == bytes.len() && r.as_bytes() == bytes);
+                let mut marks_only = true;
+                let longer = map.next_bytes(bytes, |b| marks_only &= b == 0xCC || b == 0xCD);
+                match (alone, longer, marks_only) {
+                    (false, _, _) | (_, true, false) => 0,
+                    (true, false, _) => COPY,
+                    (true, true, true) => COPY | MARK_NEXT,
+                }
+            }
+            (None, None) => COPY,
+            (_, Some(_)) => 0,
+        };
+        // Classing again gives the same class: a race between threads only repeats the work.
+        self.wide[c].store(class, Ordering::Relaxed);
+        class
+    }
+
+    /// The byte length of the char at `i` (two or three bytes) if it normalizes to itself
+    /// there whatever comes after it, else 0.
+    #[inline(always)]
+    fn copies_wide(&self, bytes: &[u8], i: usize) -> usize {
+        let b = bytes[i];
+        let (c, n) = match b {
+            0xC0..=0xDF => (((b & 0x1F) as usize) << 6 | (bytes[i + 1] & 0x3F) as usize, 2),
+            0xE0..=0xEF => {
+                let c = ((b & 0x0F) as usize) << 12 | ((bytes[i + 1] & 0x3F) as usize) << 6;
+                (c | (bytes[i + 2] & 0x3F) as usize, 3)
+            }
+            _ => return 0,
+        };
+        let class = self.wide_class(c, &bytes[i..i + n]);
+        let next_ok = class & MARK_NEXT == 0 || bytes.get(i + n).is_none_or(|&x| x != 0xCC && x != 0xCD);
+        if class & COPY != 0 && next_ok {
+            n
+        } else {
+            0
         }
     }
 
@@ -191,44 +250,51 @@ impl SpmNormalizer {
         }
         let mut prev_space = self.remove_extra_whitespaces;
         let bytes = text.as_bytes();
+        // The class of the ASCII char at `i`, if its rule applies there.
+        let class = |i: usize| {
+            let c = self.fast[bytes[i] as usize];
+            let next_ok = c & ASCII_NEXT == 0 || bytes.get(i + 1).is_none_or(|&x| x < 0x80);
+            if next_ok {
+                c & (COPY | SPACE)
+            } else {
+                0
+            }
+        };
         while at < text.len() {
-            if FAST && bytes[at] < 0x80 {
-                // The class of the char at `i`, if its rule applies there.
-                let class = |i: usize| {
-                    let c = self.fast[bytes[i] as usize];
-                    let next_ok = c & ASCII_NEXT == 0 || bytes.get(i + 1).is_none_or(|&x| x < 0x80);
-                    if next_ok {
-                        c & (COPY | SPACE)
+            if FAST {
+                // A run of chars that normalize to themselves whatever follows them.
+                let (mut end, mut chars) = (at, 0);
+                while end < bytes.len() {
+                    let n = if bytes[end] < 0x80 {
+                        usize::from(class(end) == COPY)
                     } else {
-                        0
+                        self.copies_wide(bytes, end)
+                    };
+                    if n == 0 {
+                        break;
                     }
-                };
-                match class(at) {
-                    COPY => {
-                        let mut end = at + 1;
-                        while end < bytes.len() && bytes[end] < 0x80 && class(end) == COPY {
-                            end += 1;
-                        }
-                        out.push_str(&text[at..end]);
-                        if let Some((from, to)) = orig.as_mut() {
-                            to.extend_from_slice(&from[ci..ci + (end - at)]);
-                        }
-                        ci += end - at;
-                        at = end;
-                        prev_space = false;
-                        continue;
+                    end += n;
+                    chars += 1;
+                }
+                if end > at {
+                    out.push_str(&text[at..end]);
+                    if let Some((from, to)) = orig.as_mut() {
+                        to.extend_from_slice(&from[ci..ci + chars]);
                     }
-                    SPACE => {
-                        // The prefix " ": dropped after a space when extra spaces go.
-                        if !prev_space {
-                            push(out, &mut orig, space, ci);
-                        }
-                        prev_space = self.remove_extra_whitespaces;
-                        ci += 1;
-                        at += 1;
-                        continue;
+                    ci += chars;
+                    at = end;
+                    prev_space = false;
+                    continue;
+                }
+                if bytes[at] < 0x80 && class(at) == SPACE {
+                    // The prefix " ": dropped after a space when extra spaces go.
+                    if !prev_space {
+                        push(out, &mut orig, space, ci);
                     }
-                    _ => {}
+                    prev_space = self.remove_extra_whitespaces;
+                    ci += 1;
+                    at += 1;
+                    continue;
                 }
             }
             let (mut r, n) = self.prefix(&text[at..]);
@@ -412,6 +478,139 @@ mod fast_path_tests {
                         n.run_with::<true>(&text, &mut fast, Some((&from, &mut fast_orig)));
                         n.run_with::<false>(&text, &mut plain, Some((&from, &mut plain_orig)));
                         assert_eq!((&fast, &fast_orig), (&plain, &plain_orig), "{text:?} flags {flags}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A charsmap of `rules` (key, replacement), laid out as a double array the way
+    /// `precompiled.rs` reads one: a node's children by byte `c` at `base ^ c`, where `base`
+    /// is its slot XOR its offset, its value (bit 31 set) at `base`. No two nodes share a
+    /// base, so a unit at `base ^ c` labelled `c` is that node's child.
+    fn built_charsmap(rules: &[(&str, &str)]) -> Arc<Precompiled> {
+        use std::collections::BTreeMap;
+        let mut strings = String::new();
+        let mut children: Vec<BTreeMap<u8, usize>> = vec![BTreeMap::new()];
+        let mut values: Vec<Option<u32>> = vec![None];
+        for &(key, r) in rules {
+            let mut node = 0;
+            for &b in key.as_bytes() {
+                node = match children[node].get(&b) {
+                    Some(&n) => n,
+                    None => {
+                        children.push(BTreeMap::new());
+                        values.push(None);
+                        let n = children.len() - 1;
+                        children[node].insert(b, n);
+                        n
+                    }
+                };
+            }
+            values[node] = Some(strings.len() as u32);
+            strings.push_str(r);
+            strings.push('\0');
+        }
+        let mut units = vec![0u32; 1 << 16];
+        let mut used = vec![false; 1 << 16];
+        used[0] = true;
+        let mut bases = std::collections::HashSet::new();
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((node, slot)) = stack.pop() {
+            let labels: Vec<usize> =
+                values[node].iter().map(|_| 0).chain(children[node].keys().map(|&b| b as usize)).collect();
+            let free = |o: usize| !bases.contains(&o) && labels.iter().all(|&c| !used[o ^ c]);
+            let base = (256..).find(|&o| free(o)).unwrap();
+            bases.insert(base);
+            units[slot] |= ((slot ^ base) as u32) << 10;
+            if let Some(v) = values[node] {
+                units[base] = 1 << 31 | v;
+                used[base] = true;
+            }
+            for (&b, &child) in &children[node] {
+                let at = base ^ b as usize;
+                units[at] = b as u32 | (values[child].is_some() as u32) << 8;
+                used[at] = true;
+                stack.push((child, at));
+            }
+        }
+        let mut bytes = ((units.len() * 4) as u32).to_le_bytes().to_vec();
+        for u in &units {
+            bytes.extend_from_slice(&u.to_le_bytes());
+        }
+        bytes.extend_from_slice(strings.as_bytes());
+        Arc::new(Precompiled::from_charsmap(bytes).unwrap())
+    }
+
+    #[test]
+    fn wide_runs_match_the_prefix_walk() {
+        let map = built_charsmap(&[
+            ("a", "x"),
+            (" ", " "),
+            ("\u{3000}", " "),
+            ("é\u{301}", "É"),
+            ("и\u{306}", "й"),
+            ("ñ", "n"),
+            ("東x", "y"),
+            ("ß", "ss"),
+            ("ab", "yz"),
+        ]);
+        assert_eq!(map.longest("ñ".as_bytes()), Some((2, "n")));
+        assert_eq!(map.longest("и\u{306}!".as_bytes()), Some((4, "й")));
+        let parts = [
+            "é",
+            "\u{301}",
+            "é\u{301}",
+            "ñ",
+            "東",
+            "東x",
+            "x",
+            "и",
+            "и\u{306}",
+            "\u{306}",
+            "a",
+            " ",
+            "  ",
+            "▁",
+            "😀",
+            "ß",
+            "ab",
+            "\u{3000}",
+            "q",
+            "ü",
+            "\u{7FF}",
+            "\u{800}",
+            "\u{FFFF}",
+        ];
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for flags in 0..16u32 {
+            for map in [None, Some(map.clone())] {
+                for user in [vec![], vec!["é".to_owned()]] {
+                    let n = SpmNormalizer::new(
+                        map.clone(),
+                        user,
+                        flags & 1 != 0,
+                        flags & 2 != 0,
+                        flags & 4 != 0,
+                        flags & 8 != 0,
+                    );
+                    for _ in 0..300 {
+                        let text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
+                        let from: Vec<u32> = (0..text.chars().count() as u32).map(|i| i * 3 + 1).collect();
+                        let (mut fast, mut plain) = (String::new(), String::new());
+                        let (mut fast_orig, mut plain_orig) = (Vec::new(), Vec::new());
+                        n.run_with::<true>(&text, &mut fast, Some((&from, &mut fast_orig)));
+                        n.run_with::<false>(&text, &mut plain, Some((&from, &mut plain_orig)));
+                        assert_eq!((&fast, &fast_orig), (&plain, &plain_orig), "{text:?} flags {flags}");
+                    }
+                    if n.user_trie.is_none() && n.charsmap.is_some() {
+                        // Each class was met above.
+                        let class = |c: char| n.wide[c as usize].load(Ordering::Relaxed);
+                        assert_eq!(class('é'), COPY | MARK_NEXT);
+                        assert_eq!(class('и'), COPY | MARK_NEXT);
+                        assert_eq!(class('ü'), COPY);
+                        assert_eq!(class('▁'), COPY);
+                        assert_eq!([class('ñ'), class('東'), class('ß'), class('\u{3000}')], [0; 4]);
                     }
                 }
             }
