@@ -163,6 +163,8 @@ struct Work {
     /// Owner of `spm_cache`'s words (a model's `cache_id`).
     spm_owner: u64,
     ids: Vec<u32>,
+    /// SentencePiece's path from its first unknown char on, being resolved.
+    nodes: Vec<Token>,
 }
 
 thread_local! {
@@ -403,10 +405,13 @@ impl Unigram {
         let unk = self.unk_id.ok_or_else(missing_unk)?;
         // Resolved from the first unknown node on (the nodes before it stay as they are).
         if let Some(k) = out[first..].iter().position(|t| t.id == unk) {
-            let nodes: Vec<(u32, usize, usize)> =
-                out.drain(first + k..).map(|t| (t.id, t.start as usize, t.end as usize)).collect();
+            let nodes = &mut work.nodes;
+            nodes.clear();
+            nodes.extend_from_slice(&out[first + k..]);
+            out.truncate(first + k);
             let bytes = self.byte_fallback.then_some(&*self.byte_ids);
-            resolve_unknowns(nodes, text, unk, bytes, |id, start, end| out.push(self.token(id, start, end)));
+            let tokens = nodes.iter().map(|t| (t.id, t.start as usize, t.end as usize));
+            resolve_unknowns(tokens, text, unk, bytes, |id, start, end| out.push(self.token(id, start, end)));
         }
         Ok(())
     }
