@@ -95,8 +95,19 @@ impl Replace {
             // A literal's regex finds its leftmost occurrences, each search starting where the
             // last match ended: what `match_indices` finds, without a regex search per match.
             ReplacePattern::String(s) if !s.is_empty() => {
-                for (at, m) in text.match_indices(s.as_str()) {
-                    f(at, at + m.len());
+                let mut chars = s.chars();
+                match (chars.next(), chars.next()) {
+                    // One char: a byte search (memchr) rather than the substring searcher.
+                    (Some(c), None) => {
+                        for (at, m) in text.match_indices(c) {
+                            f(at, at + m.len());
+                        }
+                    }
+                    _ => {
+                        for (at, m) in text.match_indices(s.as_str()) {
+                            f(at, at + m.len());
+                        }
+                    }
                 }
             }
             _ if self.run.is_some() => {

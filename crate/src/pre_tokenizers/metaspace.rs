@@ -101,7 +101,25 @@ impl Metaspace {
             PrependScheme::First => starts_input,
             PrependScheme::Never => false,
         };
-        if prepend && first.is_some_and(|c| c != ' ' && c != rep) {
+        let prepend = prepend && first.is_some_and(|c| c != ' ' && c != rep);
+        if !self.split {
+            // One piece: only the spaces change (a byte search for them).
+            if !prepend && !text.contains(' ') {
+                return if text.is_empty() { Ok(()) } else { f(text) };
+            }
+            if prepend {
+                buf.push(rep);
+            }
+            let mut run = 0;
+            for (i, _) in text.match_indices(' ') {
+                buf.push_str(&text[run..i]);
+                buf.push(rep);
+                run = i + 1;
+            }
+            buf.push_str(&text[run..]);
+            return f(buf);
+        }
+        if prepend {
             buf.push(rep);
         }
         let bytes = text.as_bytes();
