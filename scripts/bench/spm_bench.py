@@ -171,9 +171,6 @@ def main_json(args) -> None:
         path = str(paths.unigram_json(name))
         ours = tokenprism.Tokenizer.from_file(path)
         ref = tokenizers.Tokenizer.from_file(path)
-        for t in (ours, ref):
-            t.no_padding()
-            t.no_truncation()
 
         def ours_ids(t, ours=ours):
             return ours.encode_ids(t, add_special_tokens=False)

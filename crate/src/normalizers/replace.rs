@@ -172,18 +172,40 @@ impl Replace {
     pub fn plain_text(&self, text: &str, lead: &mut Lead) -> Option<String> {
         let mut at_start = false;
         let mut first = None;
-        let mut out = String::with_capacity(text.len());
-        let mut last = 0;
-        self.for_each_match(text, |start, end| {
-            at_start |= end == 0;
-            if first.is_none() && end > 0 {
-                first = Some((start, end));
+        let out = match &self.pattern {
+            // One ASCII byte (as " " -> "▁"): copied byte by byte, each match replaced, where
+            // a search per match (and a copy per run between them) cost more in common text.
+            ReplacePattern::String(s) if s.len() == 1 => {
+                let b = s.as_bytes()[0];
+                let bytes = text.as_bytes();
+                let mut out = Vec::with_capacity(text.len() + text.len() / 4 * self.content.len());
+                for &x in bytes {
+                    if x == b {
+                        out.extend_from_slice(self.content.as_bytes());
+                    } else {
+                        out.push(x);
+                    }
+                }
+                first = (bytes.first() == Some(&b)).then_some((0, 1));
+                // An ASCII byte is a whole char: replacing it keeps the text UTF-8.
+                String::from_utf8(out).expect("an ASCII char replaced in UTF-8 text")
             }
-            out.push_str(&text[last..start]);
-            out.push_str(&self.content);
-            last = end;
-        });
-        out.push_str(&text[last..]);
+            _ => {
+                let mut out = String::with_capacity(text.len());
+                let mut last = 0;
+                self.for_each_match(text, |start, end| {
+                    at_start |= end == 0;
+                    if first.is_none() && end > 0 {
+                        first = Some((start, end));
+                    }
+                    out.push_str(&text[last..start]);
+                    out.push_str(&self.content);
+                    last = end;
+                });
+                out.push_str(&text[last..]);
+                out
+            }
+        };
         if at_start && !self.content.is_empty() {
             return None;
         }
