@@ -123,7 +123,9 @@ def test_unigram_files(name):
     added = [t.content for t in ref.get_added_tokens_decoder().values()]
     texts = [f"a{t}b  {t.upper()} {t}" for t in added] + ["", " ", "  x  ", "\u3000y\t"]
     # An added token first (Metaspace "first" prepends only at the input's start).
-    texts += [f"{t}ab c" for t in added] + [f"{t} ab" for t in added] + [f"\u00ad{t}b" for t in added]
+    texts += (
+        [f"{t}ab c" for t in added] + [f"{t} ab" for t in added] + [f"\u00ad{t}b" for t in added]
+    )
     for lang in CORPORA:
         text = corpus(lang).read_text(encoding="utf-8")[:100_000]
         rng = random.Random(name + lang)
