@@ -33,6 +33,10 @@ REPLACE_REGEXES = [
     r"\p{Mn}",
     "[^a-z]+",
     " ?",
+    r"\p{Zs}",
+    r"\P{Zs}",
+    r"[\u00AD\u200B\u200C\u200D\u2060\uFEFF]",
+    r"[^a-e \u3000]",
 ]
 REPLACE_CONTENTS = ["", "\u2581", " ", "XY", "é", "東", "  ", "\U0001f600"]
 

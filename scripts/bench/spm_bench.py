@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""SentencePiece `.model` files: tokenprism's `Tokenizer.from_file` against sentencepiece 0.2.3.
+"""SentencePiece `.model` files: tokenprism's `Tokenizer.from_file` against sentencepiece 0.2.3;
+with --tokenizer-json, the Unigram tokenizer.json files against the `tokenizers` importable here.
 
     python3 scripts/bench/spm_bench.py                  # writes bench/spm_results.{json,md}
     python3 scripts/bench/spm_bench.py --quick --out D  # smoke run (1 round, 64 KB)
+    PYTHONPATH=<tokenprism's site> ~/.cache/tokenprism/venvs/tk1/bin/python \
+        scripts/bench/spm_bench.py --tokenizer-json     # tokenizers 1.0.0rc3's venv (bench.py
+                                                        # makes it): bench/spm_json_results.*
 
 Both run in this process on one thread (sentencepiece's `encode` of one str is single-threaded;
 tokenprism's `encode_ids` runs on the calling thread). Input: the first --bytes (default 200 KB)
@@ -10,7 +14,9 @@ of a corpus, cut at a line end, encoded two ways: as one text (one call), and li
 call per line, ids as Python lists). Per model and input: a warm-up pass of each side whose ids
 must be equal (else the script exits with status 3), then --rounds rounds alternating which
 side goes first, each pass repeated until --min-seconds. Reported: the median of the per-round
-time ratios (sentencepiece / tokenprism: above 1, tokenprism is faster) and median MB/s.
+time ratios (sentencepiece / tokenprism: above 1, tokenprism is faster) and median MB/s. With
+--tokenizer-json: `encode_ids(text, add_special_tokens=False)` against the peer's
+`encode(text, add_special_tokens=False).ids`, same protocol.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ import paths  # noqa: E402
 
 # The models timed: Unigram (T5, XLM-R, byte fallback), trained BPE, Mistral's Llama-style BPE.
 MODELS = ("t5", "xlmr", "bytes", "bpe", "bpe-bytes", "mistral-v1")
+# The Unigram tokenizer.json files (--tokenizer-json).
+JSON_FILES = ("t5", "xlmr", "bytes", "mon")
 
 
 def timed(fn, min_seconds: float) -> float:
@@ -44,16 +52,18 @@ def timed(fn, min_seconds: float) -> float:
 
 
 def bench_cell(ours, ref, texts: list[str], rounds: int, min_seconds: float) -> dict:
+    """ours, ref: text -> ids."""
+
     def run_ours():
         for t in texts:
-            ours.encode_ids(t)
+            ours(t)
 
     def run_ref():
         for t in texts:
-            ref.encode(t)
+            ref(t)
 
-    if [ours.encode_ids(t) for t in texts] != [ref.encode(t) for t in texts]:
-        print("ids differ from sentencepiece's", file=sys.stderr)
+    if [ours(t) for t in texts] != [ref(t) for t in texts]:
+        print("ids differ from the peer's", file=sys.stderr)
         sys.exit(3)
     size = sum(len(t.encode()) for t in texts)
     ratios, ours_mbs, ref_mbs = [], [], []
@@ -68,7 +78,7 @@ def bench_cell(ours, ref, texts: list[str], rounds: int, min_seconds: float) -> 
         "calls": len(texts),
         "ratio": statistics.median(ratios),
         "tokenprism_mb_s": statistics.median(ours_mbs),
-        "sentencepiece_mb_s": statistics.median(ref_mbs),
+        "peer_mb_s": statistics.median(ref_mbs),
     }
 
 
@@ -80,12 +90,21 @@ def main() -> None:
     ap.add_argument("--min-seconds", type=float, default=0.5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument(
-        "--models", default=",".join(MODELS), help="comma-separated, of " + ", ".join(MODELS)
+        "--models",
+        help="comma-separated, of "
+        + ", ".join(MODELS)
+        + " (--tokenizer-json: "
+        + ", ".join(JSON_FILES)
+        + ")",
     )
+    ap.add_argument("--tokenizer-json", action="store_true")
     ap.add_argument("--out", type=Path, default=REPO / "bench")
     args = ap.parse_args()
     if args.quick:
         args.bytes, args.rounds, args.min_seconds = 64_000, 1, 0.05
+    if args.tokenizer_json:
+        return main_json(args)
+    args.models = args.models or ",".join(MODELS)
     import sentencepiece as spm
 
     import tokenprism
@@ -100,13 +119,13 @@ def main() -> None:
         ours = tokenprism.Tokenizer.from_file(path)
         ref = spm.SentencePieceProcessor(model_file=path)
         for mode, texts in (("one text", [text]), ("lines", lines)):
-            cell = bench_cell(ours, ref, texts, args.rounds, args.min_seconds)
+            cell = bench_cell(ours.encode_ids, ref.encode, texts, args.rounds, args.min_seconds)
             cell.update(model=name, input=mode)
             results.append(cell)
             print(
                 f"{name:11} {mode:8} x{cell['ratio']:.2f}  "
                 f"tokenprism {cell['tokenprism_mb_s']:.2f} MB/s  "
-                f"sentencepiece {cell['sentencepiece_mb_s']:.2f} MB/s",
+                f"sentencepiece {cell['peer_mb_s']:.2f} MB/s",
                 flush=True,
             )
     meta = {
@@ -128,7 +147,7 @@ def main() -> None:
     for c in results:
         rows.append(
             f"| {c['model']} | {c['input']} ({c['calls']} calls) | {c['ratio']:.2f} | "
-            f"{c['tokenprism_mb_s']:.2f} | {c['sentencepiece_mb_s']:.2f} |"
+            f"{c['tokenprism_mb_s']:.2f} | {c['peer_mb_s']:.2f} |"
         )
     head = (
         f"SentencePiece models, {meta['bytes']:,} bytes of {meta['lang']}, one thread, "
@@ -136,6 +155,66 @@ def main() -> None:
         f"{meta['sentencepiece']}). Ratios above 1: tokenprism is faster.\n\n"
     )
     (args.out / "spm_results.md").write_text(head + "\n".join(rows) + "\n")
+
+
+def main_json(args) -> None:
+    import tokenizers
+
+    import tokenprism
+
+    with open(paths.corpus(args.lang), encoding="utf-8") as f:
+        text = f.read(args.bytes)
+    text = text[: text.rfind("\n") + 1]
+    lines = [line for line in text.split("\n") if line]
+    results = []
+    for name in (args.models or ",".join(JSON_FILES)).split(","):
+        path = str(paths.unigram_json(name))
+        ours = tokenprism.Tokenizer.from_file(path)
+        ref = tokenizers.Tokenizer.from_file(path)
+
+        def ours_ids(t, ours=ours):
+            return ours.encode_ids(t, add_special_tokens=False)
+
+        def ref_ids(t, ref=ref):
+            return ref.encode(t, add_special_tokens=False).ids
+
+        for mode, texts in (("one text", [text]), ("lines", lines)):
+            cell = bench_cell(ours_ids, ref_ids, texts, args.rounds, args.min_seconds)
+            cell.update(model=name, input=mode)
+            results.append(cell)
+            print(
+                f"{name:6} {mode:8} x{cell['ratio']:.2f}  "
+                f"tokenprism {cell['tokenprism_mb_s']:.2f} MB/s  "
+                f"tokenizers {cell['peer_mb_s']:.2f} MB/s",
+                flush=True,
+            )
+    meta = {
+        "date": _dt.date.today().isoformat(),
+        "lang": args.lang,
+        "bytes": len(text.encode()),
+        "rounds": args.rounds,
+        "tokenizers": tokenizers.__version__,
+        "cpus": os.cpu_count(),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "spm_json_results.json").write_text(
+        json.dumps({"meta": meta, "results": results}, indent=1) + "\n"
+    )
+    rows = [
+        "| file | input | tokenizers ÷ tokenprism time | tokenprism MB/s | tokenizers MB/s |",
+        "|---|---|---|---|---|",
+    ]
+    for c in results:
+        rows.append(
+            f"| {c['model']} | {c['input']} ({c['calls']} calls) | {c['ratio']:.2f} | "
+            f"{c['tokenprism_mb_s']:.2f} | {c['peer_mb_s']:.2f} |"
+        )
+    head = (
+        f"Unigram tokenizer.json files, {meta['bytes']:,} bytes of {meta['lang']}, one thread, "
+        f"median of {meta['rounds']} rounds ({meta['date']}, tokenizers {meta['tokenizers']}). "
+        "Ratios above 1: tokenprism is faster.\n\n"
+    )
+    (args.out / "spm_json_results.md").write_text(head + "\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":

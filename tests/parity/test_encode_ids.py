@@ -122,6 +122,10 @@ def test_unigram_files(name):
     ref.no_truncation()
     added = [t.content for t in ref.get_added_tokens_decoder().values()]
     texts = [f"a{t}b  {t.upper()} {t}" for t in added] + ["", " ", "  x  ", "\u3000y\t"]
+    # An added token first (Metaspace "first" prepends only at the input's start).
+    texts += (
+        [f"{t}ab c" for t in added] + [f"{t} ab" for t in added] + [f"\u00ad{t}b" for t in added]
+    )
     for lang in CORPORA:
         text = corpus(lang).read_text(encoding="utf-8")[:100_000]
         rng = random.Random(name + lang)
@@ -168,7 +172,14 @@ def test_unigram_files_on_what_the_stages_rewrite(name):
         "\x00",
         "\u200b",
         "\u00ad",
+        "\u200d",
+        "\u2060",
+        "\ufeff",
+        "\u2003",
+        "\u202f",
+        "\u180e",
         "<mask>",
+        "<s>",
         "<unk>",
         "</s>",
         "\u65e5\u672c",

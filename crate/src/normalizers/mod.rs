@@ -2,6 +2,8 @@
 
 pub mod aligned;
 pub mod bert;
+#[cfg(feature = "general")]
+pub mod char_class;
 pub mod charmap;
 pub mod nfc;
 #[cfg(feature = "general")]
@@ -56,6 +58,32 @@ pub enum Normalizer {
     /// `.model` file.
     #[cfg(feature = "general")]
     SentencePiece(std::sync::Arc<sentencepiece::SpmNormalizer>),
+}
+
+/// Where the first chars of a text stem from, as far as [`Normalizer::plain_text`] can
+/// tell: Metaspace's prepend scheme "first" asks whether the first char stems from the
+/// original's first char (the reference's `offsets_original().0 == 0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lead {
+    /// The first char stems from the original's first char, the second (if any) from a later
+    /// one.
+    One,
+    /// The first char stems from the original's first char; the second may too.
+    Some,
+    /// The first char stems from a later original char.
+    Later,
+    /// Not known.
+    Unknown,
+}
+
+impl Lead {
+    /// The first char removed (and what stems from it, when `One`).
+    pub fn first_removed(&mut self) {
+        *self = match *self {
+            Lead::One | Lead::Later => Lead::Later,
+            Lead::Some | Lead::Unknown => Lead::Unknown,
+        };
+    }
 }
 
 impl Normalizer {
@@ -152,22 +180,46 @@ impl Normalizer {
     /// The normalized text alone, as [`Normalizer::apply`] writes it, for the normalizers
     /// that can tell it without the alignment ([`Normalizer::has_plain_text`]). `None` where a
     /// char would be inserted before the text's start: after that the reference's rewrites
-    /// depend on the alignment (see [`AlignedText::transform_reporting`]).
+    /// depend on the alignment (see [`AlignedText::transform_reporting`]). `lead` says, before
+    /// and after, where the text's first chars stem from.
     #[cfg(feature = "general")]
-    pub fn plain_text(&self, s: String) -> Option<String> {
+    pub fn plain_text(&self, s: String, lead: &mut Lead) -> Option<String> {
         match self {
-            Normalizer::Sequence(v) => v.iter().try_fold(s, |acc, n| n.plain_text(acc)),
+            Normalizer::Sequence(v) => v.iter().try_fold(s, |acc, n| n.plain_text(acc, lead)),
             Normalizer::Form(f) => {
+                if *f == Form::Nfc {
+                    // Text already in NFC (most text) is copied in one go; nothing moves.
+                    if let std::borrow::Cow::Borrowed(_) = nfc::nfc_unicode9(&s) {
+                        return Some(s);
+                    }
+                }
                 let items = nfc::normalize_items_unicode9(&s, *f);
                 // An insertion first takes the empty span at the start.
                 if items.first().is_some_and(|i| i.1 > 0) {
                     return None;
                 }
+                // The first item takes the first char's alignment; the second the alignment
+                // of a later char, unless it is an insertion.
+                if *lead == Lead::One && items.get(1).is_some_and(|i| i.1 > 0) {
+                    *lead = Lead::Some;
+                }
                 Some(items.into_iter().map(|i| i.0).collect())
             }
-            Normalizer::Strip { left, right } => Some(simple::strip_str(s, *left, *right)),
-            Normalizer::Replace(r) => r.plain_text(&s),
-            Normalizer::Precompiled(p) => Some(p.normalize_plain(&s)),
+            Normalizer::Strip { left, right } => {
+                if *left && s.starts_with(char::is_whitespace) {
+                    lead.first_removed();
+                }
+                Some(simple::strip_str(s, *left, *right))
+            }
+            Normalizer::Replace(r) => r.plain_text(&s, lead),
+            Normalizer::Precompiled(p) => {
+                // The rewrite's first item always takes the first char's alignment (removals
+                // before anything is written are lost, as in the reference).
+                if *lead == Lead::One {
+                    *lead = Lead::Some;
+                }
+                Some(p.normalize_plain(&s))
+            }
             _ => None,
         }
     }
@@ -226,7 +278,7 @@ mod tests {
             for _ in 0..1000 {
                 let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
                 let aligned = n.try_apply(AlignedText::new(&text), &mut |_, _| {});
-                match n.plain_text(text.clone()) {
+                match n.plain_text(text.clone(), &mut Lead::Later) {
                     Some(plain) => assert_eq!(Some(plain), aligned.ok().map(|t| t.text), "{n:?} {text:?}"),
                     None => assert!(!text.is_empty(), "{n:?} declined empty text"),
                 }

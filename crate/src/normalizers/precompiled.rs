@@ -208,7 +208,7 @@ impl Precompiled {
 
     /// Tells `sink` what becomes of each char of `text`, in order.
     #[inline(always)]
-    fn rewrite(&self, text: &str, sink: &mut impl Sink) {
+    fn rewrite<S: Sink>(&self, text: &str, sink: &mut S) {
         let bytes = text.as_bytes();
         // An ASCII char other than CR followed by ASCII (or the end) is a cluster of its own:
         // nothing ASCII extends a cluster. Such chars skip the segmenter, which restarts at
@@ -221,6 +221,23 @@ impl Precompiled {
                 match self.ascii[bytes[at] as usize] {
                     Some((s, e)) => {
                         sink.replace(at, &text[at..at + 1], &self.replacements[s as usize..e as usize])
+                    }
+                    None if S::KEEPS_NOTHING => {
+                        // A run of ASCII chars the map keeps, skipped whole; its last char is a
+                        // cluster of its own only before ASCII (or the end).
+                        let mut end = at + 1;
+                        while end < bytes.len()
+                            && bytes[end] < 0x80
+                            && bytes[end] != b'\r'
+                            && self.ascii[bytes[end] as usize].is_none()
+                        {
+                            end += 1;
+                        }
+                        if end < bytes.len() && bytes[end] >= 0x80 {
+                            end -= 1;
+                        }
+                        at = end;
+                        continue;
                     }
                     None => sink.keep(at, bytes[at] as char),
                 }
@@ -260,6 +277,8 @@ impl Precompiled {
 
 /// What a rewrite says, in text order: each char is kept, or a run of chars replaced.
 trait Sink {
+    /// Whether [`Sink::keep`] does nothing (runs of kept chars may then be skipped).
+    const KEEPS_NOTHING: bool = false;
     /// The char `c` at byte `at` stays.
     fn keep(&mut self, at: usize, c: char);
     /// `old`, at byte `at`, becomes `new`.
@@ -295,6 +314,8 @@ struct Plain<'a> {
 }
 
 impl Sink for Plain<'_> {
+    const KEEPS_NOTHING: bool = true;
+
     #[inline(always)]
     fn keep(&mut self, _: usize, _: char) {}
 

@@ -2,6 +2,8 @@
 //! JSON a decoder (applied to each token), as in the reference.
 
 use super::aligned::{AlignedText, AT_START};
+use super::char_class::CharClass;
+use super::Lead;
 use crate::error::Result;
 use crate::regex::Regex;
 
@@ -21,6 +23,8 @@ pub struct Replace {
     /// the char and n. Its matches are the runs of that char at least n long, found without
     /// the regex engine.
     run: Option<(char, usize)>,
+    /// A regex that matches one char of a set: the set, found without the regex engine.
+    class: Option<CharClass>,
 }
 
 /// The char and count of a regex `c{n,}` or `c+` (n >= 1) where `c` is a literal in any
@@ -68,11 +72,20 @@ impl Replace {
             ReplacePattern::String(s) => Regex::new(&escape(s))?,
             ReplacePattern::Regex(r) => Regex::new(r)?,
         };
-        let run = match &pattern {
-            ReplacePattern::Regex(r) => literal_run(r),
-            ReplacePattern::String(_) => None,
+        let content = content.into();
+        let (run, class) = match &pattern {
+            ReplacePattern::Regex(r) => (literal_run(r), CharClass::parse(r)),
+            ReplacePattern::String(_) => (None, None),
         };
-        Ok(Replace { pattern, content: content.into(), regex, run })
+        // A char that the content replaces by itself changes neither the text nor its
+        // alignment (the content takes the alignment of the char it replaces): not a match
+        // worth reporting (as `\p{Zs}` → " " on the ASCII space).
+        let mut one = content.chars();
+        let class = match (class, one.next(), one.next()) {
+            (Some(class), Some(c), None) if class.contains(c) => Some(class.without(c)),
+            (class, _, _) => class,
+        };
+        Ok(Replace { pattern, content, regex, run, class })
     }
 
     /// Calls `f(start, end)` for each match in `text` (none in an empty text, as the
@@ -82,8 +95,19 @@ impl Replace {
             // A literal's regex finds its leftmost occurrences, each search starting where the
             // last match ended: what `match_indices` finds, without a regex search per match.
             ReplacePattern::String(s) if !s.is_empty() => {
-                for (at, m) in text.match_indices(s.as_str()) {
-                    f(at, at + m.len());
+                let mut chars = s.chars();
+                match (chars.next(), chars.next()) {
+                    // One char: a byte search (memchr) rather than the substring searcher.
+                    (Some(c), None) => {
+                        for (at, m) in text.match_indices(c) {
+                            f(at, at + m.len());
+                        }
+                    }
+                    _ => {
+                        for (at, m) in text.match_indices(s.as_str()) {
+                            f(at, at + m.len());
+                        }
+                    }
                 }
             }
             _ if self.run.is_some() => {
@@ -113,6 +137,7 @@ impl Replace {
                     }
                 }
             }
+            _ if self.class.is_some() => self.class.as_ref().expect("checked").for_each_match(text, f),
             _ if !text.is_empty() => self.regex.for_each_match(text, f),
             _ => {}
         }
@@ -142,19 +167,65 @@ impl Replace {
     }
 
     /// [`Replace::apply`]'s text alone (text with no char inserted at its start); `None` when
-    /// it inserts a char there (content for an empty match at the start).
-    pub fn plain_text(&self, text: &str) -> Option<String> {
+    /// it inserts a char there (content for an empty match at the start). `lead` as
+    /// [`super::Normalizer::plain_text`] tells it.
+    pub fn plain_text(&self, text: &str, lead: &mut Lead) -> Option<String> {
         let mut at_start = false;
-        let mut out = String::with_capacity(text.len());
-        let mut last = 0;
-        self.for_each_match(text, |start, end| {
-            at_start |= end == 0;
-            out.push_str(&text[last..start]);
-            out.push_str(&self.content);
-            last = end;
-        });
-        out.push_str(&text[last..]);
-        (!at_start || self.content.is_empty()).then_some(out)
+        let mut first = None;
+        let out = match &self.pattern {
+            // One ASCII byte (as " " -> "▁"): copied byte by byte, each match replaced, where
+            // a search per match (and a copy per run between them) cost more in common text.
+            ReplacePattern::String(s) if s.len() == 1 => {
+                let b = s.as_bytes()[0];
+                let bytes = text.as_bytes();
+                let mut out = Vec::with_capacity(text.len() + text.len() / 4 * self.content.len());
+                for &x in bytes {
+                    if x == b {
+                        out.extend_from_slice(self.content.as_bytes());
+                    } else {
+                        out.push(x);
+                    }
+                }
+                first = (bytes.first() == Some(&b)).then_some((0, 1));
+                // An ASCII byte is a whole char: replacing it keeps the text UTF-8.
+                String::from_utf8(out).expect("an ASCII char replaced in UTF-8 text")
+            }
+            _ => {
+                let mut out = String::with_capacity(text.len());
+                let mut last = 0;
+                self.for_each_match(text, |start, end| {
+                    at_start |= end == 0;
+                    if first.is_none() && end > 0 {
+                        first = Some((start, end));
+                    }
+                    out.push_str(&text[last..start]);
+                    out.push_str(&self.content);
+                    last = end;
+                });
+                out.push_str(&text[last..]);
+                out
+            }
+        };
+        if at_start && !self.content.is_empty() {
+            return None;
+        }
+        if let Some((0, end)) = first {
+            // The content takes the alignment of the match's last char.
+            let one_char = text[..end].chars().nth(1).is_none();
+            let mut content = self.content.chars();
+            *lead = match (*lead, one_char, content.next(), content.next()) {
+                (Lead::One | Lead::Some, true, Some(_), None) => *lead,
+                (Lead::One | Lead::Some, true, Some(_), Some(_)) => Lead::Some,
+                (Lead::One | Lead::Some, true, None, _) => {
+                    lead.first_removed();
+                    *lead
+                }
+                (Lead::One, false, ..) => Lead::Later,
+                (Lead::Some, false, ..) => Lead::Unknown,
+                (l, ..) => l,
+            };
+        }
+        Some(out)
     }
 
     /// The decoder's step on one token.
@@ -241,7 +312,7 @@ mod tests {
                 }
                 assert_eq!(fast, plain, "{pattern:?} in {text:?}");
                 let aligned = r.apply(&AlignedText::new(&text));
-                match r.plain_text(&text) {
+                match r.plain_text(&text, &mut Lead::Later) {
                     Some(t) => assert_eq!(t, aligned.text),
                     None => assert_eq!(aligned.orig.first(), Some(&AT_START)),
                 }
@@ -252,11 +323,11 @@ mod tests {
     #[test]
     fn plain_text_declines_an_insertion_at_the_start() {
         let re = Replace::new(ReplacePattern::Regex("^".into()), "_").unwrap();
-        assert_eq!(re.plain_text("ab"), None);
+        assert_eq!(re.plain_text("ab", &mut Lead::Later), None);
         let re = Replace::new(ReplacePattern::Regex("^".into()), "").unwrap();
-        assert_eq!(re.plain_text("ab").as_deref(), Some("ab"));
+        assert_eq!(re.plain_text("ab", &mut Lead::Later).as_deref(), Some("ab"));
         let re = Replace::new(ReplacePattern::Regex("$".into()), "_").unwrap();
-        assert_eq!(re.plain_text("ab").as_deref(), Some("ab_"));
+        assert_eq!(re.plain_text("ab", &mut Lead::Later).as_deref(), Some("ab_"));
     }
 
     #[test]

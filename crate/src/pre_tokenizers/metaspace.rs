@@ -81,17 +81,13 @@ impl Metaspace {
 }
 
 impl Metaspace {
-    /// Whether [`Metaspace::pieces_plain`] cuts as [`Metaspace::apply`] does: unless
-    /// prepending depends on where the text starts in the input.
-    pub fn has_plain(&self) -> bool {
-        self.prepend_scheme != PrependScheme::First
-    }
-
     /// The pieces of `text` (one whole piece) without their alignment, each in turn in `buf`
-    /// for `f`.
+    /// for `f`. `starts_input`: whether the text's first char stems from the input's first
+    /// char (what prepend scheme "first" asks).
     pub fn pieces_plain<E>(
         &self,
         text: &str,
+        starts_input: bool,
         buf: &mut String,
         mut f: impl FnMut(&str) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -100,7 +96,30 @@ impl Metaspace {
         let rep_bytes = rep.encode_utf8(&mut enc).as_bytes();
         buf.clear();
         let first = text.chars().next();
-        if first.is_some_and(|c| c != ' ' && c != rep) && self.prepend_scheme == PrependScheme::Always {
+        let prepend = match self.prepend_scheme {
+            PrependScheme::Always => true,
+            PrependScheme::First => starts_input,
+            PrependScheme::Never => false,
+        };
+        let prepend = prepend && first.is_some_and(|c| c != ' ' && c != rep);
+        if !self.split {
+            // One piece: only the spaces change (a byte search for them).
+            if !prepend && !text.contains(' ') {
+                return if text.is_empty() { Ok(()) } else { f(text) };
+            }
+            if prepend {
+                buf.push(rep);
+            }
+            let mut run = 0;
+            for (i, _) in text.match_indices(' ') {
+                buf.push_str(&text[run..i]);
+                buf.push(rep);
+                run = i + 1;
+            }
+            buf.push_str(&text[run..]);
+            return f(buf);
+        }
+        if prepend {
             buf.push(rep);
         }
         let bytes = text.as_bytes();
@@ -169,26 +188,31 @@ mod tests {
         let mut rng = crate::testing::Rng(0xDEAD_BEEF_0BAD_F00D);
         let parts = ["a", "b", " ", "  ", "▁", "_", "é", "\u{1F600}", "xy"];
         for rep in ['▁', '_', ' '] {
-            for scheme in [PrependScheme::Always, PrependScheme::Never] {
+            for scheme in [PrependScheme::Always, PrependScheme::First, PrependScheme::Never] {
                 for split in [true, false] {
                     let m = Metaspace { replacement: rep, prepend_scheme: scheme, split };
-                    assert!(m.has_plain());
                     for _ in 0..400 {
                         let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
-                        let want: Vec<String> = run(&m, &text).into_iter().map(|p| p.0).collect();
+                        let starts_input = rng.below(2) == 0;
+                        // A text whose first char stems from a later input char.
+                        let mut aligned = AlignedText::new(&text);
+                        if !starts_input {
+                            aligned.orig.iter_mut().for_each(|o| *o += 1);
+                        }
+                        let out = m.apply(&PreTokenized::whole(aligned));
+                        let want: Vec<String> =
+                            (0..out.pieces.len()).map(|i| out.piece_text(i).to_owned()).collect();
                         let mut got = Vec::new();
-                        m.pieces_plain::<()>(&text, &mut String::new(), |p| {
+                        m.pieces_plain::<()>(&text, starts_input, &mut String::new(), |p| {
                             got.push(p.to_owned());
                             Ok(())
                         })
                         .unwrap();
-                        assert_eq!(got, want, "{m:?} {text:?}");
+                        assert_eq!(got, want, "{m:?} {text:?} {starts_input}");
                     }
                 }
             }
         }
-        let first = Metaspace { replacement: '▁', prepend_scheme: PrependScheme::First, split: true };
-        assert!(!first.has_plain());
     }
 
     #[test]

@@ -34,7 +34,11 @@ pub use crate::models::Model;
 use crate::models::Token;
 use crate::normalizers::aligned::span;
 use crate::normalizers::AlignedText;
+#[cfg(feature = "general")]
+use crate::normalizers::Lead;
 pub use crate::normalizers::Normalizer;
+#[cfg(feature = "general")]
+use crate::pre_tokenizers::metaspace::PrependScheme;
 use crate::pre_tokenizers::PreTokenized;
 pub use crate::pre_tokenizers::PreTokenizer;
 use crate::processors;
@@ -495,7 +499,7 @@ impl Tokenizer {
         ids: &mut Vec<u32>,
         tokens: &mut Vec<Token>,
     ) -> Result<()> {
-        if self.segment_ids_plain(raw, ids, tokens)? {
+        if self.segment_ids_plain(raw, char_start, ids, tokens)? {
             return Ok(());
         }
         let norm = self.normalize_segment(raw, char_start, &mut None)?;
@@ -525,27 +529,49 @@ impl Tokenizer {
 
     /// [`Tokenizer::segment_ids_staged`] without the alignment, where no stage needs it: a
     /// normalizer that tells its text alone ([`Normalizer::plain_text`]), and no pre-tokenizer
-    /// or a Metaspace whose prepending does not depend on where the text starts. False
-    /// (nothing appended) where it cannot tell.
+    /// or a Metaspace (whose prepend scheme "first" asks whether the text's first char stems
+    /// from the input's first: the normalizer tells it where it can). False (nothing
+    /// appended) where it cannot tell.
     #[cfg(feature = "general")]
-    fn segment_ids_plain(&self, raw: &str, ids: &mut Vec<u32>, tokens: &mut Vec<Token>) -> Result<bool> {
+    fn segment_ids_plain(
+        &self,
+        raw: &str,
+        char_start: usize,
+        ids: &mut Vec<u32>,
+        tokens: &mut Vec<Token>,
+    ) -> Result<bool> {
         let metaspace = match &self.pre_tokenizer {
             None => None,
-            Some(PreTokenizer::Metaspace(m)) if m.has_plain() => Some(m),
+            Some(PreTokenizer::Metaspace(m)) => Some(m),
             Some(_) => return Ok(false),
         };
         if self.normalizer.as_ref().is_some_and(|n| !n.has_plain_text()) {
             return Ok(false);
         }
+        let mut lead = if char_start == 0 { Lead::One } else { Lead::Later };
         let text = match &self.normalizer {
-            Some(n) => match n.plain_text(raw.to_owned()) {
+            Some(n) => match n.plain_text(raw.to_owned(), &mut lead) {
                 Some(text) => text,
                 None => return Ok(false),
             },
             None => raw.to_owned(),
         };
+        let normalized_cut = self.normalized_matcher.as_ref().filter(|m| m.may_match(&text));
+        if metaspace.is_some_and(|m| m.prepend_scheme == PrependScheme::First) {
+            // A piece cut after a normalized added token starts at a later char, unless the
+            // first chars may all stem from the input's first.
+            let unknown = match lead {
+                Lead::Unknown => true,
+                Lead::Some => normalized_cut.is_some(),
+                Lead::One | Lead::Later => false,
+            };
+            if unknown {
+                return Ok(false);
+            }
+        }
+        let starts_input = matches!(lead, Lead::One | Lead::Some);
         let mut buf = String::new();
-        let mut segment_ids = |ntext: &str, ids: &mut Vec<u32>| {
+        let mut segment_ids = |ntext: &str, starts_input: bool, ids: &mut Vec<u32>| {
             let mut piece_ids = |piece: &str| {
                 tokens.clear();
                 self.model.tokenize(piece, tokens)?;
@@ -553,21 +579,21 @@ impl Tokenizer {
                 Ok::<(), Error>(())
             };
             match metaspace {
-                Some(m) => m.pieces_plain(ntext, &mut buf, piece_ids),
+                Some(m) => m.pieces_plain(ntext, starts_input, &mut buf, piece_ids),
                 None => piece_ids(ntext),
             }
         };
         // The staged pipeline's cut at added tokens matched in normalized text.
-        match self.normalized_matcher.as_ref().filter(|m| m.may_match(&text)) {
+        match normalized_cut {
             None if text.is_empty() => {}
-            None => segment_ids(&text, ids)?,
+            None => segment_ids(&text, starts_input, ids)?,
             Some(m) => {
                 for nseg in self.split_added(Some(m), &text)? {
                     let ntext = &text[nseg.byte_start..nseg.byte_end];
                     match nseg.added {
                         _ if ntext.is_empty() => {}
                         Some(i) => ids.push(self.added[i].id),
-                        None => segment_ids(ntext, ids)?,
+                        None => segment_ids(ntext, starts_input && nseg.byte_start == 0, ids)?,
                     }
                 }
             }
@@ -998,6 +1024,77 @@ mod staged_ids_tests {
                     }
                 }
             }
+        }
+    }
+
+    fn plain_unigram(normalizer: &str, pre_tokenizer: &str) -> Tokenizer {
+        Tokenizer::from_json_str(&format!(
+            r#"{{"normalizer": {normalizer}, "pre_tokenizer": {pre_tokenizer},
+                "added_tokens": [{{"id": 9, "content": "<x>", "special": true, "normalized": false}},
+                    {{"id": 10, "content": "yy", "special": false, "normalized": true}}],
+                "model": {{"type": "Unigram", "unk_id": 0, "byte_fallback": false,
+                    "vocab": [["<unk>", 0.0], ["▁", -2.0], ["a", -3.0], ["b", -3.0], ["c", -3.5],
+                        ["ab", -4.0], ["▁a", -3.0], ["▁ab", -4.5], ["bc", -5.0], ["é", -6.0],
+                        ["y", -1.0], ["▁y", -1.5], ["x", -2.0]]}}}}"#
+        ))
+        .unwrap()
+    }
+
+    /// The alignment-free path (`segment_ids_plain`) against the Encoding's staged pipeline:
+    /// Metaspace "first" after chars the normalizers remove or replace at the start, after
+    /// added tokens (raw and normalized), with the one-char-class Replace regexes.
+    #[test]
+    fn plain_ids_match_the_encoding() {
+        let replace = |pattern: &str, content: &str| {
+            format!(r#"{{"type": "Replace", "pattern": {pattern}, "content": "{content}"}}"#)
+        };
+        let seq = |v: &[String]| format!(r#"{{"type": "Sequence", "normalizers": [{}]}}"#, v.join(", "));
+        let soft = r#"{"Regex": "[\\u00AD\\u200B\\u200C\\u200D\\u2060\\uFEFF]"}"#;
+        let zs = r#"{"Regex": "\\p{Zs}"}"#;
+        let nfc = r#"{"type": "NFC"}"#.to_owned();
+        let normalizers = [
+            "null".to_owned(),
+            seq(&[replace(soft, ""), replace(zs, " "), nfc.clone()]),
+            seq(&[
+                r#"{"type": "Strip", "strip_left": true, "strip_right": false}"#.into(),
+                replace(r#"{"String": " "}"#, "▁"),
+            ]),
+            seq(&[replace(r#"{"String": "a"}"#, ""), replace(zs, "xy"), nfc.clone()]),
+            seq(&[replace(r#"{"Regex": "[^ab ]"}"#, "b"), replace(r#"{"Regex": "[b]"}"#, "")]),
+            seq(&[replace(r#"{"String": "ab"}"#, "c"), replace(r#"{"String": "a"}"#, "yy")]),
+            seq(&[r#"{"type": "NFD"}"#.into(), replace(r#"{"Regex": "\\u0301"}"#, "")]),
+            nfc,
+        ];
+        let parts = [
+            "a", "b", "c", "é", "e\u{301}", " ", "  ", "\u{AD}", "\u{200B}", "\u{3000}", "\u{A0}", "<x>",
+            "yy", "▁", "x", "ab", "\u{301}",
+        ];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for normalizer in &normalizers {
+            for scheme in ["first", "always", "never"] {
+                for split in [true, false] {
+                    let pre = format!(
+                        r#"{{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "{scheme}", "split": {split}}}"#
+                    );
+                    let t = plain_unigram(normalizer, &pre);
+                    for _ in 0..600 {
+                        let text: String = (0..rng.below(8)).map(|_| rng.pick(&parts)).collect();
+                        let want = t.encode(&text, None, false).map(|e| e.ids().collect::<Vec<u32>>());
+                        let got = t.encode_ids(&text, false);
+                        match (got, want) {
+                            (Ok(got), Ok(want)) => assert_eq!(got, want, "{text:?} {normalizer} {pre}"),
+                            (got, want) => assert_eq!(got.is_err(), want.is_err(), "{text:?} {normalizer}"),
+                        }
+                    }
+                }
+            }
+        }
+        // The plain path answers for "first" where the start is told.
+        let pre = r#"{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": false}"#;
+        let t = plain_unigram(&normalizers[1], pre);
+        for (text, char_start) in [("ab c", 0), ("\u{AD}ab", 0), ("\u{3000}ab", 0), ("ab", 4)] {
+            let (mut ids, mut tokens) = (Vec::new(), Vec::new());
+            assert!(t.segment_ids_plain(text, char_start, &mut ids, &mut tokens).unwrap(), "{text:?}");
         }
     }
 }
