@@ -369,7 +369,8 @@ const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const FREE_PAIR: u64 = u64::MAX;
 /// Ids below this have their pairs in [`PairTable`]'s direct table too.
 const SMALL_IDS: u32 = 256;
-const NO_RANK: u32 = u32::MAX;
+/// [`PairTable::rank`] of a pair with no merge.
+pub const NO_RANK: u32 = u32::MAX;
 
 /// `(left, right)` → [`Merge`], as one `u64` per slot: `left << 42 | right << 21 | rank`, so
 /// that a lookup reads 8 bytes and the table is as small as it can be while staying at most
@@ -479,6 +480,36 @@ impl PairTable {
                 return NO_MERGE;
             }
             i = (i + 1) & mask;
+        }
+    }
+
+    /// The rank of merging `left` then `right`, or [`NO_RANK`].
+    #[inline(always)]
+    pub fn rank(&self, left: u32, right: u32) -> u32 {
+        if left < SMALL_IDS && right < SMALL_IDS {
+            return self.small[(left * SMALL_IDS + right) as usize];
+        }
+        let key = (left as u64) << ID_BITS | right as u64;
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(key);
+        loop {
+            let s = self.slots[i];
+            if s >> ID_BITS == key {
+                return (s & ID_MASK) as u32;
+            }
+            if s == FREE_PAIR {
+                return NO_RANK;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The id a merge of this rank makes.
+    #[inline(always)]
+    pub fn id_of_rank(&self, rank: u32) -> u32 {
+        match &self.ids_by_rank {
+            None => rank,
+            Some(map) => map[rank as usize],
         }
     }
 
