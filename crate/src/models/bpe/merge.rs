@@ -114,6 +114,14 @@ fn merge_fixed<const N: usize>(pairs: &PairTable, parts: &mut Vec<u32>) {
         p[i] = m;
         key[j] = u32::MAX;
         let k = next[j] as usize;
+        let h = prev[i] as usize;
+        // Both new pairs' lookups at once: on text seen once each may miss the CPU caches.
+        if k < n {
+            pairs.prefetch(m, p[k]);
+        }
+        if h < n {
+            pairs.prefetch(p[h], m);
+        }
         next[i] = k as u8;
         key[i] = if k < n {
             prev[k] = i as u8;
@@ -121,7 +129,6 @@ fn merge_fixed<const N: usize>(pairs: &PairTable, parts: &mut Vec<u32>) {
         } else {
             u32::MAX
         };
-        let h = prev[i] as usize;
         if h < n {
             key[h] = pairs.rank(p[h], m) << POS_BITS | h as u32;
         }
