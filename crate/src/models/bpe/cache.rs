@@ -18,10 +18,13 @@
 //! locking; it is cleared when it grows past its bounds, which keeps memory flat on text
 //! that never repeats.
 
-/// Slots of the table of other pieces (32 bytes each: 4 MB).
+/// Slots of the table of other pieces at most (32 bytes each: 4 MB).
 const SLOTS: usize = 1 << 17;
-/// Slots of the table of short pieces (16 bytes each: 1 MB).
+/// Slots of the table of short pieces at most (16 bytes each: 1 MB).
 const SHORT_SLOTS: usize = 1 << 16;
+/// Slots of either table when it is made; it doubles each time it is half full (up to its
+/// bound), so text seen once does not wait for 5 MB to be zeroed.
+const FIRST_SLOTS: usize = 1 << 10;
 /// Short pieces before the cache starts over (three quarters of the slots, as for the other).
 const MAX_SHORT: usize = SHORT_SLOTS / 4 * 3;
 /// Other pieces before the cache starts over: three quarters of the slots. At half (65,536) a
@@ -292,10 +295,6 @@ impl PieceCache {
         if piece.is_empty() || piece.len() > 1024 || ids.is_empty() || ids.len() > 1024 {
             return;
         }
-        if self.slots.is_empty() {
-            self.slots = super::table::huge_vec(SLOTS, FREE);
-            self.short = super::table::huge_vec(SHORT_SLOTS, SHORT_FREE);
-        }
         if self.len >= MAX_ENTRIES
             || self.short_len >= MAX_SHORT
             || self.bytes.len() + piece.len() > MAX_BYTES
@@ -303,8 +302,15 @@ impl PieceCache {
             self.clear();
         }
         let n = piece.len();
-        if is_short(piece) {
-            let packed = pack_ids(ids);
+        let short = is_short(piece);
+        if short && self.short_len >= self.short.len() / 2 && self.short.len() < SHORT_SLOTS {
+            self.grow_short();
+        }
+        let packed = if short { pack_ids(ids) } else { None };
+        if packed.is_none() && self.len >= self.slots.len() / 2 && self.slots.len() < SLOTS {
+            self.grow_long();
+        }
+        if short {
             let e = Short { key: super::table::pack(piece), ids: packed.unwrap_or(IN_LONG) };
             let mask = self.short.len() - 1;
             let mut i = hash as usize & mask;
@@ -338,6 +344,47 @@ impl PieceCache {
         }
         self.slots[i] = e;
         self.len += 1;
+    }
+
+    /// Moves the short pieces to a table of twice the slots (the first table: [`FIRST_SLOTS`]).
+    #[inline(never)]
+    fn grow_short(&mut self) {
+        let size = (self.short.len() * 2).max(FIRST_SLOTS);
+        let old = std::mem::replace(&mut self.short, super::table::huge_vec(size, SHORT_FREE));
+        let mask = size - 1;
+        for e in old.into_iter().filter(|e| e.key != 0) {
+            // A short piece's length is where its last non-zero byte is.
+            let len = (71 - e.key.leading_zeros() as usize) / 8;
+            let mut i = super::table::hash_short(e.key, len) as usize & mask;
+            while self.short[i].key != 0 {
+                i = (i + 1) & mask;
+            }
+            self.short[i] = e;
+        }
+    }
+
+    /// Moves the other pieces to a table of twice the slots (the first table: [`FIRST_SLOTS`]).
+    #[inline(never)]
+    fn grow_long(&mut self) {
+        let size = (self.slots.len() * 2).max(FIRST_SLOTS);
+        let old = std::mem::replace(&mut self.slots, super::table::huge_vec(size, FREE));
+        let mask = size - 1;
+        for e in old.into_iter().filter(|e| e.piece_len != 0) {
+            let n = e.piece_len as usize;
+            let hash = if n <= INLINE_PIECE {
+                let mut b = [0u8; INLINE_PIECE];
+                b[..8].copy_from_slice(&e.key[0].to_le_bytes());
+                b[8..].copy_from_slice(&e.key[1].to_le_bytes());
+                super::table::hash_bytes(&b[..n])
+            } else {
+                e.key[1]
+            };
+            let mut i = hash as usize & mask;
+            while self.slots[i].piece_len != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = e;
+        }
     }
 
     pub fn clear(&mut self) {

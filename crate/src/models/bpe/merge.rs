@@ -5,10 +5,13 @@
 //! alike: both references pick the lowest (rank, position) pair each step. They differ only in
 //! where a pair's rank comes from, which [`PairTable`] hides.
 //!
-//! Four implementations of the same rule:
-//! - [`merge_scan`] for short pieces (almost all of them): ranks of the current pairs in a
-//!   small vector, a linear scan for the minimum, a shift after each merge. Quadratic in the
-//!   piece length, but with tiny constants and no allocation beyond two reused vectors.
+//! Five implementations of the same rule:
+//! - [`merge_small`] for short pieces (almost all of them): one key per pair, its rank and
+//!   position in one `u32`, so the least key is the leftmost pair of least rank; a scan for
+//!   the minimum (which vectorizes), merged parts unlinked rather than shifted out, all on the
+//!   stack. Quadratic in the piece length, with tiny constants.
+//! - [`merge_scan`], the same on vectors of packed merges (the windows of [`merge_chunked`]
+//!   use its counted form).
 //! - [`merge_chunked`] for long pieces (used by [`merge`]): windows of [`CHUNK`] parts merged
 //!   by the scan, joined where merging the two tokens at the seam alone keeps them apart
 //!   (which proves the whole piece's merge keeps them apart too); linear, and a run of equal
@@ -29,7 +32,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::table::{merge_id, merge_rank, Merge, PairTable, NO_MERGE};
+use super::table::{merge_id, merge_rank, Merge, PairTable, ID_BITS, NO_MERGE};
 use crate::cost;
 
 /// Pieces with at least this many parts go to [`merge_chunked`].
@@ -52,9 +55,89 @@ pub struct Scratch {
 #[inline]
 pub fn merge(pairs: &PairTable, parts: &mut Vec<u32>, s: &mut Scratch) {
     if parts.len() < HEAP_THRESHOLD {
-        merge_scan(pairs, parts, &mut s.ranks);
+        merge_small(pairs, parts);
     } else {
         merge_chunked(pairs, parts, s);
+    }
+}
+
+/// Bits of a [`merge_small`] key that hold the pair's position.
+const POS_BITS: u32 = 7;
+const POS_MASK: u32 = (1 << POS_BITS) - 1;
+/// Keys from here up are pairs with no merge (`NO_RANK << POS_BITS | i`) or gone.
+const NO_KEY: u32 = 1 << (ID_BITS + POS_BITS);
+const _: () = assert!(HEAP_THRESHOLD <= 1 << POS_BITS && ID_BITS + POS_BITS < 32);
+/// Parts of the pieces [`merge_small`] merges in its smaller arrays (most pre-tokens of text).
+const SMALL_PARTS: usize = 16;
+
+/// The merge of a piece of fewer than [`HEAP_THRESHOLD`] parts; see the module docs.
+#[inline]
+pub fn merge_small(pairs: &PairTable, parts: &mut Vec<u32>) {
+    if parts.len() <= SMALL_PARTS {
+        merge_fixed::<SMALL_PARTS>(pairs, parts);
+    } else {
+        merge_fixed::<HEAP_THRESHOLD>(pairs, parts);
+    }
+}
+
+/// [`merge_small`] in arrays of `N` (at least the number of parts, at most
+/// `1 << POS_BITS`): `key[i]` is `rank << POS_BITS | i` for the pair of part `i` and the part
+/// after it (`next[i]`), at least [`NO_KEY`] when they have no merge or `i` is gone.
+#[inline(always)]
+fn merge_fixed<const N: usize>(pairs: &PairTable, parts: &mut Vec<u32>) {
+    let n = parts.len();
+    if n < 2 {
+        return;
+    }
+    debug_assert!(n <= N && N <= 1 << POS_BITS);
+    let mut p = [0u32; N];
+    let mut key = [u32::MAX; N];
+    let mut next = [0u8; N];
+    let mut prev = [0u8; N];
+    p[..n].copy_from_slice(parts);
+    for i in 0..n {
+        next[i] = (i + 1) as u8;
+        prev[i] = i.wrapping_sub(1) as u8;
+    }
+    for i in 0..n - 1 {
+        key[i] = pairs.rank(p[i], p[i + 1]) << POS_BITS | i as u32;
+    }
+    loop {
+        cost::add(n);
+        let best = key[..n - 1].iter().fold(u32::MAX, |a, &b| a.min(b));
+        if best >= NO_KEY {
+            break;
+        }
+        let i = (best & POS_MASK) as usize;
+        let j = next[i] as usize;
+        let m = pairs.id_of_rank(best >> POS_BITS);
+        p[i] = m;
+        key[j] = u32::MAX;
+        let k = next[j] as usize;
+        let h = prev[i] as usize;
+        // Both new pairs' lookups at once: on text seen once each may miss the CPU caches.
+        if k < n {
+            pairs.prefetch(m, p[k]);
+        }
+        if h < n {
+            pairs.prefetch(p[h], m);
+        }
+        next[i] = k as u8;
+        key[i] = if k < n {
+            prev[k] = i as u8;
+            pairs.rank(m, p[k]) << POS_BITS | i as u32
+        } else {
+            u32::MAX
+        };
+        if h < n {
+            key[h] = pairs.rank(p[h], m) << POS_BITS | h as u32;
+        }
+    }
+    parts.clear();
+    let mut i = 0;
+    while i < n {
+        parts.push(p[i]);
+        i = next[i] as usize;
     }
 }
 
@@ -636,6 +719,13 @@ mod tests {
                 let want = naive(&t, input.clone());
                 let mut a = input.clone();
                 merge_scan(&t, &mut a, &mut Vec::new());
+                if len < HEAP_THRESHOLD {
+                    for table in [&t, &inv] {
+                        let mut m = input.clone();
+                        merge_small(table, &mut m);
+                        assert_eq!(m, naive(table, input.clone()), "{input:?}");
+                    }
+                }
                 let mut b = input.clone();
                 merge_heap(&t, &mut b, &mut s);
                 assert_eq!(a, want);
@@ -757,6 +847,31 @@ mod tests {
                     assert_eq!(chunk_counts(&s).iter().sum::<u32>() as usize, input.len());
                 } else {
                     assert_eq!(w, input, "table {t}: windows gave up but changed the parts");
+                }
+            }
+        }
+    }
+
+    /// The small merge at every length it takes (both array sizes and their edges), on tables
+    /// whose merged ids are the ranks and on tables whose are not, with ids on both sides of
+    /// the pair table's direct part (256).
+    #[test]
+    fn small_agrees_with_the_definition() {
+        let identity = |t: &PairTable| {
+            let entries: Vec<_> = t.entries().map(|(pair, rank)| (pair, rank, rank)).collect();
+            PairTable::new(&entries)
+        };
+        let trained = [trained(40, 1), trained(200, 2), trained(600, 3), trained(2000, 4)];
+        let mut tables = vec![toy(), toy_inverted(), doubling()];
+        tables.extend(trained.iter().map(identity));
+        tables.extend(trained);
+        let lens: Vec<usize> = (0..HEAP_THRESHOLD).collect();
+        for (t, table) in tables.iter().enumerate() {
+            for seed in 0..3 {
+                for input in inputs(&lens, 100 * seed + t as u64) {
+                    let mut got = input.clone();
+                    merge_small(table, &mut got);
+                    assert_eq!(got, naive(table, input.clone()), "table {t}, {input:?}");
                 }
             }
         }

@@ -369,7 +369,8 @@ const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const FREE_PAIR: u64 = u64::MAX;
 /// Ids below this have their pairs in [`PairTable`]'s direct table too.
 const SMALL_IDS: u32 = 256;
-const NO_RANK: u32 = u32::MAX;
+/// [`PairTable::rank`] of a pair with no merge.
+pub const NO_RANK: u32 = u32::MAX;
 
 /// `(left, right)` → [`Merge`], as one `u64` per slot: `left << 42 | right << 21 | rank`, so
 /// that a lookup reads 8 bytes and the table is as small as it can be while staying at most
@@ -385,6 +386,12 @@ pub struct PairTable {
     small: Vec<u32>,
     /// The merged id of each rank, when ranks are not ids.
     ids_by_rank: Option<Vec<u32>>,
+    /// One bit per hash value of `filter_shift`'s width, set for the pairs in `slots`: most
+    /// pairs looked up while merging have no merge, and a clear bit says so from a table of
+    /// at most 256 KB (o200k: 9% of absent pairs pass) where the 4 MB of slots mostly miss
+    /// the CPU caches on text seen once.
+    filter: Vec<u64>,
+    filter_shift: u32,
     shift: u32,
     len: usize,
     /// One more than the largest rank inserted.
@@ -415,10 +422,14 @@ impl PairTable {
     /// An empty table for up to `n` pairs whose merged id is their rank (tiktoken ranks).
     pub fn with_capacity(n: usize) -> PairTable {
         let cap = (n * 2).next_power_of_two().max(16);
+        // Ten bits a pair, 2^21 at most.
+        let filter_bits = (n * 10).next_power_of_two().clamp(64, 1 << 21);
         PairTable {
             slots: huge_vec(cap, FREE_PAIR),
             small: vec![NO_RANK; (SMALL_IDS * SMALL_IDS) as usize],
             ids_by_rank: None,
+            filter: vec![0; filter_bits / 64],
+            filter_shift: 64 - filter_bits.trailing_zeros(),
             shift: 64 - cap.trailing_zeros(),
             len: 0,
             rank_bound: 0,
@@ -435,6 +446,8 @@ impl PairTable {
         if a < SMALL_IDS && b < SMALL_IDS {
             self.small[(a * SMALL_IDS + b) as usize] = rank;
         }
+        let f = self.filter_bit(key);
+        self.filter[f >> 6] |= 1 << (f & 63);
         let mask = self.slots.len() - 1;
         let mut i = self.slot(key);
         loop {
@@ -449,6 +462,18 @@ impl PairTable {
             }
             i = (i + 1) & mask;
         }
+    }
+
+    #[inline(always)]
+    fn filter_bit(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.filter_shift) as usize
+    }
+
+    /// Whether the pair `key` may be in the table (false: it is not).
+    #[inline(always)]
+    fn may_have(&self, key: u64) -> bool {
+        let f = self.filter_bit(key);
+        self.filter[f >> 6] >> (f & 63) & 1 != 0
     }
 
     #[inline(always)]
@@ -468,6 +493,9 @@ impl PairTable {
             return self.merge_of(rank);
         }
         let key = (left as u64) << ID_BITS | right as u64;
+        if !self.may_have(key) {
+            return NO_MERGE;
+        }
         let mask = self.slots.len() - 1;
         let mut i = self.slot(key);
         loop {
@@ -479,6 +507,52 @@ impl PairTable {
                 return NO_MERGE;
             }
             i = (i + 1) & mask;
+        }
+    }
+
+    /// The rank of merging `left` then `right`, or [`NO_RANK`].
+    #[inline(always)]
+    pub fn rank(&self, left: u32, right: u32) -> u32 {
+        if left < SMALL_IDS && right < SMALL_IDS {
+            return self.small[(left * SMALL_IDS + right) as usize];
+        }
+        let key = (left as u64) << ID_BITS | right as u64;
+        if !self.may_have(key) {
+            return NO_RANK;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(key);
+        loop {
+            let s = self.slots[i];
+            if s >> ID_BITS == key {
+                return (s & ID_MASK) as u32;
+            }
+            if s == FREE_PAIR {
+                return NO_RANK;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Starts loading what [`PairTable::rank`] of this pair reads, so that two lookups known
+    /// at once overlap their cache misses.
+    #[inline(always)]
+    pub fn prefetch(&self, left: u32, right: u32) {
+        if left < SMALL_IDS && right < SMALL_IDS {
+            return;
+        }
+        let key = (left as u64) << ID_BITS | right as u64;
+        let f = self.filter_bit(key);
+        prefetch_ptr(&self.filter[f >> 6] as *const u64 as *const u8);
+        prefetch_ptr(&self.slots[self.slot(key)] as *const u64 as *const u8);
+    }
+
+    /// The id a merge of this rank makes.
+    #[inline(always)]
+    pub fn id_of_rank(&self, rank: u32) -> u32 {
+        match &self.ids_by_rank {
+            None => rank,
+            Some(map) => map[rank as usize],
         }
     }
 

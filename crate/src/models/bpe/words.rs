@@ -10,8 +10,11 @@
 //!
 //! One table per thread and tokenizer (in `Work`), cleared when three quarters full.
 
-/// Slots (32 bytes each: 4 MB).
+/// Slots at most (32 bytes each: 4 MB).
 const SLOTS: usize = 1 << 17;
+/// Slots of a new table (128 KB), doubled each time it is half full (below [`SLOTS`]): text
+/// seen once does not wait for 4 MB to be zeroed.
+const FIRST_SLOTS: usize = 1 << 12;
 /// Pieces before the table starts over.
 const MAX_LEN: usize = SLOTS / 4 * 3;
 /// Ids in the arena before the table starts over.
@@ -161,16 +164,21 @@ impl Words {
         if key == NO_KEY || ids.is_empty() || ids.len() > MAX_ARENA {
             return;
         }
-        if self.slots.len() < SLOTS {
-            self.slots = super::table::huge_vec(SLOTS, FREE);
+        if self.slots.len() < FIRST_SLOTS {
+            self.slots = super::table::huge_vec(FIRST_SLOTS, FREE);
         } else if self.len >= MAX_LEN || self.arena.len() + ids.len() > MAX_ARENA {
             self.slots.fill(FREE);
             self.arena.clear();
             self.len = 0;
+        } else if self.len >= self.slots.len() / 2 && self.slots.len() < SLOTS {
+            self.grow();
         }
         let mut e = Entry { key, ids: [0; 3], n: ids.len() as u32 };
         if ids.len() <= 3 {
-            e.ids[..ids.len()].copy_from_slice(ids);
+            // (Not `copy_from_slice`: a call to memcpy for at most 12 bytes.)
+            for (d, &id) in e.ids.iter_mut().zip(ids) {
+                *d = id;
+            }
         } else {
             e.ids[0] = self.arena.len() as u32;
             self.arena.extend_from_slice(ids);
@@ -183,6 +191,23 @@ impl Words {
         }
         self.slots[i] = e;
         self.len += 1;
+    }
+}
+
+impl Words {
+    /// Moves the entries to a table of twice the slots.
+    #[inline(never)]
+    fn grow(&mut self) {
+        let size = self.slots.len() * 2;
+        let old = std::mem::replace(&mut self.slots, super::table::huge_vec(size, FREE));
+        let mask = size - 1;
+        for e in old.into_iter().filter(|e| e.key != NO_KEY) {
+            let mut i = hash(e.key) as usize & mask;
+            while self.slots[i].key != NO_KEY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = e;
+        }
     }
 }
 
