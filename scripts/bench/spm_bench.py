@@ -104,57 +104,17 @@ def main() -> None:
         args.bytes, args.rounds, args.min_seconds = 64_000, 1, 0.05
     if args.tokenizer_json:
         return main_json(args)
-    args.models = args.models or ",".join(MODELS)
     import sentencepiece as spm
 
     import tokenprism
 
-    with open(paths.corpus(args.lang), encoding="utf-8") as f:
-        text = f.read(args.bytes)
-    text = text[: text.rfind("\n") + 1]
-    lines = [line for line in text.split("\n") if line]
-    results = []
-    for name in args.models.split(","):
-        path = str(paths.spm_model(name))
-        ours = tokenprism.Tokenizer.from_file(path)
-        ref = spm.SentencePieceProcessor(model_file=path)
-        for mode, texts in (("one text", [text]), ("lines", lines)):
-            cell = bench_cell(ours.encode_ids, ref.encode, texts, args.rounds, args.min_seconds)
-            cell.update(model=name, input=mode)
-            results.append(cell)
-            print(
-                f"{name:11} {mode:8} x{cell['ratio']:.2f}  "
-                f"tokenprism {cell['tokenprism_mb_s']:.2f} MB/s  "
-                f"sentencepiece {cell['peer_mb_s']:.2f} MB/s",
-                flush=True,
-            )
-    meta = {
-        "date": _dt.date.today().isoformat(),
-        "lang": args.lang,
-        "bytes": len(text.encode()),
-        "rounds": args.rounds,
-        "sentencepiece": spm.__version__,
-        "cpus": os.cpu_count(),
-    }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "spm_results.json").write_text(
-        json.dumps({"meta": meta, "results": results}, indent=1) + "\n"
-    )
-    rows = [
-        "| model | input | sentencepiece ÷ tokenprism time | tokenprism MB/s | sentencepiece MB/s |",
-        "|---|---|---|---|---|",
-    ]
-    for c in results:
-        rows.append(
-            f"| {c['model']} | {c['input']} ({c['calls']} calls) | {c['ratio']:.2f} | "
-            f"{c['tokenprism_mb_s']:.2f} | {c['peer_mb_s']:.2f} |"
-        )
-    head = (
-        f"SentencePiece models, {meta['bytes']:,} bytes of {meta['lang']}, one thread, "
-        f"median of {meta['rounds']} rounds ({meta['date']}, sentencepiece "
-        f"{meta['sentencepiece']}). Ratios above 1: tokenprism is faster.\n\n"
-    )
-    (args.out / "spm_results.md").write_text(head + "\n".join(rows) + "\n")
+    def models():
+        for name in (args.models or ",".join(MODELS)).split(","):
+            path = str(paths.spm_model(name))
+            ours = tokenprism.Tokenizer.from_file(path)
+            yield name, ours.encode_ids, spm.SentencePieceProcessor(model_file=path).encode
+
+    run(args, models(), "sentencepiece", spm.__version__, "spm_results", "SentencePiece models")
 
 
 def main_json(args) -> None:
@@ -162,30 +122,41 @@ def main_json(args) -> None:
 
     import tokenprism
 
+    def files():
+        for name in (args.models or ",".join(JSON_FILES)).split(","):
+            path = str(paths.unigram_json(name))
+            ours = tokenprism.Tokenizer.from_file(path)
+            ref = tokenizers.Tokenizer.from_file(path)
+
+            def ours_ids(t, ours=ours):
+                return ours.encode_ids(t, add_special_tokens=False)
+
+            def ref_ids(t, ref=ref):
+                return ref.encode(t, add_special_tokens=False).ids
+
+            yield name, ours_ids, ref_ids
+
+    title = "Unigram tokenizer.json files"
+    run(args, files(), "tokenizers", tokenizers.__version__, "spm_json_results", title)
+
+
+def run(args, sides, peer: str, version: str, stem: str, title: str) -> None:
+    """Benchmarks each (name, ours, peer's) of `sides` on the corpus as one text and as lines,
+    and writes `stem`.json and `stem`.md into --out."""
     with open(paths.corpus(args.lang), encoding="utf-8") as f:
         text = f.read(args.bytes)
     text = text[: text.rfind("\n") + 1]
     lines = [line for line in text.split("\n") if line]
     results = []
-    for name in (args.models or ",".join(JSON_FILES)).split(","):
-        path = str(paths.unigram_json(name))
-        ours = tokenprism.Tokenizer.from_file(path)
-        ref = tokenizers.Tokenizer.from_file(path)
-
-        def ours_ids(t, ours=ours):
-            return ours.encode_ids(t, add_special_tokens=False)
-
-        def ref_ids(t, ref=ref):
-            return ref.encode(t, add_special_tokens=False).ids
-
+    for name, ours, ref in sides:
         for mode, texts in (("one text", [text]), ("lines", lines)):
-            cell = bench_cell(ours_ids, ref_ids, texts, args.rounds, args.min_seconds)
+            cell = bench_cell(ours, ref, texts, args.rounds, args.min_seconds)
             cell.update(model=name, input=mode)
             results.append(cell)
             print(
-                f"{name:6} {mode:8} x{cell['ratio']:.2f}  "
+                f"{name:11} {mode:8} x{cell['ratio']:.2f}  "
                 f"tokenprism {cell['tokenprism_mb_s']:.2f} MB/s  "
-                f"tokenizers {cell['peer_mb_s']:.2f} MB/s",
+                f"{peer} {cell['peer_mb_s']:.2f} MB/s",
                 flush=True,
             )
     meta = {
@@ -193,15 +164,15 @@ def main_json(args) -> None:
         "lang": args.lang,
         "bytes": len(text.encode()),
         "rounds": args.rounds,
-        "tokenizers": tokenizers.__version__,
+        peer: version,
         "cpus": os.cpu_count(),
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "spm_json_results.json").write_text(
+    (args.out / f"{stem}.json").write_text(
         json.dumps({"meta": meta, "results": results}, indent=1) + "\n"
     )
     rows = [
-        "| file | input | tokenizers ÷ tokenprism time | tokenprism MB/s | tokenizers MB/s |",
+        f"| model | input | {peer} ÷ tokenprism time | tokenprism MB/s | {peer} MB/s |",
         "|---|---|---|---|---|",
     ]
     for c in results:
@@ -210,11 +181,11 @@ def main_json(args) -> None:
             f"{c['tokenprism_mb_s']:.2f} | {c['peer_mb_s']:.2f} |"
         )
     head = (
-        f"Unigram tokenizer.json files, {meta['bytes']:,} bytes of {meta['lang']}, one thread, "
-        f"median of {meta['rounds']} rounds ({meta['date']}, tokenizers {meta['tokenizers']}). "
+        f"{title}, {meta['bytes']:,} bytes of {meta['lang']}, one thread, "
+        f"median of {meta['rounds']} rounds ({meta['date']}, {peer} {version}). "
         "Ratios above 1: tokenprism is faster.\n\n"
     )
-    (args.out / "spm_json_results.md").write_text(head + "\n".join(rows) + "\n")
+    (args.out / f"{stem}.md").write_text(head + "\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":
