@@ -392,98 +392,6 @@ mod fast_path_tests {
     use super::*;
     use crate::testing::Rng;
 
-    /// A charsmap (the double-array layout of `precompiled.rs`) with one-byte keys `rules`
-    /// (not 0x03, whose value slot "ab" takes), "ab" -> "yz", and "e" and " " followed by
-    /// U+0301 (0xCC 0x81) -> "É": the root's children sit at 0x100 ^ byte, their values at
-    /// 0x200 further, "ab"'s node at 0x303, the two U+0301 chains from 0x3A9 and 0x3EC.
-    fn charsmap(rules: &[(u8, &str)]) -> Arc<Precompiled> {
-        let unit = |label: u32, leaf: bool, off: u32| label | (leaf as u32) << 8 | off << 10;
-        let mut units = vec![0u32; 0x800];
-        units[0] = unit(0, false, 0x100);
-        let mut strings = String::new();
-        let mut add = |s: &str| {
-            let at = strings.len() as u32;
-            strings.push_str(s);
-            strings.push('\0');
-            at
-        };
-        for &(b, r) in rules {
-            assert!(b != 0 && b != 3 && b < 0x80);
-            let node = 0x100 ^ b as usize;
-            units[node] = unit(b as u32, true, 0x200);
-            units[node ^ 0x200] = add(r);
-        }
-        assert!(rules.iter().any(|r| r.0 == b'a'), "\"ab\" hangs below \"a\"");
-        units[0x303] = unit(b'b' as u32, true, 0x80);
-        units[0x303 ^ 0x80] = add("yz");
-        for (first, second) in [(b'e', 0x3A9usize), (b' ', 0x3EC)] {
-            assert!(rules.iter().any(|r| r.0 == first));
-            assert_eq!(second, 0x100 ^ first as usize ^ 0x200 ^ 0xCC);
-            units[second] = unit(0xCC, false, 0x400);
-            let third = second ^ 0x400 ^ 0x81;
-            units[third] = unit(0x81, true, 0x10);
-            units[third ^ 0x10] = add("É");
-        }
-        let mut bytes = ((units.len() * 4) as u32).to_le_bytes().to_vec();
-        for u in &units {
-            bytes.extend_from_slice(&u.to_le_bytes());
-        }
-        bytes.extend_from_slice(strings.as_bytes());
-        Arc::new(Precompiled::from_charsmap(bytes).unwrap())
-    }
-
-    #[test]
-    fn ascii_runs_match_the_prefix_walk() {
-        let map = charsmap(&[
-            (b'a', "x"),
-            (b'c', ""),
-            (b'\t', " "),
-            (b'\n', " "),
-            (b'A', "a"),
-            (b'Z', "  "),
-            (b'_', " q"),
-            (b'q', "q"),
-            (b' ', " "),
-            (b'e', "e"),
-        ]);
-        let parts = [
-            " ", " ", "  ", "\t", "\n", "\r", "a", "b", "c", "A", "Z", "_", "q", "x", "ab", "é", "▁", "東",
-            "😀", "hello", "a b", "e", "\u{301}", "e\u{301}",
-        ];
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for flags in 0..16u32 {
-            for map in [None, Some(map.clone())] {
-                for user in [vec![], vec!["a b".to_owned(), "q".to_owned()]] {
-                    let n = SpmNormalizer::new(
-                        map.clone(),
-                        user,
-                        flags & 1 != 0,
-                        flags & 2 != 0,
-                        flags & 4 != 0,
-                        flags & 8 != 0,
-                    );
-                    if n.user_trie.is_none() && n.charsmap.is_some() {
-                        // Each kind of rule is there to be tested.
-                        assert_eq!(n.fast[b'e' as usize], COPY | ASCII_NEXT);
-                        assert_eq!(n.fast[b' ' as usize], SPACE | ASCII_NEXT);
-                        assert_eq!(n.fast[b'\t' as usize], SPACE);
-                        assert_eq!(n.fast[b'q' as usize], COPY);
-                        assert_eq!(n.fast[b'a' as usize], 0);
-                    }
-                    for _ in 0..300 {
-                        let text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
-                        let from: Vec<u32> = (0..text.chars().count() as u32).map(|i| i * 3 + 1).collect();
-                        let (mut fast, mut plain) = (String::new(), String::new());
-                        let (mut fast_orig, mut plain_orig) = (Vec::new(), Vec::new());
-                        n.run_with::<true>(&text, &mut fast, Some((&from, &mut fast_orig)));
-                        n.run_with::<false>(&text, &mut plain, Some((&from, &mut plain_orig)));
-                        assert_eq!((&fast, &fast_orig), (&plain, &plain_orig), "{text:?} flags {flags}");
-                    }
-                }
-            }
-        }
-    }
-
     /// A charsmap of `rules` (key, replacement), laid out as a double array the way
     /// `precompiled.rs` reads one: a node's children by byte `c` at `base ^ c`, where `base`
     /// is its slot XOR its offset, its value (bit 31 set) at `base`. No two nodes share a
@@ -542,6 +450,77 @@ mod fast_path_tests {
         Arc::new(Precompiled::from_charsmap(bytes).unwrap())
     }
 
+    /// Normalizes random texts of `parts` both ways (the run loop's fast paths against the
+    /// prefix walk, alignment included) under every whitespace flag, with and without `map`
+    /// and the user-defined pieces `user`; then hands each normalizer to `check`.
+    fn fast_matches_plain(
+        map: &Arc<Precompiled>,
+        user: &[&str],
+        parts: &[&str],
+        seed: u64,
+        check: impl Fn(&SpmNormalizer),
+    ) {
+        let mut rng = Rng(seed);
+        for flags in 0..16u32 {
+            for map in [None, Some(map.clone())] {
+                for user in [vec![], user.iter().map(|&u| u.to_owned()).collect()] {
+                    let n = SpmNormalizer::new(
+                        map.clone(),
+                        user,
+                        flags & 1 != 0,
+                        flags & 2 != 0,
+                        flags & 4 != 0,
+                        flags & 8 != 0,
+                    );
+                    for _ in 0..300 {
+                        let text: String = (0..rng.below(12)).map(|_| rng.pick(parts)).collect();
+                        let from: Vec<u32> = (0..text.chars().count() as u32).map(|i| i * 3 + 1).collect();
+                        let (mut fast, mut plain) = (String::new(), String::new());
+                        let (mut fast_orig, mut plain_orig) = (Vec::new(), Vec::new());
+                        n.run_with::<true>(&text, &mut fast, Some((&from, &mut fast_orig)));
+                        n.run_with::<false>(&text, &mut plain, Some((&from, &mut plain_orig)));
+                        assert_eq!((&fast, &fast_orig), (&plain, &plain_orig), "{text:?} flags {flags}");
+                    }
+                    check(&n);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_runs_match_the_prefix_walk() {
+        // One-byte keys, "ab", and "e" and " " followed by U+0301 (0xCC 0x81).
+        let map = built_charsmap(&[
+            ("a", "x"),
+            ("c", ""),
+            ("\t", " "),
+            ("\n", " "),
+            ("A", "a"),
+            ("Z", "  "),
+            ("_", " q"),
+            ("q", "q"),
+            (" ", " "),
+            ("e", "e"),
+            ("ab", "yz"),
+            ("e\u{301}", "É"),
+            (" \u{301}", "É"),
+        ]);
+        let parts = [
+            " ", " ", "  ", "\t", "\n", "\r", "a", "b", "c", "A", "Z", "_", "q", "x", "ab", "é", "▁", "東",
+            "😀", "hello", "a b", "e", "\u{301}", "e\u{301}",
+        ];
+        fast_matches_plain(&map, &["a b", "q"], &parts, 0x9E37_79B9_7F4A_7C15, |n| {
+            if n.user_trie.is_none() && n.charsmap.is_some() {
+                // Each kind of rule is there to be tested.
+                assert_eq!(n.fast[b'e' as usize], COPY | ASCII_NEXT);
+                assert_eq!(n.fast[b' ' as usize], SPACE | ASCII_NEXT);
+                assert_eq!(n.fast[b'\t' as usize], SPACE);
+                assert_eq!(n.fast[b'q' as usize], COPY);
+                assert_eq!(n.fast[b'a' as usize], 0);
+            }
+        });
+    }
+
     #[test]
     fn wide_runs_match_the_prefix_walk() {
         let map = built_charsmap(&[
@@ -582,38 +561,16 @@ mod fast_path_tests {
             "\u{800}",
             "\u{FFFF}",
         ];
-        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        for flags in 0..16u32 {
-            for map in [None, Some(map.clone())] {
-                for user in [vec![], vec!["é".to_owned()]] {
-                    let n = SpmNormalizer::new(
-                        map.clone(),
-                        user,
-                        flags & 1 != 0,
-                        flags & 2 != 0,
-                        flags & 4 != 0,
-                        flags & 8 != 0,
-                    );
-                    for _ in 0..300 {
-                        let text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
-                        let from: Vec<u32> = (0..text.chars().count() as u32).map(|i| i * 3 + 1).collect();
-                        let (mut fast, mut plain) = (String::new(), String::new());
-                        let (mut fast_orig, mut plain_orig) = (Vec::new(), Vec::new());
-                        n.run_with::<true>(&text, &mut fast, Some((&from, &mut fast_orig)));
-                        n.run_with::<false>(&text, &mut plain, Some((&from, &mut plain_orig)));
-                        assert_eq!((&fast, &fast_orig), (&plain, &plain_orig), "{text:?} flags {flags}");
-                    }
-                    if n.user_trie.is_none() && n.charsmap.is_some() {
-                        // Each class was met above.
-                        let class = |c: char| n.wide[c as usize].load(Ordering::Relaxed);
-                        assert_eq!(class('é'), COPY | MARK_NEXT);
-                        assert_eq!(class('и'), COPY | MARK_NEXT);
-                        assert_eq!(class('ü'), COPY);
-                        assert_eq!(class('▁'), COPY);
-                        assert_eq!([class('ñ'), class('東'), class('ß'), class('\u{3000}')], [0; 4]);
-                    }
-                }
+        fast_matches_plain(&map, &["é"], &parts, 0x2545_F491_4F6C_DD1D, |n| {
+            if n.user_trie.is_none() && n.charsmap.is_some() {
+                // Each class was met above.
+                let class = |c: char| n.wide[c as usize].load(Ordering::Relaxed);
+                assert_eq!(class('é'), COPY | MARK_NEXT);
+                assert_eq!(class('и'), COPY | MARK_NEXT);
+                assert_eq!(class('ü'), COPY);
+                assert_eq!(class('▁'), COPY);
+                assert_eq!([class('ñ'), class('東'), class('ß'), class('\u{3000}')], [0; 4]);
             }
-        }
+        });
     }
 }
