@@ -485,28 +485,9 @@ impl PairTable {
     /// The merge of `left` followed by `right`, or [`NO_MERGE`].
     #[inline(always)]
     pub fn get(&self, left: u32, right: u32) -> Merge {
-        if left < SMALL_IDS && right < SMALL_IDS {
-            let rank = self.small[(left * SMALL_IDS + right) as usize];
-            if rank == NO_RANK {
-                return NO_MERGE;
-            }
-            return self.merge_of(rank);
-        }
-        let key = (left as u64) << ID_BITS | right as u64;
-        if !self.may_have(key) {
-            return NO_MERGE;
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = self.slot(key);
-        loop {
-            let s = self.slots[i];
-            if s >> ID_BITS == key {
-                return self.merge_of((s & ID_MASK) as u32);
-            }
-            if s == FREE_PAIR {
-                return NO_MERGE;
-            }
-            i = (i + 1) & mask;
+        match self.rank(left, right) {
+            NO_RANK => NO_MERGE,
+            rank => self.merge_of(rank),
         }
     }
 
@@ -558,11 +539,7 @@ impl PairTable {
 
     #[inline(always)]
     fn merge_of(&self, rank: u32) -> Merge {
-        let id = match &self.ids_by_rank {
-            None => rank,
-            Some(map) => map[rank as usize],
-        };
-        (rank as u64) << 32 | id as u64
+        (rank as u64) << 32 | self.id_of_rank(rank) as u64
     }
 
     /// Number of pairs.
