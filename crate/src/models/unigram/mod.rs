@@ -451,11 +451,25 @@ impl Unigram {
                 && here.abs() + word.len() as f32 * (max_score + 1.0) <= SPM_SCORE_RESET;
             let hash = hash_bytes(word.as_bytes());
             ids.clear();
-            let cached = settled && {
+            let mut found = settled && {
                 let short = if word.len() <= 8 { pack(word.as_bytes()) } else { 0 };
                 spm_cache.get_into(word.as_bytes(), hash, short, ids)
             };
-            if cached {
+            if settled && !found {
+                let at = out.len();
+                self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;
+                let margin = 2.0 * word.len() as f64 * half_ulp;
+                found = out[at..].iter().all(|t| {
+                    let e = t.end as usize;
+                    lattice[e].score - runners_up[e] > margin
+                });
+                if found {
+                    ids.extend(out[at..].iter().map(|t| t.id));
+                    spm_cache.insert(word.as_bytes(), hash, ids);
+                }
+                out.truncate(at);
+            }
+            if found {
                 let mut at = start;
                 for &id in ids.iter() {
                     let (len, score) = if id == unk {
@@ -471,27 +485,7 @@ impl Unigram {
                 continue;
             }
             let at = out.len();
-            let mut clear = false;
-            if settled {
-                self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;
-                let margin = 2.0 * word.len() as f64 * half_ulp;
-                clear = out[at..].iter().all(|t| {
-                    let e = t.end as usize;
-                    lattice[e].score - runners_up[e] > margin
-                });
-                if clear {
-                    ids.extend(out[at..].iter().map(|t| t.id));
-                    spm_cache.insert(word.as_bytes(), hash, ids);
-                    for t in &out[at..] {
-                        here += if t.id == unk { unknown } else { self.scores32[t.id as usize] };
-                    }
-                } else {
-                    out.truncate(at);
-                }
-            }
-            if !clear {
-                here = self.best_path::<f32, false>(word, here, lattice32, &mut Vec::new(), out)?;
-            }
+            here = self.best_path::<f32, false>(word, here, lattice32, &mut Vec::new(), out)?;
             for t in &mut out[at..] {
                 t.start += start as u32;
                 t.end += start as u32;
