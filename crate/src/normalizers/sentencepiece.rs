@@ -35,9 +35,10 @@ pub struct SpmNormalizer {
     /// Each ASCII char's class for the run loop: [`COPY`] or [`SPACE`], with [`ASCII_NEXT`],
     /// or 0 (ask `prefix`).
     fast: [u8; 128],
-    /// Each char of two or three bytes by code point: [`COPY`] with [`MARK_NEXT`], or 0 (ask
-    /// `prefix`), or [`UNCLASSED`] until first seen (classed then: most maps list few of the
-    /// 63,488 chars, and a text uses few of them). Shared by clones.
+    /// Each char of the Basic Multilingual Plane by code point: for chars of two or three
+    /// bytes, [`COPY`] with [`EXT_NEXT`], or 0 (ask `prefix`), or [`UNCLASSED`] until first
+    /// seen (classed then: most maps list few of the 63,488 chars, and a text uses few of
+    /// them); for any char, [`EXTENDS`]. Shared by clones.
     wide: Arc<[AtomicU8]>,
 }
 
@@ -49,11 +50,17 @@ const SPACE: u8 = 2;
 /// char, and only with a non-ASCII char after it (as letters and combining marks in an NFKC
 /// map).
 const ASCII_NEXT: u8 = 4;
-/// A char of two or three bytes that normalizes to itself unless a combining mark of
-/// U+0300-U+036F (lead byte 0xCC or 0xCD) follows it: only such marks extend a key from it.
-const MARK_NEXT: u8 = 8;
+/// A char of two or three bytes that normalizes to itself unless an [`EXTENDS`] char follows
+/// it: the chars that can follow it in a longer key are all marked so.
+const EXT_NEXT: u8 = 8;
+/// A char (by code point in [`SpmNormalizer::wide`]) that follows the first char of some
+/// longer key of a char classed so far.
+const EXTENDS: u8 = 16;
 /// A char in [`SpmNormalizer::wide`] not classed yet.
-const UNCLASSED: u8 = 0xFF;
+const UNCLASSED: u8 = 0x80;
+/// The most chars one char's longer keys may go on with for [`EXT_NEXT`]; a char with more
+/// is left to `prefix`.
+const MAX_EXTENSIONS: usize = 64;
 
 /// What an ASCII char normalizes to alone, and when that is the answer.
 #[derive(Clone, Debug)]
@@ -130,51 +137,35 @@ impl SpmNormalizer {
     }
 
     /// The class of the char `c` (two or three bytes, `bytes` its UTF-8) for the run loop, as
-    /// [`SpmNormalizer::wide`] keeps it.
+    /// [`SpmNormalizer::wide`] keeps it (with [`EXTENDS`] if set).
     fn wide_class(&self, c: usize, bytes: &[u8]) -> u8 {
-        let class = self.wide[c].load(Ordering::Relaxed);
-        if class != UNCLASSED {
+        // Acquire: the EXTENDS marks of the chars after `c`'s longer keys were set before its
+        // class was published.
+        let class = self.wide[c].load(Ordering::Acquire);
+        if class & UNCLASSED == 0 {
             return class;
         }
         let class = match (&self.charsmap, &self.user_trie) {
             (Some(map), None) => {
                 let alone = map.longest(bytes).is_none_or(|(n, r)| n == bytes.len() && r.as_bytes() == bytes);
-                let mut marks_only = true;
-                let longer = map.next_bytes(bytes, |b| marks_only &= b == 0xCC || b == 0xCD);
-                match (alone, longer, marks_only) {
-                    (false, _, _) | (_, true, false) => 0,
-                    (true, false, _) => COPY,
-                    (true, true, true) => COPY | MARK_NEXT,
+                let mut after = Vec::new();
+                match (alone, next_chars(map, bytes, &mut after)) {
+                    (false, _) | (_, false) => 0,
+                    (true, true) if after.is_empty() => COPY,
+                    (true, true) => {
+                        for &x in &after {
+                            self.wide[x as usize].fetch_or(EXTENDS, Ordering::Relaxed);
+                        }
+                        COPY | EXT_NEXT
+                    }
                 }
             }
             (None, None) => COPY,
             (_, Some(_)) => 0,
         };
         // Classing again gives the same class: a race between threads only repeats the work.
-        self.wide[c].store(class, Ordering::Relaxed);
-        class
-    }
-
-    /// The byte length of the char at `i` (two or three bytes) if it normalizes to itself
-    /// there whatever comes after it, else 0.
-    #[inline(always)]
-    fn copies_wide(&self, bytes: &[u8], i: usize) -> usize {
-        let b = bytes[i];
-        let (c, n) = match b {
-            0xC0..=0xDF => (((b & 0x1F) as usize) << 6 | (bytes[i + 1] & 0x3F) as usize, 2),
-            0xE0..=0xEF => {
-                let c = ((b & 0x0F) as usize) << 12 | ((bytes[i + 1] & 0x3F) as usize) << 6;
-                (c | (bytes[i + 2] & 0x3F) as usize, 3)
-            }
-            _ => return 0,
-        };
-        let class = self.wide_class(c, &bytes[i..i + n]);
-        let next_ok = class & MARK_NEXT == 0 || bytes.get(i + n).is_none_or(|&x| x != 0xCC && x != 0xCD);
-        if class & COPY != 0 && next_ok {
-            n
-        } else {
-            0
-        }
+        self.wide[c].fetch_or(class, Ordering::Relaxed);
+        self.wide[c].fetch_and(!UNCLASSED, Ordering::Release) & !UNCLASSED
     }
 
     /// The space symbol of the normalized text: "▁", or " " when spaces are not escaped.
@@ -264,15 +255,41 @@ impl SpmNormalizer {
             if FAST {
                 // A run of chars that normalize to themselves whatever follows them.
                 let (mut end, mut chars) = (at, 0);
+                // The start of the run's last char when it is EXT_NEXT: it stays in the run
+                // only if the char after it is not EXTENDS.
+                let mut guarded = None;
                 while end < bytes.len() {
-                    let n = if bytes[end] < 0x80 {
-                        usize::from(class(end) == COPY)
+                    let b = bytes[end];
+                    if b < 0x80 && guarded.is_none() {
+                        if class(end) != COPY {
+                            break;
+                        }
+                        end += 1;
+                        chars += 1;
+                        continue;
+                    }
+                    let (class, n) = if b < 0x80 {
+                        let extends =
+                            guarded.is_some() && self.wide[b as usize].load(Ordering::Relaxed) & EXTENDS != 0;
+                        (u8::from(class(end) == COPY) | if extends { EXTENDS } else { 0 }, 1)
                     } else {
-                        self.copies_wide(bytes, end)
+                        match wide_char(bytes, end) {
+                            Some((c, n)) => (self.wide_class(c, &bytes[end..end + n]), n),
+                            // Four bytes: never copied here, and never EXTENDS.
+                            None => (0, 0),
+                        }
                     };
-                    if n == 0 {
+                    if let Some(last) = guarded {
+                        if class & EXTENDS != 0 {
+                            end = last;
+                            chars -= 1;
+                            break;
+                        }
+                    }
+                    if class & COPY == 0 {
                         break;
                     }
+                    guarded = (class & EXT_NEXT != 0).then_some(end);
                     end += n;
                     chars += 1;
                 }
@@ -337,6 +354,61 @@ impl SpmNormalizer {
         self.run(&t.text, &mut out.text, Some((&t.orig, &mut out.orig)));
         out
     }
+}
+
+/// The code point and byte length of the char of two or three bytes at `i` (a char boundary
+/// of valid UTF-8), or None for another length.
+#[inline(always)]
+fn wide_char(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+    let b = bytes[i];
+    match b {
+        0xC0..=0xDF => Some((((b & 0x1F) as usize) << 6 | (bytes[i + 1] & 0x3F) as usize, 2)),
+        0xE0..=0xEF => {
+            let c = ((b & 0x0F) as usize) << 12 | ((bytes[i + 1] & 0x3F) as usize) << 6;
+            Some((c | (bytes[i + 2] & 0x3F) as usize, 3))
+        }
+        _ => None,
+    }
+}
+
+/// Collects into `after` the code points of the chars that follow `prefix` in the longer keys
+/// of `map`; false when one of them is not a char of one to three bytes, or there are more than
+/// [`MAX_EXTENSIONS`].
+fn next_chars(map: &Precompiled, prefix: &[u8], after: &mut Vec<u32>) -> bool {
+    let mut key = prefix.to_vec();
+    let mut ok = true;
+    let mut firsts = Vec::new();
+    map.next_bytes(&key, |b| firsts.push(b));
+    for b in firsts {
+        let len = match b {
+            0x00..=0x7F => 1,
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => return false,
+        };
+        // Every way the char's remaining bytes go on in the trie.
+        let mut chars = vec![vec![b]];
+        for _ in 1..len {
+            let mut longer = Vec::new();
+            for c in &chars {
+                key.truncate(prefix.len());
+                key.extend_from_slice(c);
+                map.next_bytes(&key, |x| {
+                    let mut c = c.clone();
+                    c.push(x);
+                    longer.push(c);
+                });
+            }
+            chars = longer;
+        }
+        for c in chars {
+            match std::str::from_utf8(&c).ok().and_then(|s| s.chars().next()) {
+                Some(ch) if after.len() < MAX_EXTENSIONS => after.push(ch as u32),
+                _ => ok = false,
+            }
+        }
+    }
+    ok
 }
 
 #[inline(always)]
@@ -533,6 +605,11 @@ mod fast_path_tests {
             ("東x", "y"),
             ("ß", "ss"),
             ("ab", "yz"),
+            ("か\u{3099}", "が"),
+            ("ア\u{3099}\u{3099}", "ヴ"),
+            ("ü\u{7FF}", "u"),
+            ("ё😀", "e"),
+            ("\u{FFFF}\u{800}\u{3099}", ""),
         ]);
         assert_eq!(map.longest("ñ".as_bytes()), Some((2, "n")));
         assert_eq!(map.longest("и\u{306}!".as_bytes()), Some((4, "й")));
@@ -560,16 +637,31 @@ mod fast_path_tests {
             "\u{7FF}",
             "\u{800}",
             "\u{FFFF}",
+            "か",
+            "\u{3099}",
+            "か\u{3099}",
+            "ア",
+            "ア\u{3099}",
+            "ア\u{3099}\u{3099}",
+            "ё",
+            "😀",
+            "ё😀",
+            "\u{FFFF}\u{800}",
         ];
         fast_matches_plain(&map, &["é"], &parts, 0x2545_F491_4F6C_DD1D, |n| {
             if n.user_trie.is_none() && n.charsmap.is_some() {
                 // Each class was met above.
-                let class = |c: char| n.wide[c as usize].load(Ordering::Relaxed);
-                assert_eq!(class('é'), COPY | MARK_NEXT);
-                assert_eq!(class('и'), COPY | MARK_NEXT);
-                assert_eq!(class('ü'), COPY);
-                assert_eq!(class('▁'), COPY);
-                assert_eq!([class('ñ'), class('東'), class('ß'), class('\u{3000}')], [0; 4]);
+                let class = |c: char| n.wide[c as usize].load(Ordering::Relaxed) & !EXTENDS;
+                let extends = |c: char| n.wide[c as usize].load(Ordering::Relaxed) & EXTENDS != 0;
+                for c in ['é', 'и', 'ü', '東', 'か', 'ア', '\u{FFFF}'] {
+                    assert_eq!(class(c), COPY | EXT_NEXT, "{c:?}");
+                }
+                assert_eq!([class('▁'), class('\u{3099}'), class('\u{7FF}')], [COPY; 3]);
+                assert_eq!([class('ñ'), class('ß'), class('\u{3000}'), class('ё')], [0; 4]);
+                for c in ['\u{301}', '\u{306}', 'x', '\u{3099}', '\u{7FF}', '\u{800}'] {
+                    assert!(extends(c), "{c:?}");
+                }
+                assert!(!extends('か') && !extends('a') && !extends('b'));
             }
         });
     }

@@ -179,9 +179,24 @@ fn missing_unk() -> Error {
 /// its first char, or at the text's end.
 #[inline(always)]
 fn word_end(bytes: &[u8], start: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
     let [a, b, c] = [0xE2, 0x96, 0x81];
     let mut i = start + char_len(bytes[start]);
     while i + 2 < bytes.len() {
+        // Eight bytes at a time up to the next 0xE2: Hangul, kana, Han and Devanagari lead
+        // with other bytes, so most of their text is skipped a word at a time.
+        if let Some(w) = bytes.get(i..i + 8) {
+            let x = u64::from_le_bytes(w.try_into().unwrap()) ^ (ONES * a as u64);
+            let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
+            if zero == 0 {
+                i += 8;
+                continue;
+            }
+            i += zero.trailing_zeros() as usize / 8;
+            if i + 2 >= bytes.len() {
+                break;
+            }
+        }
         if bytes[i] == a && bytes[i + 1] == b && bytes[i + 2] == c {
             return i;
         }

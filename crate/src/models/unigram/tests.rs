@@ -471,3 +471,20 @@ fn a_piece_with_an_inner_space_keeps_the_whole_texts_lattice() {
     assert!(Unigram::sentencepiece(pieces("a▁b"), 2, false).unwrap().spm_word_scores.is_none());
     assert!(Unigram::sentencepiece(pieces("b▁"), 2, false).unwrap().spm_word_scores.is_none());
 }
+
+#[test]
+fn word_end_finds_the_next_space_symbol() {
+    use crate::testing::Rng;
+    let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+    // "▀" (E2 96 80) and "─" (E2 94 80) share the space symbol's first bytes.
+    let parts = ["▁", "▁▁", "a", "ab", "▀", "─", "한", "é", "😀", "\u{E2}"];
+    for _ in 0..3000 {
+        let text: String = (0..rng.below(40)).map(|_| rng.pick(&parts)).collect();
+        let bytes = text.as_bytes();
+        for (start, ch) in text.char_indices() {
+            let from = start + ch.len_utf8();
+            let plain = text[from..].find('▁').map_or(text.len(), |i| from + i);
+            assert_eq!(word_end(bytes, start), plain, "{text:?} from {start}");
+        }
+    }
+}
