@@ -128,6 +128,22 @@ impl Model {
         }
     }
 
+    /// The ids of [`Model::tokenize`], appended to `ids`; SentencePiece's models push them
+    /// without building tokens.
+    #[cfg(feature = "general")]
+    pub fn tokenize_ids(&self, piece: &str, ids: &mut Vec<u32>) -> Result<()> {
+        match self {
+            Model::Unigram(m) if m.model.is_sentencepiece() => m.model.tokenize_spm_ids(piece, ids),
+            Model::SentencePieceBpe(m) => m.model.tokenize(piece, |id, _, _| ids.push(id)),
+            _ => {
+                let mut tokens = Vec::new();
+                self.tokenize(piece, &mut tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+                Ok(())
+            }
+        }
+    }
+
     /// How a Unigram model splits `piece`: its lattice ([`Unigram::lattice`]); other models
     /// have none.
     #[cfg(feature = "general")]

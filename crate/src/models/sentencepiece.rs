@@ -60,27 +60,52 @@ pub fn resolve_unknowns(
     byte_ids: Option<&[u32; 256]>,
     mut push: impl FnMut(u32, usize, usize),
 ) {
-    // A run of unknown tokens not yet pushed: its start and end.
-    let mut run: Option<(usize, usize)> = None;
+    let mut unknowns = Unknowns::new(text, unk_id, byte_ids);
     for (id, start, end) in tokens {
-        if id == unk_id {
-            match byte_ids {
+        unknowns.token(id, start, end, &mut push);
+    }
+    unknowns.finish(&mut push);
+}
+
+/// [`resolve_unknowns`] one token at a time, for a model that finds its tokens in order.
+pub struct Unknowns<'a> {
+    text: &'a [u8],
+    unk_id: u32,
+    byte_ids: Option<&'a [u32; 256]>,
+    /// A run of unknown tokens not yet pushed: its start and end.
+    run: Option<(usize, usize)>,
+}
+
+impl<'a> Unknowns<'a> {
+    pub fn new(text: &'a str, unk_id: u32, byte_ids: Option<&'a [u32; 256]>) -> Self {
+        Unknowns { text: text.as_bytes(), unk_id, byte_ids, run: None }
+    }
+
+    /// Takes the model's next token, pushing what it resolves to so far.
+    #[inline(always)]
+    pub fn token(&mut self, id: u32, start: usize, end: usize, push: &mut impl FnMut(u32, usize, usize)) {
+        if id == self.unk_id {
+            match self.byte_ids {
                 Some(bytes) => {
-                    for &b in &text.as_bytes()[start..end] {
+                    for &b in &self.text[start..end] {
                         push(bytes[b as usize], start, end);
                     }
                 }
-                None => run = Some((run.map_or(start, |r| r.0), end)),
+                None => self.run = Some((self.run.map_or(start, |r| r.0), end)),
             }
-            continue;
+            return;
         }
-        if let Some((s, e)) = run.take() {
-            push(unk_id, s, e);
+        if let Some((s, e)) = self.run.take() {
+            push(self.unk_id, s, e);
         }
         push(id, start, end);
     }
-    if let Some((s, e)) = run {
-        push(unk_id, s, e);
+
+    /// Pushes what the last tokens resolve to.
+    pub fn finish(self, push: &mut impl FnMut(u32, usize, usize)) {
+        if let Some((s, e)) = self.run {
+            push(self.unk_id, s, e);
+        }
     }
 }
 

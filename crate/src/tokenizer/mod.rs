@@ -431,10 +431,10 @@ impl Tokenizer {
             if let Some((before, after)) = around {
                 // The whole text is one word of the model: normalize it plainly, no alignment.
                 let norm = n.normalize_str(text);
-                let mut tokens = Vec::with_capacity(norm.len() / 3 + 1);
-                self.model.tokenize(&norm, &mut tokens)?;
                 ids.extend_from_slice(before);
-                ids.extend(tokens.iter().map(|t| t.id));
+                if !norm.is_empty() {
+                    self.model.tokenize_ids(&norm, ids)?;
+                }
                 ids.extend_from_slice(after);
                 return Ok(());
             }

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::models::bpe::cache::PieceCache;
 use crate::models::bpe::table::{hash_bytes, pack};
 use crate::models::cache::{WordCache, MAX_WORD};
-use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
+use crate::models::sentencepiece::{piece_byte, PieceKind, Unknowns};
 use crate::models::wordpiece::trie::Trie;
 use crate::models::Token;
 use double_array::DoubleArray;
@@ -163,7 +163,7 @@ struct Work {
     /// Owner of `spm_cache`'s words (a model's `cache_id`).
     spm_owner: u64,
     ids: Vec<u32>,
-    /// SentencePiece's path from its first unknown char on, being resolved.
+    /// SentencePiece's path through a text or word, before its unknown chars are resolved.
     nodes: Vec<Token>,
 }
 
@@ -344,6 +344,11 @@ impl Unigram {
         self.unk_id
     }
 
+    /// Whether this is a SentencePiece model's (see [`Unigram::sentencepiece`]).
+    pub fn is_sentencepiece(&self) -> bool {
+        self.spm
+    }
+
     pub fn byte_fallback(&self) -> bool {
         self.byte_fallback
     }
@@ -410,24 +415,44 @@ impl Unigram {
 
     /// SentencePiece's encode of a whole text: its lattice, then its unknown chars.
     fn tokenize_spm(&self, text: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
-        let first = out.len();
+        self.spm_resolved(text, work, |id, start, end| out.push(self.token(id, start, end)))
+    }
+
+    /// The ids of [`Unigram::tokenize`] for a SentencePiece model, appended to `ids`.
+    pub fn tokenize_spm_ids(&self, text: &str, ids: &mut Vec<u32>) -> Result<()> {
+        if text.len() >= NONE as usize {
+            return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
+        }
+        let mut push = |id, _, _| ids.push(id);
+        WORK.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut work) => self.spm_resolved(text, &mut work, &mut push),
+            Err(_) => self.spm_resolved(text, &mut Work::default(), &mut push),
+        })
+    }
+
+    /// SentencePiece's tokens of a whole text, each unknown one resolved as it comes.
+    fn spm_resolved(
+        &self,
+        text: &str,
+        work: &mut Work,
+        mut push: impl FnMut(u32, usize, usize),
+    ) -> Result<()> {
+        let unk = self.unk_id.ok_or_else(missing_unk)?;
+        let bytes = self.byte_fallback.then_some(&*self.byte_ids);
+        let mut unknowns = Unknowns::new(text, unk, bytes);
+        let mut token = |id, start, end| unknowns.token(id, start, end, &mut push);
         match self.spm_word_scores {
-            Some(max_score) => self.spm_words(text, max_score, work, out)?,
+            Some(max_score) => self.spm_words(text, max_score, work, &mut token)?,
             None => {
-                self.best_path::<f32, false>(text, 0.0, &mut work.lattice32, &mut Vec::new(), out)?;
+                let nodes = &mut work.nodes;
+                nodes.clear();
+                self.best_path::<f32, false>(text, 0.0, &mut work.lattice32, &mut Vec::new(), nodes)?;
+                for t in nodes.iter() {
+                    token(t.id, t.start as usize, t.end as usize);
+                }
             }
         }
-        let unk = self.unk_id.ok_or_else(missing_unk)?;
-        // Resolved from the first unknown node on (the nodes before it stay as they are).
-        if let Some(k) = out[first..].iter().position(|t| t.id == unk) {
-            let nodes = &mut work.nodes;
-            nodes.clear();
-            nodes.extend_from_slice(&out[first + k..]);
-            out.truncate(first + k);
-            let bytes = self.byte_fallback.then_some(&*self.byte_ids);
-            let tokens = nodes.iter().map(|t| (t.id, t.start as usize, t.end as usize));
-            resolve_unknowns(tokens, text, unk, bytes, |id, start, end| out.push(self.token(id, start, end)));
-        }
+        unknowns.finish(&mut push);
         Ok(())
     }
 
@@ -443,8 +468,16 @@ impl Unigram {
     /// score at the word's end is the path's float32 sum from there. A word that keeps every
     /// sum within ±[`SPM_SCORE_RESET`] shifts no score inside it. Other words run their float32
     /// lattice from the score where they start, as the whole text's lattice would.
-    fn spm_words(&self, text: &str, max_score: f32, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
-        let Work { lattice, lattice32, runners_up, spm_cache, spm_owner, ids, .. } = work;
+    fn spm_words(
+        &self,
+        text: &str,
+        max_score: f32,
+        work: &mut Work,
+        token: &mut impl FnMut(u32, usize, usize),
+    ) -> Result<()> {
+        let Work { lattice, lattice32, runners_up, spm_cache, spm_owner, ids, nodes, .. } = work;
+        let out = nodes;
+        out.clear();
         if *spm_owner != self.cache_id {
             spm_cache.clear();
             *spm_owner = self.cache_id;
@@ -493,17 +526,15 @@ impl Unigram {
                         (self.pieces[id as usize].0.len(), self.scores32[id as usize])
                     };
                     here += score;
-                    out.push(self.token(id, at, at + len));
+                    token(id, at, at + len);
                     at += len;
                 }
                 start = end;
                 continue;
             }
-            let at = out.len();
             here = self.best_path::<f32, false>(word, here, lattice32, &mut Vec::new(), out)?;
-            for t in &mut out[at..] {
-                t.start += start as u32;
-                t.end += start as u32;
+            for t in out.drain(..) {
+                token(t.id, start + t.start as usize, start + t.end as usize);
             }
             start = end;
         }
