@@ -230,6 +230,7 @@ impl SpmNormalizer {
         if at == text.len() {
             return;
         }
+        #[inline(always)]
         fn push(out: &mut String, orig: &mut Option<(&[u32], &mut Vec<u32>)>, c: char, ci: usize) {
             out.push(c);
             if let Some((from, to)) = orig.as_mut() {
@@ -293,6 +294,7 @@ impl SpmNormalizer {
                     end += n;
                     chars += 1;
                 }
+                let from = at;
                 if end > at {
                     out.push_str(&text[at..end]);
                     if let Some((from, to)) = orig.as_mut() {
@@ -301,9 +303,9 @@ impl SpmNormalizer {
                     ci += chars;
                     at = end;
                     prev_space = false;
-                    continue;
                 }
-                if bytes[at] < 0x80 && class(at) == SPACE {
+                // The spaces after the run, here rather than a loop round each.
+                while at < bytes.len() && bytes[at] < 0x80 && class(at) == SPACE {
                     // The prefix " ": dropped after a space when extra spaces go.
                     if !prev_space {
                         push(out, &mut orig, space, ci);
@@ -311,6 +313,8 @@ impl SpmNormalizer {
                     prev_space = self.remove_extra_whitespaces;
                     ci += 1;
                     at += 1;
+                }
+                if at > from {
                     continue;
                 }
             }
