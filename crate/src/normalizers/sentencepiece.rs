@@ -35,6 +35,9 @@ pub struct SpmNormalizer {
     /// Each ASCII char's class for the run loop: [`COPY`] or [`SPACE`], with [`ASCII_NEXT`],
     /// or 0 (ask `prefix`).
     fast: [u8; 128],
+    /// The widest range of ASCII bytes, around "a", whose `fast` class is [`COPY`] (with or
+    /// without [`ASCII_NEXT`]), or an empty one: eight bytes are checked at once against it.
+    copy_range: (u8, u8),
     /// Each char of the Basic Multilingual Plane by code point: for chars of two or three
     /// bytes, [`COPY`] with [`EXT_NEXT`], or 0 (ask `prefix`), or [`UNCLASSED`] until first
     /// seen (classed then: most maps list few of the 63,488 chars, and a text uses few of
@@ -122,7 +125,16 @@ impl SpmNormalizer {
                 fast[b] = COPY | next;
             }
         }
+        let copies = |b: u8| fast[b as usize] & (COPY | SPACE) == COPY;
+        let copy_range = if copies(b'a') {
+            let lo = (1..=b'a').rev().take_while(|&b| copies(b)).last().unwrap_or(b'a');
+            let hi = (b'a'..0x80).take_while(|&b| copies(b)).last().unwrap_or(b'a');
+            (lo, hi)
+        } else {
+            (1, 0)
+        };
         SpmNormalizer {
+            copy_range,
             charsmap,
             user_defined,
             user_trie,
@@ -267,6 +279,19 @@ impl SpmNormalizer {
                         }
                         end += 1;
                         chars += 1;
+                        // Then up to eight bytes in the copy range at once; the last of them
+                        // only if what follows it cannot extend it.
+                        if let Some(w) = bytes.get(end..end + 8) {
+                            let n = copy_prefix(u64::from_le_bytes(w.try_into().unwrap()), self.copy_range);
+                            if n > 0 {
+                                let last = self.fast[bytes[end + n - 1] as usize];
+                                let next_ok =
+                                    last & ASCII_NEXT == 0 || bytes.get(end + n).is_none_or(|&x| x < 0x80);
+                                let n = if next_ok { n } else { n - 1 };
+                                end += n;
+                                chars += n;
+                            }
+                        }
                         continue;
                     }
                     let (class, n) = if b < 0x80 {
@@ -358,6 +383,23 @@ impl SpmNormalizer {
         self.run(&t.text, &mut out.text, Some((&t.orig, &mut out.orig)));
         out
     }
+}
+
+/// How many of the eight bytes of `x` (little-endian), from the first, lie in `range` (ASCII).
+#[inline(always)]
+fn copy_prefix(x: u64, (lo, hi): (u8, u8)) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = ONES << 7;
+    if lo > hi {
+        return 0;
+    }
+    // In a lane below 0x80, adding 0x80 - lo sets its high bit iff the byte is >= lo, adding
+    // 0x7F - hi iff it is > hi, and neither carries. A lane of 0x80 or more may carry into the
+    // next one, but it ends the prefix first.
+    let at_least = x.wrapping_add(ONES * (0x80 - lo) as u64);
+    let above = x.wrapping_add(ONES * (0x7F - hi) as u64);
+    let inside = at_least & !above & !x & HIGHS;
+    ((!inside & HIGHS).trailing_zeros() / 8) as usize
 }
 
 /// The code point and byte length of the char of two or three bytes at `i` (a char boundary
@@ -595,6 +637,48 @@ mod fast_path_tests {
                 assert_eq!(n.fast[b'a' as usize], 0);
             }
         });
+    }
+
+    #[test]
+    fn ascii_blocks_match_the_prefix_walk() {
+        // "a" copies, so eight bytes are checked at once; "e" starts a longer key.
+        let map = built_charsmap(&[("e\u{301}", "É"), ("\t", " "), (" ", " "), ("Z", "z"), ("}", "")]);
+        let parts = [
+            "e",
+            "\u{301}",
+            "e\u{301}",
+            "hello",
+            "abcdefghijklm",
+            "Z",
+            "}",
+            " ",
+            "\t",
+            "é",
+            "東",
+            "😀",
+            "q",
+            "~\u{7F}",
+        ];
+        fast_matches_plain(&map, &["ee"], &parts, 0x3C6E_F372_FE94_F82B, |n| {
+            if n.user_trie.is_none() && n.charsmap.is_some() {
+                assert_eq!(n.copy_range, (b'[', b'|'));
+                assert_eq!(n.fast[b'e' as usize], COPY | ASCII_NEXT);
+            }
+        });
+    }
+
+    #[test]
+    fn copy_prefix_counts_the_leading_bytes_in_range() {
+        let mut rng = Rng(0x6A09_E667_F3BC_C908);
+        let bytes = [0x00, 0x01, 0x20, 0x21, 0x40, 0x60, 0x61, 0x7A, 0x7E, 0x7F, 0x80, 0xC3, 0xE2, 0xFF];
+        let ranges = [(1, 0), (0x61, 0x61), (0x21, 0x7E), (0x01, 0x7F), (0x30, 0x7A), (0x41, 0x60)];
+        for _ in 0..20_000 {
+            let w: [u8; 8] = std::array::from_fn(|_| rng.pick(&bytes));
+            for &(lo, hi) in &ranges {
+                let plain = w.iter().take_while(|&&b| b < 0x80 && (lo..=hi).contains(&b)).count();
+                assert_eq!(copy_prefix(u64::from_le_bytes(w), (lo, hi)), plain, "{w:x?} in {lo:x}..={hi:x}");
+            }
+        }
     }
 
     #[test]
