@@ -12,7 +12,7 @@
 
 /// Slots at most (32 bytes each: 4 MB).
 const SLOTS: usize = 1 << 17;
-/// Slots of a new table (128 KB), grown fourfold each time it is half full (below [`SLOTS`]): text
+/// Slots of a new table (128 KB), grown each time it is half full (below [`SLOTS`]): text
 /// seen once does not wait for 4 MB to be zeroed.
 const FIRST_SLOTS: usize = 1 << 12;
 /// Pieces before the table starts over.
@@ -212,11 +212,13 @@ impl Words {
 }
 
 impl Words {
-    /// Moves the entries to a table of four times the slots (at most [`SLOTS`]): on text seen
-    /// once the table fills fast, and each move rehashes every entry.
+    /// Moves the entries to a table of twice the slots, four times from the first table: text
+    /// seen once fills that in a few KB and would soon fill the next size too (each move
+    /// rehashes every entry); larger tables double, since a sparse table costs its probes
+    /// cache misses.
     #[inline(never)]
     fn grow(&mut self) {
-        let size = (self.slots.len() * 4).min(SLOTS);
+        let size = self.slots.len() * if self.slots.len() == FIRST_SLOTS { 4 } else { 2 };
         let old = std::mem::replace(&mut self.slots, super::table::huge_vec(size, FREE));
         let mask = size - 1;
         for e in old.into_iter().filter(|e| e.key != NO_KEY) {
