@@ -307,6 +307,25 @@ impl Vocab {
         self.get_full(packed, len, hash)
     }
 
+    /// [`Vocab::get_id_hashed`] without the hot table, for a piece no cache has seen (a
+    /// word-table miss): its hot-table lines are as cold as the full table's slot then, and
+    /// the full table answers in one probe where the hot table takes two dependent loads and,
+    /// for other tokens, the full table after them.
+    #[inline(always)]
+    pub fn get_cold(&self, bytes: &[u8], packed: u64, hash: u64) -> Option<u32> {
+        if bytes.len() <= 8 {
+            self.get_full(packed, bytes.len(), hash)
+        } else {
+            self.get_long(bytes, hash)
+        }
+    }
+
+    /// Starts loading the full table's slot where a lookup of this hash begins.
+    #[inline(always)]
+    pub fn prefetch_full(&self, hash: u64) {
+        prefetch_ptr(&self.slots[hash as usize & self.mask] as *const Slot as *const u8);
+    }
+
     #[inline(always)]
     fn get_full(&self, packed: u64, len: usize, hash: u64) -> Option<u32> {
         let want = (len as u64) << 32 | (hash >> 48) << 48;
@@ -367,7 +386,14 @@ pub fn merge_id(m: Merge) -> u32 {
 pub const ID_BITS: u32 = 21;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const FREE_PAIR: u64 = u64::MAX;
-/// Ids below this have their pairs in [`PairTable`]'s direct table too.
+/// Ids below this have their pairs in [`PairTable`]'s direct table too: the bytes' (ids 0-255
+/// in tiktoken ranks and byte-level vocabularies) and, natively, the next 256 ids, the most
+/// frequent merged tokens (ranks follow frequency), which are in many of the other pairs a
+/// merge looks up (o200k, English seen once: 73% of the lookups, 47% with bytes alone). A
+/// 1 MB table then, 256 KB in wasm.
+#[cfg(not(target_arch = "wasm32"))]
+const SMALL_IDS: u32 = 512;
+#[cfg(target_arch = "wasm32")]
 const SMALL_IDS: u32 = 256;
 /// [`PairTable::rank`] of a pair with no merge.
 pub const NO_RANK: u32 = u32::MAX;
@@ -379,7 +405,7 @@ pub const NO_RANK: u32 = u32::MAX;
 #[derive(Clone, Debug, Default)]
 pub struct PairTable {
     slots: Vec<u64>,
-    /// The rank of each pair of ids below [`SMALL_IDS`], `left << 8 | right` (NO_RANK: none),
+    /// The rank of each pair of ids below [`SMALL_IDS`], `left * SMALL_IDS + right` (NO_RANK: none),
     /// read without hashing or probing: the pairs every merge starts from are the bytes'
     /// (ids 0-255 in tiktoken ranks and byte-level vocabularies), and on text that misses the
     /// caches they are most of the probes.
@@ -602,11 +628,15 @@ mod tests {
             .map(|i| (format!("tok{i}{}", "x".repeat(i as usize % 20)).into_bytes(), i))
             .collect();
         let v = Vocab::new(toks.clone()).unwrap();
+        let cold = |b: &[u8]| v.get_cold(b, if b.len() <= 8 { pack(b) } else { 0 }, hash_bytes(b));
         for (b, id) in &toks {
             assert_eq!(v.get_id(b), Some(*id));
+            assert_eq!(cold(b), Some(*id));
             let mut c = b.clone();
             c.push(b'!');
             assert_eq!(v.get_id(&c), None);
+            assert_eq!(cold(&c), None);
+            assert_eq!(cold(&b[..b.len() - 1]), v.get_id(&b[..b.len() - 1]));
         }
     }
 

@@ -12,7 +12,7 @@
 
 /// Slots at most (32 bytes each: 4 MB).
 const SLOTS: usize = 1 << 17;
-/// Slots of a new table (128 KB), doubled each time it is half full (below [`SLOTS`]): text
+/// Slots of a new table (128 KB), grown each time it is half full (below [`SLOTS`]): text
 /// seen once does not wait for 4 MB to be zeroed.
 const FIRST_SLOTS: usize = 1 << 12;
 /// Pieces before the table starts over.
@@ -158,6 +158,23 @@ impl Words {
         }
     }
 
+    /// Whether the piece with key `key` (not [`NO_KEY`]) and hash `h` is stored.
+    #[inline(always)]
+    pub fn contains(&self, key: Key, h: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let e = &self.slots[i];
+            if e.key == key {
+                return true;
+            }
+            if e.key[1] == 0 {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Remembers `ids` (at least one) for the piece with key `key` (not [`NO_KEY`], not
     /// stored yet) and hash `h`.
     pub fn insert(&mut self, key: Key, h: u64, ids: &[u32]) {
@@ -195,10 +212,13 @@ impl Words {
 }
 
 impl Words {
-    /// Moves the entries to a table of twice the slots.
+    /// Moves the entries to a table of twice the slots, four times from the first table: text
+    /// seen once fills that in a few KB and would soon fill the next size too (each move
+    /// rehashes every entry); larger tables double, since a sparse table costs its probes
+    /// cache misses.
     #[inline(never)]
     fn grow(&mut self) {
-        let size = self.slots.len() * 2;
+        let size = self.slots.len() * if self.slots.len() == FIRST_SLOTS { 4 } else { 2 };
         let old = std::mem::replace(&mut self.slots, super::table::huge_vec(size, FREE));
         let mask = size - 1;
         for e in old.into_iter().filter(|e| e.key != NO_KEY) {
@@ -252,6 +272,7 @@ mod tests {
                 continue;
             }
             let mut out = vec![7];
+            assert!(!w.contains(k, hash(k)));
             assert!(!w.get_into(k, hash(k), &mut out));
             assert_eq!(out, [7]);
             let most = if next(3) == 0 { 12 } else { 3 };
@@ -270,6 +291,7 @@ mod tests {
             // Appended to an output with no spare capacity.
             let mut out = vec![7u32; 5];
             out.shrink_to_fit();
+            assert!(w.contains(k, hash(k)));
             assert!(w.get_into(k, hash(k), &mut out));
             assert_eq!(&out[..5], &[7; 5]);
             assert_eq!(&out[5..], &ids[..]);

@@ -624,42 +624,101 @@ impl BpeTokenizer {
         out: &mut Vec<u32>,
         w: &mut Work,
     ) {
-        for &(a, b, key, h) in batch {
-            let (a, b) = (a as usize, b as usize);
-            debug_assert!(a < b && b <= bytes.len());
+        let mut rest = batch;
+        while let Some((&e, tail)) = rest.split_first() {
+            rest = tail;
+            let (_, _, key, h) = e;
+            if key != words::NO_KEY && (!SPANS || key != SPAN) {
+                if w.words.get_into(key, h, out) {
+                    continue;
+                }
+                // (wasm has no prefetch: there the miss is encoded below, without the code.)
+                if cfg!(not(target_arch = "wasm32")) {
+                    return self.encode_missing::<SPANS>(bytes, e, tail, out, w);
+                }
+            }
+            self.encode_entry::<SPANS>(bytes, e, out, w);
+        }
+    }
+
+    /// The rest of [`Self::encode_pieces`] from a batch's first word-table miss, `first`: on
+    /// text seen once, where more misses follow, their vocabulary slots are loaded first.
+    #[inline(never)]
+    fn encode_missing<const SPANS: bool>(
+        &self,
+        bytes: &[u8],
+        first: (u32, u32, words::Key, u64),
+        rest: &[(u32, u32, words::Key, u64)],
+        out: &mut Vec<u32>,
+        w: &mut Work,
+    ) {
+        self.prefetch_misses(bytes, rest, w);
+        self.encode_entry::<SPANS>(bytes, first, out, w);
+        for &e in rest {
+            let (_, _, key, h) = e;
             if key != words::NO_KEY && (!SPANS || key != SPAN) && w.words.get_into(key, h, out) {
                 continue;
             }
-            if SPANS && key == SPAN {
-                // A span longer than word keys.
-                let span = &bytes[a..b];
-                let short = if span.len() <= 8 { table::pack(span) } else { 0 };
-                if !w.spans.get_into(span, h, short, out) {
-                    let start = out.len();
-                    self.encode_span_uncached(bytes, a, b, out, w);
-                    w.spans.insert(span, h, &out[start..]);
-                }
-                continue;
-            }
-            if SPANS && words::is_span_key(key) {
+            self.encode_entry::<SPANS>(bytes, e, out, w);
+        }
+    }
+
+    /// A batch entry of [`Self::encode_pieces`] that is not a word-table hit.
+    #[inline(always)]
+    fn encode_entry<const SPANS: bool>(
+        &self,
+        bytes: &[u8],
+        (a, b, key, h): (u32, u32, words::Key, u64),
+        out: &mut Vec<u32>,
+        w: &mut Work,
+    ) {
+        let (a, b) = (a as usize, b as usize);
+        debug_assert!(a < b && b <= bytes.len());
+        if SPANS && key == SPAN {
+            // A span longer than word keys.
+            let span = &bytes[a..b];
+            let short = if span.len() <= 8 { table::pack(span) } else { 0 };
+            if !w.spans.get_into(span, h, short, out) {
                 let start = out.len();
                 self.encode_span_uncached(bytes, a, b, out, w);
-                w.words.insert(key, h, &out[start..]);
-                continue;
+                w.spans.insert(span, h, &out[start..]);
             }
-            // SAFETY: every batch entry is made by `encode_text`'s step from a piece it has
-            // just sliced as `&bytes[a..b]` (which checked a <= b <= bytes.len()), with this
-            // same `bytes`.
-            let piece = unsafe { bytes.get_unchecked(a..b) };
-            if key == words::NO_KEY {
-                // One byte, or longer than word keys (`h` is its piece-cache hash).
-                self.encode_piece(piece, PieceKey { hash: h, short: 0 }, out, w);
-                continue;
-            }
-            // A piece with a word key is only ever remembered in the word table.
+            return;
+        }
+        if SPANS && words::is_span_key(key) {
             let start = out.len();
-            self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+            self.encode_span_uncached(bytes, a, b, out, w);
             w.words.insert(key, h, &out[start..]);
+            return;
+        }
+        // SAFETY: every batch entry is made by `encode_text`'s step from a piece it has
+        // just sliced as `&bytes[a..b]` (which checked a <= b <= bytes.len()), with this
+        // same `bytes`.
+        let piece = unsafe { bytes.get_unchecked(a..b) };
+        if key == words::NO_KEY {
+            // One byte, or longer than word keys (`h` is its piece-cache hash).
+            self.encode_piece(piece, PieceKey { hash: h, short: 0 }, out, w);
+            return;
+        }
+        // A piece with a word key is only ever remembered in the word table.
+        let start = out.len();
+        self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+        w.words.insert(key, h, &out[start..]);
+    }
+
+    /// Starts loading the vocabulary slots of the pieces of `batch` that the word table does
+    /// not have, so that on text seen once their lookups overlap instead of following one
+    /// another (each is a cache miss there). Called at a batch's first miss: a batch of
+    /// pieces seen before never gets here.
+    #[inline(never)]
+    fn prefetch_misses(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], w: &Work) {
+        for &(a, b, key, h) in batch {
+            if key == words::NO_KEY || key == SPAN || words::is_span_key(key) || w.words.contains(key, h) {
+                continue;
+            }
+            // SAFETY: as in `encode_pieces`: the entry was made from `&bytes[a..b]`.
+            let piece = unsafe { bytes.get_unchecked(a as usize..b as usize) };
+            self.model.vocab.prefetch_full(PieceKey::of(piece).hash);
         }
     }
 
@@ -728,11 +787,7 @@ impl BpeTokenizer {
         remember: bool,
     ) {
         let hash = key.hash;
-        let found = if piece.len() <= 8 {
-            self.model.vocab.get_short(key.short, piece.len(), hash)
-        } else {
-            self.model.vocab.get_id_hashed(piece, hash)
-        };
+        let found = self.model.vocab.get_cold(piece, key.short, hash);
         if let Some(id) = found {
             if self.whole_token_ok(id, piece, &mut w.merge) {
                 out.push(id);

@@ -375,3 +375,43 @@ fn post_processors_of_any_shape() {
     let e = BpeTokenizer::from_hf_json(&template_json(unknown)).err().unwrap().to_string();
     assert!(e.contains("BpeTokenizer: post_processor.processors[0]") && e.contains("\"Foo\""), "{e}");
 }
+
+/// Batches that mix pieces seen before with new ones (at a batch's first word-table miss the
+/// vocabulary slots of its other misses are loaded first) give each pre-token's own encoding
+/// by the plain rule (the piece's token, else its bytes merged by the min-scan), on a fresh
+/// tokenizer's first pass and on the passes after.
+#[test]
+fn batches_of_new_and_seen_pieces() {
+    const BITS: &[&str] =
+        &["hello", " world", " wor", "hell", "ld", "he", "or", " éé", "é", "1234", "  ", "\n", "!", "x"];
+    let mut x: u64 = 5;
+    let mut rnd = |k: usize| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) as usize % k
+    };
+    for _ in 0..20 {
+        let t = toy();
+        let plain = |piece: &[u8]| -> Vec<u32> {
+            if let Some(id) = t.model.vocab.get_id(piece) {
+                return vec![id];
+            }
+            let mut parts: Vec<u32> = piece.iter().map(|&b| t.model.byte_ids[b as usize]).collect();
+            merge::merge_scan(&t.model.pairs, &mut parts, &mut Vec::new());
+            parts
+        };
+        for _ in 0..4 {
+            let mut text = String::new();
+            for _ in 0..rnd(300) {
+                if rnd(3) == 0 {
+                    // A word seen once or a few times: 1 to 20 letters (longer than word keys too).
+                    text.push(' ');
+                    text.extend((0..1 + rnd(20)).map(|_| ["h", "e", "l", "o", "w", "r", "d"][rnd(7)]));
+                } else {
+                    text.push_str(BITS[rnd(BITS.len())]);
+                }
+            }
+            let want: Vec<u32> = t.pre_tokenize(&text).iter().flat_map(|p| plain(p.as_bytes())).collect();
+            assert_eq!(t.encode_ordinary(&text), want, "{text:?}");
+        }
+    }
+}
