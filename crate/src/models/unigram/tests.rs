@@ -431,9 +431,9 @@ fn spm_words_follow_the_whole_texts_lattice() {
         pieces.push(("<unk>".into(), 0.0, PieceKind::Unknown));
         let unk = pieces.len() as u32 - 1;
         let words = Unigram::sentencepiece(pieces.clone(), unk, round % 2 == 0).unwrap();
-        assert!(words.spm_word_scores.is_some());
+        assert!(words.word_scores.is_some());
         let mut whole = words.clone();
-        whole.spm_word_scores = None;
+        whole.word_scores = None;
         // Words drawn from a small pool, so that most repeat and come from the cache.
         let pool: Vec<String> = (0..12)
             .map(|_| {
@@ -462,12 +462,79 @@ fn spm_words_follow_the_whole_texts_lattice() {
 }
 
 #[test]
+fn words_follow_the_whole_texts_float64_lattice() {
+    use crate::testing::Rng;
+    let mut rng = Rng(0x9E6C_63D0_676A_9A99);
+    let alphabet = ["a", "b", "é", "日", "\u{1F600}"];
+    let mut texts = 0;
+    for round in 0..300 {
+        // The unk piece, sometimes one the text holds (its id then marks no unknown char).
+        let unk_piece = if round % 4 == 0 { "▁a" } else { "<unk>" };
+        let mut vocab: Vec<(String, f64)> = vec![(unk_piece.into(), -1.0)];
+        for _ in 0..(2 + rng.below(40)) {
+            let len = 1 + rng.below(4);
+            let mut p: String = if rng.below(2) == 0 { "▁".into() } else { String::new() };
+            p.extend((0..len).map(|_| rng.pick(&alphabet)));
+            // Rounds of exact ties, of tenths (whose sums rounding decides: 0.1 + 0.2 against
+            // 0.3), and of large scores 1e-9 apart (below an ulp of a long text's sums).
+            let score = match round % 3 {
+                0 => -((1 + rng.below(4)) as f64) * 0.5,
+                1 => -((1 + rng.below(6)) as f64) * 0.1,
+                _ => -((1 + rng.below(4)) as f64) * 700.0 - rng.below(3) as f64 * 1e-9,
+            };
+            vocab.push((p, score));
+        }
+        // Without a "▁" piece it is an unknown char, fused with one that ends the word before.
+        if round % 7 != 0 {
+            vocab.push(("▁".into(), -2.0));
+        }
+        // With byte fallback, the bytes of "x" and "▁", the unknown chars, spell fused runs.
+        if round % 2 == 0 {
+            vocab.extend(["<0x78>", "<0xE2>", "<0x96>", "<0x81>"].map(|b| (b.to_owned(), -1.0)));
+        }
+        let words = Unigram::new(vocab.clone(), Some(0), round % 2 == 0).unwrap();
+        assert!(words.word_scores.is_some());
+        let mut whole = words.clone();
+        whole.word_scores = None;
+        let pool: Vec<String> = (0..12)
+            .map(|_| {
+                let len = 1 + rng.below(8);
+                let mut w: String = "▁".repeat(1 + usize::from(rng.below(8) == 0));
+                w.extend((0..len).map(|_| rng.pick(&["a", "b", "é", "日", "\u{1F600}", "x"])));
+                w
+            })
+            .collect();
+        for _ in 0..6 {
+            let n = if rng.below(4) == 0 { 3_000 } else { 70 + rng.below(60) };
+            let mut text: String = (0..n).map(|_| pool[rng.below(pool.len())].as_str()).collect();
+            if rng.below(3) == 0 {
+                text = text.trim_start_matches('▁').to_owned();
+            }
+            assert!(text.len() >= MAX_WORD);
+            let path = |m: &Unigram| {
+                let mut out = Vec::new();
+                m.tokenize(&text, &mut out).unwrap();
+                out.iter().map(|t| (t.id, t.start, t.end)).collect::<Vec<_>>()
+            };
+            assert_eq!(path(&words), path(&whole), "round {round}: {text:?} {vocab:?}");
+            texts += 1;
+        }
+    }
+    assert!(texts >= 1_800);
+}
+
+#[test]
 fn a_piece_with_an_inner_space_keeps_the_whole_texts_lattice() {
     let pieces = |inner: &str| {
         let kinds = [("▁a", PieceKind::Normal), (inner, PieceKind::Normal), ("<unk>", PieceKind::Unknown)];
         kinds.iter().map(|&(p, k)| (p.to_owned(), -1.0, k)).collect::<Vec<_>>()
     };
-    assert!(Unigram::sentencepiece(pieces("▁b"), 2, false).unwrap().spm_word_scores.is_some());
-    assert!(Unigram::sentencepiece(pieces("a▁b"), 2, false).unwrap().spm_word_scores.is_none());
-    assert!(Unigram::sentencepiece(pieces("b▁"), 2, false).unwrap().spm_word_scores.is_none());
+    assert!(Unigram::sentencepiece(pieces("▁b"), 2, false).unwrap().word_scores.is_some());
+    assert!(Unigram::sentencepiece(pieces("a▁b"), 2, false).unwrap().word_scores.is_none());
+    assert!(Unigram::sentencepiece(pieces("b▁"), 2, false).unwrap().word_scores.is_none());
+    let vocab = |score: f64| vec![("<unk>".to_owned(), -1.0), ("▁a".to_owned(), score)];
+    assert!(Unigram::new(vocab(-2.0), Some(0), false).unwrap().word_scores.is_some());
+    // Words need an unk id: without one, only where an unknown char wins is it an error.
+    assert!(Unigram::new(vocab(-2.0), None, false).unwrap().word_scores.is_none());
+    assert!(Unigram::new(vocab(f64::NAN), Some(0), false).unwrap().word_scores.is_none());
 }
