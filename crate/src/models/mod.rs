@@ -128,6 +128,23 @@ impl Model {
         }
     }
 
+    /// The ids of [`Model::tokenize`]'s tokens of `piece`, appended to `ids`, with no tokens
+    /// built where the model can skip them; `tokens` is scratch for the others.
+    pub fn tokenize_ids(&self, piece: &str, tokens: &mut Vec<Token>, ids: &mut Vec<u32>) -> Result<()> {
+        match self {
+            #[cfg(feature = "general")]
+            Model::Unigram(m) => m.model.tokenize_ids(piece, ids),
+            #[cfg(feature = "general")]
+            Model::SentencePieceBpe(m) => m.model.tokenize(piece, |id, _, _| ids.push(id)),
+            _ => {
+                tokens.clear();
+                self.tokenize(piece, tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+                Ok(())
+            }
+        }
+    }
+
     /// How a Unigram model splits `piece`: its lattice ([`Unigram::lattice`]); other models
     /// have none.
     #[cfg(feature = "general")]

@@ -197,8 +197,12 @@ struct Work {
     cache: WordCache<Token>,
     /// Word → ids (see [`Unigram::words`]).
     word_ids: PieceCache,
-    /// Owner of `word_ids`'s words (a model's `cache_id`).
+    /// Pre-token → ids (see [`Unigram::tokenize_ids`]).
+    piece_ids: PieceCache,
+    /// Owner of `word_ids`'s and `piece_ids`'s words (a model's `cache_id`).
     word_owner: u64,
+    /// A pre-token's tokens, for its ids.
+    tokens: Vec<Token>,
     ids: Vec<u32>,
     /// A path from its first unknown char on, being resolved (SentencePiece) or fused.
     nodes: Vec<Token>,
@@ -422,32 +426,98 @@ impl Unigram {
             return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
-            // SentencePiece's model sees whole texts: it caches words (`spm_words`).
-            Ok(mut work) if self.spm => self.tokenize_spm(word, &mut work, out),
-            Ok(mut work) => self.tokenize_cached(word, &mut work, out),
+            Ok(mut work) => self.tokenize_in(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
-            Err(_) if self.spm => self.tokenize_spm(word, &mut Work::default(), out),
-            Err(_) => self.tokenize_with(word, &mut Work::default(), out),
+            Err(_) => self.tokenize_in(word, &mut Work::default(), out),
         })
     }
 
-    fn tokenize_cached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
-        if word.len() >= MAX_WORD {
-            // A long pre-token is most often a whole text (Metaspace without split): its
-            // words, each cached, as its lattice would split it.
-            if let Some(max_score) = self.word_scores {
-                return self.words::<f64>(word, max_score, work, out);
+    /// The ids of [`Unigram::tokenize`]'s tokens of `word`, appended to `ids`: a pre-token
+    /// the lattice takes whole is looked up by its ids alone, with no tokens built.
+    pub fn tokenize_ids(&self, word: &str, ids: &mut Vec<u32>) -> Result<()> {
+        if word.is_empty() {
+            return Ok(());
+        }
+        if word.len() >= NONE as usize {
+            return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
+        }
+        WORK.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut work) if !self.spm && word.len() < MAX_WORD => self.ids_cached(word, &mut work, ids),
+            Ok(mut work) => {
+                let mut tokens = std::mem::take(&mut work.tokens);
+                tokens.clear();
+                self.tokenize_in(word, &mut work, &mut tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+                work.tokens = tokens;
+                Ok(())
             }
-            return self.tokenize_with(word, work, out);
+            Err(_) => {
+                let mut tokens = Vec::new();
+                self.tokenize_in(word, &mut Work::default(), &mut tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+                Ok(())
+            }
+        })
+    }
+
+    fn tokenize_in(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+        if self.spm {
+            // SentencePiece's model sees whole texts: it caches words (`words`).
+            return self.tokenize_spm(word, work, out);
+        }
+        if word.len() >= MAX_WORD {
+            return self.tokenize_uncached(word, work, out);
         }
         if let Some(tokens) = work.cache.get(self.cache_id, word) {
             out.extend_from_slice(tokens);
             return Ok(());
         }
         let first = out.len();
-        self.tokenize_with(word, work, out)?;
+        self.tokenize_uncached(word, work, out)?;
         work.cache.insert(self.cache_id, word, out[first..].iter().copied());
         Ok(())
+    }
+
+    /// The tokens of a pre-token not found whole in a cache: word by word where it holds
+    /// words (a "▁" past its first char: Metaspace without split, a whole text) and its
+    /// lattice falls apart before them, each word cached; else its lattice.
+    fn tokenize_uncached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+        match self.word_scores {
+            Some(max_score) if word_end(word.as_bytes(), 0) < word.len() => {
+                self.words::<f64>(word, max_score, work, out)
+            }
+            _ => self.tokenize_with(word, work, out),
+        }
+    }
+
+    /// [`Unigram::tokenize_ids`] of a pre-token of fewer than [`MAX_WORD`] bytes, through the
+    /// cache of pre-tokens' ids.
+    fn ids_cached(&self, word: &str, work: &mut Work, ids: &mut Vec<u32>) -> Result<()> {
+        self.own_caches(work);
+        let bytes = word.as_bytes();
+        let hash = hash_bytes(bytes);
+        let short = if bytes.len() <= 8 { pack(bytes) } else { 0 };
+        if work.piece_ids.get_into(bytes, hash, short, ids) {
+            return Ok(());
+        }
+        let mut tokens = std::mem::take(&mut work.tokens);
+        tokens.clear();
+        self.tokenize_uncached(word, work, &mut tokens)?;
+        let at = ids.len();
+        ids.extend(tokens.iter().map(|t| t.id));
+        work.piece_ids.insert(bytes, hash, &ids[at..]);
+        work.tokens = tokens;
+        Ok(())
+    }
+
+    /// Empties the id caches if another model filled them.
+    #[inline]
+    fn own_caches(&self, work: &mut Work) {
+        if work.word_owner != self.cache_id {
+            work.word_ids.clear();
+            work.piece_ids.clear();
+            work.word_owner = self.cache_id;
+        }
     }
 
     /// SentencePiece's encode of a whole text: its lattice, then its unknown chars.
@@ -495,10 +565,7 @@ impl Unigram {
         work: &mut Work,
         out: &mut Vec<Token>,
     ) -> Result<()> {
-        if work.word_owner != self.cache_id {
-            work.word_ids.clear();
-            work.word_owner = self.cache_id;
-        }
+        self.own_caches(work);
         let limit = S::sum_limit(text.len(), max_score);
         let half_ulp = S::half_ulp(limit + max_score);
         let unk = self.unk_id.ok_or_else(missing_unk)?;

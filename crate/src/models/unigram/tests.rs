@@ -516,8 +516,27 @@ fn words_follow_the_whole_texts_float64_lattice() {
                 m.tokenize(&text, &mut out).unwrap();
                 out.iter().map(|t| (t.id, t.start, t.end)).collect::<Vec<_>>()
             };
-            assert_eq!(path(&words), path(&whole), "round {round}: {text:?} {vocab:?}");
+            let want = path(&whole);
+            assert_eq!(path(&words), want, "round {round}: {text:?} {vocab:?}");
+            let mut ids = Vec::new();
+            words.tokenize_ids(&text, &mut ids).unwrap();
+            assert!(ids.iter().eq(want.iter().map(|t| &t.0)), "round {round}: {text:?} {vocab:?}");
             texts += 1;
+        }
+        // Short pre-tokens, of one word or a few, are looked up whole (the second time from
+        // the cache).
+        for _ in 0..20 {
+            let text: String = (0..1 + rng.below(3)).map(|_| pool[rng.below(pool.len())].as_str()).collect();
+            let mut want = Vec::new();
+            whole.tokenize(&text, &mut want).unwrap();
+            for _ in 0..2 {
+                let mut ids = Vec::new();
+                words.tokenize_ids(&text, &mut ids).unwrap();
+                assert!(ids.iter().eq(want.iter().map(|t| &t.id)), "round {round}: {text:?} {vocab:?}");
+                let mut got = Vec::new();
+                words.tokenize(&text, &mut got).unwrap();
+                assert_eq!(got, want, "round {round}: {text:?} {vocab:?}");
+            }
         }
     }
     assert!(texts >= 1_800);
