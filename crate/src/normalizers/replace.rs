@@ -187,8 +187,10 @@ impl Replace {
                     }
                 }
                 first = (bytes.first() == Some(&b)).then_some((0, 1));
-                // An ASCII byte is a whole char: replacing it keeps the text UTF-8.
-                String::from_utf8(out).expect("an ASCII char replaced in UTF-8 text")
+                // SAFETY: `text` is UTF-8 and `b` an ASCII byte, a whole char; each was copied
+                // as it is or replaced by the bytes of `content`, a str: the result is UTF-8
+                // (checking it again cost as much as the copy).
+                unsafe { String::from_utf8_unchecked(out) }
             }
             _ => {
                 let mut out = String::with_capacity(text.len());

@@ -27,7 +27,7 @@
 
 use crate::error::{Error, Result};
 use crate::models::bpe::cache::PieceCache;
-use crate::models::bpe::table::{hash_bytes, pack};
+use crate::models::bpe::table::{hash_bytes, hash_short, pack};
 use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
 use crate::models::wordpiece::trie::Trie;
@@ -220,10 +220,28 @@ fn missing_unk() -> Error {
 /// its first char, or at the text's end.
 #[inline(always)]
 fn word_end(bytes: &[u8], start: usize) -> usize {
-    let [a, b, c] = [0xE2, 0x96, 0x81];
+    const LEAD: u64 = 0xE2 * (u64::MAX / 255);
+    const LOW: u64 = u64::MAX / 255;
+    const HIGH: u64 = LOW << 7;
+    let is_space = |i: usize| bytes.get(i..i + 3) == Some(&[0xE2, 0x96, 0x81][..]);
     let mut i = start + char_len(bytes[start]);
-    while i + 2 < bytes.len() {
-        if bytes[i] == a && bytes[i + 1] == b && bytes[i + 2] == c {
+    // The lead byte 0xE2 sought eight bytes at a time: the lowest byte that the zero-byte
+    // test flags in `w ^ LEAD` is always a true one (a borrow only flags bytes above it).
+    while i + 8 <= bytes.len() {
+        let w = u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap()) ^ LEAD;
+        let found = w.wrapping_sub(LOW) & !w & HIGH;
+        if found == 0 {
+            i += 8;
+            continue;
+        }
+        let k = i + (found.trailing_zeros() / 8) as usize;
+        if is_space(k) {
+            return k;
+        }
+        i = k + 1;
+    }
+    while i < bytes.len() {
+        if bytes[i] == 0xE2 && is_space(i) {
             return i;
         }
         i += 1;
@@ -244,6 +262,18 @@ fn word_scores<'a>(pieces: impl Iterator<Item = (&'a str, f64)>, unk_score: f64)
         max = max.max(s.abs());
     }
     max.is_finite().then_some(max)
+}
+
+/// A word's [`hash_bytes`] and, for a word of at most 8 bytes, its [`pack`] (else 0): what a
+/// [`PieceCache`] lookup takes.
+#[inline(always)]
+fn hash_and_pack(word: &[u8]) -> (u64, u64) {
+    if word.len() <= 8 {
+        let packed = pack(word);
+        (hash_short(packed, word.len()), packed)
+    } else {
+        (hash_bytes(word), 0)
+    }
 }
 
 /// The byte length of the UTF-8 char whose lead byte is `b`.
@@ -495,8 +525,7 @@ impl Unigram {
     fn ids_cached(&self, word: &str, work: &mut Work, ids: &mut Vec<u32>) -> Result<()> {
         self.own_caches(work);
         let bytes = word.as_bytes();
-        let hash = hash_bytes(bytes);
-        let short = if bytes.len() <= 8 { pack(bytes) } else { 0 };
+        let (hash, short) = hash_and_pack(bytes);
         if work.piece_ids.get_into(bytes, hash, short, ids) {
             return Ok(());
         }
@@ -583,13 +612,10 @@ impl Unigram {
             }
             let reach = word.len() as f64 * (max_score + 1.0);
             let settled = word.len() < MAX_WORD && here.to_f64().abs() + reach <= limit;
-            let hash = hash_bytes(word.as_bytes());
+            let (hash, short) = hash_and_pack(word.as_bytes());
             let Work { lattice, runners_up, word_ids, ids, .. } = &mut *work;
             ids.clear();
-            let mut found = settled && {
-                let short = if word.len() <= 8 { pack(word.as_bytes()) } else { 0 };
-                word_ids.get_into(word.as_bytes(), hash, short, ids)
-            };
+            let mut found = settled && word_ids.get_into(word.as_bytes(), hash, short, ids);
             if settled && !found {
                 let at = out.len();
                 self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;

@@ -557,3 +557,23 @@ fn a_piece_with_an_inner_space_keeps_the_whole_texts_lattice() {
     assert!(Unigram::new(vocab(-2.0), None, false).unwrap().word_scores.is_none());
     assert!(Unigram::new(vocab(f64::NAN), Some(0), false).unwrap().word_scores.is_none());
 }
+
+#[test]
+fn word_end_finds_the_next_space_past_the_first_char() {
+    use crate::testing::Rng;
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    // "…" and "€" share the space's lead byte 0xE2.
+    let parts = ["▁", "a", "…", "€", "日", "é", "\u{1F600}", "▁▁"];
+    for _ in 0..5_000 {
+        let text: String = (0..1 + rng.below(30)).map(|_| rng.pick(&parts)).collect();
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let from = start + char_len(bytes[start]);
+            let want =
+                (from..bytes.len()).find(|&i| bytes[i..].starts_with("▁".as_bytes())).unwrap_or(bytes.len());
+            assert_eq!(word_end(bytes, start), want, "{text:?} from {start}");
+            start = from;
+        }
+    }
+}
