@@ -458,8 +458,15 @@ impl Unigram {
         WORK.with(|cell| match cell.try_borrow_mut() {
             Ok(mut work) => self.tokenize_in(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
-            Err(_) => self.tokenize_in(word, &mut Work::default(), out),
+            Err(_) => self.tokenize_cold(word, out),
         })
+    }
+
+    /// [`Unigram::tokenize`] with a work area of its own (the thread's is in use).
+    #[cold]
+    #[inline(never)]
+    fn tokenize_cold(&self, word: &str, out: &mut Vec<Token>) -> Result<()> {
+        self.tokenize_in(word, &mut Work::default(), out)
     }
 
     /// The ids of [`Unigram::tokenize`]'s tokens of `word`, appended to `ids`: a pre-token
@@ -483,13 +490,14 @@ impl Unigram {
             }
             Err(_) => {
                 let mut tokens = Vec::new();
-                self.tokenize_in(word, &mut Work::default(), &mut tokens)?;
+                self.tokenize_cold(word, &mut tokens)?;
                 ids.extend(tokens.iter().map(|t| t.id));
                 Ok(())
             }
         })
     }
 
+    #[inline(always)]
     fn tokenize_in(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
         if self.spm {
             // SentencePiece's model sees whole texts: it caches words (`words`).
