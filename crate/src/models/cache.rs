@@ -66,7 +66,7 @@ impl<T> Default for WordCache<T> {
 
 impl<T: Copy> WordCache<T> {
     /// The cached tokens of `word` for model `owner`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self, owner: u64, word: &str) -> Option<&[T]> {
         if self.owner != owner {
             self.clear();

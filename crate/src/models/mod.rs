@@ -128,16 +128,17 @@ impl Model {
         }
     }
 
-    /// The ids of [`Model::tokenize`], appended to `ids`; SentencePiece's models push them
-    /// without building tokens.
-    #[cfg(feature = "general")]
-    pub fn tokenize_ids(&self, piece: &str, ids: &mut Vec<u32>) -> Result<()> {
+    /// The ids of [`Model::tokenize`]'s tokens of `piece`, appended to `ids`, with no tokens
+    /// built where the model can skip them; `tokens` is scratch for the others.
+    pub fn tokenize_ids(&self, piece: &str, tokens: &mut Vec<Token>, ids: &mut Vec<u32>) -> Result<()> {
         match self {
-            Model::Unigram(m) if m.model.is_sentencepiece() => m.model.tokenize_spm_ids(piece, ids),
+            #[cfg(feature = "general")]
+            Model::Unigram(m) => m.model.tokenize_ids(piece, ids),
+            #[cfg(feature = "general")]
             Model::SentencePieceBpe(m) => m.model.tokenize(piece, |id, _, _| ids.push(id)),
             _ => {
-                let mut tokens = Vec::new();
-                self.tokenize(piece, &mut tokens)?;
+                tokens.clear();
+                self.tokenize(piece, tokens)?;
                 ids.extend(tokens.iter().map(|t| t.id));
                 Ok(())
             }

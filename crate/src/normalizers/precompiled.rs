@@ -34,6 +34,9 @@ pub struct Precompiled {
     /// The replacement of each ASCII char alone, as a range of `replacements` (the lone ASCII
     /// chars of a text are looked up here, not walked).
     ascii: [Option<(u32, u32)>; 128],
+    /// By byte: an ASCII char other than CR that the map keeps (a run of them is skipped with
+    /// one load and test per byte).
+    kept: [bool; 256],
 }
 
 // A double-array unit: bit 8 says a key ends below this node, bits 0-7 (with bit 31, so that
@@ -79,7 +82,7 @@ impl Precompiled {
             .collect();
         let replacements = String::from_utf8(charsmap[strings_at..].to_vec())
             .map_err(|_| bad("its replacement strings are not UTF-8"))?;
-        let mut p = Precompiled { charsmap, units, replacements, ascii: [None; 128] };
+        let mut p = Precompiled { charsmap, units, replacements, ascii: [None; 128], kept: [false; 256] };
         for b in 0..128u8 {
             let key = [b];
             let key = std::str::from_utf8(&key).expect("ASCII");
@@ -87,6 +90,7 @@ impl Precompiled {
                 let start = r.as_ptr() as usize - p.replacements.as_ptr() as usize;
                 (start as u32, (start + r.len()) as u32)
             });
+            p.kept[b as usize] = b != b'\r' && p.ascii[b as usize].is_none();
         }
         Ok(p)
     }
@@ -226,11 +230,7 @@ impl Precompiled {
                         // A run of ASCII chars the map keeps, skipped whole; its last char is a
                         // cluster of its own only before ASCII (or the end).
                         let mut end = at + 1;
-                        while end < bytes.len()
-                            && bytes[end] < 0x80
-                            && bytes[end] != b'\r'
-                            && self.ascii[bytes[end] as usize].is_none()
-                        {
+                        while end < bytes.len() && self.kept[bytes[end] as usize] {
                             end += 1;
                         }
                         if end < bytes.len() && bytes[end] >= 0x80 {

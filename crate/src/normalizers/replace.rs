@@ -178,17 +178,41 @@ impl Replace {
             ReplacePattern::String(s) if s.len() == 1 => {
                 let b = s.as_bytes()[0];
                 let bytes = text.as_bytes();
-                let mut out = Vec::with_capacity(text.len() + text.len() / 4 * self.content.len());
-                for &x in bytes {
-                    if x == b {
-                        out.extend_from_slice(self.content.as_bytes());
-                    } else {
-                        out.push(x);
+                let content = self.content.as_bytes();
+                let matches = bytes.iter().filter(|&&x| x == b).count();
+                let len = bytes.len() - matches + matches * content.len();
+                let out = if content.len() <= 4 {
+                    // Four bytes written for every byte, the step chosen without a branch:
+                    // where the matches fall (spaces in text) is not predictable.
+                    let mut word = [0u8; 4];
+                    word[..content.len()].copy_from_slice(content);
+                    let word = u32::from_le_bytes(word);
+                    let mut out = vec![0u8; len + 4];
+                    let mut k = 0;
+                    for &x in bytes {
+                        let hit = x == b;
+                        let w = if hit { word } else { x as u32 };
+                        out[k..k + 4].copy_from_slice(&w.to_le_bytes());
+                        k += if hit { content.len() } else { 1 };
                     }
-                }
+                    out.truncate(k);
+                    out
+                } else {
+                    let mut out = Vec::with_capacity(len);
+                    for &x in bytes {
+                        if x == b {
+                            out.extend_from_slice(content);
+                        } else {
+                            out.push(x);
+                        }
+                    }
+                    out
+                };
                 first = (bytes.first() == Some(&b)).then_some((0, 1));
-                // An ASCII byte is a whole char: replacing it keeps the text UTF-8.
-                String::from_utf8(out).expect("an ASCII char replaced in UTF-8 text")
+                // SAFETY: `text` is UTF-8 and `b` an ASCII byte, a whole char; each was copied
+                // as it is or replaced by the bytes of `content`, a str: the result is UTF-8
+                // (checking it again cost as much as the copy).
+                unsafe { String::from_utf8_unchecked(out) }
             }
             _ => {
                 let mut out = String::with_capacity(text.len());
@@ -336,5 +360,19 @@ mod tests {
         assert_eq!(lit("-~&#", "=").replace_str("x-~&#y"), "x=y");
         let re = Replace::new(ReplacePattern::Regex(r"\s+".into()), " ").unwrap();
         assert_eq!(re.replace_str("a \t b\n"), "a b ");
+    }
+
+    #[test]
+    fn one_byte_replaced_in_plain_text_as_everywhere() {
+        let mut rng = crate::testing::Rng(0x5DEE_CE66_D1CE_4E5B);
+        let parts = [" ", "a", "▁", "日", "\u{1F600}", "  "];
+        for content in ["", "x", "▁", "\u{1F600}", "12345", "▁▁"] {
+            let r = lit(" ", content);
+            for _ in 0..500 {
+                let text: String = (0..rng.below(20)).map(|_| rng.pick(&parts)).collect();
+                let got = r.plain_text(&text, &mut Lead::Later);
+                assert_eq!(got, Some(r.replace_str(&text)), "{text:?} -> {content:?}");
+            }
+        }
     }
 }

@@ -431,10 +431,9 @@ impl Tokenizer {
             if let Some((before, after)) = around {
                 // The whole text is one word of the model: normalize it plainly, no alignment.
                 let norm = n.normalize_str(text);
+                ids.reserve(norm.len() / 3 + before.len() + after.len() + 1);
                 ids.extend_from_slice(before);
-                if !norm.is_empty() {
-                    self.model.tokenize_ids(&norm, ids)?;
-                }
+                self.model.tokenize_ids(&norm, &mut Vec::new(), ids)?;
                 ids.extend_from_slice(after);
                 return Ok(());
             }
@@ -519,9 +518,7 @@ impl Tokenizer {
                 pre = p.try_apply(pre, &mut |_, _| {})?;
             }
             for i in 0..pre.pieces.len() {
-                tokens.clear();
-                self.model.tokenize(pre.piece_text(i), tokens)?;
-                ids.extend(tokens.iter().map(|t| t.id));
+                self.model.tokenize_ids(pre.piece_text(i), tokens, ids)?;
             }
         }
         Ok(())
@@ -572,12 +569,7 @@ impl Tokenizer {
         let starts_input = matches!(lead, Lead::One | Lead::Some);
         let mut buf = String::new();
         let mut segment_ids = |ntext: &str, starts_input: bool, ids: &mut Vec<u32>| {
-            let mut piece_ids = |piece: &str| {
-                tokens.clear();
-                self.model.tokenize(piece, tokens)?;
-                ids.extend(tokens.iter().map(|t| t.id));
-                Ok::<(), Error>(())
-            };
+            let mut piece_ids = |piece: &str| self.model.tokenize_ids(piece, tokens, ids);
             match metaspace {
                 Some(m) => m.pieces_plain(ntext, starts_input, &mut buf, piece_ids),
                 None => piece_ids(ntext),

@@ -22,12 +22,12 @@
 //! where the next piece starts passes ±100000 every score from there on is shifted by it (so
 //! a long text's scores round as SentencePiece's do, and ties fall as they do); a user-defined
 //! piece of `n` bytes scores `0.1 (n - 1)`; unused, control, unknown and byte pieces are never
-//! matched; unknown chars are not fused and looked up but handed to
-//! [`crate::models::sentencepiece::resolve_unknowns`].
+//! matched; unknown chars are not fused and looked up but resolved as SentencePiece does
+//! ([`crate::models::sentencepiece::Unknowns`]).
 
 use crate::error::{Error, Result};
 use crate::models::bpe::cache::PieceCache;
-use crate::models::bpe::table::{hash_bytes, pack};
+use crate::models::bpe::table::{hash_bytes, hash_short, pack};
 use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, PieceKind, Unknowns};
 use crate::models::wordpiece::trie::Trie;
@@ -71,10 +71,10 @@ pub struct Unigram {
     /// The longest piece's byte length, or 4 if that is longer (how far past a position the
     /// lattice may have reached).
     reach: usize,
-    /// SentencePiece's models whose lattice falls apart before every "▁" (no piece holds one
-    /// past its first char): the largest magnitude of a score on a path, for
-    /// [`Unigram::spm_words`]. `None` when a piece holds an inner "▁".
-    spm_word_scores: Option<f32>,
+    /// Models whose lattice falls apart before every "▁" (no piece holds one past its first
+    /// char) and which have an unk id: the largest magnitude of a score on a path, for
+    /// [`Unigram::words`]. `None` when a piece holds an inner "▁".
+    word_scores: Option<f64>,
 }
 
 /// SentencePiece shifts path scores back to 0 when they pass this (in either direction).
@@ -92,6 +92,15 @@ trait Score: Copy + PartialOrd + Default {
     fn sub(self, other: Self) -> Self;
     /// Whether SentencePiece would shift the scores at a start with this score.
     fn past_reset(self) -> bool;
+    fn to_f64(self) -> f64;
+    /// How large a path score may grow, in magnitude, before [`Unigram::words`] stops
+    /// replaying words through a text of `len` bytes whose scores are at most `max` in
+    /// magnitude (on a path, nodes are at least a byte long).
+    fn sum_limit(len: usize, max: f64) -> f64;
+    /// Half an ulp of `x` in this float: the most one sum near `x` rounds by.
+    fn half_ulp(x: f64) -> f64;
+    /// The lattice of this score type in `work`.
+    fn lattice(work: &mut Work) -> &mut Vec<Best<Self>>;
 }
 
 impl Score for f64 {
@@ -113,6 +122,18 @@ impl Score for f64 {
     }
     fn past_reset(self) -> bool {
         false
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn sum_limit(len: usize, max: f64) -> f64 {
+        len as f64 * (max + 1.0)
+    }
+    fn half_ulp(x: f64) -> f64 {
+        (f64::from_bits(x.to_bits() + 1) - x) / 2.0
+    }
+    fn lattice(work: &mut Work) -> &mut Vec<Best<Self>> {
+        &mut work.lattice
     }
 }
 
@@ -137,6 +158,22 @@ impl Score for f32 {
     fn past_reset(self) -> bool {
         !(-SPM_SCORE_RESET..=SPM_SCORE_RESET).contains(&self)
     }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn sum_limit(_: usize, _: f64) -> f64 {
+        SPM_SCORE_RESET as f64
+    }
+    fn half_ulp(x: f64) -> f64 {
+        let mut y = x as f32;
+        if (y as f64) < x {
+            y = f32::from_bits(y.to_bits() + 1);
+        }
+        (f32::from_bits(y.to_bits() + 1) - y) as f64 / 2.0
+    }
+    fn lattice(work: &mut Work) -> &mut Vec<Best<Self>> {
+        &mut work.lattice32
+    }
 }
 
 /// The best path ending at one byte position of the word.
@@ -155,15 +192,19 @@ struct Work {
     lattice: Vec<Best<f64>>,
     /// The same for SentencePiece's models.
     lattice32: Vec<Best<f32>>,
-    /// The runner-up's score at each end of `lattice` (see [`Unigram::spm_words`]).
+    /// The runner-up's score at each end of `lattice` (see [`Unigram::words`]).
     runners_up: Vec<f64>,
     cache: WordCache<Token>,
-    /// SentencePiece's models: word → ids (see [`Unigram::spm_words`]).
-    spm_cache: PieceCache,
-    /// Owner of `spm_cache`'s words (a model's `cache_id`).
-    spm_owner: u64,
+    /// Word → ids (see [`Unigram::words`]).
+    word_ids: PieceCache,
+    /// Pre-token → ids (see [`Unigram::tokenize_ids`]).
+    piece_ids: PieceCache,
+    /// Owner of `word_ids`'s and `piece_ids`'s words (a model's `cache_id`).
+    word_owner: u64,
+    /// A pre-token's tokens, for its ids; SentencePiece's path through a text.
+    tokens: Vec<Token>,
     ids: Vec<u32>,
-    /// SentencePiece's path through a text or word, before its unknown chars are resolved.
+    /// A path from its first unknown char on, being resolved (SentencePiece) or fused.
     nodes: Vec<Token>,
 }
 
@@ -179,30 +220,60 @@ fn missing_unk() -> Error {
 /// its first char, or at the text's end.
 #[inline(always)]
 fn word_end(bytes: &[u8], start: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let [a, b, c] = [0xE2, 0x96, 0x81];
+    const LEAD: u64 = 0xE2 * (u64::MAX / 255);
+    const LOW: u64 = u64::MAX / 255;
+    const HIGH: u64 = LOW << 7;
+    let is_space = |i: usize| bytes.get(i..i + 3) == Some(&[0xE2, 0x96, 0x81][..]);
     let mut i = start + char_len(bytes[start]);
-    while i + 2 < bytes.len() {
-        // Eight bytes at a time up to the next 0xE2: Hangul, kana, Han and Devanagari lead
-        // with other bytes, so most of their text is skipped a word at a time.
-        if let Some(w) = bytes.get(i..i + 8) {
-            let x = u64::from_le_bytes(w.try_into().unwrap()) ^ (ONES * a as u64);
-            let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
-            if zero == 0 {
-                i += 8;
-                continue;
-            }
-            i += zero.trailing_zeros() as usize / 8;
-            if i + 2 >= bytes.len() {
-                break;
-            }
+    // The lead byte 0xE2 sought eight bytes at a time: the lowest byte that the zero-byte
+    // test flags in `w ^ LEAD` is always a true one (a borrow only flags bytes above it).
+    while i + 8 <= bytes.len() {
+        let w = u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap()) ^ LEAD;
+        let found = w.wrapping_sub(LOW) & !w & HIGH;
+        if found == 0 {
+            i += 8;
+            continue;
         }
-        if bytes[i] == a && bytes[i + 1] == b && bytes[i + 2] == c {
+        let k = i + (found.trailing_zeros() / 8) as usize;
+        if is_space(k) {
+            return k;
+        }
+        i = k + 1;
+    }
+    while i < bytes.len() {
+        if bytes[i] == 0xE2 && is_space(i) {
             return i;
         }
         i += 1;
     }
     bytes.len()
+}
+
+/// For [`Unigram::words`]: the largest magnitude of a score on a path (the lattice's
+/// `pieces` with their scores, and the unknown char's score), or `None` when a piece holds "▁"
+/// past its first char (the lattice then does not fall apart before "▁"), or a score is not
+/// finite.
+fn word_scores<'a>(pieces: impl Iterator<Item = (&'a str, f64)>, unk_score: f64) -> Option<f64> {
+    let mut max = unk_score.abs();
+    for (p, s) in pieces {
+        if !s.is_finite() || p.chars().skip(1).any(|c| c == '▁') {
+            return None;
+        }
+        max = max.max(s.abs());
+    }
+    max.is_finite().then_some(max)
+}
+
+/// A word's [`hash_bytes`] and, for a word of at most 8 bytes, its [`pack`] (else 0): what a
+/// [`PieceCache`] lookup takes.
+#[inline(always)]
+fn hash_and_pack(word: &[u8]) -> (u64, u64) {
+    if word.len() <= 8 {
+        let packed = pack(word);
+        (hash_short(packed, word.len()), packed)
+    } else {
+        (hash_bytes(word), 0)
+    }
 }
 
 /// The byte length of the UTF-8 char whose lead byte is `b`.
@@ -240,6 +311,7 @@ impl Unigram {
             }
         }
         let min_score = vocab.iter().map(|p| p.1).fold(f64::INFINITY, |m, s| if s < m { s } else { m });
+        let unk_score = min_score - UNK_PENALTY;
         let trie = Trie::new(vocab.iter().enumerate().map(|(id, (p, _))| (p.as_bytes(), id as u32)));
         let mut byte_ids = Box::new([NONE; 256]);
         if byte_fallback {
@@ -250,17 +322,20 @@ impl Unigram {
         Ok(Unigram {
             scores: vocab.iter().map(|p| p.1).collect(),
             scores32: Vec::new(),
-            pieces: vocab,
             unk_id: unk_id.map(|u| u as u32),
             byte_fallback,
-            unk_score: min_score - UNK_PENALTY,
+            unk_score,
             pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
             spm: false,
             reach: 4,
-            spm_word_scores: None,
+            word_scores: match unk_id {
+                Some(_) => word_scores(vocab.iter().map(|(p, s)| (p.as_str(), *s)), unk_score),
+                None => None,
+            },
+            pieces: vocab,
         })
     }
 
@@ -312,12 +387,8 @@ impl Unigram {
         let unk_score = min_score - UNK_PENALTY as f32;
         let in_lattice =
             |p: &(String, f32, PieceKind)| matches!(p.2, PieceKind::Normal | PieceKind::UserDefined);
-        let inner_space =
-            pieces.iter().filter(|p| in_lattice(p)).any(|p| p.0.chars().skip(1).any(|c| c == '▁'));
-        let spm_word_scores = (!inner_space).then(|| {
-            let on_paths = pieces.iter().zip(&scores).filter(|(p, _)| in_lattice(p)).map(|(_, &s)| s as f32);
-            on_paths.fold(unk_score.abs(), |m, s| m.max(s.abs()))
-        });
+        let on_paths = pieces.iter().zip(&scores).filter(|(p, _)| in_lattice(p));
+        let word_scores = word_scores(on_paths.map(|(p, &s)| (p.0.as_str(), s)), unk_score as f64);
         let vocab: Vec<(String, f64)> = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
         Ok(Unigram {
             scores32: scores.iter().map(|&s| s as f32).collect(),
@@ -332,7 +403,7 @@ impl Unigram {
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
             spm: true,
             reach,
-            spm_word_scores,
+            word_scores,
         })
     }
 
@@ -342,11 +413,6 @@ impl Unigram {
 
     pub fn unk_id(&self) -> Option<u32> {
         self.unk_id
-    }
-
-    /// Whether this is a SentencePiece model's (see [`Unigram::sentencepiece`]).
-    pub fn is_sentencepiece(&self) -> bool {
-        self.spm
     }
 
     pub fn byte_fallback(&self) -> bool {
@@ -390,27 +456,106 @@ impl Unigram {
             return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
-            // SentencePiece's model sees whole texts: it caches words (`spm_words`).
-            Ok(mut work) if self.spm => self.tokenize_spm(word, &mut work, out),
-            Ok(mut work) => self.tokenize_cached(word, &mut work, out),
+            Ok(mut work) => self.tokenize_in(word, &mut work, out),
             // Only reachable if tokenizing re-entered itself on this thread; stay correct.
-            Err(_) if self.spm => self.tokenize_spm(word, &mut Work::default(), out),
-            Err(_) => self.tokenize_with(word, &mut Vec::new(), out),
+            Err(_) => self.tokenize_cold(word, out),
         })
     }
 
-    fn tokenize_cached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+    /// [`Unigram::tokenize`] with a work area of its own (the thread's is in use).
+    #[cold]
+    #[inline(never)]
+    fn tokenize_cold(&self, word: &str, out: &mut Vec<Token>) -> Result<()> {
+        self.tokenize_in(word, &mut Work::default(), out)
+    }
+
+    /// The ids of [`Unigram::tokenize`]'s tokens of `word`, appended to `ids`: a pre-token
+    /// the lattice takes whole is looked up by its ids alone, with no tokens built.
+    pub fn tokenize_ids(&self, word: &str, ids: &mut Vec<u32>) -> Result<()> {
+        if word.is_empty() {
+            return Ok(());
+        }
+        if word.len() >= NONE as usize {
+            return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
+        }
+        WORK.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut work) if self.spm => self.spm_resolved(word, &mut work, |id, _, _| ids.push(id)),
+            Ok(mut work) if word.len() < MAX_WORD => self.ids_cached(word, &mut work, ids),
+            Ok(mut work) => {
+                let mut tokens = std::mem::take(&mut work.tokens);
+                tokens.clear();
+                self.tokenize_in(word, &mut work, &mut tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+                work.tokens = tokens;
+                Ok(())
+            }
+            Err(_) => {
+                let mut tokens = Vec::new();
+                self.tokenize_cold(word, &mut tokens)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+                Ok(())
+            }
+        })
+    }
+
+    #[inline(always)]
+    fn tokenize_in(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+        if self.spm {
+            // SentencePiece's model sees whole texts: it caches words (`words`).
+            return self.tokenize_spm(word, work, out);
+        }
         if word.len() >= MAX_WORD {
-            return self.tokenize_with(word, &mut work.lattice, out);
+            return self.tokenize_uncached(word, work, out);
         }
         if let Some(tokens) = work.cache.get(self.cache_id, word) {
             out.extend_from_slice(tokens);
             return Ok(());
         }
         let first = out.len();
-        self.tokenize_with(word, &mut work.lattice, out)?;
+        self.tokenize_uncached(word, work, out)?;
         work.cache.insert(self.cache_id, word, out[first..].iter().copied());
         Ok(())
+    }
+
+    /// The tokens of a pre-token not found whole in a cache: word by word where it holds
+    /// words (a "▁" past its first char: Metaspace without split, a whole text) and its
+    /// lattice falls apart before them, each word cached; else its lattice.
+    fn tokenize_uncached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
+        match self.word_scores {
+            Some(max_score) if word_end(word.as_bytes(), 0) < word.len() => {
+                self.words::<f64>(word, max_score, work, out)
+            }
+            _ => self.tokenize_with(word, work, out),
+        }
+    }
+
+    /// [`Unigram::tokenize_ids`] of a pre-token of fewer than [`MAX_WORD`] bytes, through the
+    /// cache of pre-tokens' ids.
+    fn ids_cached(&self, word: &str, work: &mut Work, ids: &mut Vec<u32>) -> Result<()> {
+        self.own_caches(work);
+        let bytes = word.as_bytes();
+        let (hash, short) = hash_and_pack(bytes);
+        if work.piece_ids.get_into(bytes, hash, short, ids) {
+            return Ok(());
+        }
+        let mut tokens = std::mem::take(&mut work.tokens);
+        tokens.clear();
+        self.tokenize_uncached(word, work, &mut tokens)?;
+        let at = ids.len();
+        ids.extend(tokens.iter().map(|t| t.id));
+        work.piece_ids.insert(bytes, hash, &ids[at..]);
+        work.tokens = tokens;
+        Ok(())
+    }
+
+    /// Empties the id caches if another model filled them.
+    #[inline]
+    fn own_caches(&self, work: &mut Work) {
+        if work.word_owner != self.cache_id {
+            work.word_ids.clear();
+            work.piece_ids.clear();
+            work.word_owner = self.cache_id;
+        }
     }
 
     /// SentencePiece's encode of a whole text: its lattice, then its unknown chars.
@@ -418,19 +563,7 @@ impl Unigram {
         self.spm_resolved(text, work, |id, start, end| out.push(self.token(id, start, end)))
     }
 
-    /// The ids of [`Unigram::tokenize`] for a SentencePiece model, appended to `ids`.
-    pub fn tokenize_spm_ids(&self, text: &str, ids: &mut Vec<u32>) -> Result<()> {
-        if text.len() >= NONE as usize {
-            return Err(Error::Input("a word of 4 GiB or more cannot be tokenized".into()));
-        }
-        let mut push = |id, _, _| ids.push(id);
-        WORK.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut work) => self.spm_resolved(text, &mut work, &mut push),
-            Err(_) => self.spm_resolved(text, &mut Work::default(), &mut push),
-        })
-    }
-
-    /// SentencePiece's tokens of a whole text, each unknown one resolved as it comes.
+    /// SentencePiece's tokens of a whole text, pushed with each unknown one resolved.
     fn spm_resolved(
         &self,
         text: &str,
@@ -438,117 +571,130 @@ impl Unigram {
         mut push: impl FnMut(u32, usize, usize),
     ) -> Result<()> {
         let unk = self.unk_id.ok_or_else(missing_unk)?;
-        let bytes = self.byte_fallback.then_some(&*self.byte_ids);
-        let mut unknowns = Unknowns::new(text, unk, bytes);
-        let mut token = |id, start, end| unknowns.token(id, start, end, &mut push);
-        match self.spm_word_scores {
-            Some(max_score) => self.spm_words(text, max_score, work, &mut token)?,
-            None => {
-                let nodes = &mut work.nodes;
-                nodes.clear();
-                self.best_path::<f32, false>(text, 0.0, &mut work.lattice32, &mut Vec::new(), nodes)?;
-                for t in nodes.iter() {
-                    token(t.id, t.start as usize, t.end as usize);
-                }
+        let mut path = std::mem::take(&mut work.tokens);
+        path.clear();
+        let found = match self.word_scores {
+            Some(max_score) => self.words::<f32>(text, max_score, work, &mut path),
+            None => self
+                .best_path::<f32, false>(text, 0.0, &mut work.lattice32, &mut Vec::new(), &mut path)
+                .map(|_| ()),
+        };
+        if found.is_ok() {
+            let mut unknowns = Unknowns::new(text, unk, self.byte_fallback.then_some(&*self.byte_ids));
+            for t in &path {
+                unknowns.token(t.id, t.start as usize, t.end as usize, &mut push);
             }
+            unknowns.finish(&mut push);
         }
-        unknowns.finish(&mut push);
-        Ok(())
+        work.tokens = path;
+        found
     }
 
-    /// SentencePiece's path through `text` (as [`Unigram::best_path`] in float32 over the whole
-    /// text finds it) word by word, where its lattice falls apart before every "▁" (no piece
-    /// holds one past its first char), a word's path taken from the word cache where it can be.
+    /// The path through `text` that [`Unigram::best_path`] in `S` over the whole text finds,
+    /// found word by word where the lattice falls apart before every "▁" (no piece holds one
+    /// past its first char), a word's path taken from the word cache where it can be. Unknown
+    /// chars are fused as [`Unigram::tokenize_with`] fuses them, except SentencePiece's (its
+    /// caller resolves them).
     ///
     /// A word's path depends on the text before it only through the score where the word
-    /// starts. Each float32 sum rounds by at most half an ulp of the largest score magnitude on
-    /// a path, so along a word of n bytes a sum is off its exact value by at most n of those.
-    /// Where, at every end on a word's best path computed exactly from 0, the winner beats the
-    /// runner-up by more than twice that, float32 picks the same path from any start, and the
-    /// score at the word's end is the path's float32 sum from there. A word that keeps every
-    /// sum within ±[`SPM_SCORE_RESET`] shifts no score inside it. Other words run their float32
-    /// lattice from the score where they start, as the whole text's lattice would.
-    fn spm_words(
+    /// starts. Each sum in `S` rounds by at most half an ulp of the largest magnitude a sum
+    /// may reach ([`Score::sum_limit`]), so along a word of n bytes a sum is off its exact
+    /// value by at most n of those; the word's float64 path from 0 is off by at most n half
+    /// ulps of its own largest sum. Where, at every end on that path, the winner beats the
+    /// runner-up by more than twice both, `S` picks the same path from any start, and the
+    /// score at the word's end is the path's sum in `S` from there. A word whose sums stay
+    /// within the limit shifts no score inside it (SentencePiece's reset). Other words run
+    /// their lattice in `S` from the score where they start, as the whole text's would.
+    fn words<S: Score>(
         &self,
         text: &str,
-        max_score: f32,
+        max_score: f64,
         work: &mut Work,
-        token: &mut impl FnMut(u32, usize, usize),
+        out: &mut Vec<Token>,
     ) -> Result<()> {
-        let Work { lattice, lattice32, runners_up, spm_cache, spm_owner, ids, nodes, .. } = work;
-        let out = nodes;
-        out.clear();
-        if *spm_owner != self.cache_id {
-            spm_cache.clear();
-            *spm_owner = self.cache_id;
-        }
-        let top = SPM_SCORE_RESET + max_score;
-        let half_ulp = (f32::from_bits(top.to_bits() + 1) - top) as f64 / 2.0;
-        let unknown = self.unk_score as f32;
+        self.own_caches(work);
+        let limit = S::sum_limit(text.len(), max_score);
+        let half_ulp = S::half_ulp(limit + max_score);
         let unk = self.unk_id.ok_or_else(missing_unk)?;
+        let scores = S::scores(self);
         let bytes = text.as_bytes();
-        let mut here = 0f32;
+        let mut here = S::default();
+        // Where the tokens that may hold a run of unknown chars still to fuse begin.
+        let mut unfused = None;
         let mut start = 0;
         while start < bytes.len() {
             let end = word_end(bytes, start);
             let word = &text[start..end];
             if here.past_reset() {
-                here = 0.0;
+                here = S::default();
             }
-            let settled = word.len() < MAX_WORD
-                && here.abs() + word.len() as f32 * (max_score + 1.0) <= SPM_SCORE_RESET;
-            let hash = hash_bytes(word.as_bytes());
+            let reach = word.len() as f64 * (max_score + 1.0);
+            let settled = word.len() < MAX_WORD && here.to_f64().abs() + reach <= limit;
+            let (hash, short) = hash_and_pack(word.as_bytes());
+            let Work { lattice, runners_up, word_ids, ids, .. } = &mut *work;
             ids.clear();
-            let mut found = settled && {
-                let short = if word.len() <= 8 { pack(word.as_bytes()) } else { 0 };
-                spm_cache.get_into(word.as_bytes(), hash, short, ids)
-            };
+            let mut found = settled && word_ids.get_into(word.as_bytes(), hash, short, ids);
             if settled && !found {
                 let at = out.len();
                 self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;
-                let margin = 2.0 * word.len() as f64 * half_ulp;
+                let margin = 2.0 * word.len() as f64 * (half_ulp + f64::half_ulp(reach));
+                // On a cached path the unk id always stands for an unknown char (not the unk
+                // piece), so that replaying it knows its length and score.
                 found = out[at..].iter().all(|t| {
                     let e = t.end as usize;
-                    lattice[e].score - runners_up[e] > margin
+                    let unk_piece =
+                        t.id == unk && self.trie.get(&word.as_bytes()[t.start as usize..e]) == Some(unk);
+                    lattice[e].score - runners_up[e] > margin && !unk_piece
                 });
                 if found {
                     ids.extend(out[at..].iter().map(|t| t.id));
-                    spm_cache.insert(word.as_bytes(), hash, ids);
+                    word_ids.insert(word.as_bytes(), hash, ids);
                 }
                 out.truncate(at);
             }
+            let chunk = out.len();
             if found {
                 let mut at = start;
                 for &id in ids.iter() {
                     let (len, score) = if id == unk {
-                        (char_len(bytes[at]), unknown)
+                        (char_len(bytes[at]), S::unknown(self))
                     } else {
-                        (self.pieces[id as usize].0.len(), self.scores32[id as usize])
+                        (self.pieces[id as usize].0.len(), scores[id as usize])
                     };
-                    here += score;
-                    token(id, at, at + len);
+                    here = score.add(here);
+                    out.push(self.token(id, at, at + len));
                     at += len;
                 }
-                start = end;
-                continue;
+            } else {
+                here = self.best_path::<S, false>(word, here, S::lattice(work), &mut Vec::new(), out)?;
+                for t in &mut out[chunk..] {
+                    t.start += start as u32;
+                    t.end += start as u32;
+                }
             }
-            here = self.best_path::<f32, false>(word, here, lattice32, &mut Vec::new(), out)?;
-            for t in out.drain(..) {
-                token(t.id, start + t.start as usize, start + t.end as usize);
+            if !S::SENTENCEPIECE {
+                // Fused a few words at a time: a run of unknown chars may go on into the next
+                // word, and it ends where a word ends with a known piece.
+                if unfused.is_none() && out[chunk..].iter().any(|t| t.id == unk) {
+                    unfused = Some(chunk);
+                }
+                if let Some(from) = unfused.filter(|_| out.last().is_some_and(|t| t.id != unk)) {
+                    self.fuse_unknowns(text, out, from, &mut work.nodes)?;
+                    unfused = None;
+                }
             }
             start = end;
         }
-        Ok(())
+        match unfused {
+            Some(from) => self.fuse_unknowns(text, out, from, &mut work.nodes),
+            None => Ok(()),
+        }
     }
 
-    fn tokenize_with(&self, word: &str, best: &mut Vec<Best<f64>>, out: &mut Vec<Token>) -> Result<()> {
+    fn tokenize_with(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
         let first = out.len();
-        self.best_path::<f64, false>(word, 0.0, best, &mut Vec::new(), out)?;
-        if self.unk_id.is_none() {
-            // No node has the unk id: nothing to fuse.
-            return Ok(());
-        }
-        self.fuse_unknowns(word, out, first)
+        self.best_path::<f64, false>(word, 0.0, &mut work.lattice, &mut Vec::new(), out)?;
+        self.fuse_unknowns(word, out, first, &mut work.nodes)
     }
 
     /// Calls `f(end, id)` for every piece that starts at byte `start` of `bytes` (the lattice's
@@ -690,26 +836,27 @@ impl Unigram {
     }
 
     /// Replaces each run of unk-id tokens in `out[first..]` by the tokens of its fused text.
-    fn fuse_unknowns(&self, word: &str, out: &mut Vec<Token>, first: usize) -> Result<()> {
-        let unk = self.unk_id;
-        if !out[first..].iter().any(|t| Some(t.id) == unk) {
-            return Ok(());
-        }
-        let path: Vec<Token> = out.drain(first..).collect();
+    /// The path from its first unknown on is moved to `path` and comes back a stretch at a
+    /// time (a whole text's path may be long, its unknown chars few).
+    fn fuse_unknowns(
+        &self,
+        word: &str,
+        out: &mut Vec<Token>,
+        first: usize,
+        path: &mut Vec<Token>,
+    ) -> Result<()> {
+        let Some(unk) = self.unk_id else { return Ok(()) };
+        let Some(k) = out[first..].iter().position(|t| t.id == unk) else { return Ok(()) };
+        path.clear();
+        path.extend_from_slice(&out[first + k..]);
+        out.truncate(first + k);
         let mut i = 0;
         while i < path.len() {
-            if Some(path[i].id) != unk {
-                out.push(path[i]);
-                i += 1;
-                continue;
-            }
-            let mut j = i + 1;
-            while j < path.len() && Some(path[j].id) == unk {
-                j += 1;
-            }
+            let j = path[i..].iter().position(|t| t.id != unk).map_or(path.len(), |k| i + k);
             let (start, end) = (path[i].start as usize, path[j - 1].end as usize);
             self.push_unknown(&word[start..end], start, out)?;
-            i = j;
+            i = path[j..].iter().position(|t| t.id == unk).map_or(path.len(), |k| j + k);
+            out.extend_from_slice(&path[j..i]);
         }
         Ok(())
     }

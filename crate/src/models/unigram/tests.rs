@@ -431,9 +431,9 @@ fn spm_words_follow_the_whole_texts_lattice() {
         pieces.push(("<unk>".into(), 0.0, PieceKind::Unknown));
         let unk = pieces.len() as u32 - 1;
         let words = Unigram::sentencepiece(pieces.clone(), unk, round % 2 == 0).unwrap();
-        assert!(words.spm_word_scores.is_some());
+        assert!(words.word_scores.is_some());
         let mut whole = words.clone();
-        whole.spm_word_scores = None;
+        whole.word_scores = None;
         // Words drawn from a small pool, so that most repeat and come from the cache.
         let pool: Vec<String> = (0..12)
             .map(|_| {
@@ -462,29 +462,118 @@ fn spm_words_follow_the_whole_texts_lattice() {
 }
 
 #[test]
+fn words_follow_the_whole_texts_float64_lattice() {
+    use crate::testing::Rng;
+    let mut rng = Rng(0x9E6C_63D0_676A_9A99);
+    let alphabet = ["a", "b", "é", "日", "\u{1F600}"];
+    let mut texts = 0;
+    for round in 0..300 {
+        // The unk piece, sometimes one the text holds (its id then marks no unknown char).
+        let unk_piece = if round % 4 == 0 { "▁a" } else { "<unk>" };
+        let mut vocab: Vec<(String, f64)> = vec![(unk_piece.into(), -1.0)];
+        for _ in 0..(2 + rng.below(40)) {
+            let len = 1 + rng.below(4);
+            let mut p: String = if rng.below(2) == 0 { "▁".into() } else { String::new() };
+            p.extend((0..len).map(|_| rng.pick(&alphabet)));
+            // Rounds of exact ties, of tenths (whose sums rounding decides: 0.1 + 0.2 against
+            // 0.3), and of large scores 1e-9 apart (below an ulp of a long text's sums).
+            let score = match round % 3 {
+                0 => -((1 + rng.below(4)) as f64) * 0.5,
+                1 => -((1 + rng.below(6)) as f64) * 0.1,
+                _ => -((1 + rng.below(4)) as f64) * 700.0 - rng.below(3) as f64 * 1e-9,
+            };
+            vocab.push((p, score));
+        }
+        // Without a "▁" piece it is an unknown char, fused with one that ends the word before.
+        if round % 7 != 0 {
+            vocab.push(("▁".into(), -2.0));
+        }
+        // With byte fallback, the bytes of "x" and "▁", the unknown chars, spell fused runs.
+        if round % 2 == 0 {
+            vocab.extend(["<0x78>", "<0xE2>", "<0x96>", "<0x81>"].map(|b| (b.to_owned(), -1.0)));
+        }
+        let words = Unigram::new(vocab.clone(), Some(0), round % 2 == 0).unwrap();
+        assert!(words.word_scores.is_some());
+        let mut whole = words.clone();
+        whole.word_scores = None;
+        let pool: Vec<String> = (0..12)
+            .map(|_| {
+                let len = 1 + rng.below(8);
+                let mut w: String = "▁".repeat(1 + usize::from(rng.below(8) == 0));
+                w.extend((0..len).map(|_| rng.pick(&["a", "b", "é", "日", "\u{1F600}", "x"])));
+                w
+            })
+            .collect();
+        for _ in 0..6 {
+            let n = if rng.below(4) == 0 { 3_000 } else { 70 + rng.below(60) };
+            let mut text: String = (0..n).map(|_| pool[rng.below(pool.len())].as_str()).collect();
+            if rng.below(3) == 0 {
+                text = text.trim_start_matches('▁').to_owned();
+            }
+            assert!(text.len() >= MAX_WORD);
+            let path = |m: &Unigram| {
+                let mut out = Vec::new();
+                m.tokenize(&text, &mut out).unwrap();
+                out.iter().map(|t| (t.id, t.start, t.end)).collect::<Vec<_>>()
+            };
+            let want = path(&whole);
+            assert_eq!(path(&words), want, "round {round}: {text:?} {vocab:?}");
+            let mut ids = Vec::new();
+            words.tokenize_ids(&text, &mut ids).unwrap();
+            assert!(ids.iter().eq(want.iter().map(|t| &t.0)), "round {round}: {text:?} {vocab:?}");
+            texts += 1;
+        }
+        // Short pre-tokens, of one word or a few, are looked up whole (the second time from
+        // the cache).
+        for _ in 0..20 {
+            let text: String = (0..1 + rng.below(3)).map(|_| pool[rng.below(pool.len())].as_str()).collect();
+            let mut want = Vec::new();
+            whole.tokenize(&text, &mut want).unwrap();
+            for _ in 0..2 {
+                let mut ids = Vec::new();
+                words.tokenize_ids(&text, &mut ids).unwrap();
+                assert!(ids.iter().eq(want.iter().map(|t| &t.id)), "round {round}: {text:?} {vocab:?}");
+                let mut got = Vec::new();
+                words.tokenize(&text, &mut got).unwrap();
+                assert_eq!(got, want, "round {round}: {text:?} {vocab:?}");
+            }
+        }
+    }
+    assert!(texts >= 1_800);
+}
+
+#[test]
 fn a_piece_with_an_inner_space_keeps_the_whole_texts_lattice() {
     let pieces = |inner: &str| {
         let kinds = [("▁a", PieceKind::Normal), (inner, PieceKind::Normal), ("<unk>", PieceKind::Unknown)];
         kinds.iter().map(|&(p, k)| (p.to_owned(), -1.0, k)).collect::<Vec<_>>()
     };
-    assert!(Unigram::sentencepiece(pieces("▁b"), 2, false).unwrap().spm_word_scores.is_some());
-    assert!(Unigram::sentencepiece(pieces("a▁b"), 2, false).unwrap().spm_word_scores.is_none());
-    assert!(Unigram::sentencepiece(pieces("b▁"), 2, false).unwrap().spm_word_scores.is_none());
+    assert!(Unigram::sentencepiece(pieces("▁b"), 2, false).unwrap().word_scores.is_some());
+    assert!(Unigram::sentencepiece(pieces("a▁b"), 2, false).unwrap().word_scores.is_none());
+    assert!(Unigram::sentencepiece(pieces("b▁"), 2, false).unwrap().word_scores.is_none());
+    let vocab = |score: f64| vec![("<unk>".to_owned(), -1.0), ("▁a".to_owned(), score)];
+    assert!(Unigram::new(vocab(-2.0), Some(0), false).unwrap().word_scores.is_some());
+    // Words need an unk id: without one, only where an unknown char wins is it an error.
+    assert!(Unigram::new(vocab(-2.0), None, false).unwrap().word_scores.is_none());
+    assert!(Unigram::new(vocab(f64::NAN), Some(0), false).unwrap().word_scores.is_none());
 }
 
 #[test]
-fn word_end_finds_the_next_space_symbol() {
+fn word_end_finds_the_next_space_past_the_first_char() {
     use crate::testing::Rng;
-    let mut rng = Rng(0x5851_F42D_4C95_7F2D);
-    // "▀" (E2 96 80) and "─" (E2 94 80) share the space symbol's first bytes.
-    let parts = ["▁", "▁▁", "a", "ab", "▀", "─", "한", "é", "😀", "\u{E2}"];
-    for _ in 0..3000 {
-        let text: String = (0..rng.below(40)).map(|_| rng.pick(&parts)).collect();
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    // "…" and "€" share the space's lead byte 0xE2, "▀" (E2 96 80) its first two bytes.
+    let parts = ["▁", "a", "…", "€", "▀", "日", "é", "\u{1F600}", "▁▁"];
+    for _ in 0..5_000 {
+        let text: String = (0..1 + rng.below(30)).map(|_| rng.pick(&parts)).collect();
         let bytes = text.as_bytes();
-        for (start, ch) in text.char_indices() {
-            let from = start + ch.len_utf8();
-            let plain = text[from..].find('▁').map_or(text.len(), |i| from + i);
-            assert_eq!(word_end(bytes, start), plain, "{text:?} from {start}");
+        let mut start = 0;
+        while start < bytes.len() {
+            let from = start + char_len(bytes[start]);
+            let want =
+                (from..bytes.len()).find(|&i| bytes[i..].starts_with("▁".as_bytes())).unwrap_or(bytes.len());
+            assert_eq!(word_end(bytes, start), want, "{text:?} from {start}");
+            start = from;
         }
     }
 }
