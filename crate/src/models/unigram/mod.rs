@@ -480,7 +480,9 @@ impl Unigram {
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
             Ok(mut work) if self.spm => self.spm_resolved(word, &mut work, |id, _, _| ids.push(id)),
-            Ok(mut work) if word.len() < MAX_WORD => self.ids_cached(word, &mut work, ids),
+            Ok(mut work) if cfg!(not(target_arch = "wasm32")) && word.len() < MAX_WORD => {
+                self.ids_cached(word, &mut work, ids)
+            }
             Ok(mut work) => {
                 let mut tokens = std::mem::take(&mut work.tokens);
                 tokens.clear();
@@ -522,7 +524,11 @@ impl Unigram {
     /// lattice falls apart before them, each word cached; else its lattice.
     fn tokenize_uncached(&self, word: &str, work: &mut Work, out: &mut Vec<Token>) -> Result<()> {
         match self.word_scores {
-            Some(max_score) if word_end(word.as_bytes(), 0) < word.len() => {
+            // Native only: the page's general module is at its size budget (the split saves
+            // time on long texts, not ids), and the page's texts are short.
+            Some(max_score)
+                if cfg!(not(target_arch = "wasm32")) && word_end(word.as_bytes(), 0) < word.len() =>
+            {
                 self.words::<f64>(word, max_score, work, out)
             }
             _ => self.tokenize_with(word, work, out),
@@ -573,7 +579,8 @@ impl Unigram {
         let unk = self.unk_id.ok_or_else(missing_unk)?;
         let mut path = std::mem::take(&mut work.tokens);
         path.clear();
-        let found = match self.word_scores {
+        // The word split is native only (see `tokenize_uncached`).
+        let found = match self.word_scores.filter(|_| cfg!(not(target_arch = "wasm32"))) {
             Some(max_score) => self.words::<f32>(text, max_score, work, &mut path),
             None => self
                 .best_path::<f32, false>(text, 0.0, &mut work.lattice32, &mut Vec::new(), &mut path)
