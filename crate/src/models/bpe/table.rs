@@ -41,6 +41,27 @@ pub fn huge_vec<T: Clone>(n: usize, fill: T) -> Vec<T> {
 const K0: u64 = 0x9E37_79B9_7F4A_7C15;
 const K1: u64 = 0xD6E8_FEB8_6659_FD93;
 
+/// What the lookups of a piece need, computed once: its [`hash_bytes`], and for a piece of at
+/// most 8 bytes its [`pack`] (0 otherwise), which is both the vocabulary's and the piece
+/// cache's key for it.
+#[derive(Clone, Copy)]
+pub struct PieceKey {
+    pub hash: u64,
+    pub short: u64,
+}
+
+impl PieceKey {
+    #[inline(always)]
+    pub fn of(piece: &[u8]) -> PieceKey {
+        if piece.len() <= 8 {
+            let short = pack(piece);
+            PieceKey { hash: hash_short(short, piece.len()), short }
+        } else {
+            PieceKey { hash: hash_bytes(piece), short: 0 }
+        }
+    }
+}
+
 /// Hash of a byte string: 8-byte words folded through a 64x64->128 multiply.
 #[inline(always)]
 pub fn hash_bytes(b: &[u8]) -> u64 {

@@ -27,7 +27,7 @@
 
 use crate::error::{Error, Result};
 use crate::models::bpe::cache::PieceCache;
-use crate::models::bpe::table::{hash_bytes, hash_short, pack};
+use crate::models::bpe::table::PieceKey;
 use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, PieceKind, Unknowns};
 use crate::models::wordpiece::trie::Trie;
@@ -204,7 +204,7 @@ struct Work {
     /// A pre-token's tokens, for its ids; SentencePiece's path through a text.
     tokens: Vec<Token>,
     ids: Vec<u32>,
-    /// A path from its first unknown char on, being resolved (SentencePiece) or fused.
+    /// A path from its first unknown char on, being fused.
     nodes: Vec<Token>,
 }
 
@@ -262,18 +262,6 @@ fn word_scores<'a>(pieces: impl Iterator<Item = (&'a str, f64)>, unk_score: f64)
         max = max.max(s.abs());
     }
     max.is_finite().then_some(max)
-}
-
-/// A word's [`hash_bytes`] and, for a word of at most 8 bytes, its [`pack`] (else 0): what a
-/// [`PieceCache`] lookup takes.
-#[inline(always)]
-fn hash_and_pack(word: &[u8]) -> (u64, u64) {
-    if word.len() <= 8 {
-        let packed = pack(word);
-        (hash_short(packed, word.len()), packed)
-    } else {
-        (hash_bytes(word), 0)
-    }
 }
 
 /// The byte length of the UTF-8 char whose lead byte is `b`.
@@ -540,8 +528,8 @@ impl Unigram {
     fn ids_cached(&self, word: &str, work: &mut Work, ids: &mut Vec<u32>) -> Result<()> {
         self.own_caches(work);
         let bytes = word.as_bytes();
-        let (hash, short) = hash_and_pack(bytes);
-        if work.piece_ids.get_into(bytes, hash, short, ids) {
+        let key = PieceKey::of(bytes);
+        if work.piece_ids.get_into(bytes, key.hash, key.short, ids) {
             return Ok(());
         }
         let mut tokens = std::mem::take(&mut work.tokens);
@@ -549,7 +537,7 @@ impl Unigram {
         self.tokenize_uncached(word, work, &mut tokens)?;
         let at = ids.len();
         ids.extend(tokens.iter().map(|t| t.id));
-        work.piece_ids.insert(bytes, hash, &ids[at..]);
+        work.piece_ids.insert(bytes, key.hash, &ids[at..]);
         work.tokens = tokens;
         Ok(())
     }
@@ -637,10 +625,10 @@ impl Unigram {
             }
             let reach = word.len() as f64 * (max_score + 1.0);
             let settled = word.len() < MAX_WORD && here.to_f64().abs() + reach <= limit;
-            let (hash, short) = hash_and_pack(word.as_bytes());
+            let key = PieceKey::of(word.as_bytes());
             let Work { lattice, runners_up, word_ids, ids, .. } = &mut *work;
             ids.clear();
-            let mut found = settled && word_ids.get_into(word.as_bytes(), hash, short, ids);
+            let mut found = settled && word_ids.get_into(word.as_bytes(), key.hash, key.short, ids);
             if settled && !found {
                 let at = out.len();
                 self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;
@@ -655,7 +643,7 @@ impl Unigram {
                 });
                 if found {
                     ids.extend(out[at..].iter().map(|t| t.id));
-                    word_ids.insert(word.as_bytes(), hash, ids);
+                    word_ids.insert(word.as_bytes(), key.hash, ids);
                 }
                 out.truncate(at);
             }

@@ -403,6 +403,19 @@ fn best_path_matches_the_plain_search() {
     assert!(words > 10_000);
 }
 
+/// Twelve words of one or two "▁" and 1-8 chars, for texts drawn from a small pool, so that
+/// most words repeat and come from the word cache.
+fn word_pool(rng: &mut crate::testing::Rng) -> Vec<String> {
+    (0..12)
+        .map(|_| {
+            let len = 1 + rng.below(8);
+            let mut w: String = "▁".repeat(1 + usize::from(rng.below(8) == 0));
+            w.extend((0..len).map(|_| rng.pick(&["a", "b", "é", "日", "\u{1F600}", "x"])));
+            w
+        })
+        .collect()
+}
+
 #[test]
 fn spm_words_follow_the_whole_texts_lattice() {
     use crate::testing::Rng;
@@ -434,15 +447,7 @@ fn spm_words_follow_the_whole_texts_lattice() {
         assert!(words.word_scores.is_some());
         let mut whole = words.clone();
         whole.word_scores = None;
-        // Words drawn from a small pool, so that most repeat and come from the cache.
-        let pool: Vec<String> = (0..12)
-            .map(|_| {
-                let len = 1 + rng.below(8);
-                let mut w: String = "▁".repeat(1 + usize::from(rng.below(8) == 0));
-                w.extend((0..len).map(|_| rng.pick(&["a", "b", "é", "日", "\u{1F600}", "x"])));
-                w
-            })
-            .collect();
+        let pool = word_pool(&mut rng);
         for _ in 0..6 {
             let n = if rng.below(4) == 0 { 3_000 } else { 1 + rng.below(30) };
             let mut text: String = (0..n).map(|_| pool[rng.below(pool.len())].as_str()).collect();
@@ -496,14 +501,7 @@ fn words_follow_the_whole_texts_float64_lattice() {
         assert!(words.word_scores.is_some());
         let mut whole = words.clone();
         whole.word_scores = None;
-        let pool: Vec<String> = (0..12)
-            .map(|_| {
-                let len = 1 + rng.below(8);
-                let mut w: String = "▁".repeat(1 + usize::from(rng.below(8) == 0));
-                w.extend((0..len).map(|_| rng.pick(&["a", "b", "é", "日", "\u{1F600}", "x"])));
-                w
-            })
-            .collect();
+        let pool = word_pool(&mut rng);
         for _ in 0..6 {
             let n = if rng.below(4) == 0 { 3_000 } else { 70 + rng.below(60) };
             let mut text: String = (0..n).map(|_| pool[rng.below(pool.len())].as_str()).collect();

@@ -47,6 +47,7 @@ pub use crate::loaders::tiktoken::tiktoken_encoding;
 use crate::models::bpe::cache::PieceCache;
 pub use crate::models::bpe::merge::MergeStep;
 use crate::models::bpe::merge::Scratch;
+use crate::models::bpe::table::PieceKey;
 use crate::models::bpe::Model;
 use crate::models::bpe::{merge, table, words};
 use crate::normalizers::nfc;
@@ -148,27 +149,6 @@ struct Work {
 /// The batch entry's key of a span longer than word keys (see [`spans::span_end`]): no
 /// word key is `[0, 1]` (their second word holds the length, at least 2, in its top byte).
 const SPAN: words::Key = [0, 1];
-
-/// What the lookups of a pre-token need, computed once when it is found: its
-/// [`table::hash_bytes`], and for a piece of at most 8 bytes its [`table::pack`] (0 otherwise),
-/// which is both the vocabulary's and the piece cache's key for it.
-#[derive(Clone, Copy)]
-struct PieceKey {
-    hash: u64,
-    short: u64,
-}
-
-impl PieceKey {
-    #[inline(always)]
-    fn of(piece: &[u8]) -> PieceKey {
-        if piece.len() <= 8 {
-            let short = table::pack(piece);
-            PieceKey { hash: table::hash_short(short, piece.len()), short }
-        } else {
-            PieceKey { hash: table::hash_bytes(piece), short: 0 }
-        }
-    }
-}
 
 /// Pre-tokens found ahead of the one being encoded, their vocabulary slots being prefetched.
 const BATCH: usize = 16;
