@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import zlib
 from functools import partial
 
@@ -307,9 +308,12 @@ def test_short_input_step_times_are_medians_per_run(shared):
         basis = page.get_by_test_id("timing-basis").text_content()
         assert "Times per run" in basis and f"{resolution:.2f} µs" in basis, basis
         assert all(m is not None and m >= 0 for m in timed), timed
-        # One run would show multiples of the clock step (0, 5, 10 µs).
+        per_batch = int(re.search(r"batches of ([\d,]+) runs", basis)[1].replace(",", ""))
+        assert per_batch > 1, basis
+        # One run would show multiples of the clock step (0, 5, 10 µs). A loaded machine fits
+        # few runs in a batch, so sub-µs steps may all round to one value: two distinct times.
         assert any(abs(m / resolution - round(m / resolution)) > 0.02 for m in timed), timed
-        assert len({round(m, 2) for m in timed}) >= 3, timed
+        assert len({round(m, 2) for m in timed}) >= 2, timed
     go_to_step(page, 1)
     assert " (" in page.get_by_test_id("stage-time").text_content()
     FIGURES["short_input_step_micros"] = [[round(m, 3) for m in t] for t in shown]
