@@ -264,6 +264,9 @@ fn word_scores<'a>(pieces: impl Iterator<Item = (&'a str, f64)>, unk_score: f64)
     max.is_finite().then_some(max)
 }
 
+/// The length of a UTF-8 char by the high four bits of its first byte.
+const UTF8_LEN: [u8; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+
 /// The byte length of the UTF-8 char whose lead byte is `b`.
 #[inline(always)]
 fn char_len(b: u8) -> usize {
@@ -650,16 +653,19 @@ impl Unigram {
             let chunk = out.len();
             if found {
                 let mut at = start;
-                for &id in ids.iter() {
+                let unk_score = S::unknown(self);
+                // One reservation for the word's tokens (an exact-size map), no check per token.
+                out.extend(ids.iter().map(|&id| {
                     let (len, score) = if id == unk {
-                        (char_len(bytes[at]), S::unknown(self))
+                        (UTF8_LEN[(bytes[at] >> 4) as usize] as usize, unk_score)
                     } else {
                         (self.pieces[id as usize].0.len(), scores[id as usize])
                     };
                     here = score.add(here);
-                    out.push(self.token(id, at, at + len));
+                    let t = Token { id, start: at as u32, end: (at + len) as u32, unk: id == unk };
                     at += len;
-                }
+                    t
+                }));
             } else {
                 here = self.best_path::<S, false>(word, here, S::lattice(work), &mut Vec::new(), out)?;
                 for t in &mut out[chunk..] {
