@@ -266,7 +266,13 @@ impl SpmNormalizer {
         }
         #[inline(always)]
         fn push(out: &mut String, orig: &mut Option<(&[u32], &mut Vec<u32>)>, c: char, ci: usize) {
-            out.push(c);
+            // The space symbol as a constant: three known bytes written, not an encode and a
+            // copy of a length known only at run time.
+            if c == SPACE_SYMBOL {
+                out.push(SPACE_SYMBOL);
+            } else {
+                out.push(c);
+            }
             if let Some((from, to)) = orig.as_mut() {
                 to.push(from[ci.min(from.len() - 1)]);
             }
