@@ -18,12 +18,14 @@
 
 use super::AlignedText;
 use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Clusters of this many bytes or more are looked up char by char only.
 const WHOLE_CLUSTER_BELOW: usize = 6;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Precompiled {
     /// The charsmap as the file holds it (decoded from base64).
     charsmap: Vec<u8>,
@@ -37,6 +39,63 @@ pub struct Precompiled {
     /// By byte: an ASCII char other than CR that the map keeps (a run of them is skipped with
     /// one load and test per byte).
     kept: [bool; 256],
+    /// Each char of the Basic Multilingual Plane by code point: [`UNCLASSED`] until first seen,
+    /// then [`JOINS`], [`PLAIN_KEPT`] or [`PLAIN_REPLACED`]. Shared by clones.
+    chars: Arc<[AtomicU8]>,
+}
+
+impl PartialEq for Precompiled {
+    fn eq(&self, o: &Self) -> bool {
+        // Everything else is read from the charsmap.
+        self.charsmap == o.charsmap
+    }
+}
+
+/// A char of [`Precompiled::chars`] not classed yet.
+const UNCLASSED: u8 = 0;
+/// A char that may share a cluster with a char next to it (a mark, ZWJ, a Hangul jamo or
+/// syllable, a prepended mark, CR, a regional indicator). Every rule that joins two chars
+/// names one of these, so two chars next to each other that are not are separate clusters.
+const JOINS: u8 = 1;
+/// A char that is not [`JOINS`], and that the map keeps.
+const PLAIN_KEPT: u8 = 2;
+/// ... and that the map replaces.
+const PLAIN_REPLACED: u8 = 3;
+/// A [`JOINS`] char that joins only the char before it, whatever that is and whatever
+/// follows (a combining or spacing mark, but not ZWJ or a virama that joins consonants): a
+/// plain char and the marks after it are one cluster when a plain char (or the end) follows.
+const MARK: u8 = 4;
+
+/// Whether the segmenter puts `c` in one cluster with a neighbour: tried against one char of
+/// each class that the extended grapheme cluster rules join to something (after a letter:
+/// marks and ZWJ; before one: prepended marks; CR before LF; Hangul jamo and syllables with
+/// one another; regional indicators in pairs).
+fn joins(c: char) -> bool {
+    let c = c.encode_utf8(&mut [0; 4]).to_owned();
+    let pair = |a: &str, b: &str| one_cluster(&[a, b]);
+    pair("a", &c)
+        || pair(&c, "a")
+        || pair(&c, "\n")
+        || pair("\u{1100}", &c)
+        || pair(&c, "\u{1161}")
+        || pair(&c, "\u{11A8}")
+        || pair(&c, &c)
+        || pair(&c, "\u{1F1E6}")
+}
+
+/// Whether `parts` joined are one cluster.
+fn one_cluster(parts: &[&str]) -> bool {
+    parts.concat().graphemes(true).nth(1).is_none()
+}
+
+/// Whether the [`JOINS`] char `c` is a [`MARK`]: it joins a letter before it, nothing after
+/// it, and neither two consonants around it (a virama) nor two emoji (ZWJ).
+fn trailing_mark(c: char) -> bool {
+    let c = c.encode_utf8(&mut [0; 4]).to_owned();
+    one_cluster(&["a", &c])
+        && !one_cluster(&[&c, "a"])
+        && !one_cluster(&["\u{915}", &c, "\u{915}"])
+        && !one_cluster(&["\u{1F600}", &c, "\u{1F600}"])
 }
 
 // A double-array unit: bit 8 says a key ends below this node, bits 0-7 (with bit 31, so that
@@ -82,7 +141,14 @@ impl Precompiled {
             .collect();
         let replacements = String::from_utf8(charsmap[strings_at..].to_vec())
             .map_err(|_| bad("its replacement strings are not UTF-8"))?;
-        let mut p = Precompiled { charsmap, units, replacements, ascii: [None; 128], kept: [false; 256] };
+        let mut p = Precompiled {
+            charsmap,
+            units,
+            replacements,
+            ascii: [None; 128],
+            kept: [false; 256],
+            chars: (0..0x10000).map(|_| AtomicU8::new(UNCLASSED)).collect(),
+        };
         for b in 0..128u8 {
             let key = [b];
             let key = std::str::from_utf8(&key).expect("ASCII");
@@ -210,9 +276,73 @@ impl Precompiled {
         plain.out
     }
 
+    /// The class of the char `c` of the Basic Multilingual Plane (see [`Precompiled::chars`]).
+    #[inline(always)]
+    fn class(&self, c: u32) -> u8 {
+        let class = self.chars[c as usize].load(Ordering::Relaxed);
+        if class != UNCLASSED {
+            return class;
+        }
+        let ch = char::from_u32(c).expect("a char's code point");
+        // A control joins no mark after it: as JOINS, the segmenter takes it.
+        let control = || !one_cluster(&[ch.encode_utf8(&mut [0; 4]), "\u{301}"]);
+        let class = match joins(ch) {
+            true if trailing_mark(ch) => MARK,
+            true => JOINS,
+            false if control() => JOINS,
+            false if self.replacement(ch.encode_utf8(&mut [0; 4])).is_some() => PLAIN_REPLACED,
+            false => PLAIN_KEPT,
+        };
+        // Classing again gives the same class: a race between threads only repeats the work.
+        self.chars[c as usize].store(class, Ordering::Relaxed);
+        class
+    }
+
+    /// The cluster at `at` (which begins one) when it is a plain char and the [`MARK`]s after
+    /// it, followed by a plain char or the end. Its first char's code point, its length, and
+    /// its class: the char's ([`PLAIN_KEPT`], [`PLAIN_REPLACED`], or for ASCII [`UNCLASSED`])
+    /// when it is alone, else [`MARK`].
+    #[inline(always)]
+    fn lone_char(&self, bytes: &[u8], at: usize) -> Option<(u32, usize, u8)> {
+        // Of ASCII, only CR is JOINS; other chars of the Basic Multilingual Plane by their
+        // class, the rest as if JOINS (the segmenter takes them).
+        let plain = |i: usize| -> Option<(u32, usize, u8)> {
+            let b = bytes[i];
+            if b < 0x80 {
+                return (b != b'\r').then_some((b as u32, 1, UNCLASSED));
+            }
+            let (c, n) = bmp_char(bytes, i)?;
+            Some((c, n, self.class(c)))
+        };
+        let (c, n, class) = plain(at)?;
+        if class == JOINS || class == MARK {
+            return None;
+        }
+        // An ASCII control joins no mark after it.
+        let control = c < 0x20 || c == 0x7F;
+        let mut end = at + n;
+        while end < bytes.len() {
+            let (_, k, next) = plain(end)?;
+            match next {
+                MARK if !control => end += k,
+                JOINS | MARK => return None,
+                _ => return Some((c, end - at, if end == at + n { class } else { MARK })),
+            }
+        }
+        Some((c, end - at, if end == at + n { class } else { MARK }))
+    }
+
     /// Tells `sink` what becomes of each char of `text`, in order.
     #[inline(always)]
     fn rewrite<S: Sink>(&self, text: &str, sink: &mut S) {
+        self.rewrite_with::<S, true>(text, sink)
+    }
+
+    /// [`Precompiled::rewrite`]; with `FAST`, chars that are clusters of their own (see
+    /// [`Precompiled::lone_char`]) skip the segmenter, else only lone ASCII chars do (the
+    /// tests' oracle).
+    #[inline(always)]
+    fn rewrite_with<S: Sink, const FAST: bool>(&self, text: &str, sink: &mut S) {
         let bytes = text.as_bytes();
         // An ASCII char other than CR followed by ASCII (or the end) is a cluster of its own:
         // nothing ASCII extends a cluster. Such chars skip the segmenter, which restarts at
@@ -244,11 +374,34 @@ impl Precompiled {
                 at += 1;
                 continue;
             }
+            // Then chars that are clusters of their own (most of any script's text): a table
+            // load for each and the next char, where the segmenter takes a few hundred
+            // instructions a cluster.
+            if FAST {
+                if let Some((c, n, class)) = self.lone_char(bytes, at) {
+                    match class {
+                        PLAIN_KEPT => sink.keep(at, char::from_u32(c).expect("a char's code point")),
+                        UNCLASSED => match self.ascii[c as usize] {
+                            Some((s, e)) => sink.replace(
+                                at,
+                                &text[at..at + 1],
+                                &self.replacements[s as usize..e as usize],
+                            ),
+                            None => sink.keep(at, c as u8 as char),
+                        },
+                        _ => self.cluster(text, at, n, sink),
+                    }
+                    at += n;
+                    continue;
+                }
+            }
+            // The segmenter, from a cluster boundary (its rules look back no further than the
+            // char there, which joins nothing before it) to the next char the loops above take.
             let from = at;
             for (i, cluster) in text[from..].grapheme_indices(true) {
                 self.cluster(text, from + i, cluster.len(), sink);
                 at = from + i + cluster.len();
-                if at < bytes.len() && lone_ascii(at) {
+                if at < bytes.len() && (lone_ascii(at) || FAST && self.lone_char(bytes, at).is_some()) {
                     break;
                 }
             }
@@ -272,6 +425,82 @@ impl Precompiled {
                 None => sink.keep(at + i, c),
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl Precompiled {
+    /// A charsmap of `rules` (key, replacement), laid out as a double array the way
+    /// [`Precompiled`] reads one: a node's children by byte `c` at `base ^ c`, where `base`
+    /// is its slot XOR its offset, its value (bit 31 set) at `base`. No two nodes share a
+    /// base, so a unit at `base ^ c` labelled `c` is that node's child.
+    pub(crate) fn from_rules(rules: &[(&str, &str)]) -> Precompiled {
+        use std::collections::BTreeMap;
+        let mut strings = String::new();
+        let mut children: Vec<BTreeMap<u8, usize>> = vec![BTreeMap::new()];
+        let mut values: Vec<Option<u32>> = vec![None];
+        for &(key, r) in rules {
+            let mut node = 0;
+            for &b in key.as_bytes() {
+                node = match children[node].get(&b) {
+                    Some(&n) => n,
+                    None => {
+                        children.push(BTreeMap::new());
+                        values.push(None);
+                        let n = children.len() - 1;
+                        children[node].insert(b, n);
+                        n
+                    }
+                };
+            }
+            values[node] = Some(strings.len() as u32);
+            strings.push_str(r);
+            strings.push('\0');
+        }
+        let mut units = vec![0u32; 1 << 16];
+        let mut used = vec![false; 1 << 16];
+        used[0] = true;
+        let mut bases = std::collections::HashSet::new();
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((node, slot)) = stack.pop() {
+            let labels: Vec<usize> =
+                values[node].iter().map(|_| 0).chain(children[node].keys().map(|&b| b as usize)).collect();
+            let free = |o: usize| !bases.contains(&o) && labels.iter().all(|&c| !used[o ^ c]);
+            let base = (256..).find(|&o| free(o)).unwrap();
+            bases.insert(base);
+            units[slot] |= ((slot ^ base) as u32) << 10;
+            if let Some(v) = values[node] {
+                units[base] = 1 << 31 | v;
+                used[base] = true;
+            }
+            for (&b, &child) in &children[node] {
+                let at = base ^ b as usize;
+                units[at] = b as u32 | (values[child].is_some() as u32) << 8;
+                used[at] = true;
+                stack.push((child, at));
+            }
+        }
+        let mut bytes = ((units.len() * 4) as u32).to_le_bytes().to_vec();
+        for u in &units {
+            bytes.extend_from_slice(&u.to_le_bytes());
+        }
+        bytes.extend_from_slice(strings.as_bytes());
+        Precompiled::from_charsmap(bytes).unwrap()
+    }
+}
+
+/// The code point and byte length of the char of two or three bytes at `i` (a char boundary
+/// of valid UTF-8), or None for another length.
+#[inline(always)]
+fn bmp_char(bytes: &[u8], i: usize) -> Option<(u32, usize)> {
+    let b = bytes[i];
+    match b {
+        0xC0..=0xDF => Some(((b & 0x1F) as u32) << 6 | (bytes[i + 1] & 0x3F) as u32).map(|c| (c, 2)),
+        0xE0..=0xEF => {
+            let c = ((b & 0x0F) as u32) << 12 | ((bytes[i + 1] & 0x3F) as u32) << 6;
+            Some((c | (bytes[i + 2] & 0x3F) as u32, 3))
+        }
+        _ => None,
     }
 }
 
@@ -441,6 +670,83 @@ mod tests {
             let text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
             assert_eq!(p.normalize_plain(&text), p.apply(&AlignedText::new(&text)).text, "{text:?}");
         }
+    }
+
+    #[test]
+    fn lone_chars_match_the_segmenter() {
+        let p = Precompiled::from_rules(&[
+            ("a", "x"),
+            ("é", "e"),
+            ("\u{FF21}", "A"),
+            ("\u{3099}", ""),
+            ("ب\u{654}", "ئ"),
+            ("\u{1100}\u{1161}", "가"),
+            ("\r", "\n"),
+            ("\u{1F600}", "~"),
+            ("ab", "yz"),
+        ]);
+        // Chars of every cluster class: letters, marks, ZWJ, emoji, Hangul L/V/T and LV/LVT
+        // syllables, regional indicators, a prepended mark, a spacing mark, a virama between
+        // consonants, CR and LF, chars the map replaces alone and in clusters.
+        let parts = [
+            "a",
+            "b",
+            " ",
+            "\r",
+            "\n",
+            "é",
+            "e\u{301}",
+            "\u{301}",
+            "\u{FF21}",
+            "か",
+            "\u{3099}",
+            "ب",
+            "\u{654}",
+            "ب\u{654}",
+            "\u{1100}",
+            "\u{1161}",
+            "\u{11A8}",
+            "가",
+            "각",
+            "\u{200D}",
+            "\u{1F600}",
+            "\u{1F1E6}",
+            "\u{1F1E8}",
+            "\u{600}",
+            "\u{903}",
+            "क",
+            "\u{94D}",
+            "ष",
+            "日",
+            "\u{FE0F}",
+            "\u{10000}",
+            "\u{85}",
+            "\u{1}",
+        ];
+        let mut rng = crate::testing::Rng(0x5EED_1E55_C1A5_7E12);
+        for _ in 0..20_000 {
+            let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
+            let t = AlignedText::new(&text);
+            let (mut fast, mut plain) =
+                (Items { text: &text, items: None }, Items { text: &text, items: None });
+            p.rewrite_with::<_, true>(&text, &mut fast);
+            p.rewrite_with::<_, false>(&text, &mut plain);
+            assert_eq!(fast.items, plain.items, "{text:?}");
+            let want = plain.items.map_or_else(|| text.clone(), |items| t.transform(items, 0).text);
+            let mut fast = Plain { text: &text, out: String::new(), kept_from: 0 };
+            p.rewrite_with::<_, true>(&text, &mut fast);
+            assert_eq!(fast.out + &text[fast.kept_from..], want, "{text:?}");
+        }
+        let class = |c: char| p.chars[c as usize].load(Ordering::Relaxed);
+        for c in ['\u{1100}', '\u{1161}', '\u{11A8}', '가', '각', '\u{200D}', '\u{600}', '\u{94D}', '\u{85}']
+        {
+            assert_eq!(class(c), JOINS, "{c:?}");
+        }
+        for c in ['\u{301}', '\u{3099}', '\u{654}', '\u{903}', '\u{FE0F}'] {
+            assert_eq!(class(c), MARK, "{c:?}");
+        }
+        assert_eq!([class('é'), class('\u{FF21}')], [PLAIN_REPLACED; 2]);
+        assert_eq!([class('か'), class('ب'), class('क'), class('日')], [PLAIN_KEPT; 4]);
     }
 
     #[test]

@@ -566,62 +566,8 @@ mod fast_path_tests {
     use super::*;
     use crate::testing::Rng;
 
-    /// A charsmap of `rules` (key, replacement), laid out as a double array the way
-    /// `precompiled.rs` reads one: a node's children by byte `c` at `base ^ c`, where `base`
-    /// is its slot XOR its offset, its value (bit 31 set) at `base`. No two nodes share a
-    /// base, so a unit at `base ^ c` labelled `c` is that node's child.
     fn built_charsmap(rules: &[(&str, &str)]) -> Arc<Precompiled> {
-        use std::collections::BTreeMap;
-        let mut strings = String::new();
-        let mut children: Vec<BTreeMap<u8, usize>> = vec![BTreeMap::new()];
-        let mut values: Vec<Option<u32>> = vec![None];
-        for &(key, r) in rules {
-            let mut node = 0;
-            for &b in key.as_bytes() {
-                node = match children[node].get(&b) {
-                    Some(&n) => n,
-                    None => {
-                        children.push(BTreeMap::new());
-                        values.push(None);
-                        let n = children.len() - 1;
-                        children[node].insert(b, n);
-                        n
-                    }
-                };
-            }
-            values[node] = Some(strings.len() as u32);
-            strings.push_str(r);
-            strings.push('\0');
-        }
-        let mut units = vec![0u32; 1 << 16];
-        let mut used = vec![false; 1 << 16];
-        used[0] = true;
-        let mut bases = std::collections::HashSet::new();
-        let mut stack = vec![(0usize, 0usize)];
-        while let Some((node, slot)) = stack.pop() {
-            let labels: Vec<usize> =
-                values[node].iter().map(|_| 0).chain(children[node].keys().map(|&b| b as usize)).collect();
-            let free = |o: usize| !bases.contains(&o) && labels.iter().all(|&c| !used[o ^ c]);
-            let base = (256..).find(|&o| free(o)).unwrap();
-            bases.insert(base);
-            units[slot] |= ((slot ^ base) as u32) << 10;
-            if let Some(v) = values[node] {
-                units[base] = 1 << 31 | v;
-                used[base] = true;
-            }
-            for (&b, &child) in &children[node] {
-                let at = base ^ b as usize;
-                units[at] = b as u32 | (values[child].is_some() as u32) << 8;
-                used[at] = true;
-                stack.push((child, at));
-            }
-        }
-        let mut bytes = ((units.len() * 4) as u32).to_le_bytes().to_vec();
-        for u in &units {
-            bytes.extend_from_slice(&u.to_le_bytes());
-        }
-        bytes.extend_from_slice(strings.as_bytes());
-        Arc::new(Precompiled::from_charsmap(bytes).unwrap())
+        Arc::new(Precompiled::from_rules(rules))
     }
 
     /// Normalizes random texts of `parts` both ways (the run loop's fast paths against the
