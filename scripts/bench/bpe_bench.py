@@ -395,7 +395,9 @@ def markdown(res: dict) -> str:
         ]
         out += [f"## {enc}", ""]
         if e.get("date"):
-            out += [f"Run {e['date']} (load at start {e['load_start']}).", ""]
+            on = f" on {e['cpu']}" if e.get("cpu") else ""
+            on += f", git {e['git']}" if e.get("git") else ""
+            out += [f"Run {e['date']}{on} (load at start {e['load_start']}).", ""]
         if enc in HF_FILES and "tokenprism-numpy" in names:
             out += [
                 "Ours (BpeTokenizer.from_file + encode_ordinary_to_numpy) over each peer's "
@@ -642,6 +644,8 @@ def main(argv=None) -> int:
         }
         e["date"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         e["load_start"] = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+        e["cpu"] = res["machine"]["cpu"]
+        e["git"] = res["git"].get("head")
         res["encodings"][enc] = e
 
         # Called within this loop's turn; the defaults bind this encoding's workers and rows.
@@ -749,6 +753,8 @@ def main(argv=None) -> int:
         for e in kept.values():  # an older run's encodings keep that run's date and load
             e.setdefault("date", prev["date"])
             e.setdefault("load_start", prev["load_start"])
+            e.setdefault("cpu", prev["machine"]["cpu"])
+            e.setdefault("git", prev["git"].get("head"))
         res["encodings"] = {
             enc: res["encodings"].get(enc) or kept[enc]
             for enc in [*ENCODINGS, *kept, *res["encodings"]]
