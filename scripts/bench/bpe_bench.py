@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """The byte-level BPE benchmark: tokenprism.BpeTokenizer against tiktoken (the reference for
 ids), gigatoken, fastokens and tokenizers 0.23.3 / 1.0.0rc3, on o200k_base and cl100k_base; and
-on tokenizer.json files that tiktoken cannot load (Llama 3.2, DeepSeek V4), against tokenizers 0.23.3 (then
-the reference for ids: one call per document, and encode_batch_fast on all documents at once)
-and 1.0.0rc3.
+on tokenizer.json files (Llama 3.2, DeepSeek V4) against every peer that loads one: tokenizers
+0.23.3 (then the reference for ids: one call per document, and encode_batch_fast on all
+documents at once), 1.0.0rc3, gigatoken, fastokens, tokie, kitoken, and tiktoken built from the
+file's vocab (ids as ranks) and Split regexes. A peer that cannot load the file is 'not
+supported', one whose ids are not the reference's on a corpus 'ids differ' (never dropped).
 
     python3 scripts/bench/bpe_bench.py                  # full run, writes bench/bpe_results.{json,md}
     python3 scripts/bench/bpe_bench.py --quick --out D  # smoke run (~64 KB per corpus, 1 round)
+    python3 scripts/bench/bpe_bench.py --encodings llama3.2,deepseek-v4 --merge
+        # rewrites these two encodings' tables, keeps the others of bench/bpe_results.json
 
 Protocol (the same as scripts/bench/bench.py, whose helpers this imports):
 - Documents: each corpus cut into whole-line documents of >= 4 KB, cycled to about
@@ -120,16 +124,26 @@ PEERS = (
     bench.REF,
     "tokenizers-0.23.3-batch",
     "tokenizers-1.0.0rc3",
+    "tokie",
+    "kitoken",
 )
 
 
 def hf_rows_for(encoding: str, compare: str | None = None) -> list[dict]:
-    """The rows of a tokenizer.json encoding: tokenprism.BpeTokenizer.from_file, tokenizers
-    0.23.3 (the reference) per document and as one encode_batch_fast, tokenizers 1.0.0rc3."""
+    """The rows of a tokenizer.json encoding: tokenprism.BpeTokenizer.from_file (lists and
+    numpy arrays), tokenizers 0.23.3 (the reference) per document and as one
+    encode_batch_fast, and every peer that loads a tokenizer.json: tokenizers 1.0.0rc3,
+    gigatoken, fastokens, tokie, kitoken, and tiktoken on the file's vocab and Split regexes."""
     tj = bench.data_dir() / "bpe" / HF_FILES[encoding]
     opts = {"tokenizer_json": str(tj)}
     rows = [
         dict(name="tokenprism", label="tokenprism", kind="ours", impl="tokenprism-json"),
+        dict(
+            name="tokenprism-numpy",
+            label="tokenprism encode_ordinary_to_numpy",
+            kind="ours",
+            impl="tokenprism-json-numpy",
+        ),
         *(
             [
                 dict(
@@ -156,6 +170,40 @@ def hf_rows_for(encoding: str, compare: str | None = None) -> list[dict]:
             kind="peer",
             impl="tokenizers1",
             venv=bench.PEER_VENVS["tokenizers-1.0.0rc3"],
+        ),
+        dict(
+            name="tiktoken",
+            label="tiktoken 0.14.0 encode_to_numpy (file's vocab + Split regexes)",
+            kind="peer",
+            impl="tiktoken-json",
+        ),
+        dict(
+            name="gigatoken",
+            label="gigatoken 0.10.0",
+            kind="peer",
+            impl="gigatoken-json",
+            venv=("gigatoken==0.10.0", "gigatoken", []),
+        ),
+        dict(
+            name="fastokens",
+            label="fastokens 0.3.5",
+            kind="peer",
+            impl="fastokens-json",
+            venv=("fastokens==0.3.5", "fastokens", []),
+        ),
+        dict(
+            name="tokie",
+            label="tokie 0.1.4",
+            kind="peer",
+            impl="tokie",
+            venv=bench.PEER_VENVS["tokie"],
+        ),
+        dict(
+            name="kitoken",
+            label="kitoken 0.11.1",
+            kind="peer",
+            impl="kitoken",
+            venv=bench.PEER_VENVS["kitoken"],
         ),
     ]
     for r in rows:
@@ -251,7 +299,7 @@ def resolve(rows: list[dict], tp_python: str) -> None:
             continue
         if r["kind"] == "ours":
             r["python"] = r.get("python") or tp_python
-        elif r["impl"] in ("tiktoken", "tiktoken-numpy") or (
+        elif r["impl"] in ("tiktoken", "tiktoken-numpy", "tiktoken-json") or (
             r["impl"] in ("tokenizers", "tokenizers-batch")
             and bench.dist_version(sys.executable, "tokenizers") == bench.REF_VERSION
         ):
@@ -272,6 +320,53 @@ def fmt(x):
 
 def ratio_text(x):
     return "-" if x is None else f"{x:.2f}×"
+
+
+def peer_cell(e: dict, cell: dict, peer: str, first: bool) -> str:
+    """Ours (encode_ordinary_to_numpy) over one peer: the median per-round ratio (warm) or the
+    first passes' ratio; otherwise why there is none."""
+    row = next((r for r in e["rows"] if r["name"] == peer), {})
+    if row.get("status") != "ok":
+        return "not supported"
+    s = cell.get(peer, {})
+    if "error" in s:
+        return "error"
+    if s.get("ids_match") is False:
+        return "ids differ"
+    ours = cell.get("tokenprism-numpy", {})
+    if first:
+        a, b = ours.get("first_cpu_mbps"), s.get("first_cpu_mbps")
+        return ratio_text(a / b if a and b else None)
+    return ratio_text(ours.get("vs", {}).get(peer))
+
+
+def summary_table(e: dict, first: bool) -> list[str]:
+    """One line per corpus: ours over every peer, and over the fastest peer whose ids equal the
+    reference's (warm: by median MB/s; first pass: by first-pass MB per CPU second)."""
+    peers = [p for p in PEERS if any(r["name"] == p for r in e["rows"])]
+    labels = {r["name"]: r["label"].split(" (")[0] for r in e["rows"]}
+    out = [
+        "| corpus | "
+        + " | ".join(labels[p] for p in peers)
+        + " | fastest verified peer | ours/it |",
+        "|---|" + "---:|" * (len(peers) + 2),
+    ]
+    key = "first_cpu_mbps" if first else "mbps"
+    for c, cell in e["corpora"].items():
+        ok = [
+            p
+            for p in peers
+            if cell.get(p, {}).get("ids_match") and cell.get(p, {}).get(key) is not None
+        ]
+        best = max(ok, key=lambda p: cell[p][key], default=None)
+        out.append(
+            f"| {c} | "
+            + " | ".join(peer_cell(e, cell, p, first) for p in peers)
+            + f" | {labels[best] if best else '-'} | "
+            + (peer_cell(e, cell, best, first) if best else "-")
+            + " |"
+        )
+    return out
 
 
 def markdown(res: dict) -> str:
@@ -298,9 +393,26 @@ def markdown(res: dict) -> str:
             )
             if "tokenprism-numpy" in names and base in names
         ]
+        out += [f"## {enc}", ""]
+        if e.get("date"):
+            on = f" on {e['cpu']}" if e.get("cpu") else ""
+            on += f", git {e['git']}" if e.get("git") else ""
+            out += [f"Run {e['date']}{on} (load at start {e['load_start']}).", ""]
+        if enc in HF_FILES and "tokenprism-numpy" in names:
+            out += [
+                "Ours (BpeTokenizer.from_file + encode_ordinary_to_numpy) over each peer's "
+                "fastest per-document call, warm (median of per-round ratios); "
+                f"'ids differ' = not {ref_label}'s ids on this corpus, "
+                "'not supported' = the peer cannot load the file:",
+                "",
+                *summary_table(e, first=False),
+                "",
+                "The same, first pass (text seen once; MB per CPU second, one pass each):",
+                "",
+                *summary_table(e, first=True),
+                "",
+            ]
         out += [
-            f"## {enc}",
-            "",
             f"MB/s (median; ids hashed, ✓ = identical to {ref_label}):",
             "",
             "| corpus | "
@@ -327,18 +439,25 @@ def markdown(res: dict) -> str:
                 s = cell.get("tokenprism", {})
                 line.append(ratio_text(s.get("vs", {}).get("tokenprism-before")))
             out.append("| " + " | ".join(line) + " |")
-        out += [
-            "",
-            "First pass (text seen once): MB per CPU second of each worker's first, hashed pass "
-            "over the corpus (one pass each, no rounds), and ours over the fastest peer's first "
-            "pass that gave the reference's ids:",
-            "",
-            "| corpus | "
-            + " | ".join(labels[n] for n in names)
-            + " | ours first / fastest peer's first | ours first / ours warm (wall) |",
-            "|---|" + "---:|" * (len(names) + 2),
-        ]
-        for c, cell in e["corpora"].items():
+        has_first = any(
+            v.get("first_cpu_mbps") for cell in e["corpora"].values() for v in cell.values()
+        )
+        out += (
+            [
+                "",
+                "First pass (text seen once): MB per CPU second of each worker's first, hashed "
+                "pass over the corpus (one pass each, no rounds), and ours over the fastest "
+                "peer's first pass that gave the reference's ids:",
+                "",
+                "| corpus | "
+                + " | ".join(labels[n] for n in names)
+                + " | ours first / fastest peer's first | ours first / ours warm (wall) |",
+                "|---|" + "---:|" * (len(names) + 2),
+            ]
+            if has_first
+            else []
+        )
+        for c, cell in e["corpora"].items() if has_first else ():
             firsts = {n: cell.get(n, {}).get("first_cpu_mbps") for n in names}
             ok_peers = [n for n in PEERS if firsts.get(n) and cell.get(n, {}).get("ids_match")]
             best = max((firsts[n] for n in ok_peers), default=None)
@@ -448,6 +567,11 @@ def main(argv=None) -> int:
         "--compare-python",
         help="a Python with another tokenprism build: an extra row 'tokenprism (before)'",
     )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the encodings of the existing results file that this run does not measure",
+    )
     a = ap.parse_args(argv)
     quick = a.quick
     rounds = a.rounds or (1 if quick else 5)
@@ -518,6 +642,10 @@ def main(argv=None) -> int:
             "short": {},
             "worst": {},
         }
+        e["date"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        e["load_start"] = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+        e["cpu"] = res["machine"]["cpu"]
+        e["git"] = res["git"].get("head")
         res["encodings"][enc] = e
 
         # Called within this loop's turn; the defaults bind this encoding's workers and rows.
@@ -618,6 +746,20 @@ def main(argv=None) -> int:
         for w in workers:
             w.close()
     out.mkdir(parents=True, exist_ok=True)
+    old = out / "bpe_results.json"
+    if a.merge and old.is_file():
+        prev = json.loads(old.read_text(encoding="utf-8"))
+        kept = prev["encodings"]
+        for e in kept.values():  # an older run's encodings keep that run's date and load
+            e.setdefault("date", prev["date"])
+            e.setdefault("load_start", prev["load_start"])
+            e.setdefault("cpu", prev["machine"]["cpu"])
+            e.setdefault("git", prev["git"].get("head"))
+        res["encodings"] = {
+            enc: res["encodings"].get(enc) or kept[enc]
+            for enc in [*ENCODINGS, *kept, *res["encodings"]]
+            if enc in res["encodings"] or enc in kept
+        }
     (out / "bpe_results.json").write_text(
         json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )

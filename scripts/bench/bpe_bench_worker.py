@@ -5,15 +5,18 @@ standard library only, started in the Python that has the implementation install
 
     python bpe_bench_worker.py IMPL ENCODING OPTIONS_JSON
 
-IMPL: tokenprism | tokenprism-numpy | tokenprism-json | tiktoken | tiktoken-numpy | gigatoken |
-fastokens | tokenizers | tokenizers-batch | tokenizers1. ENCODING is the tiktoken name (o200k_base,
+IMPL: tokenprism | tokenprism-numpy | tokenprism-json | tokenprism-json-numpy | tiktoken |
+tiktoken-numpy | tiktoken-json | gigatoken | gigatoken-json | fastokens | fastokens-json | tokie |
+kitoken | tokenizers | tokenizers-batch | tokenizers1. The -json variants load the tokenizer.json
+(tiktoken-json builds an Encoding from its vocab and Split regexes). ENCODING is the tiktoken name (o200k_base,
 cl100k_base) or a tokenizer.json's (llama3.2); OPTIONS_JSON gives "rank_file" (the .tiktoken
 file), "pattern" (the encoding's regex, for fastokens), "tokenizer_json" (for tokenizers and
 tokenprism-json) and "tiktoken_cache" (for tiktoken). Every call encodes one string with special
 tokens off and returns its ids as a Python list (the timed work includes building the list);
 the -numpy variants return a numpy uint32 array instead (tokenprism's encode_ordinary_to_numpy,
 tiktoken's encode_to_numpy with no special token); tokenizers-batch encodes all documents in
-one encode_batch_fast call per pass.
+one encode_batch_fast call per pass. gigatoken-json and tiktoken-json (encode_to_numpy) return
+arrays too: each peer's fastest per-document call.
 
 Hash: FNV-1a 64 with one step per id (h = (h ^ id) * prime) over each document, then over the
 document count and the per-document hashes; doc_digests are the per-document hashes.
@@ -41,6 +44,40 @@ def fnv_ids(ids) -> int:
     return h
 
 
+def byte_level_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet: the character standing for each byte in a vocab entry."""
+    keep = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    chars = {b: chr(b) for b in keep}
+    n = 0
+    for b in range(256):
+        if b not in chars:
+            chars[b] = chr(256 + n)
+            n += 1
+    return {c: b for b, c in chars.items()}
+
+
+def tiktoken_from_json(tiktoken, path: str):
+    """A tiktoken.Encoding from a byte-level BPE tokenizer.json: the vocab's ids as ranks and the
+    file's Split regexes, joined as alternatives when there are several (tiktoken applies one
+    regex; whether that gives the file's ids is what the hash check tells)."""
+    with open(path, encoding="utf-8") as f:
+        j = json.load(f)
+    dec = byte_level_decoder()
+    added = {t["id"] for t in j.get("added_tokens", [])}
+    # Entries outside the byte-level alphabet are added tokens (special tokens) kept in the vocab.
+    ranks = {
+        bytes(dec[c] for c in tok): i
+        for tok, i in j["model"]["vocab"].items()
+        if i not in added and all(c in dec for c in tok)
+    }
+    pre = j["pre_tokenizer"]
+    steps = pre.get("pretokenizers", [pre])
+    regexes = [p["pattern"]["Regex"] for p in steps if p["type"] == "Split"]
+    return tiktoken.Encoding(
+        name=path, pat_str="|".join(regexes), mergeable_ranks=ranks, special_tokens={}
+    )
+
+
 def load_impl(impl: str, encoding: str, opts: dict):
     """(version, encode(str) -> list[int], id_to_token or None, encode_all(list[str]) ->
     list[list[int]] or None)."""
@@ -56,11 +93,65 @@ def load_impl(impl: str, encoding: str, opts: dict):
 
         tok = tokenprism.BpeTokenizer.from_tiktoken_file(opts["rank_file"], encoding)
         return tokenprism.__version__, tok.encode_ordinary_to_numpy, None, None
-    if impl == "tokenprism-json":
+    if impl in ("tokenprism-json", "tokenprism-json-numpy"):
         import tokenprism
 
         tok = tokenprism.BpeTokenizer.from_file(opts["tokenizer_json"])
+        if impl == "tokenprism-json-numpy":
+            return tokenprism.__version__, tok.encode_ordinary_to_numpy, None, None
         return tokenprism.__version__, tok.encode_ordinary, None, None
+    if impl == "tiktoken-json":
+        import tiktoken
+
+        enc = tiktoken_from_json(tiktoken, opts["tokenizer_json"])
+        to_numpy = enc.encode_to_numpy
+
+        def encode(d):
+            return to_numpy(d, disallowed_special=())
+
+        return tiktoken.__version__, encode, None, None
+    if impl == "gigatoken-json":
+        import gigatoken
+
+        # Returns a numpy uint32 array per call.
+        tok = gigatoken.Tokenizer(opts["tokenizer_json"])
+        return md.version("gigatoken"), tok.encode, None, None
+    if impl == "fastokens-json":
+        from fastokens import Tokenizer
+
+        enc = Tokenizer.from_file(opts["tokenizer_json"]).encode_ordinary
+
+        def encode(d):
+            return enc(d).ids
+
+        return md.version("fastokens"), encode, None, None
+    if impl == "tokie":
+        import tokie
+
+        tok = tokie.Tokenizer.from_json(opts["tokenizer_json"])
+        tok.no_truncation()
+        tok.no_padding()
+        enc = tok.encode
+
+        def encode(d):
+            return enc(d, add_special_tokens=False).ids
+
+        return md.version("tokie"), encode, None, None
+    if impl == "kitoken":
+        import kitoken
+
+        tok = kitoken.Kitoken.from_tokenizers_file(opts["tokenizer_json"])
+        cfg = tok.config()
+        cfg["processing"] = [
+            p for p in cfg.get("processing", []) if not ({"Pad", "Truncate"} & set(p))
+        ]
+        tok.set_config(cfg)
+        enc = tok.encode
+
+        def encode(d):
+            return enc(d, False)
+
+        return md.version("kitoken"), encode, None, None
     if impl in ("tiktoken", "tiktoken-numpy"):
         import os
 
