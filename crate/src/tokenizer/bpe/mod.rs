@@ -131,6 +131,10 @@ pub struct BpeTokenizer {
     /// Each id's token text (byte-level chars; an added token's content), made on the first
     /// [`BpeTokenizer::encode_full`]: the tiktoken-shaped calls never need it.
     token_texts: OnceLock<Arc<Vec<Arc<str>>>>,
+    /// Every token of 2 to [`words::MAX_PIECE`] bytes, which each thread's word table starts
+    /// from (see [`words::Seed`]); made at the first encode, natively, when a piece that is a
+    /// token is always that token ([`WholeToken::Always`]). `None` otherwise.
+    seed: OnceLock<Option<Arc<words::Seed>>>,
 }
 
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
@@ -210,6 +214,7 @@ impl BpeTokenizer {
             post_processor: None,
             template_ids: Some((Vec::new(), Vec::new())),
             token_texts: OnceLock::new(),
+            seed: OnceLock::new(),
         })
     }
 
@@ -238,6 +243,7 @@ impl BpeTokenizer {
             template_ids: processors::single_template_ids(hf.post_processor.as_ref()),
             post_processor: hf.post_processor,
             token_texts: OnceLock::new(),
+            seed: OnceLock::new(),
         })
     }
 
@@ -264,6 +270,7 @@ impl BpeTokenizer {
             post_processor: None,
             template_ids: Some((Vec::new(), Vec::new())),
             token_texts: OnceLock::new(),
+            seed: OnceLock::new(),
         }
     }
 
@@ -292,6 +299,7 @@ impl BpeTokenizer {
             template_ids: processors::single_template_ids(post_processor.as_ref()),
             post_processor,
             token_texts: OnceLock::new(),
+            seed: OnceLock::new(),
         })
     }
 
@@ -370,7 +378,7 @@ impl BpeTokenizer {
                     if all.len() >= WORK_PER_THREAD {
                         all.remove(0);
                     }
-                    all.push((self.uid, Work::default()));
+                    all.push((self.uid, self.new_work()));
                     all.len() - 1
                 }
             };
@@ -378,6 +386,24 @@ impl BpeTokenizer {
             all.swap(at, last);
             f(&mut all[last].1)
         })
+    }
+
+    /// Work buffers for one thread, its word table a copy of the seed where there is one.
+    fn new_work(&self) -> Work {
+        let mut w = Work::default();
+        if let Some(seed) = self.seed() {
+            w.words = words::Words::seeded(seed);
+        }
+        w
+    }
+
+    /// The seed of the word tables (see [`BpeTokenizer::seed`]'s field), made on first use.
+    fn seed(&self) -> Option<&Arc<words::Seed>> {
+        // wasm: 16 MB more per tokenizer (o200k) would not fit the page's memory budget.
+        if cfg!(target_arch = "wasm32") || !matches!(self.whole, WholeToken::Always) {
+            return None;
+        }
+        self.seed.get_or_init(|| Some(Arc::new(words::Seed::new(&self.model.vocab)))).as_ref()
     }
 
     /// Encodes `text`, encoding the special tokens in `allowed` as themselves and refusing
@@ -612,8 +638,9 @@ impl BpeTokenizer {
                 if w.words.get_into(key, h, out) {
                     continue;
                 }
-                // (wasm has no prefetch: there the miss is encoded below, without the code.)
-                if cfg!(not(target_arch = "wasm32")) {
+                // (wasm has no prefetch: there the miss is encoded below, without the code. A
+                // seeded table's misses merge: no vocabulary slot to load.)
+                if cfg!(not(target_arch = "wasm32")) && !w.words.is_seeded() {
                     return self.encode_missing::<SPANS>(bytes, e, tail, out, w);
                 }
             }
@@ -682,8 +709,19 @@ impl BpeTokenizer {
         }
         // A piece with a word key is only ever remembered in the word table.
         let start = out.len();
-        self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+        self.encode_word_miss(piece, out, w);
         w.words.insert(key, h, &out[start..]);
+    }
+
+    /// Encodes a piece with a word key that the word table does not have.
+    #[inline(always)]
+    fn encode_word_miss(&self, piece: &[u8], out: &mut Vec<u32>, w: &mut Work) {
+        if w.words.is_seeded() {
+            // The table has every token with a key: this piece is not one.
+            self.merge_bytes(piece, out, &mut w.merge);
+        } else {
+            self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+        }
     }
 
     /// Starts loading the vocabulary slots of the pieces of `batch` that the word table does
@@ -717,7 +755,7 @@ impl BpeTokenizer {
                 let kh = words::hash(key);
                 if !w.words.get_into(key, kh, out) {
                     let at = out.len();
-                    self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+                    self.encode_word_miss(piece, out, w);
                     w.words.insert(key, kh, &out[at..]);
                 }
             } else {
@@ -767,7 +805,10 @@ impl BpeTokenizer {
         remember: bool,
     ) {
         let hash = key.hash;
-        let found = self.model.vocab.get_cold(piece, key.short, hash);
+        let found = match w.words.seed() {
+            Some(seed) if piece.len() > words::MAX_PIECE && !seed.may_be_long_token(hash) => None,
+            _ => self.model.vocab.get_cold(piece, key.short, hash),
+        };
         if let Some(id) = found {
             if self.whole_token_ok(id, piece, &mut w.merge) {
                 out.push(id);
@@ -777,15 +818,22 @@ impl BpeTokenizer {
                 return;
             }
         }
-        let mut parts = std::mem::take(&mut w.merge.parts);
+        let start = out.len();
+        self.merge_bytes(piece, out, &mut w.merge);
+        if remember {
+            w.cache.insert(piece, hash, &out[start..]);
+        }
+    }
+
+    /// Appends the ids of `piece`'s bytes merged.
+    #[inline(never)]
+    fn merge_bytes(&self, piece: &[u8], out: &mut Vec<u32>, sc: &mut Scratch) {
+        let mut parts = std::mem::take(&mut sc.parts);
         parts.clear();
         parts.extend(piece.iter().map(|&b| self.model.byte_ids[b as usize]));
-        merge::merge(&self.model.pairs, &mut parts, &mut w.merge);
+        merge::merge(&self.model.pairs, &mut parts, sc);
         out.extend_from_slice(&parts);
-        if remember {
-            w.cache.insert(piece, hash, &parts);
-        }
-        w.merge.parts = parts;
+        sc.parts = parts;
     }
 
     /// Whether piece `bytes`, which is token `id`, encodes to just `id`.
