@@ -17,13 +17,6 @@ pub fn huge_vec<T: Clone>(n: usize, fill: T) -> Vec<T> {
     v
 }
 
-/// A copy of `items` in memory backed like [`huge_vec`]'s.
-pub fn huge_copy<T: Copy>(items: &[T]) -> Vec<T> {
-    let mut v = huge_empty(items.len());
-    v.extend_from_slice(items);
-    v
-}
-
 /// An empty vector with room for `n` items, backed by 2 MB pages where the OS allows it.
 fn huge_empty<T>(n: usize) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(n);

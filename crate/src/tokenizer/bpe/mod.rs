@@ -388,7 +388,7 @@ impl BpeTokenizer {
         })
     }
 
-    /// Work buffers for one thread, its word table a copy of the seed where there is one.
+    /// Work buffers for one thread, its word table with the seed where there is one.
     fn new_work(&self) -> Work {
         let mut w = Work::default();
         if let Some(seed) = self.seed() {
@@ -638,9 +638,8 @@ impl BpeTokenizer {
                 if w.words.get_into(key, h, out) {
                     continue;
                 }
-                // (wasm has no prefetch: there the miss is encoded below, without the code. A
-                // seeded table's misses merge: no vocabulary slot to load.)
-                if cfg!(not(target_arch = "wasm32")) && !w.words.is_seeded() {
+                // (wasm has no prefetch: there the miss is encoded below, without the code.)
+                if cfg!(not(target_arch = "wasm32")) {
                     return self.encode_missing::<SPANS>(bytes, e, tail, out, w);
                 }
             }
@@ -709,29 +708,36 @@ impl BpeTokenizer {
         }
         // A piece with a word key is only ever remembered in the word table.
         let start = out.len();
-        self.encode_word_miss(piece, out, w);
+        self.encode_word_miss(piece, key, h, out, w);
         w.words.insert(key, h, &out[start..]);
     }
 
-    /// Encodes a piece with a word key that the word table does not have.
+    /// Encodes a piece with word key `key` and hash `h` that the word table does not have:
+    /// from the seed (every token with a key) and the merge, or without a seed from the
+    /// vocabulary and the merge.
     #[inline(always)]
-    fn encode_word_miss(&self, piece: &[u8], out: &mut Vec<u32>, w: &mut Work) {
-        if w.words.is_seeded() {
-            // The table has every token with a key: this piece is not one.
-            self.merge_bytes(piece, out, &mut w.merge);
-        } else {
-            self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+    fn encode_word_miss(&self, piece: &[u8], key: words::Key, h: u64, out: &mut Vec<u32>, w: &mut Work) {
+        match w.words.seed() {
+            Some(seed) => match seed.get(key, h) {
+                Some(id) => out.push(id),
+                None => self.merge_bytes(piece, out, &mut w.merge),
+            },
+            None => self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false),
         }
     }
 
-    /// Starts loading the vocabulary slots of the pieces of `batch` that the word table does
-    /// not have, so that on text seen once their lookups overlap instead of following one
-    /// another (each is a cache miss there). Called at a batch's first miss: a batch of
-    /// pieces seen before never gets here.
+    /// Starts loading the seed's or the vocabulary's slots of the pieces of `batch` that the
+    /// word table does not have, so that on text seen once their lookups overlap instead of
+    /// following one another (each is a cache miss there). Called at a batch's first miss: a
+    /// batch of pieces seen before never gets here.
     #[inline(never)]
     fn prefetch_misses(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], w: &Work) {
         for &(a, b, key, h) in batch {
             if key == words::NO_KEY || key == SPAN || words::is_span_key(key) || w.words.contains(key, h) {
+                continue;
+            }
+            if let Some(seed) = w.words.seed() {
+                seed.prefetch(h);
                 continue;
             }
             // SAFETY: as in `encode_pieces`: the entry was made from `&bytes[a..b]`.
@@ -755,7 +761,7 @@ impl BpeTokenizer {
                 let kh = words::hash(key);
                 if !w.words.get_into(key, kh, out) {
                     let at = out.len();
-                    self.encode_word_miss(piece, out, w);
+                    self.encode_word_miss(piece, key, kh, out, w);
                     w.words.insert(key, kh, &out[at..]);
                 }
             } else {
