@@ -12,13 +12,6 @@
 /// also misses the TLB. On Linux, asking for transparent huge pages before the memory is first
 /// touched removes most of those misses; elsewhere this is a plain `vec!`.
 pub fn huge_vec<T: Clone>(n: usize, fill: T) -> Vec<T> {
-    let mut v = huge_empty(n);
-    v.resize(n, fill);
-    v
-}
-
-/// An empty vector with room for `n` items, backed by 2 MB pages where the OS allows it.
-fn huge_empty<T>(n: usize) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(n);
     let bytes = n * std::mem::size_of::<T>();
     #[cfg(target_os = "linux")]
@@ -41,6 +34,7 @@ fn huge_empty<T>(n: usize) -> Vec<T> {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = bytes;
+    v.resize(n, fill);
     v
 }
 
