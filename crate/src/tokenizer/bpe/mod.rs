@@ -150,6 +150,8 @@ struct Work {
     /// Spans (see [`spans::span_end`]) of more than one pre-token and more than
     /// [`words::MAX_PIECE`] bytes → their ids (shorter ones are in `words`).
     spans: PieceCache,
+    /// Whether a miss of `words` asks the tokenizer's seed (see [`BpeTokenizer::seed_for`]).
+    seeded: bool,
 }
 
 /// The batch entry's key of a span longer than word keys (see [`spans::span_end`]): no
@@ -393,13 +395,24 @@ impl BpeTokenizer {
         })
     }
 
-    /// Work buffers for one thread, its word table with the seed where there is one.
+    /// Work buffers for one thread, using the seed where there is one.
     fn new_work(&self) -> Work {
         let mut w = Work::default();
-        if let Some(seed) = self.seed() {
-            w.words = words::Words::seeded(seed);
+        if self.seed().is_some() {
+            w.words = words::Words::grown();
+            w.seeded = true;
         }
         w
+    }
+
+    /// The seed, when `w` uses it. (The threads' work holds no reference to it, so a dropped
+    /// tokenizer's seed is freed with it.)
+    #[inline(always)]
+    fn seed_for(&self, w: &Work) -> Option<&words::Seed> {
+        if cfg!(target_arch = "wasm32") || !w.seeded {
+            return None;
+        }
+        self.seed.get().and_then(|s| s.as_deref())
     }
 
     /// `self` with its seed made (see [`BpeTokenizer::seed`]'s field): at load, where the first
@@ -730,7 +743,7 @@ impl BpeTokenizer {
     /// vocabulary and the merge.
     #[inline(always)]
     fn encode_word_miss(&self, piece: &[u8], key: words::Key, h: u64, out: &mut Vec<u32>, w: &mut Work) {
-        match w.words.seed() {
+        match self.seed_for(w) {
             Some(seed) => match seed.get(key, h) {
                 Some(id) => out.push(id),
                 None => self.merge_bytes(piece, out, &mut w.merge),
@@ -749,7 +762,7 @@ impl BpeTokenizer {
             if key == words::NO_KEY || key == SPAN || words::is_span_key(key) || w.words.contains(key, h) {
                 continue;
             }
-            if let Some(seed) = w.words.seed() {
+            if let Some(seed) = self.seed_for(w) {
                 seed.prefetch(h);
                 continue;
             }
@@ -824,7 +837,7 @@ impl BpeTokenizer {
         remember: bool,
     ) {
         let hash = key.hash;
-        let found = match w.words.seed() {
+        let found = match self.seed_for(w) {
             Some(seed) if piece.len() > words::MAX_PIECE && !seed.may_be_long_token(hash) => None,
             _ => self.model.vocab.get_cold(piece, key.short, hash),
         };

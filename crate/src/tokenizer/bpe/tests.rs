@@ -257,8 +257,8 @@ fn spans_encode_as_their_pre_tokens() {
     };
     for p in Pattern::ALL {
         let t = toy_with(p);
-        // Seeded (natively): a piece the word table lacks is then merged without a
-        // vocabulary lookup; `plain` below is not.
+        // Seeded (natively): a piece the word table lacks is then looked up in the seed, not
+        // the vocabulary; `plain` below is not seeded.
         let mut warm = t.new_work();
         for _ in 0..300 {
             // Texts of a few recurring words, so spans come back.
@@ -415,7 +415,7 @@ fn batches_of_new_and_seen_pieces() {
     };
     for _ in 0..20 {
         let t = toy();
-        assert_eq!(t.new_work().words.seed().is_some(), cfg!(not(target_arch = "wasm32")));
+        assert_eq!(t.new_work().seeded, cfg!(not(target_arch = "wasm32")));
         let plain = |piece: &[u8]| -> Vec<u32> {
             if let Some(id) = t.model.vocab.get_id(piece) {
                 return vec![id];
