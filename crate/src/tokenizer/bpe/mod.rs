@@ -18,8 +18,9 @@
 //! `models::bpe::cache`, for longer ones), so a repeated pre-token costs one probe of one 32-byte entry; the cache
 //! slots of a batch of pre-tokens are prefetched together. A pre-token seen for the first
 //! time is looked up in the vocabulary (one probe, or the small table of frequent low-rank
-//! tokens, [`table::HOT_IDS`]) and, when it is not a token, merged (a few dozen pair
-//! lookups). The pair table keeps one pair per token, which is exact (see
+//! tokens, [`table::HOT_IDS`]; natively, a piece of up to 15 bytes in the tokenizer's seed of
+//! every such token, [`words::Seed`], under the key it already has) and, when it is not a
+//! token, merged (a few dozen pair lookups). The pair table keeps one pair per token, which is exact (see
 //! [`Model::from_ranks`]). Long pieces merge a window at a time ([`merge::merge_chunked`]),
 //! in time linear in their length; a run of equal windows (100,000 identical bytes) is merged
 //! once. Pieces longer than the cache's bound (1 KB) are not remembered.
@@ -131,6 +132,11 @@ pub struct BpeTokenizer {
     /// Each id's token text (byte-level chars; an added token's content), made on the first
     /// [`BpeTokenizer::encode_full`]: the tiktoken-shaped calls never need it.
     token_texts: OnceLock<Arc<Vec<Arc<str>>>>,
+    /// Every token of 2 to [`words::MAX_PIECE`] bytes, which each thread's word table asks on
+    /// a miss (see [`words::Seed`]); made at load (at the first encode for a general
+    /// pipeline's engine), natively, when a piece that is a token is always that token
+    /// ([`WholeToken::Always`]). `None` otherwise.
+    seed: OnceLock<Option<Arc<words::Seed>>>,
 }
 
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
@@ -144,6 +150,8 @@ struct Work {
     /// Spans (see [`spans::span_end`]) of more than one pre-token and more than
     /// [`words::MAX_PIECE`] bytes → their ids (shorter ones are in `words`).
     spans: PieceCache,
+    /// Whether a miss of `words` asks the tokenizer's seed (see [`BpeTokenizer::seed_for`]).
+    seeded: bool,
 }
 
 /// The batch entry's key of a span longer than word keys (see [`spans::span_end`]): no
@@ -210,7 +218,9 @@ impl BpeTokenizer {
             post_processor: None,
             template_ids: Some((Vec::new(), Vec::new())),
             token_texts: OnceLock::new(),
-        })
+            seed: OnceLock::new(),
+        }
+        .seeded())
     }
 
     /// A known tiktoken encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
@@ -238,7 +248,9 @@ impl BpeTokenizer {
             template_ids: processors::single_template_ids(hf.post_processor.as_ref()),
             post_processor: hf.post_processor,
             token_texts: OnceLock::new(),
-        })
+            seed: OnceLock::new(),
+        }
+        .seeded())
     }
 
     /// The engine of a general pipeline that is byte-level BPE ([`crate::tokenizer::Tokenizer`]
@@ -264,6 +276,7 @@ impl BpeTokenizer {
             post_processor: None,
             template_ids: Some((Vec::new(), Vec::new())),
             token_texts: OnceLock::new(),
+            seed: OnceLock::new(),
         }
     }
 
@@ -292,7 +305,9 @@ impl BpeTokenizer {
             template_ids: processors::single_template_ids(post_processor.as_ref()),
             post_processor,
             token_texts: OnceLock::new(),
-        })
+            seed: OnceLock::new(),
+        }
+        .seeded())
     }
 
     /// A tokenizer from a Hugging Face `tokenizer.json` or a Mistral `tekken.json`, whichever
@@ -370,7 +385,7 @@ impl BpeTokenizer {
                     if all.len() >= WORK_PER_THREAD {
                         all.remove(0);
                     }
-                    all.push((self.uid, Work::default()));
+                    all.push((self.uid, self.new_work()));
                     all.len() - 1
                 }
             };
@@ -378,6 +393,43 @@ impl BpeTokenizer {
             all.swap(at, last);
             f(&mut all[last].1)
         })
+    }
+
+    /// Work buffers for one thread, using the seed where there is one.
+    fn new_work(&self) -> Work {
+        let mut w = Work::default();
+        if self.seed().is_some() {
+            w.words = words::Words::grown();
+            w.seeded = true;
+        }
+        w
+    }
+
+    /// The seed, when `w` uses it. (The threads' work holds no reference to it, so a dropped
+    /// tokenizer's seed is freed with it.)
+    #[inline(always)]
+    fn seed_for(&self, w: &Work) -> Option<&words::Seed> {
+        if cfg!(target_arch = "wasm32") || !w.seeded {
+            return None;
+        }
+        self.seed.get().and_then(|s| s.as_deref())
+    }
+
+    /// `self` with its seed made (see [`BpeTokenizer::seed`]'s field): at load, where the first
+    /// encode would have evicted from the CPU caches what it needs next (made there, the seed
+    /// made o200k English's first 64 KB after it 10% slower).
+    fn seeded(self) -> BpeTokenizer {
+        self.seed();
+        self
+    }
+
+    /// The seed of the word tables (see [`BpeTokenizer::seed`]'s field), made on first use.
+    fn seed(&self) -> Option<&Arc<words::Seed>> {
+        // wasm: 16 MB more per tokenizer (o200k) would not fit the page's memory budget.
+        if cfg!(target_arch = "wasm32") || !matches!(self.whole, WholeToken::Always) {
+            return None;
+        }
+        self.seed.get_or_init(|| Some(Arc::new(words::Seed::new(&self.model.vocab)))).as_ref()
     }
 
     /// Encodes `text`, encoding the special tokens in `allowed` as themselves and refusing
@@ -682,18 +734,36 @@ impl BpeTokenizer {
         }
         // A piece with a word key is only ever remembered in the word table.
         let start = out.len();
-        self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+        self.encode_word_miss(piece, key, h, out, w);
         w.words.insert(key, h, &out[start..]);
     }
 
-    /// Starts loading the vocabulary slots of the pieces of `batch` that the word table does
-    /// not have, so that on text seen once their lookups overlap instead of following one
-    /// another (each is a cache miss there). Called at a batch's first miss: a batch of
-    /// pieces seen before never gets here.
+    /// Encodes a piece with word key `key` and hash `h` that the word table does not have:
+    /// from the seed (every token with a key) and the merge, or without a seed from the
+    /// vocabulary and the merge.
+    #[inline(always)]
+    fn encode_word_miss(&self, piece: &[u8], key: words::Key, h: u64, out: &mut Vec<u32>, w: &mut Work) {
+        match self.seed_for(w) {
+            Some(seed) => match seed.get(key, h) {
+                Some(id) => out.push(id),
+                None => self.merge_bytes(piece, out, &mut w.merge),
+            },
+            None => self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false),
+        }
+    }
+
+    /// Starts loading the seed's or the vocabulary's slots of the pieces of `batch` that the
+    /// word table does not have, so that on text seen once their lookups overlap instead of
+    /// following one another (each is a cache miss there). Called at a batch's first miss: a
+    /// batch of pieces seen before never gets here.
     #[inline(never)]
     fn prefetch_misses(&self, bytes: &[u8], batch: &[(u32, u32, words::Key, u64)], w: &Work) {
         for &(a, b, key, h) in batch {
             if key == words::NO_KEY || key == SPAN || words::is_span_key(key) || w.words.contains(key, h) {
+                continue;
+            }
+            if let Some(seed) = self.seed_for(w) {
+                seed.prefetch(h);
                 continue;
             }
             // SAFETY: as in `encode_pieces`: the entry was made from `&bytes[a..b]`.
@@ -717,7 +787,7 @@ impl BpeTokenizer {
                 let kh = words::hash(key);
                 if !w.words.get_into(key, kh, out) {
                     let at = out.len();
-                    self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false);
+                    self.encode_word_miss(piece, key, kh, out, w);
                     w.words.insert(key, kh, &out[at..]);
                 }
             } else {
@@ -767,7 +837,10 @@ impl BpeTokenizer {
         remember: bool,
     ) {
         let hash = key.hash;
-        let found = self.model.vocab.get_cold(piece, key.short, hash);
+        let found = match self.seed_for(w) {
+            Some(seed) if piece.len() > words::MAX_PIECE && !seed.may_be_long_token(hash) => None,
+            _ => self.model.vocab.get_cold(piece, key.short, hash),
+        };
         if let Some(id) = found {
             if self.whole_token_ok(id, piece, &mut w.merge) {
                 out.push(id);
@@ -777,15 +850,22 @@ impl BpeTokenizer {
                 return;
             }
         }
-        let mut parts = std::mem::take(&mut w.merge.parts);
+        let start = out.len();
+        self.merge_bytes(piece, out, &mut w.merge);
+        if remember {
+            w.cache.insert(piece, hash, &out[start..]);
+        }
+    }
+
+    /// Appends the ids of `piece`'s bytes merged.
+    #[inline(never)]
+    fn merge_bytes(&self, piece: &[u8], out: &mut Vec<u32>, sc: &mut Scratch) {
+        let mut parts = std::mem::take(&mut sc.parts);
         parts.clear();
         parts.extend(piece.iter().map(|&b| self.model.byte_ids[b as usize]));
-        merge::merge(&self.model.pairs, &mut parts, &mut w.merge);
+        merge::merge(&self.model.pairs, &mut parts, sc);
         out.extend_from_slice(&parts);
-        if remember {
-            w.cache.insert(piece, hash, &parts);
-        }
-        w.merge.parts = parts;
+        sc.parts = parts;
     }
 
     /// Whether piece `bytes`, which is token `id`, encodes to just `id`.

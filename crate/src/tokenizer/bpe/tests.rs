@@ -47,6 +47,8 @@ fn toy_with(pattern: Pattern) -> BpeTokenizer {
     for (i, t) in arabic.iter().enumerate() {
         lines.push(format!("{} {}", b64(t.as_bytes()), 310 + i));
     }
+    // A token longer than word keys.
+    lines.push(format!("{} 330", b64(b" hellohellohello")));
     let specials = vec![("<|eot|>".to_string(), 300), ("<|eot|>x".to_string(), 301)];
     BpeTokenizer::from_tiktoken("toy", lines.join("\n").as_bytes(), pattern, &specials).unwrap()
 }
@@ -58,6 +60,10 @@ fn encodes_and_decodes() {
     assert_eq!(t.encode_ordinary("hello worl"), [259, 262, b'l' as u32]);
     assert_eq!(t.decode_bytes(&[259, 264]).unwrap(), b"hello world");
     assert_eq!(t.encode_ordinary(""), Vec::<u32>::new());
+    // A token longer than word keys, new and seen.
+    for _ in 0..2 {
+        assert_eq!(t.encode_ordinary(" hellohellohello!"), [330, b'!' as u32]);
+    }
     assert!(t.decode_bytes(&[999]).is_err());
 }
 
@@ -251,7 +257,9 @@ fn spans_encode_as_their_pre_tokens() {
     };
     for p in Pattern::ALL {
         let t = toy_with(p);
-        let mut warm = Work::default();
+        // Seeded (natively): a piece the word table lacks is then looked up in the seed, not
+        // the vocabulary; `plain` below is not seeded.
+        let mut warm = t.new_work();
         for _ in 0..300 {
             // Texts of a few recurring words, so spans come back.
             let words: Vec<String> =
@@ -379,11 +387,27 @@ fn post_processors_of_any_shape() {
 /// Batches that mix pieces seen before with new ones (at a batch's first word-table miss the
 /// vocabulary slots of its other misses are loaded first) give each pre-token's own encoding
 /// by the plain rule (the piece's token, else its bytes merged by the min-scan), on a fresh
-/// tokenizer's first pass and on the passes after.
+/// tokenizer's first pass and on the passes after, with a word table seeded with every token
+/// (natively, `encode_ordinary`) and without one.
 #[test]
 fn batches_of_new_and_seen_pieces() {
-    const BITS: &[&str] =
-        &["hello", " world", " wor", "hell", "ld", "he", "or", " éé", "é", "1234", "  ", "\n", "!", "x"];
+    const BITS: &[&str] = &[
+        "hello",
+        " world",
+        " wor",
+        "hell",
+        "ld",
+        "he",
+        "or",
+        " éé",
+        "é",
+        "1234",
+        "  ",
+        "\n",
+        "!",
+        "x",
+        " hellohellohello",
+    ];
     let mut x: u64 = 5;
     let mut rnd = |k: usize| {
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -391,6 +415,7 @@ fn batches_of_new_and_seen_pieces() {
     };
     for _ in 0..20 {
         let t = toy();
+        assert_eq!(t.new_work().seeded, cfg!(not(target_arch = "wasm32")));
         let plain = |piece: &[u8]| -> Vec<u32> {
             if let Some(id) = t.model.vocab.get_id(piece) {
                 return vec![id];
@@ -412,6 +437,9 @@ fn batches_of_new_and_seen_pieces() {
             }
             let want: Vec<u32> = t.pre_tokenize(&text).iter().flat_map(|p| plain(p.as_bytes())).collect();
             assert_eq!(t.encode_ordinary(&text), want, "{text:?}");
+            let mut unseeded = Vec::new();
+            t.encode_text::<false, false>(&text, &mut unseeded, &mut Work::default());
+            assert_eq!(unseeded, want, "unseeded: {text:?}");
         }
     }
 }
