@@ -1,5 +1,6 @@
 """What scripts/bench/bench_worker.py (BERT) and scripts/bench/bpe_bench_worker.py (byte-level BPE) share:
-the line protocol's loop, loading documents and the timed loop.
+the line protocol's loop, loading documents, the timed loop and the tokenizer.json peers that
+both run (tokie, kitoken).
 
 Standard library only: the workers run in the peers' virtualenvs. They are started as
 `python scripts/bench/<worker>.py ...`, so this file's directory is on sys.path.
@@ -64,3 +65,37 @@ def serve(handle) -> None:
             reply = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         out.write(json.dumps(reply) + "\n")
         out.flush()
+
+
+def tokie_encode(tokenizer_json: str):
+    """tokie's per-document encode of a tokenizer.json, padding and truncation off: ids as a
+    list."""
+    import tokie
+
+    tok = tokie.Tokenizer.from_json(tokenizer_json)
+    tok.no_truncation()
+    tok.no_padding()
+    enc = tok.encode
+
+    def encode(d):
+        return enc(d, add_special_tokens=False).ids
+
+    return encode
+
+
+def kitoken_encode(tokenizer_json: str):
+    """kitoken's per-document encode of a tokenizer.json, special tokens off: ids as a list.
+    kitoken keeps a file's padding and truncation as "processing" steps: they are dropped, as
+    no_padding()/no_truncation() do for the others."""
+    import kitoken
+
+    tok = kitoken.Kitoken.from_tokenizers_file(tokenizer_json)
+    cfg = tok.config()
+    cfg["processing"] = [p for p in cfg.get("processing", []) if not ({"Pad", "Truncate"} & set(p))]
+    tok.set_config(cfg)
+    enc = tok.encode
+
+    def encode(d):
+        return enc(d, False)
+
+    return encode

@@ -40,7 +40,7 @@ import json
 import platform
 import sys
 
-from bench_common import load_docs, serve, timed_passes
+from bench_common import kitoken_encode, load_docs, serve, timed_passes, tokie_encode
 
 
 def load_impl(impl: str, tokenizer_json: str, opts: dict):
@@ -116,40 +116,11 @@ def load_impl(impl: str, tokenizer_json: str, opts: dict):
 
         return tokenizers.__version__, {"encode": encode}, {}
 
-    if impl == "tokie":
+    if impl in ("tokie", "kitoken"):
         import importlib.metadata
 
-        import tokie
-
-        tok = tokie.Tokenizer.from_json(tokenizer_json)
-        tok.no_truncation()
-        tok.no_padding()
-        enc = tok.encode
-
-        def encode(d):
-            return enc(d, add_special_tokens=False).ids
-
-        return importlib.metadata.version("tokie"), {"encode": encode}, {}
-
-    if impl == "kitoken":
-        import importlib.metadata
-
-        import kitoken
-
-        tok = kitoken.Kitoken.from_tokenizers_file(tokenizer_json)
-        # The file switches padding and truncation on (128); kitoken keeps them as
-        # "processing" steps: drop them, as no_padding()/no_truncation() do for the others.
-        cfg = tok.config()
-        cfg["processing"] = [
-            p for p in cfg.get("processing", []) if not ({"Pad", "Truncate"} & set(p))
-        ]
-        tok.set_config(cfg)
-        enc = tok.encode
-
-        def encode(d):
-            return enc(d, False)
-
-        return importlib.metadata.version("kitoken"), {"encode": encode}, {}
+        encode = (tokie_encode if impl == "tokie" else kitoken_encode)(tokenizer_json)
+        return importlib.metadata.version(impl), {"encode": encode}, {}
 
     raise SystemExit(f"unknown implementation {impl!r}")
 

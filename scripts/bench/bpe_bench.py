@@ -116,6 +116,12 @@ def rust_cell(
     return out
 
 
+# The byte-level BPE peers' virtualenvs: (requirement, distribution, pip flags).
+BPE_PEER_VENVS = {
+    "gigatoken": ("gigatoken==0.10.0", "gigatoken", []),
+    "fastokens": ("fastokens==0.3.5", "fastokens", []),
+}
+
 # The ratio columns of the MB/s tables.
 PEERS = (
     "tiktoken",
@@ -182,14 +188,14 @@ def hf_rows_for(encoding: str, compare: str | None = None) -> list[dict]:
             label="gigatoken 0.10.0",
             kind="peer",
             impl="gigatoken-json",
-            venv=("gigatoken==0.10.0", "gigatoken", []),
+            venv=BPE_PEER_VENVS["gigatoken"],
         ),
         dict(
             name="fastokens",
             label="fastokens 0.3.5",
             kind="peer",
             impl="fastokens-json",
-            venv=("fastokens==0.3.5", "fastokens", []),
+            venv=BPE_PEER_VENVS["fastokens"],
         ),
         dict(
             name="tokie",
@@ -254,14 +260,14 @@ def rows_for(encoding: str, pattern: str, compare: str | None = None) -> list[di
             label="gigatoken 0.10.0",
             kind="peer",
             impl="gigatoken",
-            venv=("gigatoken==0.10.0", "gigatoken", []),
+            venv=BPE_PEER_VENVS["gigatoken"],
         ),
         dict(
             name="fastokens",
             label="fastokens 0.3.5",
             kind="peer",
             impl="fastokens",
-            venv=("fastokens==0.3.5", "fastokens", []),
+            venv=BPE_PEER_VENVS["fastokens"],
         ),
         dict(
             name=bench.REF,

@@ -28,7 +28,7 @@ import json
 import platform
 import sys
 
-from bench_common import load_docs, serve, timed_passes
+from bench_common import kitoken_encode, load_docs, serve, timed_passes, tokie_encode
 
 FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
@@ -125,33 +125,9 @@ def load_impl(impl: str, encoding: str, opts: dict):
             return enc(d).ids
 
         return md.version("fastokens"), encode, None, None
-    if impl == "tokie":
-        import tokie
-
-        tok = tokie.Tokenizer.from_json(opts["tokenizer_json"])
-        tok.no_truncation()
-        tok.no_padding()
-        enc = tok.encode
-
-        def encode(d):
-            return enc(d, add_special_tokens=False).ids
-
-        return md.version("tokie"), encode, None, None
-    if impl == "kitoken":
-        import kitoken
-
-        tok = kitoken.Kitoken.from_tokenizers_file(opts["tokenizer_json"])
-        cfg = tok.config()
-        cfg["processing"] = [
-            p for p in cfg.get("processing", []) if not ({"Pad", "Truncate"} & set(p))
-        ]
-        tok.set_config(cfg)
-        enc = tok.encode
-
-        def encode(d):
-            return enc(d, False)
-
-        return md.version("kitoken"), encode, None, None
+    if impl in ("tokie", "kitoken"):
+        encode = (tokie_encode if impl == "tokie" else kitoken_encode)(opts["tokenizer_json"])
+        return md.version(impl), encode, None, None
     if impl in ("tiktoken", "tiktoken-numpy"):
         import os
 
