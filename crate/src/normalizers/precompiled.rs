@@ -18,6 +18,7 @@
 
 use super::AlignedText;
 use crate::error::{Error, Result};
+use crate::unicode::wide_char;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
@@ -311,8 +312,8 @@ impl Precompiled {
             if b < 0x80 {
                 return (b != b'\r').then_some((b as u32, 1, UNCLASSED));
             }
-            let (c, n) = bmp_char(bytes, i)?;
-            Some((c, n, self.class(c)))
+            let (c, n) = wide_char(bytes, i)?;
+            Some((c as u32, n, self.class(c as u32)))
         };
         let (c, n, class) = plain(at)?;
         if class == JOINS || class == MARK {
@@ -352,25 +353,20 @@ impl Precompiled {
         let mut at = 0;
         while at < bytes.len() {
             if lone_ascii(at) {
-                match self.ascii[bytes[at] as usize] {
-                    Some((s, e)) => {
-                        sink.replace(at, &text[at..at + 1], &self.replacements[s as usize..e as usize])
+                if S::KEEPS_NOTHING && self.ascii[bytes[at] as usize].is_none() {
+                    // A run of ASCII chars the map keeps, skipped whole; its last char is a
+                    // cluster of its own only before ASCII (or the end).
+                    let mut end = at + 1;
+                    while end < bytes.len() && self.kept[bytes[end] as usize] {
+                        end += 1;
                     }
-                    None if S::KEEPS_NOTHING => {
-                        // A run of ASCII chars the map keeps, skipped whole; its last char is a
-                        // cluster of its own only before ASCII (or the end).
-                        let mut end = at + 1;
-                        while end < bytes.len() && self.kept[bytes[end] as usize] {
-                            end += 1;
-                        }
-                        if end < bytes.len() && bytes[end] >= 0x80 {
-                            end -= 1;
-                        }
-                        at = end;
-                        continue;
+                    if end < bytes.len() && bytes[end] >= 0x80 {
+                        end -= 1;
                     }
-                    None => sink.keep(at, bytes[at] as char),
+                    at = end;
+                    continue;
                 }
+                self.ascii_char(text, at, sink);
                 at += 1;
                 continue;
             }
@@ -381,14 +377,7 @@ impl Precompiled {
                 if let Some((c, n, class)) = self.lone_char(bytes, at) {
                     match class {
                         PLAIN_KEPT => sink.keep(at, char::from_u32(c).expect("a char's code point")),
-                        UNCLASSED => match self.ascii[c as usize] {
-                            Some((s, e)) => sink.replace(
-                                at,
-                                &text[at..at + 1],
-                                &self.replacements[s as usize..e as usize],
-                            ),
-                            None => sink.keep(at, c as u8 as char),
-                        },
+                        UNCLASSED => self.ascii_char(text, at, sink),
                         _ => self.cluster(text, at, n, sink),
                     }
                     at += n;
@@ -405,6 +394,16 @@ impl Precompiled {
                     break;
                 }
             }
+        }
+    }
+
+    /// Rewrites the ASCII char at `at`, a cluster of its own, into `sink`.
+    #[inline(always)]
+    fn ascii_char(&self, text: &str, at: usize, sink: &mut impl Sink) {
+        let b = text.as_bytes()[at];
+        match self.ascii[b as usize] {
+            Some((s, e)) => sink.replace(at, &text[at..at + 1], &self.replacements[s as usize..e as usize]),
+            None => sink.keep(at, b as char),
         }
     }
 
@@ -486,21 +485,6 @@ impl Precompiled {
         }
         bytes.extend_from_slice(strings.as_bytes());
         Precompiled::from_charsmap(bytes).unwrap()
-    }
-}
-
-/// The code point and byte length of the char of two or three bytes at `i` (a char boundary
-/// of valid UTF-8), or None for another length.
-#[inline(always)]
-fn bmp_char(bytes: &[u8], i: usize) -> Option<(u32, usize)> {
-    let b = bytes[i];
-    match b {
-        0xC0..=0xDF => Some(((b & 0x1F) as u32) << 6 | (bytes[i + 1] & 0x3F) as u32).map(|c| (c, 2)),
-        0xE0..=0xEF => {
-            let c = ((b & 0x0F) as u32) << 12 | ((bytes[i + 1] & 0x3F) as u32) << 6;
-            Some((c | (bytes[i + 2] & 0x3F) as u32, 3))
-        }
-        _ => None,
     }
 }
 

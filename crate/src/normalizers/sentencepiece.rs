@@ -14,6 +14,7 @@
 use super::precompiled::Precompiled;
 use super::AlignedText;
 use crate::models::wordpiece::trie::Trie;
+use crate::unicode::wide_char;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -456,21 +457,6 @@ fn copy_prefix(x: u64, (lo, hi): (u8, u8)) -> usize {
     let above = x.wrapping_add(ONES * (0x7F - hi) as u64);
     let inside = at_least & !above & !x & HIGHS;
     ((!inside & HIGHS).trailing_zeros() / 8) as usize
-}
-
-/// The code point and byte length of the char of two or three bytes at `i` (a char boundary
-/// of valid UTF-8), or None for another length.
-#[inline(always)]
-fn wide_char(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
-    let b = bytes[i];
-    match b {
-        0xC0..=0xDF => Some((((b & 0x1F) as usize) << 6 | (bytes[i + 1] & 0x3F) as usize, 2)),
-        0xE0..=0xEF => {
-            let c = ((b & 0x0F) as usize) << 12 | ((bytes[i + 1] & 0x3F) as usize) << 6;
-            Some((c | (bytes[i + 2] & 0x3F) as usize, 3))
-        }
-        _ => None,
-    }
 }
 
 /// Collects into `after` the code points of the chars that follow `prefix` in the longer keys

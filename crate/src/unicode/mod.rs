@@ -23,6 +23,21 @@ fn in_ranges(r: &[(u32, u32)], c: char) -> bool {
     .is_ok()
 }
 
+/// The code point and byte length of the char of two or three bytes at `i` (a char boundary
+/// of valid UTF-8), or None for another length.
+#[inline(always)]
+pub fn wide_char(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+    let b = bytes[i];
+    match b {
+        0xC0..=0xDF => Some((((b & 0x1F) as usize) << 6 | (bytes[i + 1] & 0x3F) as usize, 2)),
+        0xE0..=0xEF => {
+            let c = ((b & 0x0F) as usize) << 12 | ((bytes[i + 1] & 0x3F) as usize) << 6;
+            Some((c | (bytes[i + 2] & 0x3F) as usize, 3))
+        }
+        _ => None,
+    }
+}
+
 /// BERT's "control": Cc, Cf or Co in Unicode 8.0, except tab, newline and carriage return
 /// (which BERT treats as whitespace).
 pub fn is_bert_control(c: char) -> bool {
