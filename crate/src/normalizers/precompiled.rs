@@ -41,7 +41,8 @@ pub struct Precompiled {
     /// one load and test per byte).
     kept: [bool; 256],
     /// Each char of the Basic Multilingual Plane by code point: [`UNCLASSED`] until first seen,
-    /// then [`JOINS`], [`PLAIN_KEPT`] or [`PLAIN_REPLACED`]. Shared by clones.
+    /// then [`JOINS`], [`PLAIN_KEPT`], [`PLAIN_REPLACED`], [`PLAIN_EXTENDED`], [`MARK_KEPT`] or
+    /// [`MARK_REPLACED`]. Shared by clones.
     chars: Arc<[AtomicU8]>,
 }
 
@@ -58,14 +59,28 @@ const UNCLASSED: u8 = 0;
 /// syllable, a prepended mark, CR, a regional indicator). Every rule that joins two chars
 /// names one of these, so two chars next to each other that are not are separate clusters.
 const JOINS: u8 = 1;
-/// A char that is not [`JOINS`], and that the map keeps.
+/// A char that is not [`JOINS`], that the map keeps, and that no longer key starts with.
 const PLAIN_KEPT: u8 = 2;
-/// ... and that the map replaces.
+/// ... that the map replaces.
 const PLAIN_REPLACED: u8 = 3;
+/// ... that the map keeps alone, but that a longer key starts with.
+const PLAIN_EXTENDED: u8 = 4;
 /// A [`JOINS`] char that joins only the char before it, whatever that is and whatever
 /// follows (a combining or spacing mark, but not ZWJ or a virama that joins consonants): a
 /// plain char and the marks after it are one cluster when a plain char (or the end) follows.
-const MARK: u8 = 4;
+/// The map keeps it alone.
+const MARK_KEPT: u8 = 5;
+/// ... the map replaces it alone.
+const MARK_REPLACED: u8 = 6;
+
+/// What [`Precompiled::lone_char`] found: a [`PLAIN_KEPT`] char and marks the map keeps (all
+/// of it kept: no key starts with the char, so the cluster has no key and its chars are
+/// looked up alone).
+const KEPT_WITH_MARKS: u8 = 7;
+/// ... a [`PLAIN_KEPT`] char and marks, some replaced alone.
+const MARKS_ALONE: u8 = 8;
+/// ... any other plain char with marks: the cluster's lookup decides.
+const WITH_MARKS: u8 = 9;
 
 /// Whether the segmenter puts `c` in one cluster with a neighbour: tried against one char of
 /// each class that the extended grapheme cluster rules join to something (after a letter:
@@ -89,7 +104,7 @@ fn one_cluster(parts: &[&str]) -> bool {
     parts.concat().graphemes(true).nth(1).is_none()
 }
 
-/// Whether the [`JOINS`] char `c` is a [`MARK`]: it joins a letter before it, nothing after
+/// Whether the [`JOINS`] char `c` is a mark ([`MARK_KEPT`], [`MARK_REPLACED`]): it joins a letter before it, nothing after
 /// it, and neither two consonants around it (a virama) nor two emoji (ZWJ).
 fn trailing_mark(c: char) -> bool {
     let c = c.encode_utf8(&mut [0; 4]).to_owned();
@@ -285,13 +300,18 @@ impl Precompiled {
             return class;
         }
         let ch = char::from_u32(c).expect("a char's code point");
+        let mut buf = [0; 4];
+        let key = &*ch.encode_utf8(&mut buf);
         // A control joins no mark after it: as JOINS, the segmenter takes it.
-        let control = || !one_cluster(&[ch.encode_utf8(&mut [0; 4]), "\u{301}"]);
+        let control = || !one_cluster(&[key, "\u{301}"]);
+        let replaced = self.replacement(key).is_some();
         let class = match joins(ch) {
-            true if trailing_mark(ch) => MARK,
+            true if trailing_mark(ch) && replaced => MARK_REPLACED,
+            true if trailing_mark(ch) => MARK_KEPT,
             true => JOINS,
             false if control() => JOINS,
-            false if self.replacement(ch.encode_utf8(&mut [0; 4])).is_some() => PLAIN_REPLACED,
+            false if replaced => PLAIN_REPLACED,
+            false if self.extends(key.as_bytes()) => PLAIN_EXTENDED,
             false => PLAIN_KEPT,
         };
         // Classing again gives the same class: a race between threads only repeats the work.
@@ -299,38 +319,52 @@ impl Precompiled {
         class
     }
 
-    /// The cluster at `at` (which begins one) when it is a plain char and the [`MARK`]s after
-    /// it, followed by a plain char or the end. Its first char's code point, its length, and
-    /// its class: the char's ([`PLAIN_KEPT`], [`PLAIN_REPLACED`], or for ASCII [`UNCLASSED`])
-    /// when it is alone, else [`MARK`].
+    /// The char at `i`: its code point, length and class (ASCII other than CR as
+    /// [`UNCLASSED`]), or `None` for CR and chars outside the Basic Multilingual Plane (to be
+    /// taken as [`JOINS`]: the segmenter takes them).
+    #[inline(always)]
+    fn char_at(&self, bytes: &[u8], i: usize) -> Option<(u32, usize, u8)> {
+        let b = bytes[i];
+        if b < 0x80 {
+            return (b != b'\r').then_some((b as u32, 1, UNCLASSED));
+        }
+        let (c, n) = wide_char(bytes, i)?;
+        Some((c as u32, n, self.class(c as u32)))
+    }
+
+    /// The cluster at `at` (which begins one) when it is a plain char and the marks after it,
+    /// followed by a plain char or the end. Its first char's code point, its length, and what
+    /// it is: the char's class when it is alone ([`PLAIN_KEPT`], [`PLAIN_REPLACED`],
+    /// [`PLAIN_EXTENDED`], or for ASCII [`UNCLASSED`]), else [`KEPT_WITH_MARKS`],
+    /// [`MARKS_ALONE`] or [`WITH_MARKS`].
     #[inline(always)]
     fn lone_char(&self, bytes: &[u8], at: usize) -> Option<(u32, usize, u8)> {
-        // Of ASCII, only CR is JOINS; other chars of the Basic Multilingual Plane by their
-        // class, the rest as if JOINS (the segmenter takes them).
-        let plain = |i: usize| -> Option<(u32, usize, u8)> {
-            let b = bytes[i];
-            if b < 0x80 {
-                return (b != b'\r').then_some((b as u32, 1, UNCLASSED));
-            }
-            let (c, n) = wide_char(bytes, i)?;
-            Some((c as u32, n, self.class(c as u32)))
-        };
-        let (c, n, class) = plain(at)?;
-        if class == JOINS || class == MARK {
+        let (c, n, class) = self.char_at(bytes, at)?;
+        if !matches!(class, UNCLASSED | PLAIN_KEPT | PLAIN_REPLACED | PLAIN_EXTENDED) {
             return None;
         }
         // An ASCII control joins no mark after it.
         let control = c < 0x20 || c == 0x7F;
         let mut end = at + n;
+        let mut replaced = false;
         while end < bytes.len() {
-            let (_, k, next) = plain(end)?;
+            let (_, k, next) = self.char_at(bytes, end)?;
             match next {
-                MARK if !control => end += k,
-                JOINS | MARK => return None,
-                _ => return Some((c, end - at, if end == at + n { class } else { MARK })),
+                MARK_KEPT | MARK_REPLACED if !control => {
+                    replaced |= next == MARK_REPLACED;
+                    end += k;
+                }
+                JOINS | MARK_KEPT | MARK_REPLACED => return None,
+                _ => break,
             }
         }
-        Some((c, end - at, if end == at + n { class } else { MARK }))
+        let what = match class {
+            _ if end == at + n => class,
+            PLAIN_KEPT if replaced => MARKS_ALONE,
+            PLAIN_KEPT => KEPT_WITH_MARKS,
+            _ => WITH_MARKS,
+        };
+        Some((c, end - at, what))
     }
 
     /// Tells `sink` what becomes of each char of `text`, in order.
@@ -376,8 +410,15 @@ impl Precompiled {
             if FAST {
                 if let Some((c, n, class)) = self.lone_char(bytes, at) {
                     match class {
-                        PLAIN_KEPT => sink.keep(at, char::from_u32(c).expect("a char's code point")),
+                        PLAIN_KEPT | PLAIN_EXTENDED => {
+                            sink.keep(at, char::from_u32(c).expect("a char's code point"))
+                        }
                         UNCLASSED => self.ascii_char(text, at, sink),
+                        KEPT_WITH_MARKS if S::KEEPS_NOTHING => {}
+                        KEPT_WITH_MARKS => {
+                            text[at..at + n].char_indices().for_each(|(i, c)| sink.keep(at + i, c))
+                        }
+                        MARKS_ALONE => self.chars_alone(text, at, n, sink),
                         _ => self.cluster(text, at, n, sink),
                     }
                     at += n;
@@ -417,6 +458,13 @@ impl Precompiled {
                 return;
             }
         }
+        self.chars_alone(text, at, len, sink);
+    }
+
+    /// Rewrites each char of `text[at..at + len]` by its own key.
+    #[inline]
+    fn chars_alone(&self, text: &str, at: usize, len: usize, sink: &mut impl Sink) {
+        let cluster = &text[at..at + len];
         for (i, c) in cluster.char_indices() {
             let old = &cluster[i..i + c.len_utf8()];
             match self.replacement(old) {
@@ -683,6 +731,7 @@ mod tests {
             "\u{301}",
             "\u{FF21}",
             "か",
+            "ж",
             "\u{3099}",
             "ب",
             "\u{654}",
@@ -726,11 +775,13 @@ mod tests {
         {
             assert_eq!(class(c), JOINS, "{c:?}");
         }
-        for c in ['\u{301}', '\u{3099}', '\u{654}', '\u{903}', '\u{FE0F}'] {
-            assert_eq!(class(c), MARK, "{c:?}");
+        for c in ['\u{301}', '\u{654}', '\u{903}', '\u{FE0F}'] {
+            assert_eq!(class(c), MARK_KEPT, "{c:?}");
         }
+        assert_eq!(class('\u{3099}'), MARK_REPLACED);
         assert_eq!([class('é'), class('\u{FF21}')], [PLAIN_REPLACED; 2]);
-        assert_eq!([class('か'), class('ب'), class('क'), class('日')], [PLAIN_KEPT; 4]);
+        assert_eq!([class('か'), class('क'), class('日')], [PLAIN_KEPT; 3]);
+        assert_eq!(class('ب'), PLAIN_EXTENDED);
     }
 
     #[test]
