@@ -281,8 +281,12 @@ impl Precompiled {
         }
     }
 
-    /// The normalized text alone: [`Precompiled::apply`]'s text, without the alignment.
+    /// The normalized text alone: [`Precompiled::apply`]'s text, without the alignment. (In
+    /// wasm, `apply`'s: a second copy of the rewrite costs ~1 KB of the general module.)
     pub fn normalize_plain(&self, text: &str) -> String {
+        if cfg!(target_arch = "wasm32") {
+            return self.apply(&AlignedText::new(text)).text;
+        }
         let mut plain = Plain { text, out: String::new(), kept_from: 0 };
         self.rewrite(text, &mut plain);
         if plain.out.is_empty() && plain.kept_from == 0 {
@@ -295,10 +299,16 @@ impl Precompiled {
     /// The class of the char `c` of the Basic Multilingual Plane (see [`Precompiled::chars`]).
     #[inline(always)]
     fn class(&self, c: u32) -> u8 {
-        let class = self.chars[c as usize].load(Ordering::Relaxed);
-        if class != UNCLASSED {
-            return class;
+        match self.chars[c as usize].load(Ordering::Relaxed) {
+            UNCLASSED => self.classify(c),
+            class => class,
         }
+    }
+
+    /// Classes the char `c` the first time it is seen (a few segmenter runs and trie walks).
+    #[cold]
+    #[inline(never)]
+    fn classify(&self, c: u32) -> u8 {
         let ch = char::from_u32(c).expect("a char's code point");
         let mut buf = [0; 4];
         let key = &*ch.encode_utf8(&mut buf);
@@ -462,7 +472,7 @@ impl Precompiled {
     }
 
     /// Rewrites each char of `text[at..at + len]` by its own key.
-    #[inline]
+    #[inline(never)]
     fn chars_alone(&self, text: &str, at: usize, len: usize, sink: &mut impl Sink) {
         let cluster = &text[at..at + len];
         for (i, c) in cluster.char_indices() {
