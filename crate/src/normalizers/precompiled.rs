@@ -55,9 +55,10 @@ impl PartialEq for Precompiled {
 
 /// A char of [`Precompiled::chars`] not classed yet.
 const UNCLASSED: u8 = 0;
-/// A char that may share a cluster with a char next to it (a mark, ZWJ, a Hangul jamo or
-/// syllable, a prepended mark, CR, a regional indicator). Every rule that joins two chars
-/// names one of these, so two chars next to each other that are not are separate clusters.
+/// A char that may share a cluster with a char next to it (a mark, ZWJ, a Hangul jamo, a
+/// prepended mark, CR, a regional indicator). Every rule that joins two chars names one of
+/// these on one side (a Hangul syllable joins only jamo), so two chars next to each other
+/// that are not are separate clusters.
 const JOINS: u8 = 1;
 /// A char that is not [`JOINS`], that the map keeps, and that no longer key starts with.
 const PLAIN_KEPT: u8 = 2;
@@ -102,6 +103,17 @@ fn joins(c: char) -> bool {
 /// Whether `parts` joined are one cluster.
 fn one_cluster(parts: &[&str]) -> bool {
     parts.concat().graphemes(true).nth(1).is_none()
+}
+
+/// Whether `c` is a precomposed Hangul syllable: it joins an L jamo before it, and after it
+/// only V or T jamo (and marks), which are [`JOINS`]; so it is a plain char here.
+fn hangul_syllable(c: char) -> bool {
+    let c = c.encode_utf8(&mut [0; 4]).to_owned();
+    one_cluster(&["\u{1100}", &c])
+        && !one_cluster(&["a", &c])
+        && !one_cluster(&[&c, "a"])
+        && !one_cluster(&[&c, &c])
+        && !one_cluster(&[&c, "\u{1100}"])
 }
 
 /// Whether the [`JOINS`] char `c` is a mark ([`MARK_KEPT`], [`MARK_REPLACED`]): it joins a letter before it, nothing after
@@ -315,14 +327,18 @@ impl Precompiled {
         // A control joins no mark after it: as JOINS, the segmenter takes it.
         let control = || !one_cluster(&[key, "\u{301}"]);
         let replaced = self.replacement(key).is_some();
+        let plain = || match replaced {
+            true => PLAIN_REPLACED,
+            false if self.extends(key.as_bytes()) => PLAIN_EXTENDED,
+            false => PLAIN_KEPT,
+        };
         let class = match joins(ch) {
             true if trailing_mark(ch) && replaced => MARK_REPLACED,
             true if trailing_mark(ch) => MARK_KEPT,
+            true if hangul_syllable(ch) => plain(),
             true => JOINS,
             false if control() => JOINS,
-            false if replaced => PLAIN_REPLACED,
-            false if self.extends(key.as_bytes()) => PLAIN_EXTENDED,
-            false => PLAIN_KEPT,
+            false => plain(),
         };
         // Classing again gives the same class: a race between threads only repeats the work.
         self.chars[c as usize].store(class, Ordering::Relaxed);
@@ -723,6 +739,7 @@ mod tests {
             ("\u{3099}", ""),
             ("ب\u{654}", "ئ"),
             ("\u{1100}\u{1161}", "가"),
+            ("각", "k"),
             ("\r", "\n"),
             ("\u{1F600}", "~"),
             ("ab", "yz"),
@@ -781,16 +798,15 @@ mod tests {
             assert_eq!(fast.out + &text[fast.kept_from..], want, "{text:?}");
         }
         let class = |c: char| p.chars[c as usize].load(Ordering::Relaxed);
-        for c in ['\u{1100}', '\u{1161}', '\u{11A8}', '가', '각', '\u{200D}', '\u{600}', '\u{94D}', '\u{85}']
-        {
+        for c in ['\u{1100}', '\u{1161}', '\u{11A8}', '\u{200D}', '\u{600}', '\u{94D}', '\u{85}'] {
             assert_eq!(class(c), JOINS, "{c:?}");
         }
         for c in ['\u{301}', '\u{654}', '\u{903}', '\u{FE0F}'] {
             assert_eq!(class(c), MARK_KEPT, "{c:?}");
         }
         assert_eq!(class('\u{3099}'), MARK_REPLACED);
-        assert_eq!([class('é'), class('\u{FF21}')], [PLAIN_REPLACED; 2]);
-        assert_eq!([class('か'), class('क'), class('日')], [PLAIN_KEPT; 3]);
+        assert_eq!([class('é'), class('\u{FF21}'), class('각')], [PLAIN_REPLACED; 3]);
+        assert_eq!([class('か'), class('क'), class('日'), class('가')], [PLAIN_KEPT; 4]);
         assert_eq!(class('ب'), PLAIN_EXTENDED);
     }
 
