@@ -41,8 +41,8 @@ pub struct Precompiled {
     /// one load and test per byte).
     kept: [bool; 256],
     /// Each char of the Basic Multilingual Plane by code point: [`UNCLASSED`] until first seen,
-    /// then [`JOINS`], [`PLAIN_KEPT`], [`PLAIN_REPLACED`], [`PLAIN_EXTENDED`], [`MARK_KEPT`] or
-    /// [`MARK_REPLACED`]. Shared by clones.
+    /// then its kind ([`JOINS`], [`PLAIN`], [`MARK`], [`LINKER`]) and flags ([`REPLACED`],
+    /// [`EXTENDED`], [`CONSONANT`], [`EXTEND`]). Shared by clones.
     chars: Arc<[AtomicU8]>,
 }
 
@@ -53,35 +53,43 @@ impl PartialEq for Precompiled {
     }
 }
 
-/// A char of [`Precompiled::chars`] not classed yet.
+/// A char of [`Precompiled::chars`] not classed yet (and lone ASCII in
+/// [`Precompiled::lone_char`]).
 const UNCLASSED: u8 = 0;
-/// A char that may share a cluster with a char next to it (a mark, ZWJ, a Hangul jamo, a
-/// prepended mark, CR, a regional indicator). Every rule that joins two chars names one of
-/// these on one side (a Hangul syllable joins only jamo), so two chars next to each other
-/// that are not are separate clusters.
+/// A char's kind, the low bits of its class: one that may share a cluster with a char next
+/// to it in ways the kinds below do not follow (ZWJ, a Hangul jamo, a prepended mark, CR, a
+/// regional indicator, a control). Every rule that joins two chars names a char of this kind,
+/// a [`MARK`] or a [`LINKER`] on one side (a Hangul syllable joins only jamo; two consonants
+/// join only around a linker), so two [`PLAIN`] chars next to each other are separate
+/// clusters.
 const JOINS: u8 = 1;
-/// A char that is not [`JOINS`], that the map keeps, and that no longer key starts with.
-const PLAIN_KEPT: u8 = 2;
-/// ... that the map replaces.
-const PLAIN_REPLACED: u8 = 3;
-/// ... that the map keeps alone, but that a longer key starts with.
-const PLAIN_EXTENDED: u8 = 4;
-/// A [`JOINS`] char that joins only the char before it, whatever that is and whatever
-/// follows (a combining or spacing mark, but not ZWJ or a virama that joins consonants): a
-/// plain char and the marks after it are one cluster when a plain char (or the end) follows.
-/// The map keeps it alone.
-const MARK_KEPT: u8 = 5;
-/// ... the map replaces it alone.
-const MARK_REPLACED: u8 = 6;
+/// A char that is none of the other kinds.
+const PLAIN: u8 = 2;
+/// A char that joins only the char before it, whatever that is and whatever follows (a
+/// combining or spacing mark, but not ZWJ or a virama): a plain char and the marks after it
+/// are one cluster when a plain char (or the end) follows.
+const MARK: u8 = 3;
+/// A virama that joins the consonants around it (`InCB=Linker`): after a [`CONSONANT`] and
+/// [`EXTEND`] marks, it and the next consonant join the cluster.
+const LINKER: u8 = 4;
+const KIND: u8 = 7;
+/// Flags: the map replaces the char alone.
+const REPLACED: u8 = 8;
+/// ... a [`PLAIN`] char that the map keeps, but that a longer key starts with.
+const EXTENDED: u8 = 16;
+/// ... a [`PLAIN`] char that a linker joins to the consonant before it (`InCB=Consonant`).
+const CONSONANT: u8 = 32;
+/// ... a [`MARK`] that may stand between a consonant and a linker (`InCB=Extend`).
+const EXTEND: u8 = 64;
 
-/// What [`Precompiled::lone_char`] found: a [`PLAIN_KEPT`] char and marks the map keeps (all
-/// of it kept: no key starts with the char, so the cluster has no key and its chars are
-/// looked up alone).
-const KEPT_WITH_MARKS: u8 = 7;
-/// ... a [`PLAIN_KEPT`] char and marks, some replaced alone.
-const MARKS_ALONE: u8 = 8;
-/// ... any other plain char with marks: the cluster's lookup decides.
-const WITH_MARKS: u8 = 9;
+/// What [`Precompiled::lone_char`] found, besides one char alone: a [`PLAIN`] char with no
+/// flag, then marks or linked consonants, all kept alone (no key starts with the first char,
+/// so the cluster has no key and its chars are looked up alone).
+const ALL_KEPT: u8 = 0x80;
+/// ... the same with some char replaced alone.
+const CHARS_ALONE: u8 = 0x81;
+/// ... any other cluster: its own lookup decides.
+const WHOLE: u8 = 0x82;
 
 /// Whether the segmenter puts `c` in one cluster with a neighbour: tried against one char of
 /// each class that the extended grapheme cluster rules join to something (after a letter:
@@ -106,7 +114,7 @@ fn one_cluster(parts: &[&str]) -> bool {
 }
 
 /// Whether `c` is a precomposed Hangul syllable: it joins an L jamo before it, and after it
-/// only V or T jamo (and marks), which are [`JOINS`]; so it is a plain char here.
+/// only V or T jamo (and marks), which are [`JOINS`]; so it is [`PLAIN`] here.
 fn hangul_syllable(c: char) -> bool {
     let c = c.encode_utf8(&mut [0; 4]).to_owned();
     one_cluster(&["\u{1100}", &c])
@@ -116,8 +124,15 @@ fn hangul_syllable(c: char) -> bool {
         && !one_cluster(&[&c, "\u{1100}"])
 }
 
-/// Whether the [`JOINS`] char `c` is a mark ([`MARK_KEPT`], [`MARK_REPLACED`]): it joins a letter before it, nothing after
-/// it, and neither two consonants around it (a virama) nor two emoji (ZWJ).
+/// Whether the joining char `c` is a [`LINKER`]: after a letter, it joins two consonants
+/// around it, and nothing else after it.
+fn linker(c: char) -> bool {
+    let c = c.encode_utf8(&mut [0; 4]).to_owned();
+    one_cluster(&["a", &c]) && !one_cluster(&[&c, "a"]) && one_cluster(&["\u{915}", &c, "\u{915}"])
+}
+
+/// Whether the joining char `c` is a [`MARK`]: it joins a letter before it, nothing after it,
+/// and neither two consonants around it (a virama) nor two emoji (ZWJ).
 fn trailing_mark(c: char) -> bool {
     let c = c.encode_utf8(&mut [0; 4]).to_owned();
     one_cluster(&["a", &c])
@@ -327,14 +342,18 @@ impl Precompiled {
         // A control joins no mark after it: as JOINS, the segmenter takes it.
         let control = || !one_cluster(&[key, "\u{301}"]);
         let replaced = self.replacement(key).is_some();
-        let plain = || match replaced {
-            true => PLAIN_REPLACED,
-            false if self.extends(key.as_bytes()) => PLAIN_EXTENDED,
-            false => PLAIN_KEPT,
+        let flag = |yes: bool, flag: u8| if yes { flag } else { 0 };
+        let replaced = flag(replaced, REPLACED);
+        let plain = || {
+            let consonant = flag(one_cluster(&[key, "\u{94D}", "\u{915}"]), CONSONANT);
+            let extended = flag(replaced == 0 && self.extends(key.as_bytes()), EXTENDED);
+            PLAIN | replaced | extended | consonant
         };
         let class = match joins(ch) {
-            true if trailing_mark(ch) && replaced => MARK_REPLACED,
-            true if trailing_mark(ch) => MARK_KEPT,
+            true if trailing_mark(ch) => {
+                MARK | replaced | flag(one_cluster(&["\u{915}", key, "\u{94D}", "\u{915}"]), EXTEND)
+            }
+            true if linker(ch) => LINKER | replaced,
             true if hangul_syllable(ch) => plain(),
             true => JOINS,
             false if control() => JOINS,
@@ -358,37 +377,48 @@ impl Precompiled {
         Some((c as u32, n, self.class(c as u32)))
     }
 
-    /// The cluster at `at` (which begins one) when it is a plain char and the marks after it,
-    /// followed by a plain char or the end. Its first char's code point, its length, and what
-    /// it is: the char's class when it is alone ([`PLAIN_KEPT`], [`PLAIN_REPLACED`],
-    /// [`PLAIN_EXTENDED`], or for ASCII [`UNCLASSED`]), else [`KEPT_WITH_MARKS`],
-    /// [`MARKS_ALONE`] or [`WITH_MARKS`].
+    /// The cluster at `at` (which begins one) when it is a [`PLAIN`] char (or ASCII) and the
+    /// marks after it, with linked consonants (`क्ष`), followed by a plain char or the end.
+    /// Its first char's code point, its length, and what it is: the char's class when it is
+    /// alone ([`UNCLASSED`] for ASCII), else [`ALL_KEPT`], [`CHARS_ALONE`] or [`WHOLE`].
     #[inline(always)]
     fn lone_char(&self, bytes: &[u8], at: usize) -> Option<(u32, usize, u8)> {
         let (c, n, class) = self.char_at(bytes, at)?;
-        if !matches!(class, UNCLASSED | PLAIN_KEPT | PLAIN_REPLACED | PLAIN_EXTENDED) {
+        if class != UNCLASSED && class & KIND != PLAIN {
             return None;
         }
         // An ASCII control joins no mark after it.
         let control = c < 0x20 || c == 0x7F;
+        // A consonant with only EXTEND marks and linkers after it; and whether a linker came.
+        let mut conjunct = class & CONSONANT != 0;
+        let mut linked = false;
+        let mut replaced = 0;
         let mut end = at + n;
-        let mut replaced = false;
         while end < bytes.len() {
             let (_, k, next) = self.char_at(bytes, end)?;
-            match next {
-                MARK_KEPT | MARK_REPLACED if !control => {
-                    replaced |= next == MARK_REPLACED;
-                    end += k;
+            match next & KIND {
+                MARK if !control => {
+                    if next & EXTEND == 0 {
+                        (conjunct, linked) = (false, false);
+                    }
                 }
-                JOINS | MARK_KEPT | MARK_REPLACED => return None,
-                _ => break,
+                LINKER if conjunct => linked = true,
+                PLAIN if linked && next & CONSONANT != 0 => linked = false,
+                PLAIN => break,
+                _ if next == UNCLASSED => break,
+                _ => return None,
             }
+            replaced |= next;
+            end += k;
         }
-        let what = match class {
-            _ if end == at + n => class,
-            PLAIN_KEPT if replaced => MARKS_ALONE,
-            PLAIN_KEPT => KEPT_WITH_MARKS,
-            _ => WITH_MARKS,
+        let what = if end == at + n {
+            class
+        } else if class & KIND != PLAIN || class & (REPLACED | EXTENDED) != 0 {
+            WHOLE
+        } else if replaced & REPLACED == 0 {
+            ALL_KEPT
+        } else {
+            CHARS_ALONE
         };
         Some((c, end - at, what))
     }
@@ -436,15 +466,15 @@ impl Precompiled {
             if FAST {
                 if let Some((c, n, class)) = self.lone_char(bytes, at) {
                     match class {
-                        PLAIN_KEPT | PLAIN_EXTENDED => {
+                        UNCLASSED => self.ascii_char(text, at, sink),
+                        ALL_KEPT if S::KEEPS_NOTHING => {}
+                        ALL_KEPT => text[at..at + n].char_indices().for_each(|(i, c)| sink.keep(at + i, c)),
+                        CHARS_ALONE => self.chars_alone(text, at, n, sink),
+                        WHOLE => self.cluster(text, at, n, sink),
+                        // One plain char: kept unless replaced.
+                        _ if class & REPLACED == 0 => {
                             sink.keep(at, char::from_u32(c).expect("a char's code point"))
                         }
-                        UNCLASSED => self.ascii_char(text, at, sink),
-                        KEPT_WITH_MARKS if S::KEEPS_NOTHING => {}
-                        KEPT_WITH_MARKS => {
-                            text[at..at + n].char_indices().for_each(|(i, c)| sink.keep(at + i, c))
-                        }
-                        MARKS_ALONE => self.chars_alone(text, at, n, sink),
                         _ => self.cluster(text, at, n, sink),
                     }
                     at += n;
@@ -740,6 +770,7 @@ mod tests {
             ("ب\u{654}", "ئ"),
             ("\u{1100}\u{1161}", "가"),
             ("각", "k"),
+            ("ष", "s"),
             ("\r", "\n"),
             ("\u{1F600}", "~"),
             ("ab", "yz"),
@@ -777,6 +808,10 @@ mod tests {
             "क",
             "\u{94D}",
             "ष",
+            "\u{93C}",
+            "\u{93F}",
+            "ক",
+            "\u{9CD}",
             "日",
             "\u{FE0F}",
             "\u{10000}",
@@ -786,6 +821,12 @@ mod tests {
         let mut rng = crate::testing::Rng(0x5EED_1E55_C1A5_7E12);
         for _ in 0..20_000 {
             let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
+            // Where a cluster starts, a lone char found there is that cluster.
+            for (i, cluster) in text.grapheme_indices(true) {
+                if let Some((_, n, _)) = p.lone_char(text.as_bytes(), i) {
+                    assert_eq!(n, cluster.len(), "{text:?} at {i}");
+                }
+            }
             let t = AlignedText::new(&text);
             let (mut fast, mut plain) =
                 (Items { text: &text, items: None }, Items { text: &text, items: None });
@@ -798,16 +839,20 @@ mod tests {
             assert_eq!(fast.out + &text[fast.kept_from..], want, "{text:?}");
         }
         let class = |c: char| p.chars[c as usize].load(Ordering::Relaxed);
-        for c in ['\u{1100}', '\u{1161}', '\u{11A8}', '\u{200D}', '\u{600}', '\u{94D}', '\u{85}'] {
+        for c in ['\u{1100}', '\u{1161}', '\u{11A8}', '\u{200D}', '\u{600}', '\u{85}'] {
             assert_eq!(class(c), JOINS, "{c:?}");
         }
-        for c in ['\u{301}', '\u{654}', '\u{903}', '\u{FE0F}'] {
-            assert_eq!(class(c), MARK_KEPT, "{c:?}");
+        for c in ['\u{301}', '\u{654}', '\u{93C}', '\u{FE0F}'] {
+            assert_eq!(class(c), MARK | EXTEND, "{c:?}");
         }
-        assert_eq!(class('\u{3099}'), MARK_REPLACED);
-        assert_eq!([class('é'), class('\u{FF21}'), class('각')], [PLAIN_REPLACED; 3]);
-        assert_eq!([class('か'), class('क'), class('日'), class('가')], [PLAIN_KEPT; 4]);
-        assert_eq!(class('ب'), PLAIN_EXTENDED);
+        assert_eq!([class('\u{903}'), class('\u{93F}')], [MARK; 2]);
+        assert_eq!(class('\u{3099}'), MARK | EXTEND | REPLACED);
+        assert_eq!([class('\u{94D}'), class('\u{9CD}')], [LINKER; 2]);
+        assert_eq!([class('é'), class('\u{FF21}'), class('각')], [PLAIN | REPLACED; 3]);
+        assert_eq!([class('か'), class('日'), class('가')], [PLAIN; 3]);
+        assert_eq!([class('क'), class('ক')], [PLAIN | CONSONANT; 2]);
+        assert_eq!(class('ष'), PLAIN | CONSONANT | REPLACED);
+        assert_eq!(class('ب'), PLAIN | EXTENDED);
     }
 
     #[test]
