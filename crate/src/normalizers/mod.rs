@@ -187,13 +187,23 @@ impl Normalizer {
         match self {
             Normalizer::Sequence(v) => v.iter().try_fold(s, |acc, n| n.plain_text(acc, lead)),
             Normalizer::Form(f) => {
+                // NFC's text whole; the items only where the text's first two come from.
+                let mut text = None;
+                let mut head = s.len();
                 if *f == Form::Nfc {
                     // Text already in NFC (most text) is copied in one go; nothing moves.
-                    if let std::borrow::Cow::Borrowed(_) = nfc::nfc_unicode9(&s) {
-                        return Some(s);
+                    match nfc::nfc_unicode9(&s) {
+                        std::borrow::Cow::Borrowed(_) => return Some(s),
+                        std::borrow::Cow::Owned(nfc) => text = Some(nfc),
                     }
+                    head = unicode::forms::boundary_after(&s, 2, *f);
                 }
-                let items = nfc::normalize_items_unicode9(&s, *f);
+                let mut items = nfc::normalize_items_unicode9(&s[..head], *f);
+                while items.len() < 2 && head < s.len() {
+                    // Two chars composed into one: a longer head.
+                    head = unicode::forms::boundary_after(&s, s[..head].chars().count() * 4, *f);
+                    items = nfc::normalize_items_unicode9(&s[..head], *f);
+                }
                 // An insertion first takes the empty span at the start.
                 if items.first().is_some_and(|i| i.1 > 0) {
                     return None;
@@ -203,7 +213,7 @@ impl Normalizer {
                 if *lead == Lead::One && items.get(1).is_some_and(|i| i.1 > 0) {
                     *lead = Lead::Some;
                 }
-                Some(items.into_iter().map(|i| i.0).collect())
+                Some(text.unwrap_or_else(|| items.into_iter().map(|i| i.0).collect()))
             }
             Normalizer::Strip { left, right } => {
                 if *left && s.starts_with(char::is_whitespace) {

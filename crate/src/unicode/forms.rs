@@ -171,6 +171,13 @@ fn items_with_fast_path(text: &str, form: Form, fast: bool) -> Vec<(char, isize)
     out
 }
 
+/// A byte position at or after the first `chars` chars of `text` where `form`'s normalization
+/// restarts: [`normalize_items`] of `text` begins with those of `text[..p]`.
+pub fn boundary_after(text: &str, chars: usize, form: Form) -> usize {
+    let start = text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i);
+    next_boundary(text, start, form.changes_flag())
+}
+
 /// The Canonical_Combining_Class of `c`.
 pub fn canonical_combining_class(c: char) -> u8 {
     (info(c) & CCC_MASK) as u8
@@ -581,6 +588,28 @@ mod tests {
                 assert_eq!(normalize(&text, form), chars, "{text:?} {form}");
                 let consumed: isize = fast.iter().map(|&(_, change)| 1 - change).sum();
                 assert_eq!(consumed, text.chars().count() as isize, "{text:?} {form}");
+            }
+        }
+    }
+
+    #[test]
+    fn items_of_a_head_begin_the_items_of_the_text() {
+        let pool = interesting_chars();
+        let mut rng = Rng(0x5EED_B0DA_2026_1206);
+        let mut text = String::new();
+        for _ in 0..20_000 {
+            text.clear();
+            for _ in 0..1 + rng.below(12) {
+                text.push(pool[rng.below(pool.len())]);
+            }
+            for form in Form::ALL {
+                let all = normalize_items(&text, form);
+                for chars in 0..4 {
+                    let head = boundary_after(&text, chars, form);
+                    assert!(head >= text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i));
+                    let items = normalize_items(&text[..head], form);
+                    assert!(all.starts_with(&items), "{text:?} {form} head {head}");
+                }
             }
         }
     }
