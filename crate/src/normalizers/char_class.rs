@@ -20,6 +20,9 @@ const ZS: [(u32, u32); 7] = [
 pub struct CharClass {
     ranges: Vec<(u32, u32)>,
     ascii: u128,
+    /// The lead bytes of the set's non-ASCII chars, as a bitmap: a char of another lead is
+    /// skipped undecoded (most chars of a text, for sets such as zero-width chars or `\p{Zs}`).
+    leads: [u64; 4],
 }
 
 impl CharClass {
@@ -47,12 +50,21 @@ impl CharClass {
             merged = out;
         }
         let mut ascii = 0u128;
+        let mut leads = [0u64; 4];
+        // UTF-8 keeps code point order, lead bytes included: the chars of a range have the
+        // lead bytes from its first char's to its last's.
+        let lead = |c: u32| char::from_u32(c).map_or(0xED, |c| c.encode_utf8(&mut [0; 4]).as_bytes()[0]);
         for &(lo, hi) in &merged {
             for c in lo..=hi.min(0x7F) {
                 ascii |= 1 << c;
             }
+            if hi >= 0x80 {
+                for b in lead(lo.max(0x80))..=lead(hi) {
+                    leads[b as usize >> 6] |= 1 << (b & 63);
+                }
+            }
         }
-        CharClass { ranges: merged, ascii }
+        CharClass { ranges: merged, ascii, leads }
     }
 
     /// The class of `pattern` (Oniguruma's Ruby syntax), when it is one this module reads
@@ -145,6 +157,10 @@ impl CharClass {
                     f(i, i + 1);
                 }
                 i += 1;
+                continue;
+            }
+            if self.leads[b as usize >> 6] >> (b & 63) & 1 == 0 {
+                i += crate::unicode::char_len(b);
                 continue;
             }
             let c = text[i..].chars().next().expect("a char starts here");
@@ -245,6 +261,54 @@ mod tests {
             "(?i)[a]",
         ] {
             assert_eq!(CharClass::parse(p), None, "{p}");
+        }
+    }
+
+    #[test]
+    fn matches_are_the_chars_the_set_contains() {
+        // Sets whose chars have leads of every UTF-8 length, and texts of chars at their edges.
+        let patterns = [
+            "[\\u00AD\\u200B\\u200C\\u200D\\u2060\\uFEFF]",
+            "\\p{Zs}",
+            "\\P{Zs}",
+            "[^\\u0080-\\u07FF]",
+            "[\\u07FF-\\u0800]",
+            "[a-z\\uFFFF]",
+            "[^a]",
+        ];
+        let chars = [
+            'a',
+            ' ',
+            '\u{7F}',
+            '\u{80}',
+            '\u{AD}',
+            '\u{7FF}',
+            '\u{800}',
+            '\u{E01}',
+            '\u{200B}',
+            '\u{3000}',
+            '\u{FEFF}',
+            '\u{FFFF}',
+            '\u{10000}',
+            '\u{1F600}',
+            '\u{10FFFF}',
+            'é',
+            '日',
+        ];
+        let mut rng = crate::testing::Rng(0xC1A5_5E70_2026_1206);
+        for pattern in patterns {
+            let class = CharClass::parse(pattern).unwrap_or_else(|| panic!("{pattern}"));
+            for _ in 0..2_000 {
+                let text: String = (0..rng.below(12)).map(|_| rng.pick(&chars)).collect();
+                let mut got = Vec::new();
+                class.for_each_match(&text, |s, e| got.push((s, e)));
+                let want: Vec<_> = text
+                    .char_indices()
+                    .filter(|&(_, c)| class.contains(c))
+                    .map(|(i, c)| (i, i + c.len_utf8()))
+                    .collect();
+                assert_eq!(got, want, "{pattern} {text:?}");
+            }
         }
     }
 

@@ -23,6 +23,14 @@ fn in_ranges(r: &[(u32, u32)], c: char) -> bool {
     .is_ok()
 }
 
+/// The byte length of the UTF-8 char whose lead byte is `b`, by its high four bits (a table
+/// load, not a chain of compares).
+#[inline(always)]
+pub fn char_len(b: u8) -> usize {
+    const LEN: [u8; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+    LEN[(b >> 4) as usize] as usize
+}
+
 /// The code point and byte length of the char of two or three bytes at `i` (a char boundary
 /// of valid UTF-8), or None for another length.
 #[inline(always)]

@@ -3,9 +3,10 @@
 
 use serde::Serialize;
 
-use super::{char_len, Unigram};
+use super::Unigram;
 use crate::error::Result;
 use crate::models::Token;
+use crate::unicode::char_len;
 
 /// One node of the lattice: a vocabulary piece found in the text, or an unknown char.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -32,6 +32,7 @@ use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, PieceKind, Unknowns};
 use crate::models::wordpiece::trie::Trie;
 use crate::models::Token;
+use crate::unicode::char_len;
 use double_array::DoubleArray;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -262,14 +263,6 @@ fn word_scores<'a>(pieces: impl Iterator<Item = (&'a str, f64)>, unk_score: f64)
         max = max.max(s.abs());
     }
     max.is_finite().then_some(max)
-}
-
-/// The byte length of the UTF-8 char whose lead byte is `b`, by its high four bits (a table
-/// load, not a chain of compares).
-#[inline(always)]
-fn char_len(b: u8) -> usize {
-    const LEN: [u8; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
-    LEN[(b >> 4) as usize] as usize
 }
 
 impl Unigram {
