@@ -349,7 +349,13 @@ fn window_starts<S: Shape, const WIDE: bool>(
             }
         }
     }
-    let (contr, contr_end) = if S::O200K { o200k_contr } else { contractions(s, base, other_starts, false) };
+    let (contr, contr_end) = if S::O200K {
+        o200k_contr
+    } else {
+        // A letter follows a contraction's `'` (one at the window's end starts no piece it
+        // decides): most punctuation is followed by a space or more punctuation.
+        contractions(s, base, other_starts & (letter >> 1), false)
+    };
     let starts = ((ws_starts | other_starts | letter_starts | digit_starts | 1) & !contr & valid) | contr_end;
     if eot {
         // The end of the text ends the last piece.
