@@ -303,7 +303,8 @@ fn window_starts<S: Shape, const WIDE: bool>(
         if S::O200K { contractions(s, base, other & prev(letter) & valid, true) } else { (0, 0) };
     // A punctuation run's tail: newlines after it (and for o200k `/` among them).
     let tail_chars = if S::O200K { newline | m.slash } else { newline };
-    let tail = fill_up(newline & prev(other), tail_chars & valid);
+    // Without a newline (most windows of prose) there is no tail and nothing after one.
+    let tail = if newline == 0 { 0 } else { fill_up(newline & prev(other), tail_chars & valid) };
     let ws1 = ws & !tail;
     let spc_tab = ws1 & !newline;
     // Whitespace starts: run starts, the last space or tab before a non-space, and the start of
@@ -312,9 +313,13 @@ fn window_starts<S: Shape, const WIDE: bool>(
     let run_start = ws1 & !prev(ws1);
     let non_ws = valid & !ws1;
     let last_before_text = spc_tab & (non_ws >> 1);
-    let more = if eot { 0 } else { 1u64 << len };
-    let before_newline = fill_down(spc_tab & ((newline & ws1 | more) >> 1), spc_tab);
-    let after_newline = spc_tab & prev(newline & ws1) & !before_newline;
+    let after_newline = if newline == 0 {
+        0
+    } else {
+        let more = if eot { 0 } else { 1u64 << len };
+        let before_newline = fill_down(spc_tab & ((newline & ws1 | more) >> 1), spc_tab);
+        spc_tab & prev(newline & ws1) & !before_newline
+    };
     let mut ws_starts = run_start | last_before_text | after_newline;
     if S::WHOLE_LAST_RUN && eot {
         // `\s++$`: the run that ends the text starts nowhere else (`eot`: `len >= 1`).
