@@ -1,36 +1,105 @@
-//! o200k's pre-tokens found with bit masks 64 bytes at a time.
+//! Pre-tokens of o200k's and cl100k's patterns found with bit masks 64 bytes at a time.
 //!
 //! A window of up to 63 bytes, from a pre-token start, is classified once into bit masks
 //! ([`crate::simd::ByteMasks`], by the vector kernel the CPU has); the starts of all its
 //! pre-tokens are then derived with shifts, and/andnot and run fills on those masks
 //! ([`window_starts`] lists the rules) and walked with `trailing_zeros`. On ASCII the
-//! pattern's branches are runs of byte classes (as `o200k_ascii` in [`super::pattern`]):
-//! - a word: `[A-Z]*[a-z]*` (at least one letter) after an optional prefix byte (not `\r`
-//!   `\n`, a letter or a digit), then an optional contraction;
-//! - `\p{N}{1,3}`;
-//! - ` ?[^\s\p{L}\p{N}]+[\r\n/]*`;
+//! patterns' branches are runs of byte classes (as `o200k_ascii` in [`super::pattern`]):
+//! - a word: an optional prefix byte (not `\r` `\n`, a letter or a digit), then letters:
+//!   o200k's `[A-Z]*[a-z]*` (at least one letter) and an optional contraction; cl100k's
+//!   `\p{L}+` of either case;
+//! - `\p{N}{1,3}` (Qwen: `\p{N}`);
+//! - ` ?[^\s\p{L}\p{N}]+` then o200k's `[\r\n/]*` or cl100k's `[\r\n]*`;
 //! - a whitespace run: up to its last newline, else whole at the end of the text or when it
-//!   is one char, else all but its last char.
+//!   is one char, else all but its last char; cl100k (`\s++$`, not Llama 3 or Qwen) takes a
+//!   run that ends the text whole, newlines or not;
+//! - cl100k's contractions (`'s`, `'LL`, ...) are pre-tokens of their own wherever a
+//!   pre-token starts at their `'` (the first branch is tried first at every start).
 //!
-//! Non-ASCII letters and punctuation join those classes, every byte of a char with its
-//! char's class ([`wide_chars`]): Ll as lowercase, Lu and Lt as uppercase, `[^\s\p{L}\p{N}]`
-//! chars as punctuation, and Lm and Lo (in both of o200k's letter sets: CJK ideographs, kana,
-//! Arabic) as lowercase. That last one is exact while no char of UP only follows one of them:
-//! a word is then `UP-only* both*` followed by `(LOW-only | both)*` and ends, as an ASCII one,
-//! at a capital after a lowercase letter or at a non-letter (at a non-letter the first branch
-//! backtracks to the last char in both, which is the last char of the run). A capital after
-//! one of them ends the window. So does a char of no such class (a non-ASCII digit, space or
-//! mark, a 4-byte char). A prefix is one char, also of 2 or 3 bytes.
+//! Non-ASCII chars join those classes, every byte of a char with its char's class
+//! ([`wide_chars`]). For cl100k's shape that is all: `\p{L}` is a letter, any other char of
+//! `[^\s\p{L}\p{N}]` (marks included) punctuation. For o200k: Ll as lowercase, Lu and Lt
+//! as uppercase, `[^\s\p{L}\p{N}]` chars as punctuation, and Lm and Lo (in both of o200k's
+//! letter sets: CJK ideographs, kana, Arabic) as lowercase. That last one is exact while no
+//! char of UP only follows one of them: a word is then `UP-only* both*` followed by
+//! `(LOW-only | both)*` and ends, as an ASCII one, at a capital after a lowercase letter or at
+//! a non-letter (at a non-letter the first branch backtracks to the last char in both, which
+//! is the last char of the run). A capital after one of them ends the window. So does a char
+//! of no such class (a non-ASCII digit or space; for o200k a mark or a 4-byte char). A
+//! prefix is one char, also of 2 to 4 bytes.
 //!
 //! A window's last pre-tokens (whose starts need bytes after it) are left to the next window
-//! or, when none can hold them, to the general matcher. Text mostly of 2-byte chars (Cyrillic,
-//! Greek, Arabic) is left to the char-at-a-time matcher ([`windows_pay`]).
+//! or, when none can hold them, to the char-at-a-time matcher. Text mostly of 2-byte chars
+//! (Cyrillic, Greek, Arabic) is left to the char-at-a-time matcher ([`windows_pay`]).
 
 use super::classes::{at, two_byte_at, L, LOW, O, P, PS, UP};
-#[cfg(test)]
-use super::pattern::o200k_general;
-use super::pattern::{bytes_in, is_cjk_ideograph, o200k, opt_contraction, HIGH, LANES};
+use super::pattern::{bytes_in, cl100k, is_cjk_ideograph, llama3, o200k, opt_contraction, qwen, HIGH, LANES};
 use crate::simd::{ByteMasks, Kernel};
+
+/// What a window needs to know of a pattern: the rules where o200k's and cl100k's shapes
+/// differ, and the char-at-a-time matcher that takes over where windows stop.
+pub trait Shape {
+    /// o200k's two letter sets (a word ends at a capital after a lowercase letter) and its
+    /// contractions at the end of a word, `/` in a punctuation run's tail; else cl100k's one
+    /// letter set, contractions as pre-tokens of their own, and a tail of newlines only.
+    const O200K: bool;
+    /// The most digits in one pre-token: 3 (`\p{N}{1,3}`) or 1 (`\p{N}`).
+    const DIGITS: u32;
+    /// `\s++$`: a whitespace run that ends the text is one pre-token (cl100k), else it is
+    /// split after its last newline.
+    const WHOLE_LAST_RUN: bool;
+    /// End of the pre-token that starts at `i`, char by char.
+    fn next_end(s: &[u8], i: usize) -> usize;
+}
+
+/// o200k_base's windows.
+pub struct O200k;
+/// cl100k_base's windows.
+pub struct Cl100k;
+/// Llama 3's windows: cl100k's without `\s++$`.
+pub struct Llama3;
+/// Qwen's windows: Llama 3's with one digit per pre-token.
+pub struct Qwen;
+
+impl Shape for O200k {
+    const O200K: bool = true;
+    const DIGITS: u32 = 3;
+    const WHOLE_LAST_RUN: bool = false;
+    #[inline(always)]
+    fn next_end(s: &[u8], i: usize) -> usize {
+        o200k(s, i)
+    }
+}
+
+impl Shape for Cl100k {
+    const O200K: bool = false;
+    const DIGITS: u32 = 3;
+    const WHOLE_LAST_RUN: bool = true;
+    #[inline(always)]
+    fn next_end(s: &[u8], i: usize) -> usize {
+        cl100k(s, i)
+    }
+}
+
+impl Shape for Llama3 {
+    const O200K: bool = false;
+    const DIGITS: u32 = 3;
+    const WHOLE_LAST_RUN: bool = false;
+    #[inline(always)]
+    fn next_end(s: &[u8], i: usize) -> usize {
+        llama3(s, i)
+    }
+}
+
+impl Shape for Qwen {
+    const O200K: bool = false;
+    const DIGITS: u32 = 1;
+    const WHOLE_LAST_RUN: bool = false;
+    #[inline(always)]
+    fn next_end(s: &[u8], i: usize) -> usize {
+        qwen(s, i)
+    }
+}
 
 /// Bits `p` of `m` (`seed` within `m`) from which the run of `m` reaches a seed bit going
 /// up: the runs of `m` filled downwards from each seed (a Kogge-Stone fill, 6 steps).
@@ -58,14 +127,14 @@ fn fill_up(seed: u64, m: u64) -> u64 {
 
 /// The non-ASCII letters of a window as bit masks (every byte of a char gets its char's bit),
 /// and where the window must end: at the first char that is not a letter of one of the kinds
-/// below or `[^\s\p{L}\p{N}]` punctuation (a non-ASCII digit, space or mark; a 4-byte
-/// char), or that does not end within `max` bytes.
+/// below or `[^\s\p{L}\p{N}]` punctuation (a non-ASCII digit or space; for o200k also a mark
+/// or a 4-byte char), or that does not end within `max` bytes.
 struct Wide {
-    /// In UP only: Lu, Lt.
+    /// In UP only: Lu, Lt (o200k).
     upper: u64,
-    /// In LOW only: Ll.
+    /// In LOW only: Ll (o200k); every letter (cl100k's shape, which has one letter set).
     lower: u64,
-    /// In both: Lm, Lo (CJK ideographs, Arabic, Hebrew letters).
+    /// In both: Lm, Lo (CJK ideographs, Arabic, Hebrew letters) (o200k).
     both: u64,
     /// The second and later bytes of the window's non-ASCII punctuation (a one-char prefix).
     cont: u64,
@@ -75,11 +144,11 @@ struct Wide {
 
 /// [`Wide`] for the window of `max` bytes at `base` whose bytes `>= 0x80` are `high`, char by
 /// char from the first of them: one table load for a 2-byte char, the lead bytes alone for a
-/// run of CJK ideographs, the two-level tables for other 3-byte chars. Branching on the
-/// char's kind is cheaper here than a branch-free or of each char's bytes into a mask picked
-/// by its class (Chinese: ~2% more instructions that way).
+/// run of CJK ideographs, the two-level tables for other 3-byte chars (and for cl100k's shape,
+/// 4-byte ones). Branching on the char's kind is cheaper here than a branch-free or of each
+/// char's bytes into a mask picked by its class (Chinese: ~2% more instructions that way).
 #[inline(always)]
-fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
+fn wide_chars<S: Shape>(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
     let mut w = Wide { upper: 0, lower: 0, both: 0, cont: 0, len: max };
     // Bytes >= 0x80 not yet classified; the lowest is always a lead byte (the window starts
     // at a char boundary and each char's bytes are cleared together).
@@ -96,14 +165,19 @@ fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
                 q += 3;
             }
             let bits = valid_bits(q) & !valid_bits(p);
-            w.both |= bits;
+            if S::O200K {
+                w.both |= bits;
+            } else {
+                w.lower |= bits;
+            }
             rest &= !bits;
             continue;
         }
         let (f, n) = if b0 < 0xE0 {
             (two_byte_at(s, i), 2)
-        } else if b0 < 0xF0 {
-            (at(s, i).0, 3)
+        } else if b0 < 0xF0 || !S::O200K {
+            let (f, n) = at(s, i);
+            (f, n as u32)
         } else {
             (0, 4)
         };
@@ -112,20 +186,55 @@ fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
             break;
         }
         let bits = ((1u64 << n) - 1) << p;
-        match f {
-            _ if f == L | LOW => w.lower |= bits,
-            _ if f == L | UP => w.upper |= bits,
-            _ if f == L | UP | LOW => w.both |= bits,
-            // Only a prefix's continuation bytes are asked for (a letter's never follow one).
-            _ if f & !PS == O | P => w.cont |= bits & (bits << 1),
-            _ => {
-                w.len = p;
-                break;
+        if S::O200K {
+            match f {
+                _ if f == L | LOW => w.lower |= bits,
+                _ if f == L | UP => w.upper |= bits,
+                _ if f == L | UP | LOW => w.both |= bits,
+                // Only a prefix's continuation bytes are asked for (a letter's never follow one).
+                _ if f & !PS == O | P => w.cont |= bits & (bits << 1),
+                _ => {
+                    w.len = p;
+                    break;
+                }
             }
+        } else if f & L != 0 {
+            w.lower |= bits;
+        } else if f & O != 0 {
+            // Punctuation, symbols and marks (not letters here).
+            w.cont |= bits & (bits << 1);
+        } else {
+            w.len = p;
+            break;
         }
         rest &= !bits;
     }
     w
+}
+
+/// Contractions found from candidate `'` bytes `cand` (bits of `s[base..]`, read from the
+/// text): `(inside, ends)`, the bits no pre-token starts at and those where the next one
+/// starts. o200k's end a word (`suffix`: the `'` is inside too, and a `'` right after one
+/// starts no other); cl100k's are pre-tokens of their own from the `'`.
+#[inline(always)]
+fn contractions(s: &[u8], base: usize, mut cand: u64, suffix: bool) -> (u64, u64) {
+    let (mut inside, mut ends) = (0u64, 0u64);
+    let mut last_end = u32::MAX;
+    while cand != 0 {
+        let e = cand.trailing_zeros();
+        cand &= cand - 1;
+        if s[base + e as usize] != b'\'' || (suffix && e == last_end) {
+            continue;
+        }
+        let end = (opt_contraction(s, base + e as usize) - base) as u32;
+        if end > e {
+            let from = if suffix { e } else { e + 1 };
+            inside |= (1u64 << end.min(63)) - (1u64 << from);
+            ends |= 1u64 << end.min(63);
+            last_end = end;
+        }
+    }
+    (inside, ends)
 }
 
 /// The pre-token starts of `s[base..]` that a window (ASCII bytes and [`Wide`] chars)
@@ -135,62 +244,67 @@ fn wide_chars(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
 /// The rules, for a byte `p` (its class against the byte before it; bit 0 is a start):
 /// - whitespace outside a punctuation tail (`ws'`): the first byte of a run; after the
 ///   run's last newline; and the last space or tab of the run when a non-space follows
-///   (`\s+(?!\S)` leaves it to the next pre-token);
-/// - a digit after a non-digit, and every third digit of a run;
-/// - a letter: lowercase to uppercase (`[A-Z]*[a-z]*` ends); after a non-letter, unless that
-///   byte is a prefix (not `\r \n`) that starts a pre-token;
+///   (`\s+(?!\S)` leaves it to the next pre-token); with `\s++$`, nothing after the first
+///   byte of the run that ends the text;
+/// - a digit after a non-digit, and every third digit of a run (every digit for Qwen);
+/// - a letter: after a non-letter, unless that byte is a prefix (not `\r \n`) that starts a
+///   pre-token; o200k: also lowercase to uppercase (`[A-Z]*[a-z]*` ends);
 /// - punctuation: after a letter, digit, tab or newline, and after a punctuation tail
-///   (`[\r\n/]*` after a punctuation run); never after a space (` ?` takes the space) or
-///   other punctuation (the run is greedy);
-/// - a contraction after a word is part of it; after it comes a start.
+///   (`[\r\n]*` or o200k's `[\r\n/]*` after a punctuation run); never after a space (` ?`
+///   takes the space) or other punctuation (the run is greedy);
+/// - o200k: a contraction after a word is part of it; after it comes a start. cl100k: a
+///   contraction at a `'` that starts a pre-token by the rules above is one pre-token (what
+///   comes before a `'` decides whether it starts one, so the rules hold up to it).
 #[inline(always)]
-fn window_starts<const WIDE: bool>(s: &[u8], base: usize, m: &ByteMasks, rest: usize) -> (u64, u32) {
+fn window_starts<S: Shape, const WIDE: bool>(
+    s: &[u8],
+    base: usize,
+    m: &ByteMasks,
+    rest: usize,
+) -> (u64, u32) {
     // The window: at most 63 bytes, up to the first char it cannot hold ([`Wide`]). Without
     // non-ASCII bytes (`!WIDE`) the masks below that come from them are constants.
     let max = rest.min(63) as u32;
     let w = if WIDE {
-        wide_chars(s, base, m.high, max)
+        wide_chars::<S>(s, base, m.high, max)
     } else {
         Wide { upper: 0, lower: 0, both: 0, cont: 0, len: max }
     };
-    // A capital right after a letter in both sets ends the window there: the word before it
-    // may end before the run of both (the first branch backtracks to the run's last char that
-    // is in LOW) or take the capital (when a lowercase letter follows), which the rules below
-    // do not follow. Without such a capital every word ends where an ASCII one would, those
-    // letters counting as lowercase (see the module's documentation).
-    let cut = (m.upper & valid_bits(max) | w.upper) & (w.both << 1);
-    let len = w.len.min(cut.trailing_zeros());
+    // o200k: a capital right after a letter in both sets ends the window there: the word
+    // before it may end before the run of both (the first branch backtracks to the run's last
+    // char that is in LOW) or take the capital (when a lowercase letter follows), which the
+    // rules below do not follow. Without such a capital every word ends where an ASCII one
+    // would, those letters counting as lowercase (see the module's documentation).
+    let len = if S::O200K {
+        let cut = (m.upper & valid_bits(max) | w.upper) & (w.both << 1);
+        w.len.min(cut.trailing_zeros())
+    } else {
+        w.len
+    };
     let eot = len as usize == rest;
     let valid = valid_bits(len);
-    let (upper, lower, digit) =
-        ((m.upper | w.upper) & valid, (m.lower | w.lower | w.both) & valid, m.digit & valid);
+    let (upper, lower) = if S::O200K {
+        ((m.upper | w.upper) & valid, (m.lower | w.lower | w.both) & valid)
+    } else {
+        // One letter set: no case rule (the `upper` terms below vanish).
+        (0, (m.upper | m.lower | w.lower) & valid)
+    };
+    let digit = m.digit & valid;
     let ws = m.ws & valid;
     let newline = m.newline & valid;
     let letter = upper | lower;
     let other = valid & !(letter | digit | ws);
     let tab = ws & !newline & !m.space;
     let prev = |x: u64| x << 1;
-    // Contractions: a `'` after a word's letter, read from the text (the rule is exact there,
-    // and the letters of one are no word of their own).
-    let mut contr = 0u64;
-    let mut contr_end = 0u64;
-    let mut cand = other & prev(letter) & valid;
-    let mut last_end = u32::MAX;
-    while cand != 0 {
-        let e = cand.trailing_zeros();
-        cand &= cand - 1;
-        if s[base + e as usize] != b'\'' || e == last_end {
-            continue;
-        }
-        let end = (opt_contraction(s, base + e as usize) - base) as u32;
-        if end > e {
-            contr |= (1u64 << end.min(63)) - (1u64 << e);
-            contr_end |= 1u64 << end.min(63);
-            last_end = end;
-        }
-    }
-    // A punctuation run's tail: newlines after it, and `/` among them.
-    let tail = fill_up(newline & prev(other), (newline | m.slash) & valid);
+    // Contractions, read from the text (the rule is exact there, and the letters of one are
+    // no word of their own): o200k's at a `'` after a word's letter; cl100k's at a `'` that
+    // starts a pre-token, below.
+    let o200k_contr =
+        if S::O200K { contractions(s, base, other & prev(letter) & valid, true) } else { (0, 0) };
+    // A punctuation run's tail: newlines after it (and for o200k `/` among them).
+    let tail_chars = if S::O200K { newline | m.slash } else { newline };
+    // Without a newline (most windows of prose) there is no tail and nothing after one.
+    let tail = if newline == 0 { 0 } else { fill_up(newline & prev(other), tail_chars & valid) };
     let ws1 = ws & !tail;
     let spc_tab = ws1 & !newline;
     // Whitespace starts: run starts, the last space or tab before a non-space, and the start of
@@ -199,31 +313,54 @@ fn window_starts<const WIDE: bool>(s: &[u8], base: usize, m: &ByteMasks, rest: u
     let run_start = ws1 & !prev(ws1);
     let non_ws = valid & !ws1;
     let last_before_text = spc_tab & (non_ws >> 1);
-    let more = if eot { 0 } else { 1u64 << len };
-    let before_newline = fill_down(spc_tab & ((newline & ws1 | more) >> 1), spc_tab);
-    let after_newline = spc_tab & prev(newline & ws1) & !before_newline;
-    let ws_starts = run_start | last_before_text | after_newline;
+    let after_newline = if newline == 0 {
+        0
+    } else {
+        let more = if eot { 0 } else { 1u64 << len };
+        let before_newline = fill_down(spc_tab & ((newline & ws1 | more) >> 1), spc_tab);
+        spc_tab & prev(newline & ws1) & !before_newline
+    };
+    let mut ws_starts = run_start | last_before_text | after_newline;
+    if S::WHOLE_LAST_RUN && eot {
+        // `\s++$`: the run that ends the text starts nowhere else (`eot`: `len >= 1`).
+        let last_run = fill_down(ws1 & (1u64 << (len - 1)), ws1);
+        ws_starts &= !last_run | run_start;
+    }
     let other_starts = other & (prev(letter | digit | tab) | (prev(newline | tail) & !tail) | 1);
     let prefix_starts = (ws_starts & !newline) | other_starts;
     // A prefix is one char: a letter after its last byte is not a start (chars of up to 3
-    // bytes here: two steps cover a start's continuation bytes).
+    // bytes for o200k, 4 for cl100k's shape: a step per continuation byte).
     let mut prefix_chars = prefix_starts;
     prefix_chars |= prev(prefix_chars) & w.cont;
     prefix_chars |= prev(prefix_chars) & w.cont;
+    if !S::O200K {
+        prefix_chars |= prev(prefix_chars) & w.cont;
+    }
     let letter_starts = letter & ((upper & prev(lower)) | !(prev(letter) | prev(prefix_chars)));
     let mut digit_starts = digit & !prev(digit);
-    // Runs of four digits or more: every third one.
-    let mut long = digit_starts & (digit >> 3) & (digit >> 2) & (digit >> 1);
-    while long != 0 {
-        let first = long.trailing_zeros();
-        long &= long - 1;
-        let end = first + (!(digit >> first)).trailing_zeros();
-        let mut q = first + 3;
-        while q < end {
-            digit_starts |= 1 << q;
-            q += 3;
+    if S::DIGITS == 1 {
+        digit_starts = digit;
+    } else {
+        // Runs of four digits or more: every third one.
+        let mut long = digit_starts & (digit >> 3) & (digit >> 2) & (digit >> 1);
+        while long != 0 {
+            let first = long.trailing_zeros();
+            long &= long - 1;
+            let end = first + (!(digit >> first)).trailing_zeros();
+            let mut q = first + 3;
+            while q < end {
+                digit_starts |= 1 << q;
+                q += 3;
+            }
         }
     }
+    let (contr, contr_end) = if S::O200K {
+        o200k_contr
+    } else {
+        // A letter follows a contraction's `'` (one at the window's end starts no piece it
+        // decides): most punctuation is followed by a space or more punctuation.
+        contractions(s, base, other_starts & (letter >> 1), false)
+    };
     let starts = ((ws_starts | other_starts | letter_starts | digit_starts | 1) & !contr & valid) | contr_end;
     if eot {
         // The end of the text ends the last piece.
@@ -256,13 +393,13 @@ fn masks_at(s: &[u8], base: usize, kernel: Kernel) -> ByteMasks {
 /// The pieces a window at pre-token start `base` decides, each passed to `f`; returns where
 /// they end (`base` if none).
 #[inline(always)]
-fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize, usize)) -> usize {
+fn window_pieces<S: Shape>(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize, usize)) -> usize {
     let m = masks_at(s, base, kernel);
     let rest = s.len() - base;
     let (starts, limit) = if m.high & valid_bits(rest.min(63) as u32) == 0 {
-        window_starts::<false>(s, base, &m, rest)
+        window_starts::<S, false>(s, base, &m, rest)
     } else {
-        window_starts::<true>(s, base, &m, rest)
+        window_starts::<S, true>(s, base, &m, rest)
     };
     let mut p = 0u32;
     // Starts after p, up to the limit.
@@ -277,7 +414,7 @@ fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize
     base + p as usize
 }
 
-/// Whether [`o200k_tile`] pays for `s`, judged by its first 2 KB: when at most one byte in 8
+/// Whether [`tile`] pays for `s`, judged by its first 2 KB: when at most one byte in 8
 /// is the lead byte of a char other than a CJK ideograph (those a window classifies a run at
 /// a time; any other char it looks up one by one). Elsewhere the char-at-a-time matcher is
 /// faster (windows take ~1.5x its instructions on Russian, Japanese and Thai), while in
@@ -285,7 +422,8 @@ fn window_pieces(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize
 #[inline(always)]
 pub fn windows_pay(s: &[u8]) -> bool {
     let sample = &s[..s.len().min(2048)];
-    slow_leads(sample) * 8 <= sample.len()
+    let limit = sample.len() / 8;
+    slow_leads(sample, limit) <= limit
 }
 
 /// The number of lead bytes in `s` of chars of 2 bytes, of 3 bytes other than E4..E9 (CJK
@@ -295,13 +433,18 @@ pub fn windows_pay(s: &[u8]) -> bool {
 /// (with the top bit flipped, the 7-bit range 0x64..=0x69: [`bytes_in`]). Lanes add per byte,
 /// and every 31 words the lanes (each at most 31, so their sum is below 256) are summed by
 /// one multiply. With a call per 4 KB document, a byte-at-a-time count would be ~6% of a
-/// Python `encode` of English.
+/// Python `encode` of English. The count stops after the first group that takes it past
+/// `limit` (text mostly of such chars, where windows do not pay: ~0.9 instructions per byte of
+/// a Japanese document otherwise).
 #[inline]
-fn slow_leads(s: &[u8]) -> usize {
+fn slow_leads(s: &[u8], limit: usize) -> usize {
     let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
     let (words, tail) = s.split_at(s.len() & !7);
     let mut total = tail.iter().filter(|&&b| slow(b)).count();
     for group in words.chunks(8 * 31) {
+        if total > limit {
+            break;
+        }
         let mut lanes = 0u64;
         for w in group.chunks_exact(8) {
             let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
@@ -315,15 +458,15 @@ fn slow_leads(s: &[u8]) -> usize {
     total
 }
 
-/// Calls `f(start, end)` for each o200k pre-token of `s`, in order (the ranges tile `s`),
-/// classifying with `kernel`.
+/// Calls `f(start, end)` for each pre-token of `s` by shape `S`'s pattern, in order (the
+/// ranges tile `s`), classifying with `kernel`.
 ///
-/// Inlined into its one caller, `BpeTokenizer::encode_scanned`, a function of its own: this
-/// loop and the char-at-a-time one never share a function (or a closure), so neither changes
-/// how the other is compiled (a shared one costs Russian, which never comes here, ~2M
-/// instructions per MB).
+/// Inlined into its one caller, `BpeTokenizer::encode_scanned`, a function of its own per
+/// shape: this loop and the char-at-a-time one never share a function (or a closure), so
+/// neither changes how the other is compiled (a shared one costs Russian, which never comes
+/// here, ~2M instructions per MB).
 #[inline(always)]
-pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
+pub fn tile<S: Shape>(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     let n = s.len();
     let mut i = 0;
     // Where to try a window again after one that decided less than GOOD bytes, half its
@@ -339,7 +482,7 @@ pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
     let mut skip = MIN_SKIP;
     while i < n {
         if i >= retry {
-            let e = window_pieces(s, i, kernel, &mut f);
+            let e = window_pieces::<S>(s, i, kernel, &mut f);
             if e - i >= GOOD {
                 skip = MIN_SKIP;
             } else {
@@ -352,27 +495,96 @@ pub fn o200k_tile(s: &[u8], kernel: Kernel, mut f: impl FnMut(usize, usize)) {
             }
         }
         // Non-ASCII, or a pre-token the window cannot hold.
-        let e = o200k(s, i);
+        let e = S::next_end(s, i);
         debug_assert!(e > i && e <= n);
         f(i, e);
         i = e;
     }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pre_tokenizers::byte_level::pattern::{o200k, Pattern};
+    use crate::pre_tokenizers::byte_level::pattern::{o200k_general, Pattern};
 
     /// Pieces that make the rules meet: every ASCII class, contractions and their look-alikes,
     /// runs of spaces and newlines, slashes, and non-ASCII letters, digits, marks and spaces.
     const ALPHABET: &[&str] = &[
-        "a", "z", "e", "A", "Z", "Q", "0", "9", "5", " ", " ", " ", "\t", "\n", "\r", "\x0b", "\x0c", "'",
-        "/", "!", "(", ".", "_", "-", "\x00", "\x1f", "\x7f", "'s", "'S", "'t", "'re", "'VE", "'ll", "'d",
-        "'m", "'x", "    ", "\r\n", " \n ", "//", "HTTP", "Server", "don", "123", "4567",
+        "a",
+        "z",
+        "e",
+        "A",
+        "Z",
+        "Q",
+        "0",
+        "9",
+        "5",
+        " ",
+        " ",
+        " ",
+        "\t",
+        "\n",
+        "\r",
+        "\x0b",
+        "\x0c",
+        "'",
+        "/",
+        "!",
+        "(",
+        ".",
+        "_",
+        "-",
+        "\x00",
+        "\x1f",
+        "\x7f",
+        "'s",
+        "'S",
+        "'t",
+        "'re",
+        "'VE",
+        "'ll",
+        "'d",
+        "'m",
+        "'x",
+        "'T",
+        "'M",
+        "'D",
+        "'Re",
+        "'rE",
+        "'Ll",
+        "'lL",
+        "'Ve",
+        "''",
+        "'",
+        "    ",
+        "\r\n",
+        " \n ",
+        "!\n",
+        "\t\t",
+        "//",
+        "HTTP",
+        "Server",
+        "don",
+        "123",
+        "4567",
+        "1234567890",
         // Non-ASCII, now and then.
-        "é", "É", "ß", "\u{a0}", "\u{2028}", "\u{85}", "٣", "\u{301}", "ʰ", "中", "—", "😀", "\u{17f}",
+        "é",
+        "É",
+        "ß",
+        "\u{a0}",
+        "\u{2028}",
+        "\u{85}",
+        "٣",
+        "\u{301}",
+        "ʰ",
+        "中",
+        "—",
+        "😀",
+        "\u{17f}",
+        "'\u{17f}",
     ];
-    const ASCII_PICKS: usize = ALPHABET.len() - 13;
+    const ASCII_PICKS: usize = ALPHABET.len() - 14;
 
     /// Pieces of text in other scripts, for windows that hold non-ASCII chars: letters of
     /// every kind a window takes (Ll, Lu, Lt, Lm, Lo in 2 and 3 bytes, CJK ideographs), 2- and
@@ -428,6 +640,8 @@ mod tests {
         "\u{3000}",
         "😀",
         "𝐀",
+        "𝟙",
+        "𠀀",
         "Αθήνα",
         "Москва",
         "中文",
@@ -496,12 +710,18 @@ mod tests {
                         t.push_str(piece);
                     }
                 }
+                // Whitespace at the end of the text now and then (`\s++$`, `(?!\S)`).
+                let r = next();
+                if r % 4 == 0 {
+                    t.push_str(["  ", "\n", " \n ", "\n\n  ", "\t", " \r\n", " "][(r >> 8) as usize % 7]);
+                }
                 t
             })
             .collect()
     }
 
-    /// The SWAR count equals a byte-by-byte count at every length (every tail, every fold).
+    /// The SWAR count equals a byte-by-byte count at every length (every tail, every fold),
+    /// and with a limit it passes the limit exactly when that count does.
     #[test]
     fn slow_leads_counts_every_length() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -522,49 +742,115 @@ mod tests {
                 })
                 .collect();
             let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
-            assert_eq!(slow_leads(&s), s.iter().filter(|&&b| slow(b)).count(), "{len} bytes");
+            let want = s.iter().filter(|&&b| slow(b)).count();
+            assert_eq!(slow_leads(&s, usize::MAX), want, "{len} bytes");
+            // With a limit: past it exactly when the whole count is.
+            for limit in [0, 1, want.saturating_sub(1), want, want + 1, len / 8] {
+                assert_eq!(slow_leads(&s, limit) > limit, want > limit, "{len} bytes, limit {limit}");
+            }
         }
     }
 
-    /// The pieces a window decides equal the general matcher's, for windows at every
-    /// pre-token start (so each piece is seen at every block position).
-    #[test]
-    fn window_pieces_match_the_general_matcher() {
+    /// The pieces a window of shape `S` decides equal `general`'s (the char-at-a-time
+    /// matcher without fast paths), for windows at every pre-token start (so each piece is
+    /// seen at every block position).
+    fn assert_windows_match<S: Shape>(general: fn(&[u8], usize) -> usize, seed: u64) {
         let mut answered = 0usize;
-        for text in texts(0x5EED_0001, 4000).into_iter().chain(wide_texts(0x5EED_0003, 4000)) {
+        for text in texts(seed, 4000).into_iter().chain(wide_texts(seed + 1, 4000)) {
             let s = text.as_bytes();
             let mut base = 0;
             while base < s.len() {
                 let mut at = base;
-                window_pieces(s, base, Kernel::Scalar, &mut |a, b| {
-                    assert_eq!((a, b), (at, o200k_general::<false>(s, a)), "{text:?} window at {base}");
+                window_pieces::<S>(s, base, Kernel::Scalar, &mut |a, b| {
+                    assert_eq!((a, b), (at, general(s, a)), "{text:?} window at {base}");
                     at = b;
                     answered += 1;
                 });
-                base = o200k(s, base);
+                base = general(s, base);
             }
         }
         assert!(answered > 100_000, "{answered}");
     }
 
-    /// The whole tiling, with every kernel, equals the char-at-a-time matcher's.
     #[test]
-    fn tiling_matches_the_matcher_with_every_kernel() {
-        for text in texts(0x5EED_0002, 20000).into_iter().chain(wide_texts(0x5EED_0004, 20000)) {
-            let s = text.as_bytes();
-            let mut want = Vec::new();
-            let mut i = 0;
-            while i < s.len() {
-                let e = o200k(s, i);
-                want.push((i, e));
-                i = e;
-            }
-            assert_eq!(Pattern::O200k.split(&text), want, "{text:?}");
+    fn o200k_windows_match_the_general_matcher() {
+        assert_windows_match::<O200k>(o200k_general::<false>, 0x5EED_0001);
+    }
+
+    #[test]
+    fn cl100k_windows_match_the_matcher() {
+        assert_windows_match::<Cl100k>(cl100k, 0x5EED_0011);
+    }
+
+    #[test]
+    fn llama3_windows_match_the_matcher() {
+        assert_windows_match::<Llama3>(llama3, 0x5EED_0021);
+    }
+
+    #[test]
+    fn qwen_windows_match_the_matcher() {
+        assert_windows_match::<Qwen>(qwen, 0x5EED_0031);
+    }
+
+    /// The whole tiling by shape `S`, with every kernel, equals `pattern`'s char-at-a-time
+    /// split, on random texts of every length up to 200 bytes and on the empty text.
+    fn assert_tiling_matches<S: Shape>(pattern: Pattern, seed: u64) {
+        let mut all = texts(seed, 20000);
+        all.extend(wide_texts(seed + 1, 20000));
+        all.push(String::new());
+        for text in all {
+            let want = pattern.split(&text);
             for k in Kernel::all_available() {
                 let mut got = Vec::new();
-                o200k_tile(s, k, |a, b| got.push((a, b)));
+                tile::<S>(text.as_bytes(), k, |a, b| got.push((a, b)));
                 assert_eq!(got, want, "{} on {text:?}", k.name());
             }
         }
+    }
+
+    #[test]
+    fn o200k_tiling_matches_the_matcher_with_every_kernel() {
+        assert_tiling_matches::<O200k>(Pattern::O200k, 0x5EED_0002);
+    }
+
+    #[test]
+    fn cl100k_tiling_matches_the_matcher_with_every_kernel() {
+        assert_tiling_matches::<Cl100k>(Pattern::Cl100k, 0x5EED_0012);
+    }
+
+    #[test]
+    fn llama3_tiling_matches_the_matcher_with_every_kernel() {
+        assert_tiling_matches::<Llama3>(Pattern::Llama3, 0x5EED_0022);
+    }
+
+    #[test]
+    fn qwen_tiling_matches_the_matcher_with_every_kernel() {
+        assert_tiling_matches::<Qwen>(Pattern::Qwen, 0x5EED_0032);
+    }
+
+    /// The tiling by shape `S` splits as `pattern`'s regex does in the reference's engine
+    /// (Oniguruma), on random texts with long runs across the window boundaries.
+    #[cfg(feature = "general")]
+    fn assert_tiling_splits_as_regex<S: Shape>(pattern: Pattern, seed: u64) {
+        use crate::pre_tokenizers::byte_level::pattern::tests::splits_by_regex;
+        let reference = splits_by_regex(pattern);
+        for text in texts(seed, 3000).into_iter().chain(wide_texts(seed + 1, 3000)) {
+            let mut want = Vec::new();
+            crate::pre_tokenizers::pre_tokenize(Some(&reference), &text, |q| {
+                want.push((q.byte_start, q.byte_end))
+            });
+            let mut got = Vec::new();
+            tile::<S>(text.as_bytes(), Kernel::best(), |a, b| got.push((a, b)));
+            assert_eq!(got, want, "{pattern:?} on {text:?}");
+        }
+    }
+
+    #[cfg(feature = "general")]
+    #[test]
+    fn tilings_split_as_the_regexes() {
+        assert_tiling_splits_as_regex::<O200k>(Pattern::O200k, 0x5EED_0005);
+        assert_tiling_splits_as_regex::<Cl100k>(Pattern::Cl100k, 0x5EED_0015);
+        assert_tiling_splits_as_regex::<Llama3>(Pattern::Llama3, 0x5EED_0025);
+        assert_tiling_splits_as_regex::<Qwen>(Pattern::Qwen, 0x5EED_0035);
     }
 }

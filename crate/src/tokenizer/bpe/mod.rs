@@ -168,6 +168,32 @@ thread_local! {
     static WORK: RefCell<Vec<(u64, Work)>> = const { RefCell::new(Vec::new()) };
 }
 
+/// How [`BpeTokenizer::encode_text`] finds pre-tokens.
+trait Tiling {
+    /// Calls `f(start, end)` for each pre-token of `text` by `pattern`, in order.
+    fn for_each(pattern: Pattern, text: &str, f: impl FnMut(usize, usize));
+}
+
+/// The pattern's char-at-a-time matcher.
+struct CharMatcher;
+
+impl Tiling for CharMatcher {
+    #[inline(always)]
+    fn for_each(pattern: Pattern, text: &str, f: impl FnMut(usize, usize)) {
+        pattern.for_each(text, f);
+    }
+}
+
+/// The block scanner of shape `S` (the pattern's: see [`BpeTokenizer::encode_segment`]).
+struct Windows<S>(std::marker::PhantomData<S>);
+
+impl<S: scan::Shape> Tiling for Windows<S> {
+    #[inline(always)]
+    fn for_each(_: Pattern, text: &str, f: impl FnMut(usize, usize)) {
+        scan::tile::<S>(text.as_bytes(), crate::simd::Kernel::best(), f);
+    }
+}
+
 /// How one pre-token was encoded, for display.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct PieceTrace {
@@ -524,18 +550,21 @@ impl BpeTokenizer {
             return;
         }
         let text = self.normalize(segment);
-        if self.pattern == Pattern::O200k && scan::windows_pay(text.as_bytes()) {
-            self.encode_scanned(&text, out, w);
-        } else {
-            self.encode_text::<false, false>(&text, out, w);
+        let pays = || scan::windows_pay(text.as_bytes());
+        match self.pattern {
+            Pattern::O200k if pays() => self.encode_scanned::<scan::O200k>(&text, out, w),
+            Pattern::Cl100k if pays() => self.encode_scanned::<scan::Cl100k>(&text, out, w),
+            Pattern::Llama3 if pays() => self.encode_scanned::<scan::Llama3>(&text, out, w),
+            Pattern::Qwen if pays() => self.encode_scanned::<scan::Qwen>(&text, out, w),
+            _ => self.encode_text::<CharMatcher, false>(&text, out, w),
         }
     }
 
-    /// [`Self::encode_text`] with o200k's block scanner ([`scan`]), in a function of its own
-    /// (see [`scan::o200k_tile`]).
+    /// [`Self::encode_text`] with the block scanner ([`scan`]) of shape `S`, in a function of
+    /// its own per shape (see [`scan::tile`]).
     #[inline(never)]
-    fn encode_scanned(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
-        self.encode_text::<true, false>(text, out, w);
+    fn encode_scanned<S: scan::Shape>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
+        self.encode_text::<Windows<S>, false>(text, out, w);
     }
 
     /// [`Self::encode_text`] looking up whole spans (see [`spans::span_end`]) where a
@@ -543,13 +572,13 @@ impl BpeTokenizer {
     #[inline(never)]
     fn encode_spans(&self, segment: &str, out: &mut Vec<u32>, w: &mut Work) {
         let text = self.normalize(segment);
-        self.encode_text::<false, true>(&text, out, w);
+        self.encode_text::<CharMatcher, true>(&text, out, w);
     }
 
-    /// Pre-tokenizes and merges normalized text: with o200k's block scanner if `SCAN`, else
-    /// with the pattern's char-at-a-time matcher.
+    /// Pre-tokenizes and merges normalized text, finding the pre-tokens with `T`; with
+    /// `SPANS`, with the pattern's char-at-a-time matcher, looking up spans.
     #[inline(always)]
-    fn encode_text<const SCAN: bool, const SPANS: bool>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
+    fn encode_text<T: Tiling, const SPANS: bool>(&self, text: &str, out: &mut Vec<u32>, w: &mut Work) {
         let bytes = text.as_bytes();
         let mut batch = [(0u32, 0u32, words::NO_KEY, 0u64); BATCH];
         let mut n = 0;
@@ -588,15 +617,9 @@ impl BpeTokenizer {
                 push!(a, b, key, h);
             }};
         }
-        if SCAN {
-            scan::o200k_tile(
-                bytes,
-                crate::simd::Kernel::best(),
-                #[inline(always)]
-                |a, b| piece!(a, b),
-            );
-        } else if !SPANS {
-            self.pattern.for_each(
+        if !SPANS {
+            T::for_each(
+                self.pattern,
                 text,
                 #[inline(always)]
                 |a, b| piece!(a, b),

@@ -270,10 +270,10 @@ fn spans_encode_as_their_pre_tokens() {
                 text.push_str(seps[next(seps.len())]);
             }
             let mut plain = Vec::new();
-            t.encode_text::<false, false>(&text, &mut plain, &mut Work::default());
+            t.encode_text::<CharMatcher, false>(&text, &mut plain, &mut Work::default());
             for pass in 0..2 {
                 let mut spans = Vec::new();
-                t.encode_text::<false, true>(&text, &mut spans, &mut warm);
+                t.encode_text::<CharMatcher, true>(&text, &mut spans, &mut warm);
                 assert_eq!(spans, plain, "{p:?} pass {pass}: {text:?}");
             }
         }
@@ -284,7 +284,7 @@ fn spans_encode_as_their_pre_tokens() {
     let (short, long) = (" بَلِ", " بَلِّبَلِّبَلِّبَلِّ");
     let text = format!("{short}{long} .");
     let mut ids = Vec::new();
-    t.encode_text::<false, true>(&text, &mut ids, &mut w);
+    t.encode_text::<CharMatcher, true>(&text, &mut ids, &mut w);
     let key = words::span_key(words::key_at(short.as_bytes(), 0, short.len()));
     assert!(w.words.get_into(key, words::hash(key), &mut Vec::new()), "{short:?} not in the word table");
     assert!(long.len() > words::MAX_PIECE);
@@ -438,7 +438,7 @@ fn batches_of_new_and_seen_pieces() {
             let want: Vec<u32> = t.pre_tokenize(&text).iter().flat_map(|p| plain(p.as_bytes())).collect();
             assert_eq!(t.encode_ordinary(&text), want, "{text:?}");
             let mut unseeded = Vec::new();
-            t.encode_text::<false, false>(&text, &mut unseeded, &mut Work::default());
+            t.encode_text::<CharMatcher, false>(&text, &mut unseeded, &mut Work::default());
             assert_eq!(unseeded, want, "unseeded: {text:?}");
         }
     }

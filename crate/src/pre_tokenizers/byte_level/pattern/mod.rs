@@ -602,4 +602,4 @@ pub fn llama3(s: &[u8], i: usize) -> usize {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -506,7 +506,7 @@ fn deepseek_splits() {
 /// matcher (tiktoken's fancy-regex reads DeepSeek's and Tekken's alike: no `$`, no possessive
 /// quantifier).
 #[cfg(feature = "general")]
-fn splits_by_regex(p: Pattern) -> crate::pre_tokenizers::PreTokenizer {
+pub(crate) fn splits_by_regex(p: Pattern) -> crate::pre_tokenizers::PreTokenizer {
     use crate::pre_tokenizers::split::{Split, SplitDelimiterBehavior, SplitPattern};
     crate::pre_tokenizers::PreTokenizer::Sequence(
         p.oniguruma_regexes()
