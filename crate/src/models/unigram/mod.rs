@@ -198,13 +198,17 @@ struct Work {
     cache: WordCache<Token>,
     /// Word → ids (see [`Unigram::words`]).
     word_ids: PieceCache,
+    /// Word → path and fused ids (see [`Unigram::words_ids`]).
+    fused_ids: PieceCache,
     /// Pre-token → ids (see [`Unigram::tokenize_ids`]).
     piece_ids: PieceCache,
-    /// Owner of `word_ids`'s and `piece_ids`'s words (a model's `cache_id`).
+    /// Owner of the id caches' words (a model's `cache_id`).
     word_owner: u64,
     /// A pre-token's tokens, for its ids; SentencePiece's path through a text.
     tokens: Vec<Token>,
     ids: Vec<u32>,
+    /// A text's path not yet summed (see [`Unigram::words_ids`]).
+    path_ids: Vec<u32>,
     /// A path from its first unknown char on, being fused.
     nodes: Vec<Token>,
 }
@@ -221,33 +225,15 @@ fn missing_unk() -> Error {
 /// its first char, or at the text's end.
 #[inline(always)]
 fn word_end(bytes: &[u8], start: usize) -> usize {
-    const LEAD: u64 = 0xE2 * (u64::MAX / 255);
-    const LOW: u64 = u64::MAX / 255;
-    const HIGH: u64 = LOW << 7;
-    let is_space = |i: usize| bytes.get(i..i + 3) == Some(&[0xE2, 0x96, 0x81][..]);
     let mut i = start + char_len(bytes[start]);
-    // The lead byte 0xE2 sought eight bytes at a time: the lowest byte that the zero-byte
-    // test flags in `w ^ LEAD` is always a true one (a borrow only flags bytes above it).
-    while i + 8 <= bytes.len() {
-        let w = u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap()) ^ LEAD;
-        let found = w.wrapping_sub(LOW) & !w & HIGH;
-        if found == 0 {
-            i += 8;
-            continue;
-        }
-        let k = i + (found.trailing_zeros() / 8) as usize;
-        if is_space(k) {
+    loop {
+        // "▁" is E2 96 81; its lead byte is rare in most text.
+        let k = crate::simd::find_byte(bytes, i, 0xE2);
+        if k == bytes.len() || bytes.get(k..k + 3) == Some(&[0xE2, 0x96, 0x81][..]) {
             return k;
         }
         i = k + 1;
     }
-    while i < bytes.len() {
-        if bytes[i] == 0xE2 && is_space(i) {
-            return i;
-        }
-        i += 1;
-    }
-    bytes.len()
 }
 
 /// For [`Unigram::words`]: the largest magnitude of a score on a path (the lattice's
@@ -461,6 +447,11 @@ impl Unigram {
             Ok(mut work) if cfg!(not(target_arch = "wasm32")) && word.len() < MAX_WORD => {
                 self.ids_cached(word, &mut work, ids)
             }
+            // Native only, as `tokenize_uncached`'s split.
+            Ok(mut work) if cfg!(not(target_arch = "wasm32")) && self.fuses_by_word() => {
+                let max_score = self.word_scores.expect("fuses_by_word checks word_scores");
+                self.words_ids(word, max_score, &mut work, ids)
+            }
             Ok(mut work) => {
                 let mut tokens = std::mem::take(&mut work.tokens);
                 tokens.clear();
@@ -532,11 +523,96 @@ impl Unigram {
         Ok(())
     }
 
+    /// Whether [`Unigram::words_ids`] applies: the lattice falls apart before every "▁", "▁"
+    /// is a piece and the unk piece does not begin with one, so every word but a text's
+    /// first begins with a piece that is not fused and a run of unknown chars (with the unk
+    /// piece) never goes on past its word.
+    fn fuses_by_word(&self) -> bool {
+        let unk_piece = self.unk_id.map(|u| self.pieces[u as usize].0.as_str());
+        self.word_scores.is_some()
+            && !self.spm
+            && self.trie.get("▁".as_bytes()).is_some_and(|id| Some(id) != self.unk_id)
+            && !unk_piece.is_some_and(|p| p.starts_with('▁'))
+    }
+
+    /// The ids of [`Unigram::words`] in float64 with unknown runs fused, for a text where
+    /// [`Unigram::fuses_by_word`]: a word's path and its fused ids are cached together, and a
+    /// cached word costs two copies, no tokens and no fusing.
+    ///
+    /// The score where a word starts is only needed for a word whose path is not cached (a
+    /// near tie, or a word too long to cache): it is summed then from the cached paths'
+    /// ids, in path order, as [`Unigram::words`] sums it token by token.
+    fn words_ids(&self, text: &str, max_score: f64, work: &mut Work, ids: &mut Vec<u32>) -> Result<()> {
+        self.own_caches(work);
+        let limit = f64::sum_limit(text.len(), max_score);
+        let half_ulp = f64::half_ulp(limit + max_score);
+        let unk = self.unk_id.ok_or_else(missing_unk)?;
+        let score = |id: u32| if id == unk { self.unk_score } else { self.scores[id as usize] };
+        let bytes = text.as_bytes();
+        let Work { lattice, runners_up, fused_ids, ids: entry, path_ids, tokens, nodes, .. } = &mut *work;
+        // The path's ids not yet summed into `here` (an unk id is an unknown char).
+        path_ids.clear();
+        let mut here = 0.0f64;
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = word_end(bytes, start);
+            let word = &text[start..end];
+            let reach = word.len() as f64 * (max_score + 1.0);
+            // A path to here has at most `start` scores, each at most `max_score` in
+            // magnitude; their float sum is off by less than start / 2 while that bound stays
+            // below 2^52. Within it the score here passes `words`' test without being known.
+            let bound = start as f64 * (max_score + 1.0);
+            let mut settled = word.len() < MAX_WORD;
+            if settled && !(bound <= 4.0e15 && bound + reach <= limit) {
+                here = path_ids.drain(..).fold(here, |h, id| score(id) + h);
+                settled = here.abs() + reach <= limit;
+            }
+            let key = PieceKey::of(word.as_bytes());
+            entry.clear();
+            let mut found = settled && fused_ids.get_into(word.as_bytes(), key.hash, key.short, entry);
+            if settled && !found {
+                tokens.clear();
+                self.best_path::<f64, true>(word, 0.0, lattice, runners_up, tokens)?;
+                let margin = 2.0 * word.len() as f64 * (half_ulp + f64::half_ulp(reach));
+                found = tokens.iter().all(|t| {
+                    let e = t.end as usize;
+                    let unk_piece =
+                        t.id == unk && self.trie.get(&word.as_bytes()[t.start as usize..e]) == Some(unk);
+                    lattice[e].score - runners_up[e] > margin && !unk_piece
+                });
+                if found {
+                    // The path's length, its ids, then its fused ids where they differ.
+                    entry.push(tokens.len() as u32);
+                    entry.extend(tokens.iter().map(|t| t.id));
+                    if tokens.iter().any(|t| t.id == unk) {
+                        self.fuse_unknowns(word, tokens, 0, nodes)?;
+                        entry.extend(tokens.iter().map(|t| t.id));
+                    }
+                    fused_ids.insert(word.as_bytes(), key.hash, entry);
+                }
+            }
+            if found {
+                let k = entry[0] as usize;
+                path_ids.extend_from_slice(&entry[1..1 + k]);
+                ids.extend_from_slice(if entry.len() > 1 + k { &entry[1 + k..] } else { &entry[1..] });
+            } else {
+                here = path_ids.drain(..).fold(here, |h, id| score(id) + h);
+                tokens.clear();
+                here = self.best_path::<f64, false>(word, here, lattice, &mut Vec::new(), tokens)?;
+                self.fuse_unknowns(word, tokens, 0, nodes)?;
+                ids.extend(tokens.iter().map(|t| t.id));
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
     /// Empties the id caches if another model filled them.
     #[inline]
     fn own_caches(&self, work: &mut Work) {
         if work.word_owner != self.cache_id {
             work.word_ids.clear();
+            work.fused_ids.clear();
             work.piece_ids.clear();
             work.word_owner = self.cache_id;
         }

@@ -481,11 +481,13 @@ fn words_follow_the_whole_texts_float64_lattice() {
             let mut p: String = if rng.below(2) == 0 { "▁".into() } else { String::new() };
             p.extend((0..len).map(|_| rng.pick(&alphabet)));
             // Rounds of exact ties, of tenths (whose sums rounding decides: 0.1 + 0.2 against
-            // 0.3), and of large scores 1e-9 apart (below an ulp of a long text's sums).
-            let score = match round % 3 {
+            // 0.3), of large scores 1e-9 apart (below an ulp of a long text's sums), and of
+            // scores so large that a long text's sums pass 2^52 (ulps of 1 and more).
+            let score = match round % 4 {
                 0 => -((1 + rng.below(4)) as f64) * 0.5,
                 1 => -((1 + rng.below(6)) as f64) * 0.1,
-                _ => -((1 + rng.below(4)) as f64) * 700.0 - rng.below(3) as f64 * 1e-9,
+                2 => -((1 + rng.below(4)) as f64) * 700.0 - rng.below(3) as f64 * 1e-9,
+                _ => -((1 + rng.below(4)) as f64) * 1e13 - rng.below(3) as f64,
             };
             vocab.push((p, score));
         }
