@@ -181,7 +181,21 @@ impl Replace {
                 let content = self.content.as_bytes();
                 let matches = bytes.iter().filter(|&&x| x == b).count();
                 let len = bytes.len() - matches + matches * content.len();
-                let out = if content.len() <= 4 {
+                let out = if matches * 16 < bytes.len() {
+                    // Rare matches (a space in Thai, Chinese or code): a search for each and
+                    // one copy for the run before it.
+                    let mut out = Vec::with_capacity(len);
+                    let mut last = 0;
+                    while last < bytes.len() {
+                        let k = crate::simd::find_byte(bytes, last, b);
+                        out.extend_from_slice(&bytes[last..k]);
+                        if k < bytes.len() {
+                            out.extend_from_slice(content);
+                        }
+                        last = k + 1;
+                    }
+                    out
+                } else if content.len() <= 4 {
                     // Four bytes written for every byte, the step chosen without a branch:
                     // where the matches fall (spaces in text) is not predictable.
                     let mut word = [0u8; 4];
@@ -365,7 +379,8 @@ mod tests {
     #[test]
     fn one_byte_replaced_in_plain_text_as_everywhere() {
         let mut rng = crate::testing::Rng(0x5DEE_CE66_D1CE_4E5B);
-        let parts = [" ", "a", "▁", "日", "\u{1F600}", "  "];
+        // Long parts give texts with few matches (searched), short ones many (copied).
+        let parts = [" ", "a", "▁", "日", "\u{1F600}", "  ", "日本語のテキスト", "abcdefghijklmnopq"];
         for content in ["", "x", "▁", "\u{1F600}", "12345", "▁▁"] {
             let r = lit(" ", content);
             for _ in 0..500 {
