@@ -146,7 +146,7 @@ def hf_rows_for(encoding: str, compare: str | None = None) -> list[dict]:
         dict(name="tokenprism", label="tokenprism", kind="ours", impl="tokenprism-json"),
         dict(
             name="tokenprism-numpy",
-            label="tokenprism encode_ordinary_to_numpy",
+            label="tokenprism encode_to_numpy",
             kind="ours",
             impl="tokenprism-json-numpy",
         ),
@@ -406,7 +406,7 @@ def markdown(res: dict) -> str:
             out += [f"Run {e['date']}{on} (load at start {e['load_start']}).", ""]
         if enc in HF_FILES and "tokenprism-numpy" in names:
             out += [
-                "Ours (BpeTokenizer.from_file + encode_ordinary_to_numpy) over each peer's "
+                "Ours (BpeTokenizer.from_file + encode_to_numpy, added tokens matched) over each peer's "
                 "fastest per-document call, warm (median of per-round ratios); "
                 f"'ids differ' = not {ref_label}'s ids on this corpus, "
                 "'not supported' = the peer cannot load the file:",

@@ -12,7 +12,8 @@ kitoken | tokenizers | tokenizers-batch | tokenizers1. The -json variants load t
 cl100k_base) or a tokenizer.json's (llama3.2); OPTIONS_JSON gives "rank_file" (the .tiktoken
 file), "pattern" (the encoding's regex, for fastokens), "tokenizer_json" (for tokenizers and
 tokenprism-json) and "tiktoken_cache" (for tiktoken). Every call encodes one string with special
-tokens off and returns its ids as a Python list (the timed work includes building the list);
+tokens off (tokenprism-json matches the file's added tokens in the text, as tokenizers' encode
+does) and returns its ids as a Python list (the timed work includes building the list);
 the -numpy variants return a numpy uint32 array instead (tokenprism's encode_ordinary_to_numpy,
 tiktoken's encode_to_numpy with no special token); tokenizers-batch encodes all documents in
 one encode_batch_fast call per pass. gigatoken-json and tiktoken-json (encode_to_numpy) return
@@ -27,6 +28,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+from functools import partial
 
 from bench_common import kitoken_encode, load_docs, serve, timed_passes, tokie_encode
 
@@ -97,9 +99,16 @@ def load_impl(impl: str, encoding: str, opts: dict):
         import tokenprism
 
         tok = tokenprism.BpeTokenizer.from_file(opts["tokenizer_json"])
+        # The file's added tokens are matched in the text, as the reference's encode does
+        # (add_special_tokens=False only leaves out the template's tokens).
         if impl == "tokenprism-json-numpy":
-            return tokenprism.__version__, tok.encode_ordinary_to_numpy, None, None
-        return tokenprism.__version__, tok.encode_ordinary, None, None
+            return (
+                tokenprism.__version__,
+                partial(tok.encode_to_numpy, allowed_special="all"),
+                None,
+                None,
+            )
+        return tokenprism.__version__, partial(tok.encode, allowed_special="all"), None, None
     if impl == "tiktoken-json":
         import tiktoken
 
