@@ -144,10 +144,21 @@ impl AddedMatcher {
 
     /// The non-overlapping matches in `text`, left to right.
     pub(crate) fn find_iter<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Found> + 'a {
-        self.ac.find_iter(text).map(|m| Found {
-            start: m.start(),
-            end: m.end(),
-            which: self.which[m.pattern().as_usize()],
+        // With first bytes no pattern is empty, so each match ends where the next search
+        // starts (the automaton's iterator also steps past empty matches).
+        let mut all = self.first_bytes.is_none().then(|| self.ac.find_iter(text));
+        let mut from = 0;
+        std::iter::from_fn(move || match &mut all {
+            Some(all) => all.next().map(|m| Found {
+                start: m.start(),
+                end: m.end(),
+                which: self.which[m.pattern().as_usize()],
+            }),
+            None => {
+                let found = self.find_at(text, from)?;
+                from = found.end;
+                Some(found)
+            }
         })
     }
 
@@ -416,8 +427,9 @@ mod tests {
 
     /// `find_at` equals a naive leftmost-longest search (the longest pattern at the first
     /// position where any matches), for pattern sets of one to four first bytes, on random
-    /// texts of their pieces, from every position; `may_match` is true wherever there is a
-    /// match.
+    /// texts of their pieces, from every position; `find_iter` gives the matches `find_at`
+    /// finds from the end of the one before (the automaton's iteration); `may_match` is true
+    /// wherever there is a match.
     #[test]
     fn find_at_is_leftmost_longest() {
         let sets: &[&[&str]] = &[
@@ -445,6 +457,14 @@ mod tests {
                     assert_eq!(got, naive(from), "{set:?} in {text:?} from {from}");
                 }
                 assert!(m.may_match(&text) || naive(0).is_none(), "{set:?} in {text:?}");
+                let mut want = Vec::new();
+                let mut from = 0;
+                while let Some((a, b, w)) = naive(from) {
+                    want.push((a, b, w));
+                    from = b;
+                }
+                let got: Vec<_> = m.find_iter(&text).map(|f| (f.start, f.end, f.which)).collect();
+                assert_eq!(got, want, "{set:?} in {text:?}");
             }
         }
     }
