@@ -191,14 +191,17 @@ pub struct ByteMasks {
     pub space: u64,
     /// `/`.
     pub slash: u64,
+    /// Controls that are not whitespace: `\x00..=\x08`, `\x0e..=\x1f` and `\x7f`, when
+    /// asked for (`CTRL`; else 0: only DeepSeek V4's scanner needs them).
+    pub ctrl: u64,
 }
 
-/// [`ByteMasks`] of the 64 bytes at `p`, `V::LANES` at a time.
+/// [`ByteMasks`] of the 64 bytes at `p`, `V::LANES` at a time, with `ctrl` when `CTRL`.
 ///
 /// # Safety
 /// `p` must be valid for reads of 64 bytes, and the CPU must support `V`.
 #[inline(always)]
-pub unsafe fn byte_masks<V: Vector>(p: *const u8) -> ByteMasks {
+pub unsafe fn byte_masks<V: Vector, const CTRL: bool>(p: *const u8) -> ByteMasks {
     let mut m = ByteMasks::default();
     let mut c = 0;
     while c < 64 {
@@ -211,10 +214,14 @@ pub unsafe fn byte_masks<V: Vector>(p: *const u8) -> ByteMasks {
         m.upper |= bits(x.in_ascii_range(b'A', b'Z'));
         m.lower |= bits(x.in_ascii_range(b'a', b'z'));
         m.digit |= bits(x.in_ascii_range(b'0', b'9'));
-        m.ws |= bits(x.in_ascii_range(0x09, 0x0D).or(x.eq_ascii(b' ')));
+        let ws = x.in_ascii_range(0x09, 0x0D).or(x.eq_ascii(b' '));
+        m.ws |= bits(ws);
         m.newline |= bits(x.eq_ascii(b'\n').or(x.eq_ascii(b'\r')));
         m.space |= bits(x.eq_ascii(b' '));
         m.slash |= bits(x.eq_ascii(b'/'));
+        if CTRL {
+            m.ctrl |= bits(x.in_ascii_range(1, 0x1F).or(x.eq_ascii(0)).or(x.eq_ascii(0x7F)).and_not(ws));
+        }
         c += V::LANES;
     }
     let ascii = !m.high;
@@ -225,6 +232,7 @@ pub unsafe fn byte_masks<V: Vector>(p: *const u8) -> ByteMasks {
     m.newline &= ascii;
     m.space &= ascii;
     m.slash &= ascii;
+    m.ctrl &= ascii;
     m
 }
 
@@ -234,7 +242,7 @@ pub mod scalar {
     use super::{Block, Classes};
 
     /// [`super::byte_masks`], one byte at a time.
-    pub fn byte_masks(src: &[u8; 64]) -> super::ByteMasks {
+    pub fn byte_masks<const CTRL: bool>(src: &[u8; 64]) -> super::ByteMasks {
         let mut m = super::ByteMasks::default();
         for (k, &b) in src.iter().enumerate() {
             let bit = 1u64 << k;
@@ -251,6 +259,7 @@ pub mod scalar {
             set(&mut m.newline, matches!(b, b'\r' | b'\n'));
             set(&mut m.space, b == b' ');
             set(&mut m.slash, b == b'/');
+            set(&mut m.ctrl, CTRL && matches!(b, 0..=0x08 | 0x0E..=0x1F | 0x7F));
         }
         m
     }
@@ -441,25 +450,25 @@ impl Kernel {
         }
     }
 
-    /// [`ByteMasks`] of a 64-byte block; see [`byte_masks`].
+    /// [`ByteMasks`] of a 64-byte block, with `ctrl` when `CTRL`; see [`byte_masks`].
     // Not inlined for AVX2 (a call per 64 bytes: the caller's loop need not be compiled for
     // AVX2); the other kernels inline into the caller.
     #[inline(always)]
-    pub fn byte_masks(self, src: &[u8; 64]) -> ByteMasks {
+    pub fn byte_masks<const CTRL: bool>(self, src: &[u8; 64]) -> ByteMasks {
         let p = src.as_ptr();
         match self {
-            Kernel::Scalar => scalar::byte_masks(src),
+            Kernel::Scalar => scalar::byte_masks::<CTRL>(src),
             // SAFETY: `src` holds 64 bytes; SWAR needs no CPU feature.
-            Kernel::Swar => unsafe { byte_masks::<swar::Swar>(p) },
+            Kernel::Swar => unsafe { byte_masks::<swar::Swar, CTRL>(p) },
             // SAFETY: 64 bytes; SSE2 is part of the x86_64 baseline.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Sse2 => unsafe { byte_masks::<x86::Sse2>(p) },
+            Kernel::Sse2 => unsafe { byte_masks::<x86::Sse2, CTRL>(p) },
             // SAFETY: 64 bytes; Kernel::Avx2 exists only after run-time detection.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::byte_masks_avx2(p) },
+            Kernel::Avx2 => unsafe { x86::byte_masks_avx2::<CTRL>(p) },
             // SAFETY: 64 bytes; built only with simd128 enabled.
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => unsafe { byte_masks::<wasm::Simd128>(p) },
+            Kernel::Simd128 => unsafe { byte_masks::<wasm::Simd128, CTRL>(p) },
         }
     }
 
@@ -582,9 +591,11 @@ mod tests {
                     _ => (r.next() % 256) as u8,
                 };
             }
-            let want = scalar::byte_masks(&src);
+            let want = scalar::byte_masks::<true>(&src);
+            assert_eq!(scalar::byte_masks::<false>(&src), ByteMasks { ctrl: 0, ..want });
             for k in Kernel::all_available() {
-                assert_eq!(k.byte_masks(&src), want, "{} on {:?}", k.name(), src);
+                assert_eq!(k.byte_masks::<true>(&src), want, "{} on {:?}", k.name(), src);
+                assert_eq!(k.byte_masks::<false>(&src), ByteMasks { ctrl: 0, ..want }, "{}", k.name());
             }
         }
     }

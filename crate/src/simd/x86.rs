@@ -174,7 +174,7 @@ pub unsafe fn classify_avx2(src: *const u8, dst: *mut u8, lower: bool, clean: bo
 /// # Safety
 /// `src` valid for 64 bytes of reads, and the CPU supports AVX2.
 #[target_feature(enable = "avx2")]
-pub unsafe fn byte_masks_avx2(src: *const u8) -> ByteMasks {
+pub unsafe fn byte_masks_avx2<const CTRL: bool>(src: *const u8) -> ByteMasks {
     // SAFETY: forwarded from the caller; compiled with AVX2 enabled.
-    unsafe { byte_masks::<Avx2>(src) }
+    unsafe { byte_masks::<Avx2, CTRL>(src) }
 }

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+use aho_corasick::{AhoCorasick, Anchored, Input, MatchKind, StartKind};
 
 use super::Tokenizer;
 use crate::{Error, Result};
@@ -63,9 +63,49 @@ pub(crate) struct AddedMatcher {
     ac: AhoCorasick,
     /// Pattern index -> the caller's index of its token.
     which: Vec<usize>,
-    /// The first byte of every pattern, when they all share it (BERT's `[CLS]`, `[SEP]`...):
-    /// a text without that byte has no match, which one byte search tells.
-    first_byte: Option<u8>,
+    /// The patterns' first bytes, when there are at most three and no pattern is empty
+    /// (BERT's `[CLS]`, `[SEP]`...; DeepSeek V4's `<｜...｜>` and `｜DSML｜`): every match
+    /// starts at one, and a byte search finds them. The automaton's own prefilter looks for
+    /// bytes rare in English, which may be common elsewhere: DeepSeek V4's are continuation
+    /// bytes of Hangul, ~110 instructions per byte of Korean text.
+    first_bytes: Option<FirstBytes>,
+}
+
+/// Up to three bytes to search for at once.
+#[derive(Clone, Copy, Debug)]
+enum FirstBytes {
+    One(u8),
+    Two(u8, u8),
+    Three(u8, u8, u8),
+}
+
+impl FirstBytes {
+    /// The distinct first bytes of `patterns`, if there are at most three and none is empty.
+    fn of(patterns: &[(&str, usize)]) -> Option<FirstBytes> {
+        let mut firsts: Vec<u8> = Vec::new();
+        for (p, _) in patterns {
+            let b = *p.as_bytes().first()?;
+            if !firsts.contains(&b) {
+                firsts.push(b);
+            }
+        }
+        Some(match firsts[..] {
+            [a] => FirstBytes::One(a),
+            [a, b] => FirstBytes::Two(a, b),
+            [a, b, c] => FirstBytes::Three(a, b, c),
+            _ => return None,
+        })
+    }
+
+    /// The offset of the first of these bytes in `hay`.
+    #[inline]
+    fn find(self, hay: &[u8]) -> Option<usize> {
+        match self {
+            FirstBytes::One(a) => memchr::memchr(a, hay),
+            FirstBytes::Two(a, b) => memchr::memchr2(a, b, hay),
+            FirstBytes::Three(a, b, c) => memchr::memchr3(a, b, c, hay),
+        }
+    }
 }
 
 /// A match of an [`AddedMatcher`]: byte range and the caller's index of the token.
@@ -85,37 +125,64 @@ impl AddedMatcher {
         if pats.is_empty() {
             return Ok(None);
         }
+        let first_bytes = FirstBytes::of(&pats);
+        // Anchored searches, at the first bytes, as well as unanchored ones (`find_iter`).
+        let start = if first_bytes.is_some() { StartKind::Both } else { StartKind::Unanchored };
         let ac = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
+            .start_kind(start)
             .build(pats.iter().map(|(p, _)| p))
             .map_err(|e| Error::Invalid(format!("added tokens: {e}")))?;
-        let first = pats[0].0.as_bytes().first().copied();
-        let first_byte = first.filter(|&f| pats.iter().all(|(p, _)| p.as_bytes().first() == Some(&f)));
-        Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect(), first_byte }))
+        Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect(), first_bytes }))
     }
 
     /// False when `text` certainly holds no match.
     #[inline]
     pub(crate) fn may_match(&self, text: &str) -> bool {
-        match self.first_byte {
-            Some(b) => text.as_bytes().contains(&b),
-            None => true,
-        }
+        self.first_bytes.is_none_or(|f| f.find(text.as_bytes()).is_some())
     }
 
     /// The non-overlapping matches in `text`, left to right.
     pub(crate) fn find_iter<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Found> + 'a {
-        self.ac.find_iter(text).map(|m| Found {
-            start: m.start(),
-            end: m.end(),
-            which: self.which[m.pattern().as_usize()],
+        // With first bytes no pattern is empty, so each match ends where the next search
+        // starts (the automaton's iterator also steps past empty matches).
+        let mut all = self.first_bytes.is_none().then(|| self.ac.find_iter(text));
+        let mut from = 0;
+        std::iter::from_fn(move || match &mut all {
+            Some(all) => all.next().map(|m| Found {
+                start: m.start(),
+                end: m.end(),
+                which: self.which[m.pattern().as_usize()],
+            }),
+            None => {
+                let found = self.find_at(text, from)?;
+                from = found.end;
+                Some(found)
+            }
         })
     }
 
-    /// The leftmost-longest match starting at or after byte `from`.
+    /// The leftmost-longest match starting at or after byte `from`: with first bytes, the
+    /// longest match anchored at the first of them where one starts.
     pub(crate) fn find_at(&self, text: &str, from: usize) -> Option<Found> {
-        let m = self.ac.find(Input::new(text).span(from..text.len()))?;
-        Some(Found { start: m.start(), end: m.end(), which: self.which[m.pattern().as_usize()] })
+        let found = |m: aho_corasick::Match| Found {
+            start: m.start(),
+            end: m.end(),
+            which: self.which[m.pattern().as_usize()],
+        };
+        let Some(first_bytes) = self.first_bytes else {
+            return self.ac.find(Input::new(text).span(from..text.len())).map(found);
+        };
+        let mut at = from;
+        while let Some(k) = first_bytes.find(&text.as_bytes()[at..]) {
+            at += k;
+            let input = Input::new(text).span(at..text.len()).anchored(Anchored::Yes);
+            if let Some(m) = self.ac.find(input) {
+                return Some(found(m));
+            }
+            at += 1;
+        }
+        None
     }
 }
 
@@ -350,5 +417,55 @@ impl AddedTokens {
             .map(|m| (m.start(), &self.tokens[m.pattern().as_usize()]))
             .filter(|(_, t)| t.special && refused(t))
             .min_by_key(|&(start, _)| start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Rng;
+
+    /// `find_at` equals a naive leftmost-longest search (the longest pattern at the first
+    /// position where any matches), for pattern sets of one to four first bytes, on random
+    /// texts of their pieces, from every position; `find_iter` gives the matches `find_at`
+    /// finds from the end of the one before (the automaton's iteration); `may_match` is true
+    /// wherever there is a match.
+    #[test]
+    fn find_at_is_leftmost_longest() {
+        let sets: &[&[&str]] = &[
+            &["[CLS]", "[SEP]", "[MASK]"],
+            &["<|a|>", "<|ab|>", "｜DSML｜", "<"],
+            &["<a>", "｜x", "ab", "abc"],
+            &["<a>", "｜x", "ab", "zz"],
+        ];
+        let pieces =
+            ["<", "a", "b", "c", "|", ">", "<|", "｜", "DSML", "[", "]", "CLS", "SEP", "x", "z", "한", " "];
+        let mut r = Rng(0xADDE_D70C);
+        for set in sets {
+            let pats: Vec<(&str, usize)> = set.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+            let m = AddedMatcher::new(pats.iter().copied()).unwrap().unwrap();
+            for _ in 0..2000 {
+                let text: String = (0..r.below(24)).map(|_| r.pick(&pieces)).collect();
+                let naive = |from: usize| {
+                    (from..=text.len()).filter(|&i| text.is_char_boundary(i)).find_map(|i| {
+                        let longest = set.iter().enumerate().filter(|(_, p)| text[i..].starts_with(**p));
+                        longest.max_by_key(|(_, p)| p.len()).map(|(w, p)| (i, i + p.len(), w))
+                    })
+                };
+                for from in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    let got = m.find_at(&text, from).map(|f| (f.start, f.end, f.which));
+                    assert_eq!(got, naive(from), "{set:?} in {text:?} from {from}");
+                }
+                assert!(m.may_match(&text) || naive(0).is_none(), "{set:?} in {text:?}");
+                let mut want = Vec::new();
+                let mut from = 0;
+                while let Some((a, b, w)) = naive(from) {
+                    want.push((a, b, w));
+                    from = b;
+                }
+                let got: Vec<_> = m.find_iter(&text).map(|f| (f.start, f.end, f.which)).collect();
+                assert_eq!(got, want, "{set:?} in {text:?}");
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! Pre-tokens of o200k's and cl100k's patterns found with bit masks 64 bytes at a time.
+//! Pre-tokens of o200k's, cl100k's and DeepSeek V4's patterns found with bit masks 64 bytes at
+//! a time.
 //!
 //! A window of up to 63 bytes, from a pre-token start, is classified once into bit masks
 //! ([`crate::simd::ByteMasks`], by the vector kernel the CPU has); the starts of all its
@@ -28,12 +29,23 @@
 //! of no such class (a non-ASCII digit or space; for o200k a mark or a 4-byte char). A
 //! prefix is one char, also of 2 to 4 bytes.
 //!
+//! DeepSeek V4's three splits ([`super::pattern::deepseek()`]) are cl100k's shape with its
+//! segments: a digit and a Han/kana char (each 3 bytes, told by its bytes) end a whitespace
+//! run's segment, so the run before them is whole; a Han/kana run splits into runs of letters
+//! and of punctuation only; letters and marks are one set (Hangul syllables, also told by
+//! their bytes, among them); no punctuation is a prefix, but an ASCII one that starts a
+//! pre-token takes the ASCII letters after it. A control, a non-ASCII digit or space, or a
+//! format or unassigned char ends its window.
+//!
 //! A window's last pre-tokens (whose starts need bytes after it) are left to the next window
 //! or, when none can hold them, to the char-at-a-time matcher. Text mostly of 2-byte chars
 //! (Cyrillic, Greek, Arabic) is left to the char-at-a-time matcher ([`windows_pay`]).
 
 use super::classes::{at, two_byte_at, L, LOW, O, P, PS, UP};
-use super::pattern::{bytes_in, cl100k, is_cjk_ideograph, llama3, o200k, opt_contraction, qwen, HIGH, LANES};
+use super::pattern::{
+    bytes_in, cl100k, deepseek, is_cjk_ideograph, is_han_kana, llama3, o200k, opt_contraction, qwen, HIGH,
+    LANES,
+};
 use crate::simd::{ByteMasks, Kernel};
 
 /// What a window needs to know of a pattern: the rules where o200k's and cl100k's shapes
@@ -48,6 +60,14 @@ pub trait Shape {
     /// `\s++$`: a whitespace run that ends the text is one pre-token (cl100k), else it is
     /// split after its last newline.
     const WHOLE_LAST_RUN: bool;
+    /// DeepSeek V4's three splits (see [`deepseek()`]): numbers and Han/kana runs are
+    /// segments of their own, whose edges end a whitespace run whole; letters and marks are
+    /// one set; punctuation is no word's prefix, but ASCII punctuation starts a pre-token of
+    /// ASCII letters after it; controls end the window (no branch matches them).
+    const DEEPSEEK: bool;
+    /// The last lead byte (from E4) of the 3-byte chars whose runs a window classifies by
+    /// their bytes alone: E9 (CJK ideographs), ED for DeepSeek V4 (also Hangul syllables).
+    const LAST_RUN_LEAD: u8;
     /// End of the pre-token that starts at `i`, char by char.
     fn next_end(s: &[u8], i: usize) -> usize;
 }
@@ -60,11 +80,15 @@ pub struct Cl100k;
 pub struct Llama3;
 /// Qwen's windows: Llama 3's with one digit per pre-token.
 pub struct Qwen;
+/// DeepSeek V4's windows.
+pub struct DeepSeek;
 
 impl Shape for O200k {
     const O200K: bool = true;
     const DIGITS: u32 = 3;
     const WHOLE_LAST_RUN: bool = false;
+    const DEEPSEEK: bool = false;
+    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         o200k(s, i)
@@ -75,6 +99,8 @@ impl Shape for Cl100k {
     const O200K: bool = false;
     const DIGITS: u32 = 3;
     const WHOLE_LAST_RUN: bool = true;
+    const DEEPSEEK: bool = false;
+    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         cl100k(s, i)
@@ -85,6 +111,8 @@ impl Shape for Llama3 {
     const O200K: bool = false;
     const DIGITS: u32 = 3;
     const WHOLE_LAST_RUN: bool = false;
+    const DEEPSEEK: bool = false;
+    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         llama3(s, i)
@@ -95,9 +123,23 @@ impl Shape for Qwen {
     const O200K: bool = false;
     const DIGITS: u32 = 1;
     const WHOLE_LAST_RUN: bool = false;
+    const DEEPSEEK: bool = false;
+    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         qwen(s, i)
+    }
+}
+
+impl Shape for DeepSeek {
+    const O200K: bool = false;
+    const DIGITS: u32 = 3;
+    const WHOLE_LAST_RUN: bool = false;
+    const DEEPSEEK: bool = true;
+    const LAST_RUN_LEAD: u8 = 0xED;
+    #[inline(always)]
+    fn next_end(s: &[u8], i: usize) -> usize {
+        deepseek(s, i)
     }
 }
 
@@ -128,16 +170,22 @@ fn fill_up(seed: u64, m: u64) -> u64 {
 /// The non-ASCII letters of a window as bit masks (every byte of a char gets its char's bit),
 /// and where the window must end: at the first char that is not a letter of one of the kinds
 /// below or `[^\s\p{L}\p{N}]` punctuation (a non-ASCII digit or space; for o200k also a mark
-/// or a 4-byte char), or that does not end within `max` bytes.
+/// or a 4-byte char; for DeepSeek V4 anything but `[\p{L}\p{M}\p{P}\p{S}]`), or that does
+/// not end within `max` bytes.
 struct Wide {
     /// In UP only: Lu, Lt (o200k).
     upper: u64,
-    /// In LOW only: Ll (o200k); every letter (cl100k's shape, which has one letter set).
+    /// In LOW only: Ll (o200k); every letter (cl100k's shape, which has one letter set);
+    /// every letter and mark outside Han/kana (DeepSeek V4).
     lower: u64,
     /// In both: Lm, Lo (CJK ideographs, Arabic, Hebrew letters) (o200k).
     both: u64,
     /// The second and later bytes of the window's non-ASCII punctuation (a one-char prefix).
     cont: u64,
+    /// DeepSeek V4's Han/kana chars (U+4E00..=U+9FA5, U+3040..=U+30FF).
+    han_kana: u64,
+    /// Those of them that are punctuation or symbols (`゠`, `・`, `゛`, `゜`).
+    han_kana_punct: u64,
     /// The window's length in bytes.
     len: u32,
 }
@@ -149,7 +197,7 @@ struct Wide {
 /// char's bytes into a mask picked by its class (Chinese: ~2% more instructions that way).
 #[inline(always)]
 fn wide_chars<S: Shape>(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
-    let mut w = Wide { upper: 0, lower: 0, both: 0, cont: 0, len: max };
+    let mut w = Wide { upper: 0, lower: 0, both: 0, cont: 0, han_kana: 0, han_kana_punct: 0, len: max };
     // Bytes >= 0x80 not yet classified; the lowest is always a lead byte (the window starts
     // at a char boundary and each char's bytes are cleared together).
     let mut rest = high & valid_bits(max);
@@ -157,7 +205,43 @@ fn wide_chars<S: Shape>(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
         let p = rest.trailing_zeros();
         let i = base + p as usize;
         let b0 = s[i];
-        if (0xE0..0xF0).contains(&b0) && p + 3 <= max && is_cjk_ideograph(s, i) {
+        if S::DEEPSEEK && (0xE3..0xEE).contains(&b0) && p + 3 <= max {
+            // Runs of Han/kana and of Hangul syllables (Korean text is mostly such runs),
+            // each told by its bytes alone but for a few kana.
+            if is_han_kana(s, i) {
+                let mut q = p;
+                while q + 3 <= max && is_han_kana(s, base + q as usize) {
+                    let j = base + q as usize;
+                    if s[j] == 0xE3 && kana_not_letter(s, j) {
+                        let f = at(s, j).0;
+                        if f & PS != 0 {
+                            w.han_kana_punct |= 7 << q;
+                        } else if f & (UP | LOW) == 0 {
+                            // Unassigned: no branch matches it.
+                            w.len = q;
+                            break;
+                        }
+                    }
+                    q += 3;
+                }
+                w.han_kana |= valid_bits(q) & !valid_bits(p);
+                if w.len < max {
+                    break;
+                }
+                rest &= !valid_bits(q);
+                continue;
+            }
+            if is_hangul_syllable(s, i) {
+                let mut q = p + 3;
+                while q + 3 <= max && is_hangul_syllable(s, base + q as usize) {
+                    q += 3;
+                }
+                let bits = valid_bits(q) & !valid_bits(p);
+                w.lower |= bits;
+                rest &= !bits;
+                continue;
+            }
+        } else if !S::DEEPSEEK && (0xE0..0xF0).contains(&b0) && p + 3 <= max && is_cjk_ideograph(s, i) {
             // A run of CJK ideographs (Lo), in a loop of its own: Chinese text is mostly such
             // runs, and this is its per-char cost.
             let mut q = p + 3;
@@ -186,7 +270,15 @@ fn wide_chars<S: Shape>(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
             break;
         }
         let bits = ((1u64 << n) - 1) << p;
-        if S::O200K {
+        if S::DEEPSEEK {
+            if f & (UP | LOW) != 0 {
+                // Letters and marks; punctuation and symbols are what is left (`other`).
+                w.lower |= bits;
+            } else if f & PS == 0 {
+                w.len = p;
+                break;
+            }
+        } else if S::O200K {
             match f {
                 _ if f == L | LOW => w.lower |= bits,
                 _ if f == L | UP => w.upper |= bits,
@@ -210,6 +302,26 @@ fn wide_chars<S: Shape>(s: &[u8], base: usize, high: u64, max: u32) -> Wide {
         rest &= !bits;
     }
     w
+}
+
+/// Whether the kana at `s[j]` (lead byte E3) may be other than a letter or mark: U+3040,
+/// U+3097..=U+30A0 and U+30FB hold the block's unassigned code points, its punctuation and
+/// its symbols (and two marks); every other one is a letter.
+#[inline(always)]
+fn kana_not_letter(s: &[u8], j: usize) -> bool {
+    matches!((s[j + 1], s[j + 2]), (0x81, 0x80) | (0x82, 0x97..=0xA0) | (0x83, 0xBB))
+}
+
+/// Whether the char at `s[j]` (3 bytes within `s`) is a Hangul syllable, U+AC00..=U+D7A3
+/// (all Lo): EA B0 80 up to ED 9E A3.
+#[inline(always)]
+fn is_hangul_syllable(s: &[u8], j: usize) -> bool {
+    match s[j] {
+        0xEB | 0xEC => true,
+        0xEA => s[j + 1] >= 0xB0,
+        0xED => s[j + 1] < 0x9E || (s[j + 1] == 0x9E && s[j + 2] <= 0xA3),
+        _ => false,
+    }
 }
 
 /// Contractions found from candidate `'` bytes `cand` (bits of `s[base..]`, read from the
@@ -254,7 +366,12 @@ fn contractions(s: &[u8], base: usize, mut cand: u64, suffix: bool) -> (u64, u64
 ///   takes the space) or other punctuation (the run is greedy);
 /// - o200k: a contraction after a word is part of it; after it comes a start. cl100k: a
 ///   contraction at a `'` that starts a pre-token by the rules above is one pre-token (what
-///   comes before a `'` decides whether it starts one, so the rules hold up to it).
+///   comes before a `'` decides whether it starts one, so the rules hold up to it);
+/// - DeepSeek V4: punctuation is no prefix; a letter after an ASCII punctuation start is
+///   no start, and the first non-ASCII letter after those ASCII letters is one; the last
+///   space of a run before a digit or a Han/kana char is no start; a Han/kana char after
+///   another char that is not of its kind (letter or punctuation) is a start, and so is
+///   any char after one.
 #[inline(always)]
 fn window_starts<S: Shape, const WIDE: bool>(
     s: &[u8],
@@ -264,11 +381,16 @@ fn window_starts<S: Shape, const WIDE: bool>(
 ) -> (u64, u32) {
     // The window: at most 63 bytes, up to the first char it cannot hold ([`Wide`]). Without
     // non-ASCII bytes (`!WIDE`) the masks below that come from them are constants.
-    let max = rest.min(63) as u32;
+    let mut max = rest.min(63) as u32;
+    if S::DEEPSEEK {
+        // No branch of DeepSeek V4's matches a control (the zeros that pad the last window
+        // lie past the text's end).
+        max = max.min(m.ctrl.trailing_zeros());
+    }
     let w = if WIDE {
         wide_chars::<S>(s, base, m.high, max)
     } else {
-        Wide { upper: 0, lower: 0, both: 0, cont: 0, len: max }
+        Wide { upper: 0, lower: 0, both: 0, cont: 0, han_kana: 0, han_kana_punct: 0, len: max }
     };
     // o200k: a capital right after a letter in both sets ends the window there: the word
     // before it may end before the run of both (the first branch backtracks to the run's last
@@ -293,7 +415,11 @@ fn window_starts<S: Shape, const WIDE: bool>(
     let ws = m.ws & valid;
     let newline = m.newline & valid;
     let letter = upper | lower;
-    let other = valid & !(letter | digit | ws);
+    // DeepSeek V4's Han/kana runs: letters and marks, and punctuation and symbols.
+    let han_kana = w.han_kana & valid;
+    let hk_punct = w.han_kana_punct & valid;
+    let hk_letter = han_kana & !hk_punct;
+    let other = valid & !(letter | digit | ws | han_kana);
     let tab = ws & !newline & !m.space;
     let prev = |x: u64| x << 1;
     // Contractions, read from the text (the rule is exact there, and the letters of one are
@@ -311,7 +437,9 @@ fn window_starts<S: Shape, const WIDE: bool>(
     // the spaces after a run's last newline (those not followed by another newline; the end
     // of a window that does not reach the end of the text counts as one, undecided).
     let run_start = ws1 & !prev(ws1);
-    let non_ws = valid & !ws1;
+    // The non-space chars a run sees: for DeepSeek V4 those of its segment (a number or a
+    // Han/kana char ends it, and `(?!\S)` holds at a segment's end).
+    let non_ws = if S::DEEPSEEK { valid & !(ws1 | digit | han_kana) } else { valid & !ws1 };
     let last_before_text = spc_tab & (non_ws >> 1);
     let after_newline = if newline == 0 {
         0
@@ -326,8 +454,19 @@ fn window_starts<S: Shape, const WIDE: bool>(
         let last_run = fill_down(ws1 & (1u64 << (len - 1)), ws1);
         ws_starts &= !last_run | run_start;
     }
-    let other_starts = other & (prev(letter | digit | tab) | (prev(newline | tail) & !tail) | 1);
-    let prefix_starts = (ws_starts & !newline) | other_starts;
+    let other_starts = other & (prev(letter | digit | tab | han_kana) | (prev(newline | tail) & !tail) | 1);
+    // DeepSeek V4's prefix `[^\r\n\p{L}\p{P}\p{S}]` is whitespace here (controls end the
+    // window); instead, ASCII punctuation that starts a pre-token takes the ASCII letters
+    // after it (its first branch), and a letter right after those starts the next one.
+    let prefix_starts =
+        if S::DEEPSEEK { ws_starts & !newline } else { (ws_starts & !newline) | other_starts };
+    let (word_punct, word_letters) = if S::DEEPSEEK {
+        let ascii_letter = (m.upper | m.lower) & valid;
+        let seed = other_starts & (ascii_letter >> 1);
+        (seed, fill_up(prev(seed), ascii_letter))
+    } else {
+        (0, 0)
+    };
     // A prefix is one char: a letter after its last byte is not a start (chars of up to 3
     // bytes for o200k, 4 for cl100k's shape: a step per continuation byte).
     let mut prefix_chars = prefix_starts;
@@ -336,7 +475,11 @@ fn window_starts<S: Shape, const WIDE: bool>(
     if !S::O200K {
         prefix_chars |= prev(prefix_chars) & w.cont;
     }
-    let letter_starts = letter & ((upper & prev(lower)) | !(prev(letter) | prev(prefix_chars)));
+    let letter_starts = letter
+        & ((upper & prev(lower))
+            | !(prev(letter) | prev(prefix_chars) | prev(word_punct))
+            | (prev(word_letters) & m.high));
+    let hk_starts = (hk_letter & !prev(hk_letter)) | (hk_punct & !prev(hk_punct));
     let mut digit_starts = digit & !prev(digit);
     if S::DIGITS == 1 {
         digit_starts = digit;
@@ -356,12 +499,15 @@ fn window_starts<S: Shape, const WIDE: bool>(
     }
     let (contr, contr_end) = if S::O200K {
         o200k_contr
+    } else if S::DEEPSEEK {
+        (0, 0)
     } else {
         // A letter follows a contraction's `'` (one at the window's end starts no piece it
         // decides): most punctuation is followed by a space or more punctuation.
         contractions(s, base, other_starts & (letter >> 1), false)
     };
-    let starts = ((ws_starts | other_starts | letter_starts | digit_starts | 1) & !contr & valid) | contr_end;
+    let starts = ((ws_starts | other_starts | letter_starts | digit_starts | hk_starts | 1) & !contr & valid)
+        | contr_end;
     if eot {
         // The end of the text ends the last piece.
         (starts | 1u64 << len, len)
@@ -377,16 +523,24 @@ fn valid_bits(n: u32) -> u64 {
     (1u64 << n) - 1
 }
 
-/// Classifies the 64 bytes of `s` from `base` (fewer at the end: a padded copy).
+/// Classifies the 64 bytes of `s` from `base` (fewer at the end: a padded copy), with the
+/// controls for DeepSeek V4's shape.
 #[inline(always)]
-fn masks_at(s: &[u8], base: usize, kernel: Kernel) -> ByteMasks {
+fn masks_at<S: Shape>(s: &[u8], base: usize, kernel: Kernel) -> ByteMasks {
+    let masks = |block: &[u8; 64]| {
+        if S::DEEPSEEK {
+            kernel.byte_masks::<true>(block)
+        } else {
+            kernel.byte_masks::<false>(block)
+        }
+    };
     let rest = s.len() - base;
     if rest >= 64 {
-        kernel.byte_masks(s[base..base + 64].try_into().expect("64 bytes"))
+        masks(s[base..base + 64].try_into().expect("64 bytes"))
     } else {
         let mut block = [0u8; 64];
         block[..rest].copy_from_slice(&s[base..]);
-        kernel.byte_masks(&block)
+        masks(&block)
     }
 }
 
@@ -394,7 +548,7 @@ fn masks_at(s: &[u8], base: usize, kernel: Kernel) -> ByteMasks {
 /// they end (`base` if none).
 #[inline(always)]
 fn window_pieces<S: Shape>(s: &[u8], base: usize, kernel: Kernel, f: &mut impl FnMut(usize, usize)) -> usize {
-    let m = masks_at(s, base, kernel);
+    let m = masks_at::<S>(s, base, kernel);
     let rest = s.len() - base;
     let (starts, limit) = if m.high & valid_bits(rest.min(63) as u32) == 0 {
         window_starts::<S, false>(s, base, &m, rest)
@@ -414,32 +568,35 @@ fn window_pieces<S: Shape>(s: &[u8], base: usize, kernel: Kernel, f: &mut impl F
     base + p as usize
 }
 
-/// Whether [`tile`] pays for `s`, judged by its first 1 KB: when at most one byte in 8
-/// is the lead byte of a char other than a CJK ideograph (those a window classifies a run at
-/// a time; any other char it looks up one by one). Elsewhere the char-at-a-time matcher is
+/// Whether [`tile`] pays for `s` by shape `S`, judged by its first 1 KB: when at most one
+/// byte in 8 is the lead byte of a char other than a CJK ideograph (or for DeepSeek V4 a
+/// Hangul syllable: lead bytes E4..=[`Shape::LAST_RUN_LEAD`], which a window classifies a run
+/// at a time; any other char it looks up one by one). Elsewhere the char-at-a-time matcher is
 /// faster (windows take ~1.5x its instructions on Russian, Japanese and Thai), while in
-/// ASCII and Chinese text the windows are. The count costs ~2 instructions per byte of its
-/// sample; a 2 KB one answered otherwise only on a few documents of mixed text.
+/// ASCII, Chinese and (DeepSeek V4) Korean text the windows are. The count costs ~2
+/// instructions per byte of its sample; a 2 KB one answered otherwise only on a few
+/// documents of mixed text.
 #[inline(always)]
-pub fn windows_pay(s: &[u8]) -> bool {
+pub fn windows_pay<S: Shape>(s: &[u8]) -> bool {
     let sample = &s[..s.len().min(1024)];
     let limit = sample.len() / 8;
-    slow_leads(sample, limit) <= limit
+    slow_leads(sample, limit, S::LAST_RUN_LEAD) <= limit
 }
 
-/// The number of lead bytes in `s` of chars of 2 bytes, of 3 bytes other than E4..E9 (CJK
-/// ideographs and CJK extension A), and of 4 bytes: bytes `0xC0..=0xE3` and `0xEA..=0xFF`.
-/// 8 at a time: in each byte, bit 7 of `w & w << 1` is `b7 & b6` (the shift moves bits within
-/// a byte up, and what crosses into the next byte lands below bit 7), less the bytes E4..E9
-/// (with the top bit flipped, the 7-bit range 0x64..=0x69: [`bytes_in`]). Lanes add per byte,
+/// The number of lead bytes in `s` of chars of 2 bytes, of 3 bytes other than E4..=`last`
+/// (`last` E9: CJK ideographs and CJK extension A), and of 4 bytes: bytes `0xC0..=0xE3` and
+/// `last + 1..=0xFF`. 8 at a time: in each byte, bit 7 of `w & w << 1` is `b7 & b6` (the
+/// shift moves bits within a byte up, and what crosses into the next byte lands below bit
+/// 7), less the bytes E4..=`last` (with the top bit flipped, the 7-bit range 0x64..=`last`
+/// less 0x80: [`bytes_in`]). Lanes add per byte,
 /// and every 31 words the lanes (each at most 31, so their sum is below 256) are summed by
 /// one multiply. With a call per 4 KB document, a byte-at-a-time count would be ~6% of a
 /// Python `encode` of English. The count stops after the first group that takes it past
 /// `limit` (text mostly of such chars, where windows do not pay: ~0.9 instructions per byte of
 /// a Japanese document otherwise).
 #[inline]
-fn slow_leads(s: &[u8], limit: usize) -> usize {
-    let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
+fn slow_leads(s: &[u8], limit: usize, last: u8) -> usize {
+    let slow = |b: u8| b >= 0xC0 && !(0xE4..=last).contains(&b);
     let (words, tail) = s.split_at(s.len() & !7);
     let mut total = tail.iter().filter(|&&b| slow(b)).count();
     for group in words.chunks(8 * 31) {
@@ -449,9 +606,9 @@ fn slow_leads(s: &[u8], limit: usize) -> usize {
         let mut lanes = 0u64;
         for w in group.chunks_exact(8) {
             let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            // b >= 0xC0: b7 & b6. E4..E9: with the top bit flipped, 0x64..=0x69 (7-bit).
+            // b >= 0xC0: b7 & b6. E4..=last: with the top bit flipped, 7-bit values.
             let leads = w & (w << 1) & HIGH;
-            let cjk = bytes_in(w ^ HIGH, 0x64, 0x69);
+            let cjk = bytes_in(w ^ HIGH, 0x64, last & 0x7F);
             lanes += ((leads & !cjk) >> 7) & LANES;
         }
         total += (lanes.wrapping_mul(LANES) >> 56) as usize;
@@ -666,6 +823,93 @@ mod tests {
         "-",
     ];
 
+    /// Pieces where DeepSeek V4's splits meet: digits of several scripts, Han and kana (with
+    /// the kana that are no letters and the edges of both ranges) next to letters, spaces and
+    /// punctuation, Hangul syllables and their edges, letters with marks (Devanagari), ASCII
+    /// punctuation before letters, controls and format chars, `\r\n` runs.
+    const SCRIPTS: &[&str] = &[
+        "中",
+        "龥",
+        "\u{9fa6}",
+        "\u{4dff}",
+        "一",
+        "㐀",
+        "あ",
+        "ぁ",
+        "ゟ",
+        "ヿ",
+        "カタカナ",
+        "ひらがな",
+        "ー",
+        "・",
+        "゠",
+        "゛",
+        "゜",
+        "\u{3099}",
+        "\u{3040}",
+        "\u{3097}",
+        "、",
+        "。",
+        "「",
+        "\u{3000}",
+        "ㄱ",
+        "한국어",
+        "가",
+        "힣",
+        "\u{d7a4}",
+        "\u{d7b0}",
+        "ꯀ",
+        "꣎",
+        "꠰",
+        "नमस्ते",
+        "क",
+        "\u{94d}",
+        "\u{93e}",
+        "।",
+        "०",
+        "٣",
+        "１",
+        "²",
+        "𝟙",
+        "д",
+        "Москва",
+        "é",
+        "e\u{301}",
+        "\u{301}",
+        "—",
+        "«",
+        "😀",
+        "𠀀",
+        "\u{200d}",
+        "\u{ad}",
+        "\u{85}",
+        "\x00",
+        "\x1f",
+        "\x7f",
+        "\x0b",
+        ".b",
+        ".é",
+        "!x",
+        "'s",
+        "_id",
+        "#!",
+        " ",
+        "  ",
+        "\t",
+        "\r\n",
+        "\n",
+        "\r",
+        " \r\n ",
+        "a",
+        "Z",
+        "1",
+        "123",
+        "4567",
+        ".",
+        ",",
+        "-",
+    ];
+
     /// Random texts of 1..200 bytes, mostly ASCII, with long ASCII stretches (so pieces
     /// straddle the 8/16/32/64-byte boundaries) and non-ASCII chars now and then.
     fn texts(seed: u64, count: usize) -> Vec<String> {
@@ -683,6 +927,17 @@ mod tests {
                 ALPHABET[(r >> 16) as usize % ALPHABET.len()]
             } else {
                 WIDE[(r >> 16) as usize % WIDE.len()]
+            }
+        })
+    }
+
+    /// Random texts of 1..200 bytes mostly of [`SCRIPTS`] pieces, some ASCII ones among them.
+    fn script_texts(seed: u64, count: usize) -> Vec<String> {
+        pick_texts(seed, count, |r, rare| {
+            if r % (3 + rare) == 0 {
+                ALPHABET[(r >> 16) as usize % ASCII_PICKS]
+            } else {
+                SCRIPTS[(r >> 16) as usize % SCRIPTS.len()]
             }
         })
     }
@@ -721,6 +976,23 @@ mod tests {
             .collect()
     }
 
+    /// The Hangul syllables are the chars `is_hangul_syllable` takes, all of them letters (Lo);
+    /// every kana outside `kana_not_letter` is a letter (by the class tables).
+    #[test]
+    fn hangul_and_kana_by_their_bytes() {
+        use super::super::classes::{class_of, for_each_char, LO};
+        for_each_char(|cp, s| {
+            if s.len() == 3 {
+                let hangul = (0xAC00..=0xD7A3).contains(&cp);
+                assert_eq!(is_hangul_syllable(s, 0), hangul, "U+{cp:04X}");
+                assert!(!hangul || class_of(cp) == LO, "U+{cp:04X}");
+            }
+            if (0x3040..=0x30FF).contains(&cp) && !kana_not_letter(s, 0) {
+                assert_ne!(at(s, 0).0 & L, 0, "U+{cp:04X}");
+            }
+        });
+    }
+
     /// The SWAR count equals a byte-by-byte count at every length (every tail, every fold),
     /// and with a limit it passes the limit exactly when that count does.
     #[test]
@@ -742,12 +1014,15 @@ mod tests {
                     }
                 })
                 .collect();
-            let slow = |b: u8| b >= 0xC0 && !(0xE4..=0xE9).contains(&b);
-            let want = s.iter().filter(|&&b| slow(b)).count();
-            assert_eq!(slow_leads(&s, usize::MAX), want, "{len} bytes");
-            // With a limit: past it exactly when the whole count is.
-            for limit in [0, 1, want.saturating_sub(1), want, want + 1, len / 8] {
-                assert_eq!(slow_leads(&s, limit) > limit, want > limit, "{len} bytes, limit {limit}");
+            for last in [0xE9, 0xED] {
+                let slow = |b: u8| b >= 0xC0 && !(0xE4..=last).contains(&b);
+                let want = s.iter().filter(|&&b| slow(b)).count();
+                assert_eq!(slow_leads(&s, usize::MAX, last), want, "{len} bytes");
+                // With a limit: past it exactly when the whole count is.
+                for limit in [0, 1, want.saturating_sub(1), want, want + 1, len / 8] {
+                    let past = slow_leads(&s, limit, last) > limit;
+                    assert_eq!(past, want > limit, "{len} bytes, limit {limit}, E4..={last:X}");
+                }
             }
         }
     }
@@ -757,7 +1032,8 @@ mod tests {
     /// seen at every block position).
     fn assert_windows_match<S: Shape>(general: fn(&[u8], usize) -> usize, seed: u64) {
         let mut answered = 0usize;
-        for text in texts(seed, 4000).into_iter().chain(wide_texts(seed + 1, 4000)) {
+        let all = texts(seed, 4000).into_iter().chain(wide_texts(seed + 1, 4000));
+        for text in all.chain(script_texts(seed + 2, 4000)) {
             let s = text.as_bytes();
             let mut base = 0;
             while base < s.len() {
@@ -793,11 +1069,17 @@ mod tests {
         assert_windows_match::<Qwen>(qwen, 0x5EED_0031);
     }
 
+    #[test]
+    fn deepseek_windows_match_the_matcher() {
+        assert_windows_match::<DeepSeek>(deepseek, 0x5EED_0041);
+    }
+
     /// The whole tiling by shape `S`, with every kernel, equals `pattern`'s char-at-a-time
     /// split, on random texts of every length up to 200 bytes and on the empty text.
     fn assert_tiling_matches<S: Shape>(pattern: Pattern, seed: u64) {
         let mut all = texts(seed, 20000);
         all.extend(wide_texts(seed + 1, 20000));
+        all.extend(script_texts(seed + 2, 20000));
         all.push(String::new());
         for text in all {
             let want = pattern.split(&text);
@@ -829,13 +1111,19 @@ mod tests {
         assert_tiling_matches::<Qwen>(Pattern::Qwen, 0x5EED_0032);
     }
 
+    #[test]
+    fn deepseek_tiling_matches_the_matcher_with_every_kernel() {
+        assert_tiling_matches::<DeepSeek>(Pattern::DeepSeek, 0x5EED_0042);
+    }
+
     /// The tiling by shape `S` splits as `pattern`'s regex does in the reference's engine
     /// (Oniguruma), on random texts with long runs across the window boundaries.
     #[cfg(feature = "general")]
     fn assert_tiling_splits_as_regex<S: Shape>(pattern: Pattern, seed: u64) {
         use crate::pre_tokenizers::byte_level::pattern::tests::splits_by_regex;
         let reference = splits_by_regex(pattern);
-        for text in texts(seed, 3000).into_iter().chain(wide_texts(seed + 1, 3000)) {
+        let all = texts(seed, 3000).into_iter().chain(wide_texts(seed + 1, 3000));
+        for text in all.chain(script_texts(seed + 2, 3000)) {
             let mut want = Vec::new();
             crate::pre_tokenizers::pre_tokenize(Some(&reference), &text, |q| {
                 want.push((q.byte_start, q.byte_end))
@@ -853,5 +1141,6 @@ mod tests {
         assert_tiling_splits_as_regex::<Cl100k>(Pattern::Cl100k, 0x5EED_0015);
         assert_tiling_splits_as_regex::<Llama3>(Pattern::Llama3, 0x5EED_0025);
         assert_tiling_splits_as_regex::<Qwen>(Pattern::Qwen, 0x5EED_0035);
+        assert_tiling_splits_as_regex::<DeepSeek>(Pattern::DeepSeek, 0x5EED_0045);
     }
 }

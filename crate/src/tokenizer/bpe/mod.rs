@@ -550,12 +550,23 @@ impl BpeTokenizer {
             return;
         }
         let text = self.normalize(segment);
-        let pays = || scan::windows_pay(text.as_bytes());
+        let bytes = text.as_bytes();
         match self.pattern {
-            Pattern::O200k if pays() => self.encode_scanned::<scan::O200k>(&text, out, w),
-            Pattern::Cl100k if pays() => self.encode_scanned::<scan::Cl100k>(&text, out, w),
-            Pattern::Llama3 if pays() => self.encode_scanned::<scan::Llama3>(&text, out, w),
-            Pattern::Qwen if pays() => self.encode_scanned::<scan::Qwen>(&text, out, w),
+            Pattern::O200k if scan::windows_pay::<scan::O200k>(bytes) => {
+                self.encode_scanned::<scan::O200k>(&text, out, w)
+            }
+            Pattern::Cl100k if scan::windows_pay::<scan::Cl100k>(bytes) => {
+                self.encode_scanned::<scan::Cl100k>(&text, out, w)
+            }
+            Pattern::Llama3 if scan::windows_pay::<scan::Llama3>(bytes) => {
+                self.encode_scanned::<scan::Llama3>(&text, out, w)
+            }
+            Pattern::Qwen if scan::windows_pay::<scan::Qwen>(bytes) => {
+                self.encode_scanned::<scan::Qwen>(&text, out, w)
+            }
+            Pattern::DeepSeek if scan::windows_pay::<scan::DeepSeek>(bytes) => {
+                self.encode_scanned::<scan::DeepSeek>(&text, out, w)
+            }
             _ => self.encode_text::<CharMatcher, false>(&text, out, w),
         }
     }

@@ -20,6 +20,7 @@ use super::classes::{at, L, LOW, N, O, P, UP, WS};
 mod deepseek;
 mod o200k;
 
+pub(crate) use deepseek::is_han_kana;
 pub use deepseek::{deepseek, DEEPSEEK_REGEXES};
 pub(crate) use o200k::is_cjk_ideograph;
 #[cfg(test)]
