@@ -181,19 +181,19 @@ impl Replace {
                 let content = self.content.as_bytes();
                 let matches = bytes.iter().filter(|&&x| x == b).count();
                 let len = bytes.len() - matches + matches * content.len();
-                let out = if matches * 16 < bytes.len() {
+                // Native only: the page's general module is at its size budget, and the page's
+                // texts are short.
+                let out = if cfg!(not(target_arch = "wasm32")) && matches * 16 < bytes.len() {
                     // Rare matches (a space in Thai, Chinese or code): a search for each and
                     // one copy for the run before it.
                     let mut out = Vec::with_capacity(len);
                     let mut last = 0;
-                    while last < bytes.len() {
-                        let k = crate::simd::find_byte(bytes, last, b);
+                    for k in memchr::memchr_iter(b, bytes) {
                         out.extend_from_slice(&bytes[last..k]);
-                        if k < bytes.len() {
-                            out.extend_from_slice(content);
-                        }
+                        out.extend_from_slice(content);
                         last = k + 1;
                     }
+                    out.extend_from_slice(&bytes[last..]);
                     out
                 } else if content.len() <= 4 {
                     // Four bytes written for every byte, the step chosen without a branch:

@@ -10,7 +10,6 @@
 //! is tested against.
 
 mod swar;
-pub use swar::find_byte;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm;
 #[cfg(target_arch = "x86_64")]
@@ -610,24 +609,6 @@ mod tests {
                         s[bad] = 0xC3;
                     }
                     assert_eq!(k.ascii_prefix_len(&s), bad, "{} len={len} bad={bad}", k.name());
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn find_byte_is_the_first_match_from_any_start() {
-        let mut rng = crate::testing::Rng(0xF1ED_B7E5_0000_0001);
-        for _ in 0..2_000 {
-            let len = rng.below(40);
-            // Few distinct bytes, both sides of 0x80 and 0: matches next to each other, and
-            // bytes one above or below the sought one (the borrow's false flags).
-            let bytes: Vec<u8> =
-                (0..len).map(|_| rng.pick(&[0u8, 1, 0x7F, 0x80, 0x81, 0xE2, 0xFF])).collect();
-            for b in [0u8, 1, 0x80, 0xE2, 0xFF] {
-                for from in 0..=len {
-                    let want = bytes[from..].iter().position(|&x| x == b).map_or(len, |k| from + k);
-                    assert_eq!(find_byte(&bytes, from, b), want, "{bytes:?} {b} from {from}");
                 }
             }
         }

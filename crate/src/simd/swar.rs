@@ -10,25 +10,6 @@ pub struct Swar(u64);
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// The first index at or after `from` of byte `b` in `bytes` (any byte value), or
-/// `bytes.len()`: eight bytes at a time, for bytes that are rare in the text.
-#[inline]
-pub fn find_byte(bytes: &[u8], from: usize, b: u8) -> usize {
-    let splat = ONES * b as u64;
-    let mut i = from;
-    while i + 8 <= bytes.len() {
-        let w = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("eight bytes")) ^ splat;
-        // The zero-byte test: a borrow may flag a byte above a zero one, never one below, so
-        // the lowest flagged byte is a true match.
-        let found = w.wrapping_sub(ONES) & !w & HIGHS;
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    bytes[i.min(bytes.len())..].iter().position(|&x| x == b).map_or(bytes.len(), |k| i + k)
-}
-
 impl Swar {
     /// Turns per-lane high bits into full 0xFF lanes.
     #[inline(always)]

@@ -225,15 +225,33 @@ fn missing_unk() -> Error {
 /// its first char, or at the text's end.
 #[inline(always)]
 fn word_end(bytes: &[u8], start: usize) -> usize {
+    const LEAD: u64 = 0xE2 * (u64::MAX / 255);
+    const LOW: u64 = u64::MAX / 255;
+    const HIGH: u64 = LOW << 7;
+    let is_space = |i: usize| bytes.get(i..i + 3) == Some(&[0xE2, 0x96, 0x81][..]);
     let mut i = start + char_len(bytes[start]);
-    loop {
-        // "▁" is E2 96 81; its lead byte is rare in most text.
-        let k = crate::simd::find_byte(bytes, i, 0xE2);
-        if k == bytes.len() || bytes.get(k..k + 3) == Some(&[0xE2, 0x96, 0x81][..]) {
+    // The lead byte 0xE2 sought eight bytes at a time: the lowest byte that the zero-byte
+    // test flags in `w ^ LEAD` is always a true one (a borrow only flags bytes above it).
+    while i + 8 <= bytes.len() {
+        let w = u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap()) ^ LEAD;
+        let found = w.wrapping_sub(LOW) & !w & HIGH;
+        if found == 0 {
+            i += 8;
+            continue;
+        }
+        let k = i + (found.trailing_zeros() / 8) as usize;
+        if is_space(k) {
             return k;
         }
         i = k + 1;
     }
+    while i < bytes.len() {
+        if bytes[i] == 0xE2 && is_space(i) {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// For [`Unigram::words`]: the largest magnitude of a score on a path (the lattice's
