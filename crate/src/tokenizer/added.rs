@@ -125,7 +125,12 @@ impl AddedMatcher {
         if pats.is_empty() {
             return Ok(None);
         }
-        let first_bytes = FirstBytes::of(&pats);
+        // Native only: the page's general module is at its size budget (the byte searches
+        // and anchored automaton cost ~0.9 KB), and the page's texts are short.
+        let first_bytes = match cfg!(target_arch = "wasm32") {
+            true => None,
+            false => FirstBytes::of(&pats),
+        };
         // Anchored searches, at the first bytes, as well as unanchored ones (`find_iter`).
         let start = if first_bytes.is_some() { StartKind::Both } else { StartKind::Unanchored };
         let ac = AhoCorasick::builder()
@@ -136,17 +141,23 @@ impl AddedMatcher {
         Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect(), first_bytes }))
     }
 
+    /// [`AddedMatcher::first_bytes`], known to be `None` in wasm (so its searches are left out).
+    #[inline(always)]
+    fn first_bytes(&self) -> Option<FirstBytes> {
+        self.first_bytes.filter(|_| cfg!(not(target_arch = "wasm32")))
+    }
+
     /// False when `text` certainly holds no match.
     #[inline]
     pub(crate) fn may_match(&self, text: &str) -> bool {
-        self.first_bytes.is_none_or(|f| f.find(text.as_bytes()).is_some())
+        self.first_bytes().is_none_or(|f| f.find(text.as_bytes()).is_some())
     }
 
     /// The non-overlapping matches in `text`, left to right.
     pub(crate) fn find_iter<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Found> + 'a {
         // With first bytes no pattern is empty, so each match ends where the next search
         // starts (the automaton's iterator also steps past empty matches).
-        let mut all = self.first_bytes.is_none().then(|| self.ac.find_iter(text));
+        let mut all = self.first_bytes().is_none().then(|| self.ac.find_iter(text));
         let mut from = 0;
         std::iter::from_fn(move || match &mut all {
             Some(all) => all.next().map(|m| Found {
@@ -170,7 +181,7 @@ impl AddedMatcher {
             end: m.end(),
             which: self.which[m.pattern().as_usize()],
         };
-        let Some(first_bytes) = self.first_bytes else {
+        let Some(first_bytes) = self.first_bytes() else {
             return self.ac.find(Input::new(text).span(from..text.len())).map(found);
         };
         let mut at = from;
