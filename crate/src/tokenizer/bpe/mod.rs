@@ -493,6 +493,15 @@ impl BpeTokenizer {
     }
 
     fn check_disallowed(&self, text: &str, allowed: &Allowed, disallowed: &Allowed) -> Result<()> {
+        // Nothing to refuse: no scan (its automaton's prefilter may find candidates in every
+        // char of a script, as for DeepSeek V4's fullwidth bars in Korean).
+        let none_refused = match disallowed {
+            Allowed::All => *allowed == Allowed::All,
+            Allowed::Only(set) => set.is_empty(),
+        };
+        if none_refused {
+            return Ok(());
+        }
         let refused = |t: &AddedToken| match disallowed {
             Allowed::All => !allowed.contains(&t.content),
             Allowed::Only(set) => set.contains(&*t.content),
