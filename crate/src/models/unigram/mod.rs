@@ -590,14 +590,7 @@ impl Unigram {
             let mut found = settled && fused_ids.get_into(word.as_bytes(), key.hash, key.short, entry);
             if settled && !found {
                 tokens.clear();
-                self.best_path::<f64, true>(word, 0.0, lattice, runners_up, tokens)?;
-                let margin = 2.0 * word.len() as f64 * (half_ulp + f64::half_ulp(reach));
-                found = tokens.iter().all(|t| {
-                    let e = t.end as usize;
-                    let unk_piece =
-                        t.id == unk && self.trie.get(&word.as_bytes()[t.start as usize..e]) == Some(unk);
-                    lattice[e].score - runners_up[e] > margin && !unk_piece
-                });
+                found = self.path_from_any_start(word, half_ulp, reach, lattice, runners_up, tokens)?;
                 if found {
                     // The path's length, its ids, then its fused ids where they differ.
                     entry.push(tokens.len() as u32);
@@ -623,6 +616,32 @@ impl Unigram {
             start = end;
         }
         Ok(())
+    }
+
+    /// Appends `word`'s float64 path from score 0 to `out` (word offsets), and tells whether
+    /// it can be cached for [`Unigram::words`]: at every end on it the winner beats the
+    /// runner-up by more than the rounding a word of `reach` can collect (`half_ulp` of the
+    /// text's largest sum), so any start score picks it too; and no token is the unk piece
+    /// (on a cached path the unk id always stands for an unknown char, so that replaying it
+    /// knows its length and score).
+    fn path_from_any_start(
+        &self,
+        word: &str,
+        half_ulp: f64,
+        reach: f64,
+        lattice: &mut Vec<Best<f64>>,
+        runners_up: &mut Vec<f64>,
+        out: &mut Vec<Token>,
+    ) -> Result<bool> {
+        let at = out.len();
+        self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;
+        let margin = 2.0 * word.len() as f64 * (half_ulp + f64::half_ulp(reach));
+        Ok(out[at..].iter().all(|t| {
+            let e = t.end as usize;
+            let unk_piece = Some(t.id) == self.unk_id
+                && self.trie.get(&word.as_bytes()[t.start as usize..e]) == self.unk_id;
+            lattice[e].score - runners_up[e] > margin && !unk_piece
+        }))
     }
 
     /// Empties the id caches if another model filled them.
@@ -715,16 +734,7 @@ impl Unigram {
             let mut found = settled && word_ids.get_into(word.as_bytes(), key.hash, key.short, ids);
             if settled && !found {
                 let at = out.len();
-                self.best_path::<f64, true>(word, 0.0, lattice, runners_up, out)?;
-                let margin = 2.0 * word.len() as f64 * (half_ulp + f64::half_ulp(reach));
-                // On a cached path the unk id always stands for an unknown char (not the unk
-                // piece), so that replaying it knows its length and score.
-                found = out[at..].iter().all(|t| {
-                    let e = t.end as usize;
-                    let unk_piece =
-                        t.id == unk && self.trie.get(&word.as_bytes()[t.start as usize..e]) == Some(unk);
-                    lattice[e].score - runners_up[e] > margin && !unk_piece
-                });
+                found = self.path_from_any_start(word, half_ulp, reach, lattice, runners_up, out)?;
                 if found {
                     ids.extend(out[at..].iter().map(|t| t.id));
                     word_ids.insert(word.as_bytes(), key.hash, ids);
