@@ -46,6 +46,41 @@ pub struct Precompiled {
     chars: Arc<[AtomicU8]>,
 }
 
+/// The conjunct rule along a cluster being read: whether it is a consonant with only
+/// [`EXTEND`] marks and linkers after it, and whether a linker came since its last consonant.
+#[derive(Clone, Copy)]
+struct Conjunct {
+    consonant: bool,
+    linked: bool,
+}
+
+impl Conjunct {
+    /// The state after a cluster's first char, of class `class` ([`UNCLASSED`] for ASCII).
+    fn of(class: u8) -> Conjunct {
+        Conjunct { consonant: class & CONSONANT != 0, linked: false }
+    }
+
+    /// Whether the next char, of class `next`, joins the cluster (`Some(true)`) or begins the
+    /// next one (`Some(false)`), or `None` where the segmenter must tell. `marks_join`: the
+    /// cluster began with a char that marks join (not an ASCII control).
+    #[inline(always)]
+    fn joins(&mut self, next: u8, marks_join: bool) -> Option<bool> {
+        match next & KIND {
+            MARK if marks_join => {
+                if next & EXTEND == 0 {
+                    *self = Conjunct { consonant: false, linked: false };
+                }
+            }
+            LINKER if self.consonant => self.linked = true,
+            PLAIN if self.linked && next & CONSONANT != 0 => self.linked = false,
+            PLAIN => return Some(false),
+            _ if next == UNCLASSED => return Some(false),
+            _ => return None,
+        }
+        Some(true)
+    }
+}
+
 impl PartialEq for Precompiled {
     fn eq(&self, o: &Self) -> bool {
         // Everything else is read from the charsmap.
@@ -389,24 +424,13 @@ impl Precompiled {
         }
         // An ASCII control joins no mark after it.
         let control = c < 0x20 || c == 0x7F;
-        // A consonant with only EXTEND marks and linkers after it; and whether a linker came.
-        let mut conjunct = class & CONSONANT != 0;
-        let mut linked = false;
+        let mut cluster = Conjunct::of(class);
         let mut replaced = 0;
         let mut end = at + n;
         while end < bytes.len() {
             let (_, k, next) = self.char_at(bytes, end)?;
-            match next & KIND {
-                MARK if !control => {
-                    if next & EXTEND == 0 {
-                        (conjunct, linked) = (false, false);
-                    }
-                }
-                LINKER if conjunct => linked = true,
-                PLAIN if linked && next & CONSONANT != 0 => linked = false,
-                PLAIN => break,
-                _ if next == UNCLASSED => break,
-                _ => return None,
+            if !cluster.joins(next, !control)? {
+                break;
             }
             replaced |= next;
             end += k;
@@ -437,7 +461,7 @@ impl Precompiled {
         let (mut start, mut plain) = (at, false);
         // The cluster begins with a char a longer key starts with, and has more chars.
         let (mut extended, mut lookup) = (false, false);
-        let (mut conjunct, mut linked) = (false, false);
+        let mut cluster = Conjunct::of(UNCLASSED);
         // Whether the cluster `start..end` (complete) is kept as it is.
         let kept = |start: usize, end: usize, lookup: bool| !lookup || self.keeps_whole(&text[start..end]);
         let mut i = at;
@@ -452,6 +476,7 @@ impl Precompiled {
                     return i;
                 }
                 (start, plain, lookup) = (i, false, false);
+                cluster = Conjunct::of(UNCLASSED);
                 i += 1;
                 continue;
             }
@@ -459,29 +484,21 @@ impl Precompiled {
             // modifiers, tags): the segmenter takes it from the cluster's start.
             let Some((c, n)) = wide_char(bytes, i) else { return start };
             let class = self.class(c as u32);
-            let kind = class & KIND;
-            if kind == PLAIN && !(linked && class & CONSONANT != 0) {
+            match cluster.joins(class, plain) {
                 // A new cluster: the one read so far is complete.
-                if !kept(start, i, lookup) {
-                    return start;
+                Some(false) => {
+                    if !kept(start, i, lookup) {
+                        return start;
+                    }
+                    if class & REPLACED != 0 {
+                        return i;
+                    }
+                    (start, plain, lookup) = (i, true, false);
+                    extended = class & EXTENDED != 0;
+                    cluster = Conjunct::of(class);
                 }
-                if class & REPLACED != 0 {
-                    return i;
-                }
-                (start, plain, lookup) = (i, true, false);
-                extended = class & EXTENDED != 0;
-                (conjunct, linked) = (class & CONSONANT != 0, false);
-            } else if !plain || class & REPLACED != 0 {
-                return start;
-            } else {
-                match kind {
-                    PLAIN => linked = false,
-                    MARK if class & EXTEND == 0 => (conjunct, linked) = (false, false),
-                    MARK => {}
-                    LINKER if conjunct => linked = true,
-                    _ => return start,
-                }
-                lookup = extended;
+                Some(true) if class & REPLACED == 0 => lookup = extended,
+                _ => return start,
             }
             i += n;
         }
