@@ -49,25 +49,26 @@ use super::pattern::{
 use crate::simd::{ByteMasks, Kernel};
 
 /// What a window needs to know of a pattern: the rules where o200k's and cl100k's shapes
-/// differ, and the char-at-a-time matcher that takes over where windows stop.
+/// differ, and the char-at-a-time matcher that takes over where windows stop. The defaults
+/// are Llama 3's shape; each shape states where it differs.
 pub trait Shape {
     /// o200k's two letter sets (a word ends at a capital after a lowercase letter) and its
     /// contractions at the end of a word, `/` in a punctuation run's tail; else cl100k's one
     /// letter set, contractions as pre-tokens of their own, and a tail of newlines only.
-    const O200K: bool;
+    const O200K: bool = false;
     /// The most digits in one pre-token: 3 (`\p{N}{1,3}`) or 1 (`\p{N}`).
-    const DIGITS: u32;
+    const DIGITS: u32 = 3;
     /// `\s++$`: a whitespace run that ends the text is one pre-token (cl100k), else it is
     /// split after its last newline.
-    const WHOLE_LAST_RUN: bool;
+    const WHOLE_LAST_RUN: bool = false;
     /// DeepSeek V4's three splits (see [`deepseek()`]): numbers and Han/kana runs are
     /// segments of their own, whose edges end a whitespace run whole; letters and marks are
     /// one set; punctuation is no word's prefix, but ASCII punctuation starts a pre-token of
     /// ASCII letters after it; controls end the window (no branch matches them).
-    const DEEPSEEK: bool;
+    const DEEPSEEK: bool = false;
     /// The last lead byte (from E4) of the 3-byte chars whose runs a window classifies by
     /// their bytes alone: E9 (CJK ideographs), ED for DeepSeek V4 (also Hangul syllables).
-    const LAST_RUN_LEAD: u8;
+    const LAST_RUN_LEAD: u8 = 0xE9;
     /// End of the pre-token that starts at `i`, char by char.
     fn next_end(s: &[u8], i: usize) -> usize;
 }
@@ -85,10 +86,6 @@ pub struct DeepSeek;
 
 impl Shape for O200k {
     const O200K: bool = true;
-    const DIGITS: u32 = 3;
-    const WHOLE_LAST_RUN: bool = false;
-    const DEEPSEEK: bool = false;
-    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         o200k(s, i)
@@ -96,11 +93,7 @@ impl Shape for O200k {
 }
 
 impl Shape for Cl100k {
-    const O200K: bool = false;
-    const DIGITS: u32 = 3;
     const WHOLE_LAST_RUN: bool = true;
-    const DEEPSEEK: bool = false;
-    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         cl100k(s, i)
@@ -108,11 +101,6 @@ impl Shape for Cl100k {
 }
 
 impl Shape for Llama3 {
-    const O200K: bool = false;
-    const DIGITS: u32 = 3;
-    const WHOLE_LAST_RUN: bool = false;
-    const DEEPSEEK: bool = false;
-    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         llama3(s, i)
@@ -120,11 +108,7 @@ impl Shape for Llama3 {
 }
 
 impl Shape for Qwen {
-    const O200K: bool = false;
     const DIGITS: u32 = 1;
-    const WHOLE_LAST_RUN: bool = false;
-    const DEEPSEEK: bool = false;
-    const LAST_RUN_LEAD: u8 = 0xE9;
     #[inline(always)]
     fn next_end(s: &[u8], i: usize) -> usize {
         qwen(s, i)
@@ -132,9 +116,6 @@ impl Shape for Qwen {
 }
 
 impl Shape for DeepSeek {
-    const O200K: bool = false;
-    const DIGITS: u32 = 3;
-    const WHOLE_LAST_RUN: bool = false;
     const DEEPSEEK: bool = true;
     const LAST_RUN_LEAD: u8 = 0xED;
     #[inline(always)]
