@@ -40,7 +40,7 @@ def base_url():
 
 @pytest.fixture(scope="module")
 def playwright():
-    """A Playwright session for the module (the sync API allows one at a time per thread)."""
+    """A running Playwright for the module (the sync API allows one at a time per thread)."""
     from playwright import sync_api
 
     with sync_api.sync_playwright() as p:

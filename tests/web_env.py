@@ -79,7 +79,7 @@ def launch(playwright):
 
 @contextmanager
 def chromium():
-    """A Playwright session and one Chromium in it."""
+    """A running Playwright and one Chromium in it."""
     from playwright import sync_api
 
     with sync_api.sync_playwright() as p:

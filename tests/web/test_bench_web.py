@@ -188,7 +188,7 @@ def test_view_chart_marks_runs_whose_ids_differ():
 
 def test_bench_tab_renders_a_chart(served):
     base, _ = served
-    # Its own Chromium, not conftest's: the `run` fixture's harness starts a Playwright session
+    # Its own Chromium, not conftest's: the `run` fixture's harness starts a Playwright instance
     # of its own, and two cannot be open at once in one thread.
     with chromium() as browser:
         page = browser.new_context(service_workers="block").new_page()
