@@ -19,9 +19,11 @@
 use super::AlignedText;
 use crate::error::{Error, Result};
 use crate::unicode::wide_char;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
+
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Clusters of this many bytes or more are looked up char by char only.
 const WHOLE_CLUSTER_BELOW: usize = 6;
@@ -40,6 +42,10 @@ pub struct Precompiled {
     /// By byte: an ASCII char other than CR that the map keeps (a run of them is skipped with
     /// one load and test per byte).
     kept: [bool; 256],
+    /// Names this map in caches keyed by raw text (clones share it: they map alike).
+    cache_id: u64,
+    /// The longest replacement's byte length.
+    longest: usize,
     /// Each char of the Basic Multilingual Plane by code point: [`UNCLASSED`] until first seen,
     /// then its kind ([`JOINS`], [`PLAIN`], [`MARK`], [`LINKER`]) and flags ([`REPLACED`],
     /// [`EXTENDED`], [`CONSONANT`], [`EXTEND`]). Shared by clones.
@@ -148,6 +154,15 @@ fn one_cluster(parts: &[&str]) -> bool {
     parts.concat().graphemes(true).nth(1).is_none()
 }
 
+/// [`Precompiled::leaves_space_alone`] asked of the segmenter.
+#[cold]
+#[inline(never)]
+fn space_alone_by_segmenter(c: char, after: bool) -> bool {
+    let mut buf = [0; 4];
+    let c = &*c.encode_utf8(&mut buf);
+    !one_cluster(&if after { [" ", c] } else { [c, " "] })
+}
+
 /// Whether `c` is a precomposed Hangul syllable: it joins an L jamo before it, and after it
 /// only V or T jamo (and marks), which are [`JOINS`]; so it is [`PLAIN`] here.
 fn hangul_syllable(c: char) -> bool {
@@ -219,12 +234,15 @@ impl Precompiled {
             .collect();
         let replacements = String::from_utf8(charsmap[strings_at..].to_vec())
             .map_err(|_| bad("its replacement strings are not UTF-8"))?;
+        let longest = replacements.split('\0').map(str::len).max().unwrap_or(0);
         let mut p = Precompiled {
             charsmap,
             units,
             replacements,
             ascii: [None; 128],
             kept: [false; 256],
+            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            longest,
             chars: (0..0x10000).map(|_| AtomicU8::new(UNCLASSED)).collect(),
         };
         for b in 0..128u8 {
@@ -237,6 +255,18 @@ impl Precompiled {
             p.kept[b as usize] = b != b'\r' && p.ascii[b as usize].is_none();
         }
         Ok(p)
+    }
+
+    /// Names this map in caches keyed by raw text: two maps with different ids may map the
+    /// same text differently.
+    pub fn cache_id(&self) -> u64 {
+        self.cache_id
+    }
+
+    /// The longest replacement's byte length (a key is at least a byte long: a text maps to
+    /// at most this many times its length).
+    pub fn longest_replacement(&self) -> usize {
+        self.longest
     }
 
     /// The charsmap's bytes, as read.
@@ -365,6 +395,27 @@ impl Precompiled {
             UNCLASSED => self.classify(c),
             class => class,
         }
+    }
+
+    /// Whether a space next to the char `c` (`c` after it when `after`, else before it) is a
+    /// cluster of its own as far as `c` tells: `c` does not extend it nor is prepended to it.
+    /// Then a text cut at that space maps as its two sides map alone.
+    #[inline(always)]
+    pub fn leaves_space_alone(&self, c: char, after: bool) -> bool {
+        let cp = c as u32;
+        if cp < 0x80 {
+            return true;
+        }
+        if cp < 0x1_0000 {
+            // Two plain chars (a space is one) are separate clusters; a mark or a linker joins
+            // the char before it, whatever that is, and nothing after it.
+            match self.class(cp) & KIND {
+                PLAIN => return true,
+                MARK | LINKER => return !after,
+                _ => {}
+            }
+        }
+        space_alone_by_segmenter(c, after)
     }
 
     /// Classes the char `c` the first time it is seen (a few segmenter runs and trie walks).

@@ -498,6 +498,10 @@ impl Tokenizer {
         ids: &mut Vec<u32>,
         tokens: &mut Vec<Token>,
     ) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.segment_ids_raw(raw, char_start, ids)? {
+            return Ok(());
+        }
         if self.segment_ids_plain(raw, char_start, ids, tokens)? {
             return Ok(());
         }
@@ -522,6 +526,93 @@ impl Tokenizer {
             }
         }
         Ok(())
+    }
+
+    /// The pipeline [`Tokenizer::segment_ids_raw`] serves (natively): SentencePiece's char
+    /// map keeping the space, then spaces replaced by "▁", a Metaspace that keeps the text
+    /// whole, and a Unigram model whose lattice falls apart before each "▁"
+    /// ([`Unigram::raw_words_ids`]).
+    #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+    fn raw_words_shape(
+        &self,
+    ) -> Option<(
+        &crate::normalizers::precompiled::Precompiled,
+        &crate::pre_tokenizers::metaspace::Metaspace,
+        &crate::models::unigram::Unigram,
+    )> {
+        use crate::normalizers::replace::ReplacePattern;
+        if self.normalized_matcher.is_some() {
+            return None;
+        }
+        let Some(PreTokenizer::Metaspace(m)) = &self.pre_tokenizer else { return None };
+        let Some(Normalizer::Sequence(v)) = &self.normalizer else { return None };
+        let [Normalizer::Precompiled(p), Normalizer::Replace(r)] = &v[..] else { return None };
+        let Model::Unigram(u) = &self.model else { return None };
+        let spaces = r.pattern == ReplacePattern::String(" ".into()) && r.content == "\u{2581}";
+        let whole = !m.split && m.replacement == '\u{2581}';
+        let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
+        (spaces && whole && keeps_space && u.model.fuses_by_word()).then_some((p, m, &u.model))
+    }
+
+    /// [`Tokenizer::segment_ids_plain`] for the pipeline of [`Tokenizer::raw_words_shape`]: the
+    /// text up to its first space (after a non-space) normalized as a whole, then each stretch
+    /// between spaces alone, cut only at spaces that are clusters of their own (so the map
+    /// sees each stretch as it does in the text, and the space becomes "▁"). False (nothing
+    /// appended) where the pipeline is another or the text has no such space.
+    #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+    fn segment_ids_raw(&self, raw: &str, char_start: usize, ids: &mut Vec<u32>) -> Result<bool> {
+        let Some((p, m, u)) = self.raw_words_shape() else { return Ok(false) };
+        let Some(n) = &self.normalizer else { return Ok(false) };
+        let bytes = raw.as_bytes();
+        // Whether the space at `i` is a cluster of its own (ASCII next to it always is).
+        let alone = |i: usize| {
+            let wide = |b: Option<&u8>| b.is_some_and(|&b| b >= 0x80);
+            (!wide(i.checked_sub(1).and_then(|j| bytes.get(j)))
+                || raw[..i].chars().next_back().is_none_or(|c| p.leaves_space_alone(c, false)))
+                && (!wide(bytes.get(i + 1))
+                    || raw[i + 1..].chars().next().is_none_or(|c| p.leaves_space_alone(c, true)))
+        };
+        // The next space at or after `from` that is a cluster of its own.
+        let next_cut = |mut from: usize| loop {
+            match crate::simd::find_byte_near(&bytes[from..], b' ') {
+                Some(k) if alone(from + k) => return Some(from + k),
+                Some(k) => from += k + 1,
+                None => return None,
+            }
+        };
+        let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
+        let Some(cut) = next_cut(spaces) else { return Ok(false) };
+        let mut lead = if char_start == 0 { Lead::One } else { Lead::Later };
+        let Some(head) = n.plain_text(raw[..cut].to_owned(), &mut lead) else { return Ok(false) };
+        // Metaspace prepends by the text's first char, which is the head's unless it is empty.
+        if head.is_empty() || (m.prepend_scheme == PrependScheme::First && matches!(lead, Lead::Unknown)) {
+            return Ok(false);
+        }
+        let starts_input = matches!(lead, Lead::One | Lead::Some);
+        let mut piece = String::new();
+        m.pieces_plain(&head, starts_input, &mut String::new(), |s| {
+            piece.push_str(s);
+            Ok::<(), Error>(())
+        })?;
+        let mut at = cut;
+        let stretches = std::iter::from_fn(|| {
+            // `at` is a cut space (or the end): the stretch after it runs to the next cut.
+            let start = at + 1;
+            (start <= bytes.len()).then(|| {
+                at = next_cut(start).unwrap_or(bytes.len());
+                &raw[start..at]
+            })
+        });
+        let normalize = |stretch: &str, out: &mut String| {
+            out.push('\u{2581}');
+            let text = n.plain_text(stretch.to_owned(), &mut Lead::Later);
+            out.push_str(&text.expect("a literal Replace inserts nothing at the start"));
+        };
+        // Each byte maps to at most the longest replacement, each of its spaces to 3 bytes.
+        let len_bound = raw.len().saturating_mul(3 * p.longest_replacement().max(1)).saturating_add(3);
+        ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
+        u.raw_words_ids(&piece, stretches, len_bound, p.cache_id(), normalize, ids)?;
+        Ok(true)
     }
 
     /// [`Tokenizer::segment_ids_staged`] without the alignment, where no stage needs it: a
@@ -1087,6 +1178,60 @@ mod staged_ids_tests {
         for (text, char_start) in [("ab c", 0), ("\u{AD}ab", 0), ("\u{3000}ab", 0), ("ab", 4)] {
             let (mut ids, mut tokens) = (Vec::new(), Vec::new());
             assert!(t.segment_ids_plain(text, char_start, &mut ids, &mut tokens).unwrap(), "{text:?}");
+        }
+    }
+
+    /// The raw-stretch path (`segment_ids_raw`, natively) against the Encoding's staged
+    /// pipeline: SentencePiece's map (chars mapped to spaces, removed, expanded to several
+    /// words; marks that join a space before them, prepended chars that join one after), spaces
+    /// to "▁", Metaspace keeping the text whole; each text twice, the second time from the
+    /// stretch cache.
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn raw_stretch_ids_match_the_encoding() {
+        use crate::loaders::tiktoken::base64_encode;
+        use crate::normalizers::precompiled::Precompiled;
+        let map = Precompiled::from_rules(&[
+            ("\n", " "),
+            ("\u{3000}", " "),
+            ("\u{200B}", ""),
+            ("x", "ab c"),
+            ("e\u{301}", "é"),
+            ("\u{301}", "y"),
+            (" \u{301}", "ab"),
+            ("\u{600} ", "x"),
+        ]);
+        let charsmap = base64_encode(map.charsmap());
+        let parts = [
+            "a", "b", "c", "é", "e\u{301}", " ", "  ", "\u{301}", "\u{600}", "\n", "\u{3000}", "\u{200B}",
+            "x", "y", "ab", "<x>", "▁", "ab ab", "c a", "q", "qq a",
+        ];
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for scheme in ["first", "always"] {
+            let t = Tokenizer::from_json_str(&format!(
+                r#"{{"normalizer": {{"type": "Sequence", "normalizers": [
+                        {{"type": "Precompiled", "precompiled_charsmap": "{charsmap}"}},
+                        {{"type": "Replace", "pattern": {{"String": " "}}, "content": "▁"}}]}},
+                    "pre_tokenizer": {{"type": "Metaspace", "replacement": "▁",
+                        "prepend_scheme": "{scheme}", "split": false}},
+                    "added_tokens": [{{"id": 9, "content": "<x>", "special": true, "normalized": false}}],
+                    "model": {{"type": "Unigram", "unk_id": 0, "byte_fallback": false,
+                        "vocab": [["<unk>", 0.0], ["▁", -2.0], ["a", -3.0], ["b", -3.0], ["c", -3.5],
+                            ["ab", -4.0], ["▁a", -3.0], ["▁ab", -4.5], ["bc", -5.0], ["é", -6.0],
+                            ["y", -1.0], ["▁y", -1.5], ["x", -2.0]]}}}}"#
+            ))
+            .unwrap();
+            assert!(t.raw_words_shape().is_some());
+            let mut raw_answered = 0;
+            for _ in 0..3000 {
+                let text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
+                let want = t.encode(&text, None, false).unwrap().ids().collect::<Vec<u32>>();
+                for _ in 0..2 {
+                    assert_eq!(t.encode_ids(&text, false).unwrap(), want, "{text:?} {scheme}");
+                }
+                raw_answered += t.segment_ids_raw(&text, 0, &mut Vec::new()).unwrap() as usize;
+            }
+            assert!(raw_answered > 1000, "{raw_answered}");
         }
     }
 }

@@ -202,6 +202,14 @@ struct Work {
     fused_ids: PieceCache,
     /// Pre-token → ids (see [`Unigram::tokenize_ids`]).
     piece_ids: PieceCache,
+    /// Raw stretch → its word's normalized length and entry (see [`Unigram::raw_words_ids`]).
+    raw_ids: PieceCache,
+    /// The normalizer whose stretches `raw_ids` holds (its cache id).
+    raw_owner: u64,
+    /// A raw stretch's normalized words, their path ids and fused ids.
+    norm: String,
+    raw_path: Vec<u32>,
+    raw_fused: Vec<u32>,
     /// Owner of the id caches' words (a model's `cache_id`).
     word_owner: u64,
     /// A pre-token's tokens, for its ids; SentencePiece's path through a text.
@@ -267,6 +275,142 @@ fn word_scores<'a>(pieces: impl Iterator<Item = (&'a str, f64)>, unk_score: f64)
         max = max.max(s.abs());
     }
     max.is_finite().then_some(max)
+}
+
+/// [`Unigram::words_ids`] along a text, word by word: the path's score where the next word
+/// starts, kept lazily.
+///
+/// The score where a word starts is only needed for a word whose path is not cached (a near
+/// tie, or a word too long to cache): it is summed then from the cached paths' ids, in path
+/// order, as [`Unigram::words`] sums it token by token.
+struct WordWalk {
+    max_score: f64,
+    limit: f64,
+    half_ulp: f64,
+    unk: u32,
+    /// The path's score up to the ids of `Work::path_ids` (which are not summed yet).
+    here: f64,
+    /// Where the next word starts in the normalized text.
+    start: usize,
+}
+
+impl WordWalk {
+    /// A walk along a text of at most `len` bytes (with no path ids left from another).
+    fn new(m: &Unigram, len: usize, max_score: f64, work: &mut Work) -> Result<WordWalk> {
+        work.path_ids.clear();
+        let limit = f64::sum_limit(len, max_score);
+        Ok(WordWalk {
+            max_score,
+            limit,
+            half_ulp: f64::half_ulp(limit + max_score),
+            unk: m.unk_id.ok_or_else(missing_unk)?,
+            here: 0.0,
+            start: 0,
+        })
+    }
+
+    /// Whether a word of `len` bytes starting here is settled without knowing the score here:
+    /// a path to here has at most `start` scores, each at most `max_score` in magnitude; their
+    /// float sum is off by less than start / 2 while that bound stays below 2^52. Within it
+    /// the score here passes `words`' test without being known.
+    #[inline(always)]
+    fn settled_blind(&self, len: usize) -> bool {
+        let reach = len as f64 * (self.max_score + 1.0);
+        let bound = self.start as f64 * (self.max_score + 1.0);
+        len < MAX_WORD && bound <= 4.0e15 && bound + reach <= self.limit
+    }
+
+    /// Sums the path's ids not yet summed into `here`.
+    fn sum_here(&mut self, m: &Unigram, path_ids: &mut Vec<u32>) {
+        let unk = self.unk;
+        let score = |id: u32| if id == unk { m.unk_score } else { m.scores[id as usize] };
+        self.here = path_ids.drain(..).fold(self.here, |h, id| score(id) + h);
+    }
+
+    /// Appends the ids of the next word, `word`; true when its entry (left in `Work::ids`) is
+    /// cached.
+    fn word(&mut self, m: &Unigram, word: &str, work: &mut Work, ids: &mut Vec<u32>) -> Result<bool> {
+        let Work { lattice, runners_up, fused_ids, ids: entry, path_ids, tokens, nodes, .. } = work;
+        let reach = word.len() as f64 * (self.max_score + 1.0);
+        let mut settled = word.len() < MAX_WORD;
+        if settled && !self.settled_blind(word.len()) {
+            self.sum_here(m, path_ids);
+            settled = self.here.abs() + reach <= self.limit;
+        }
+        let key = PieceKey::of(word.as_bytes());
+        entry.clear();
+        let mut found = settled && fused_ids.get_into(word.as_bytes(), key.hash, key.short, entry);
+        if settled && !found {
+            tokens.clear();
+            found = m.path_from_any_start(word, self.half_ulp, reach, lattice, runners_up, tokens)?;
+            if found {
+                // The path's length, its ids, then its fused ids where they differ.
+                entry.push(tokens.len() as u32);
+                entry.extend(tokens.iter().map(|t| t.id));
+                if tokens.iter().any(|t| t.id == self.unk) {
+                    m.fuse_unknowns(word, tokens, 0, nodes)?;
+                    entry.extend(tokens.iter().map(|t| t.id));
+                }
+                fused_ids.insert(word.as_bytes(), key.hash, entry);
+            }
+        }
+        if found {
+            push_entry(entry, path_ids, ids);
+        } else {
+            self.sum_here(m, path_ids);
+            tokens.clear();
+            self.here = m.best_path::<f64, false>(word, self.here, lattice, &mut Vec::new(), tokens)?;
+            m.fuse_unknowns(word, tokens, 0, nodes)?;
+            ids.extend(tokens.iter().map(|t| t.id));
+        }
+        self.start += word.len();
+        Ok(found)
+    }
+
+    /// Appends the ids of the next words from their raw stretch's entry, if cached (see
+    /// [`Unigram::raw_words_ids`]) and settled without the score here.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline]
+    fn raw_cached(&mut self, raw: &[u8], work: &mut Work, ids: &mut Vec<u32>) -> bool {
+        let key = PieceKey::of(raw);
+        let entry = &mut work.ids;
+        entry.clear();
+        if !work.raw_ids.get_into(raw, key.hash, key.short, entry) {
+            return false;
+        }
+        // The words' normalized length (each word's is less: its check passes where this
+        // does), their path's length, its ids, then their fused ids.
+        let (len, k) = (entry[0] as usize, entry[1] as usize);
+        if !self.settled_blind(len) {
+            return false;
+        }
+        work.path_ids.extend_from_slice(&entry[2..2 + k]);
+        ids.extend_from_slice(&entry[2 + k..]);
+        self.start += len;
+        true
+    }
+
+    /// Caches the path ids and fused ids of a raw stretch's words (`len` bytes normalized),
+    /// each of which [`WordWalk::word`] found cached.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn cache_raw(&self, raw: &[u8], len: usize, path: &[u32], fused: &[u32], work: &mut Work) {
+        let key = PieceKey::of(raw);
+        let entry = &mut work.ids;
+        entry.clear();
+        entry.extend_from_slice(&[len as u32, path.len() as u32]);
+        entry.extend_from_slice(path);
+        entry.extend_from_slice(fused);
+        work.raw_ids.insert(raw, key.hash, entry);
+    }
+}
+
+/// Appends a cached word's path ids to `path_ids` and its fused ids to `ids` (see
+/// [`WordWalk::word`] for the entry's layout).
+#[inline(always)]
+fn push_entry(entry: &[u32], path_ids: &mut Vec<u32>, ids: &mut Vec<u32>) {
+    let k = entry[0] as usize;
+    path_ids.extend_from_slice(&entry[1..1 + k]);
+    ids.extend_from_slice(if entry.len() > 1 + k { &entry[1 + k..] } else { &entry[1..] });
 }
 
 impl Unigram {
@@ -545,7 +689,7 @@ impl Unigram {
     /// is a piece and the unk piece does not begin with one, so every word but a text's
     /// first begins with a piece that is not fused and a run of unknown chars (with the unk
     /// piece) never goes on past its word.
-    fn fuses_by_word(&self) -> bool {
+    pub(crate) fn fuses_by_word(&self) -> bool {
         let unk_piece = self.unk_id.map(|u| self.pieces[u as usize].0.as_str());
         self.word_scores.is_some()
             && !self.spm
@@ -556,66 +700,91 @@ impl Unigram {
     /// The ids of [`Unigram::words`] in float64 with unknown runs fused, for a text where
     /// [`Unigram::fuses_by_word`]: a word's path and its fused ids are cached together, and a
     /// cached word costs two copies, no tokens and no fusing.
-    ///
-    /// The score where a word starts is only needed for a word whose path is not cached (a
-    /// near tie, or a word too long to cache): it is summed then from the cached paths'
-    /// ids, in path order, as [`Unigram::words`] sums it token by token.
     fn words_ids(&self, text: &str, max_score: f64, work: &mut Work, ids: &mut Vec<u32>) -> Result<()> {
         self.own_caches(work);
-        let limit = f64::sum_limit(text.len(), max_score);
-        let half_ulp = f64::half_ulp(limit + max_score);
-        let unk = self.unk_id.ok_or_else(missing_unk)?;
-        let score = |id: u32| if id == unk { self.unk_score } else { self.scores[id as usize] };
-        let bytes = text.as_bytes();
-        let Work { lattice, runners_up, fused_ids, ids: entry, path_ids, tokens, nodes, .. } = &mut *work;
-        // The path's ids not yet summed into `here` (an unk id is an unknown char).
-        path_ids.clear();
-        let mut here = 0.0f64;
+        let mut walk = WordWalk::new(self, text.len(), max_score, work)?;
         let mut start = 0;
-        while start < bytes.len() {
-            let end = word_end(bytes, start);
-            let word = &text[start..end];
-            let reach = word.len() as f64 * (max_score + 1.0);
-            // A path to here has at most `start` scores, each at most `max_score` in
-            // magnitude; their float sum is off by less than start / 2 while that bound stays
-            // below 2^52. Within it the score here passes `words`' test without being known.
-            let bound = start as f64 * (max_score + 1.0);
-            let mut settled = word.len() < MAX_WORD;
-            if settled && !(bound <= 4.0e15 && bound + reach <= limit) {
-                here = path_ids.drain(..).fold(here, |h, id| score(id) + h);
-                settled = here.abs() + reach <= limit;
-            }
-            let key = PieceKey::of(word.as_bytes());
-            entry.clear();
-            let mut found = settled && fused_ids.get_into(word.as_bytes(), key.hash, key.short, entry);
-            if settled && !found {
-                tokens.clear();
-                found = self.path_from_any_start(word, half_ulp, reach, lattice, runners_up, tokens)?;
-                if found {
-                    // The path's length, its ids, then its fused ids where they differ.
-                    entry.push(tokens.len() as u32);
-                    entry.extend(tokens.iter().map(|t| t.id));
-                    if tokens.iter().any(|t| t.id == unk) {
-                        self.fuse_unknowns(word, tokens, 0, nodes)?;
-                        entry.extend(tokens.iter().map(|t| t.id));
-                    }
-                    fused_ids.insert(word.as_bytes(), key.hash, entry);
-                }
-            }
-            if found {
-                let k = entry[0] as usize;
-                path_ids.extend_from_slice(&entry[1..1 + k]);
-                ids.extend_from_slice(if entry.len() > 1 + k { &entry[1 + k..] } else { &entry[1..] });
-            } else {
-                here = path_ids.drain(..).fold(here, |h, id| score(id) + h);
-                tokens.clear();
-                here = self.best_path::<f64, false>(word, here, lattice, &mut Vec::new(), tokens)?;
-                self.fuse_unknowns(word, tokens, 0, nodes)?;
-                ids.extend(tokens.iter().map(|t| t.id));
-            }
+        while start < text.len() {
+            let end = word_end(text.as_bytes(), start);
+            walk.word(self, &text[start..end], work, ids)?;
             start = end;
         }
         Ok(())
+    }
+
+    /// [`Unigram::tokenize_ids`] of one piece given as its first words and raw stretches of
+    /// text, each of which stands for "▁" and the stretch normalized alone: `head` is the
+    /// piece's normalized start (whole words), `stretches` the raw text after it cut at spaces
+    /// (a stretch may hold spaces that are not cut), `len_bound` at least the piece's
+    /// normalized length. `normalize` writes a stretch's normalized words ("▁" and the stretch
+    /// normalized) into its buffer.
+    ///
+    /// A stretch is cached by its raw bytes with its words' ids, so text seen before costs a
+    /// lookup per stretch and no normalizing.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn raw_words_ids<'a>(
+        &self,
+        head: &str,
+        stretches: impl Iterator<Item = &'a str>,
+        len_bound: usize,
+        normalizer_id: u64,
+        mut normalize: impl FnMut(&str, &mut String),
+        ids: &mut Vec<u32>,
+    ) -> Result<()> {
+        let max_score = self.word_scores.filter(|_| self.fuses_by_word());
+        let max_score = max_score.expect("raw_words_ids needs a model that fuses by word");
+        WORK.with(|cell| {
+            let mut work = cell.borrow_mut();
+            let work = &mut *work;
+            self.own_caches(work);
+            if work.raw_owner != normalizer_id {
+                work.raw_ids.clear();
+                work.raw_owner = normalizer_id;
+            }
+            let mut walk = WordWalk::new(self, len_bound, max_score, work)?;
+            let mut start = 0;
+            while start < head.len() {
+                let end = word_end(head.as_bytes(), start);
+                walk.word(self, &head[start..end], work, ids)?;
+                start = end;
+            }
+            let mut norm = std::mem::take(&mut work.norm);
+            for raw in stretches {
+                if raw.is_empty() {
+                    walk.word(self, "\u{2581}", work, ids)?;
+                    continue;
+                }
+                if walk.raw_cached(raw.as_bytes(), work, ids) {
+                    continue;
+                }
+                norm.clear();
+                normalize(raw, &mut norm);
+                // The stretch's words, their path ids and fused ids gathered for its entry.
+                let (mut path, mut fused) =
+                    (std::mem::take(&mut work.raw_path), std::mem::take(&mut work.raw_fused));
+                path.clear();
+                fused.clear();
+                let mut cached = norm.len() < MAX_WORD;
+                let mut start = 0;
+                while start < norm.len() {
+                    let end = word_end(norm.as_bytes(), start);
+                    let at = ids.len();
+                    cached &= walk.word(self, &norm[start..end], work, ids)?;
+                    if cached {
+                        let k = work.ids[0] as usize;
+                        path.extend_from_slice(&work.ids[1..1 + k]);
+                        fused.extend_from_slice(&ids[at..]);
+                    }
+                    start = end;
+                }
+                if cached {
+                    walk.cache_raw(raw.as_bytes(), norm.len(), &path, &fused, work);
+                }
+                (work.raw_path, work.raw_fused) = (path, fused);
+            }
+            work.norm = norm;
+            Ok(())
+        })
     }
 
     /// Appends `word`'s float64 path from score 0 to `out` (word offsets), and tells whether
@@ -651,6 +820,7 @@ impl Unigram {
             work.word_ids.clear();
             work.fused_ids.clear();
             work.piece_ids.clear();
+            work.raw_ids.clear();
             work.word_owner = self.cache_id;
         }
     }
