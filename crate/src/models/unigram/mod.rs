@@ -205,10 +205,14 @@ struct Work {
     /// Raw stretch → its word's normalized length and entry (see [`Unigram::raw_words_ids`]).
     raw_ids: PieceCache,
     /// The normalizer whose stretches `raw_ids` holds (its cache id).
+    #[cfg(not(target_arch = "wasm32"))]
     raw_owner: u64,
     /// A raw stretch's normalized words, their path ids and fused ids.
+    #[cfg(not(target_arch = "wasm32"))]
     norm: String,
+    #[cfg(not(target_arch = "wasm32"))]
     raw_path: Vec<u32>,
+    #[cfg(not(target_arch = "wasm32"))]
     raw_fused: Vec<u32>,
     /// Owner of the id caches' words (a model's `cache_id`).
     word_owner: u64,
