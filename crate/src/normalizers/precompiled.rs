@@ -19,11 +19,12 @@
 use super::AlignedText;
 use crate::error::{Error, Result};
 use crate::unicode::wide_char;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
 
-static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
+#[cfg(not(target_arch = "wasm32"))]
+static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Clusters of this many bytes or more are looked up char by char only.
 const WHOLE_CLUSTER_BELOW: usize = 6;
@@ -43,8 +44,10 @@ pub struct Precompiled {
     /// one load and test per byte).
     kept: [bool; 256],
     /// Names this map in caches keyed by raw text (clones share it: they map alike).
+    #[cfg(not(target_arch = "wasm32"))]
     cache_id: u64,
     /// The longest replacement's byte length.
+    #[cfg(not(target_arch = "wasm32"))]
     longest: usize,
     /// Each char of the Basic Multilingual Plane by code point: [`UNCLASSED`] until first seen,
     /// then its kind ([`JOINS`], [`PLAIN`], [`MARK`], [`LINKER`]) and flags ([`REPLACED`],
@@ -155,6 +158,7 @@ fn one_cluster(parts: &[&str]) -> bool {
 }
 
 /// [`Precompiled::leaves_space_alone`] asked of the segmenter.
+#[cfg(not(target_arch = "wasm32"))]
 #[cold]
 #[inline(never)]
 fn space_alone_by_segmenter(c: char, after: bool) -> bool {
@@ -234,6 +238,7 @@ impl Precompiled {
             .collect();
         let replacements = String::from_utf8(charsmap[strings_at..].to_vec())
             .map_err(|_| bad("its replacement strings are not UTF-8"))?;
+        #[cfg(not(target_arch = "wasm32"))]
         let longest = replacements.split('\0').map(str::len).max().unwrap_or(0);
         let mut p = Precompiled {
             charsmap,
@@ -241,7 +246,9 @@ impl Precompiled {
             replacements,
             ascii: [None; 128],
             kept: [false; 256],
+            #[cfg(not(target_arch = "wasm32"))]
             cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            #[cfg(not(target_arch = "wasm32"))]
             longest,
             chars: (0..0x10000).map(|_| AtomicU8::new(UNCLASSED)).collect(),
         };
@@ -259,12 +266,14 @@ impl Precompiled {
 
     /// Names this map in caches keyed by raw text: two maps with different ids may map the
     /// same text differently.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn cache_id(&self) -> u64 {
         self.cache_id
     }
 
     /// The longest replacement's byte length (a key is at least a byte long: a text maps to
     /// at most this many times its length).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn longest_replacement(&self) -> usize {
         self.longest
     }
@@ -400,6 +409,7 @@ impl Precompiled {
     /// Whether a space next to the char `c` (`c` after it when `after`, else before it) is a
     /// cluster of its own as far as `c` tells: `c` does not extend it nor is prepended to it.
     /// Then a text cut at that space maps as its two sides map alone.
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     pub fn leaves_space_alone(&self, c: char, after: bool) -> bool {
         let cp = c as u32;
