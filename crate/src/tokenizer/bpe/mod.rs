@@ -155,11 +155,13 @@ struct Work {
 }
 
 /// The batch entry's key of a span longer than word keys (see [`spans::span_end`]): no
-/// word key is `[0, 1]` (their second word holds the length, at least 2, in its top byte).
+/// word key is `[0, 1]` (their second word holds the length, at least 1, in its top byte).
 const SPAN: words::Key = [0, 1];
 
 /// Pre-tokens found ahead of the one being encoded, their vocabulary slots being prefetched.
-const BATCH: usize = 16;
+/// Long enough that the last pieces' word-table lines arrive before they are probed (32
+/// against 16: ~3% faster on code and English; 64 no faster).
+const BATCH: usize = 32;
 
 /// Tokenizers whose work a thread keeps, most recently used last.
 const WORK_PER_THREAD: usize = 4;
