@@ -6,8 +6,9 @@
 //! handful of vector instructions instead of being decoded char by char. The algorithm
 //! ([`fold_ascii_block`]) is generic over [`Vector`]; the implementations are SSE2 and AVX2
 //! (x86_64, AVX2 chosen at run time), SIMD128 (wasm32 built with `+simd128`) and a SWAR
-//! `u64` fallback for everything else. [`scalar`] is the naive oracle every implementation
-//! is tested against.
+//! `u64` fallback for everything else; the 64-byte masks of the byte-level scanners have an
+//! AVX-512BW kernel of their own (chosen at run time). [`scalar`] is the naive oracle every
+//! implementation is tested against.
 
 mod swar;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -346,6 +347,10 @@ pub enum Kernel {
     Sse2,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// AVX-512BW for the 64-byte masks (one load, compares into mask registers); AVX2 for
+    /// the 32-byte blocks.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     Simd128,
 }
@@ -355,6 +360,9 @@ impl Kernel {
     pub fn best() -> Kernel {
         #[cfg(target_arch = "x86_64")]
         {
+            if x86::has_avx512() {
+                return Kernel::Avx512;
+            }
             if x86::has_avx2() {
                 return Kernel::Avx2;
             }
@@ -378,6 +386,9 @@ impl Kernel {
             if x86::has_avx2() {
                 v.push(Kernel::Avx2);
             }
+            if x86::has_avx512() {
+                v.push(Kernel::Avx512);
+            }
         }
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         v.push(Kernel::Simd128);
@@ -392,7 +403,7 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Sse2 => 16,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => 32,
+            Kernel::Avx2 | Kernel::Avx512 => 32,
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => 16,
         }
@@ -406,6 +417,8 @@ impl Kernel {
             Kernel::Sse2 => "sse2",
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => "avx512",
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => "simd128",
         }
@@ -430,10 +443,12 @@ impl Kernel {
             // SAFETY: as above; SSE2 is part of the x86_64 baseline.
             #[cfg(target_arch = "x86_64")]
             Kernel::Sse2 => unsafe { x86::fold_sse2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
-            // SAFETY: as above; Kernel::Avx2 is only constructed after run-time detection
-            // (`best`, `all_available`), so the CPU supports AVX2.
+            // SAFETY: as above; Kernel::Avx2 and Kernel::Avx512 are only constructed after
+            // run-time detection (`best`, `all_available`) of AVX2 (AVX-512BW's also checks it).
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::fold_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            Kernel::Avx2 | Kernel::Avx512 => unsafe {
+                x86::fold_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean)
+            },
             // SAFETY: as above; this variant exists only in builds with simd128 enabled.
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => unsafe {
@@ -460,9 +475,12 @@ impl Kernel {
             // SAFETY: one block each; SSE2 is part of the x86_64 baseline.
             #[cfg(target_arch = "x86_64")]
             Kernel::Sse2 => unsafe { x86::classify_sse2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
-            // SAFETY: one block each; Kernel::Avx2 exists only after run-time detection.
+            // SAFETY: one block each; Kernel::Avx2 and Kernel::Avx512 exist only after run-time
+            // detection of AVX2.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::classify_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean) },
+            Kernel::Avx2 | Kernel::Avx512 => unsafe {
+                x86::classify_avx2(src.as_ptr(), dst.as_mut_ptr(), lower, clean)
+            },
             // SAFETY: one block each; built only with simd128 enabled.
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => unsafe {
@@ -472,8 +490,8 @@ impl Kernel {
     }
 
     /// [`ByteMasks`] of a 64-byte block, with `ctrl` when `CTRL`; see [`byte_masks`].
-    // Not inlined for AVX2 (a call per 64 bytes: the caller's loop need not be compiled for
-    // AVX2); the other kernels inline into the caller.
+    // Not inlined for AVX2 and AVX-512 (a call per 64 bytes: the caller's loop need not be
+    // compiled for them); the other kernels inline into the caller.
     #[inline(always)]
     pub fn byte_masks<const CTRL: bool>(self, src: &[u8; 64]) -> ByteMasks {
         let p = src.as_ptr();
@@ -487,6 +505,10 @@ impl Kernel {
             // SAFETY: 64 bytes; Kernel::Avx2 exists only after run-time detection.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { x86::byte_masks_avx2::<CTRL>(p) },
+            // SAFETY: 64 bytes; Kernel::Avx512 exists only after run-time detection of
+            // AVX-512BW.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::byte_masks_avx512::<CTRL>(p) },
             // SAFETY: 64 bytes; built only with simd128 enabled.
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => unsafe { byte_masks::<wasm::Simd128, CTRL>(p) },
@@ -615,16 +637,20 @@ mod tests {
     }
 
     /// Every kernel's byte masks equal the byte-at-a-time ones, on blocks of ASCII with
-    /// non-ASCII bytes now and then (and fully random ones), at every lane.
+    /// non-ASCII bytes now and then (and fully random ones), at every lane; with the bytes at
+    /// each class's edges, and those bytes with the high bit set (which the 32-lane kernels
+    /// clear before comparing, and AVX-512's compare as they are).
     #[test]
     fn every_kernel_masks_like_the_scalar_oracle() {
+        const EDGES: &[u8] = b"\x00\x08\t\r\x0e\x1f /0\x2e9:@AZ[`az{\x7f";
         let mut r = Rng(0x1234_5678_9ABC_DEF1);
         for round in 0..20000 {
             let mut src = [0u8; 64];
             for b in src.iter_mut() {
-                *b = match round % 3 {
+                *b = match round % 4 {
                     0 => interesting_byte(&mut r),
                     1 => (r.next() % 128) as u8,
+                    2 => EDGES[(r.next() % EDGES.len() as u64) as usize] | ((r.next() % 2) << 7) as u8,
                     _ => (r.next() % 256) as u8,
                 };
             }
@@ -634,6 +660,18 @@ mod tests {
                 assert_eq!(k.byte_masks::<true>(&src), want, "{} on {:?}", k.name(), src);
                 assert_eq!(k.byte_masks::<false>(&src), ByteMasks { ctrl: 0, ..want }, "{}", k.name());
             }
+        }
+    }
+
+    /// The AVX-512 kernel is among those the tests run wherever the CPU has AVX-512BW.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_is_tested_where_the_cpu_has_it() {
+        let has = x86::has_avx512();
+        assert_eq!(Kernel::all_available().contains(&Kernel::Avx512), has);
+        assert_eq!(has, std::is_x86_feature_detected!("avx512bw"), "an AVX-512BW CPU without BMI2?");
+        if !has {
+            eprintln!("this CPU lacks AVX-512BW: the avx512 kernel is not tested here");
         }
     }
 

@@ -1,4 +1,5 @@
-//! SSE2 (x86_64 baseline) and AVX2 (detected at run time) lanes.
+//! SSE2 (x86_64 baseline) and AVX2 (detected at run time) lanes, and AVX-512BW (detected at
+//! run time) for the 64-byte masks.
 //!
 //! ASCII lanes are below 0x80, so the signed byte compares of SSE2/AVX2 order them
 //! correctly; `in_ascii_range` relies on that.
@@ -21,6 +22,27 @@ pub fn has_avx2() -> bool {
         0 => {
             let yes = std::is_x86_feature_detected!("avx2");
             AVX2.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+        v => v == 2,
+    }
+}
+
+/// Cached detection of what [`super::Kernel::Avx512`] needs: AVX-512BW, AVX2 (its 32-byte
+/// blocks), and the bit instructions of the scanners compiled for it (BMI1, BMI2, LZCNT,
+/// POPCNT; every AVX-512 CPU has them): 0 unknown, 1 no, 2 yes.
+static AVX512: AtomicU8 = AtomicU8::new(0);
+
+pub fn has_avx512() -> bool {
+    match AVX512.load(Ordering::Relaxed) {
+        0 => {
+            let yes = has_avx2()
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("lzcnt")
+                && std::is_x86_feature_detected!("popcnt");
+            AVX512.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
             yes
         }
         v => v == 2,
@@ -177,4 +199,36 @@ pub unsafe fn classify_avx2(src: *const u8, dst: *mut u8, lower: bool, clean: bo
 pub unsafe fn byte_masks_avx2<const CTRL: bool>(src: *const u8) -> ByteMasks {
     // SAFETY: forwarded from the caller; compiled with AVX2 enabled.
     unsafe { byte_masks::<Avx2, CTRL>(src) }
+}
+
+/// [`ByteMasks`] of 64 bytes with one load and a compare into a mask register per class.
+/// Byte ranges are unsigned compares of `b - lo` against the range's width, exact for every
+/// byte, so no class needs the high bits cleared first (as the 32-lane kernels do).
+///
+/// # Safety
+/// `src` valid for 64 bytes of reads, and the CPU supports AVX-512BW.
+#[target_feature(enable = "avx512bw")]
+#[inline]
+pub unsafe fn byte_masks_avx512<const CTRL: bool>(src: *const u8) -> ByteMasks {
+    // SAFETY: the caller guarantees 64 readable bytes; the load is unaligned.
+    let x = unsafe { _mm512_loadu_si512(src as *const __m512i) };
+    let eq = |b: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(b as i8));
+    let range = |lo: u8, hi: u8| {
+        _mm512_cmplt_epu8_mask(
+            _mm512_sub_epi8(x, _mm512_set1_epi8(lo as i8)),
+            _mm512_set1_epi8((hi - lo + 1) as i8),
+        )
+    };
+    let ws = range(0x09, 0x0D) | eq(b' ');
+    ByteMasks {
+        high: _mm512_movepi8_mask(x),
+        upper: range(b'A', b'Z'),
+        lower: range(b'a', b'z'),
+        digit: range(b'0', b'9'),
+        ws,
+        newline: eq(b'\n') | eq(b'\r'),
+        space: eq(b' '),
+        slash: eq(b'/'),
+        ctrl: if CTRL { (range(0, 0x1F) | eq(0x7F)) & !ws } else { 0 },
+    }
 }

@@ -1,4 +1,4 @@
-//! The first cache a pre-token meets: pieces of 2 to 15 bytes.
+//! The first cache a pre-token meets: pieces of 1 to 15 bytes.
 //!
 //! Most pre-tokens of text are such pieces, seen before (English and code: ~95% of those of
 //! two bytes or more). For them the whole lookup is: the key from two 8-byte loads of the text
@@ -29,8 +29,8 @@ const MAX_ARENA: usize = 1 << 22;
 pub const MAX_PIECE: usize = 15;
 
 /// A piece's key: its bytes zero-padded, little-endian, and its length in the top byte of the
-/// second word. A piece of two bytes or more has a non-zero second word; `[0, 0]` marks a free
-/// slot and a pre-token with no key (one byte, or longer than [`MAX_PIECE`]).
+/// second word. A piece has a non-zero length byte; `[0, 0]` marks a free slot and a
+/// pre-token with no key (longer than [`MAX_PIECE`]).
 pub type Key = [u64; 2];
 pub const NO_KEY: Key = [0, 0];
 
@@ -57,10 +57,10 @@ static MASKS: [[u64; 2]; 16] = {
     m
 };
 
-/// The key of the piece `s[a..a + n]` (`2 <= n <= MAX_PIECE`).
+/// The key of the piece `s[a..a + n]` (`1 <= n <= MAX_PIECE`).
 #[inline(always)]
 pub fn key_at(s: &[u8], a: usize, n: usize) -> Key {
-    debug_assert!((2..=MAX_PIECE).contains(&n) && a + n <= s.len());
+    debug_assert!((1..=MAX_PIECE).contains(&n) && a + n <= s.len());
     let [lo, hi] = match s.get(a..a + 16) {
         Some(w) => {
             let w: &[u8; 16] = w.try_into().expect("16 bytes");
@@ -101,7 +101,7 @@ pub fn is_span_key(key: Key) -> bool {
 /// The key of `piece` if it has one ([`NO_KEY`] otherwise).
 #[cfg(test)]
 fn key_of(piece: &[u8]) -> Key {
-    if (2..=MAX_PIECE).contains(&piece.len()) {
+    if (1..=MAX_PIECE).contains(&piece.len()) {
         key_at(piece, 0, piece.len())
     } else {
         NO_KEY
@@ -260,6 +260,26 @@ impl Words {
         }
     }
 
+    /// The ids stored for the piece with key `key` (not [`NO_KEY`]) and hash `h` as `[id, id,
+    /// id, n]` (zeros after the `n` ids), when there are at most 3; `None` when it is not
+    /// stored or has more.
+    #[inline(always)]
+    pub fn get_short(&self, key: Key, h: u64) -> Option<[u32; 4]> {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            // SAFETY: `i <= mask < self.slots.len()` (never empty, see `slots`).
+            let e = unsafe { self.slots.get_unchecked(i) };
+            if e.key == key {
+                return (e.n <= 3).then_some([e.ids[0], e.ids[1], e.ids[2], e.n]);
+            }
+            if e.key[1] == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Whether the piece with key `key` (not [`NO_KEY`]) and hash `h` is stored.
     #[inline(always)]
     pub fn contains(&self, key: Key, h: u64) -> bool {
@@ -337,15 +357,16 @@ impl Words {
 mod tests {
     use super::*;
 
-    /// Keys tell every piece of 2 to 15 bytes apart (trailing zero bytes, equal prefixes), are
+    /// Keys tell every piece of 1 to 15 bytes apart (trailing zero bytes, equal prefixes), are
     /// the same read from inside a text and from the piece alone (near the text's end too), and
-    /// the table returns what was stored for random pieces, past a start-over too.
+    /// the table returns what was stored for random pieces, past a start-over too, through
+    /// `get_into` and (3 ids or fewer) `get_short`.
     #[test]
     fn keys_and_table_against_a_map() {
         let text: Vec<u8> = (0..64u8).map(|i| if i % 5 == 0 { 0 } else { i.wrapping_mul(37) }).collect();
         let mut seen = std::collections::HashMap::new();
         for a in 0..text.len() {
-            for n in 2..=MAX_PIECE.min(text.len() - a) {
+            for n in 1..=MAX_PIECE.min(text.len() - a) {
                 let p = &text[a..a + n];
                 let k = key_at(&text, a, n);
                 assert_eq!(k, key_of(p));
@@ -355,7 +376,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(key_of(b"z"), NO_KEY);
+        assert_ne!(key_of(b"z"), key_of(b"z\0"));
+        assert_ne!(key_of(b"\0"), NO_KEY);
         assert_ne!(key_of(b"z\0"), key_of(b"z\0\0"));
         assert_eq!(key_of(&[1; 16]), NO_KEY);
 
@@ -366,8 +388,9 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) % m
         };
-        for _ in 0..(MAX_LEN + 20_000) {
-            let n = 2 + next(14) as usize;
+        let mut stored = 0;
+        while stored < MAX_LEN + 20_000 {
+            let n = 1 + next(15) as usize;
             let p: Vec<u8> = (0..n).map(|_| if next(4) == 0 { 0 } else { next(256) as u8 }).collect();
             let k = key_of(&p);
             if want.contains_key(&p) {
@@ -376,6 +399,7 @@ mod tests {
             let mut out = vec![7];
             assert!(!w.contains(k, hash(k)));
             assert!(!w.get_into(k, hash(k), &mut out));
+            assert_eq!(w.get_short(k, hash(k)), None);
             assert_eq!(out, [7]);
             let most = if next(3) == 0 { 12 } else { 3 };
             let ids: Vec<u32> = (0..1 + next(most)).map(|_| next(1 << 24) as u32).collect();
@@ -386,8 +410,9 @@ mod tests {
                 want.clear();
             }
             want.insert(p, ids);
+            stored += 1;
         }
-        assert!(want.len() > 10_000);
+        assert!(want.len() > 10_000, "{}", want.len());
         for (p, ids) in &want {
             let k = key_of(p);
             // Appended to an output with no spare capacity.
@@ -397,6 +422,14 @@ mod tests {
             assert!(w.get_into(k, hash(k), &mut out));
             assert_eq!(&out[..5], &[7; 5]);
             assert_eq!(&out[5..], &ids[..]);
+            let short = w.get_short(k, hash(k));
+            if ids.len() <= 3 {
+                let mut want = [0, 0, 0, ids.len() as u32];
+                want[..ids.len()].copy_from_slice(ids);
+                assert_eq!(short, Some(want));
+            } else {
+                assert_eq!(short, None);
+            }
         }
     }
 
