@@ -237,6 +237,17 @@ fn word_end(bytes: &[u8], start: usize) -> usize {
         let found = w.wrapping_sub(LOW) & !w & HIGH;
         if found == 0 {
             i += 8;
+            // A long word (a script without spaces): a vector search for the rest, natively.
+            #[cfg(not(target_arch = "wasm32"))]
+            if i - start >= 32 {
+                while let Some(k) = memchr::memchr(0xE2, &bytes[i..]) {
+                    if is_space(i + k) {
+                        return i + k;
+                    }
+                    i += k + 1;
+                }
+                return bytes.len();
+            }
             continue;
         }
         let k = i + (found.trailing_zeros() / 8) as usize;

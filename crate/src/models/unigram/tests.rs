@@ -567,8 +567,21 @@ fn a_piece_with_an_inner_space_keeps_the_whole_texts_lattice() {
 fn word_end_finds_the_next_space_past_the_first_char() {
     use crate::testing::Rng;
     let mut rng = Rng(0x0123_4567_89AB_CDEF);
-    // "…" and "€" share the space's lead byte 0xE2, "▀" (E2 96 80) its first two bytes.
-    let parts = ["▁", "a", "…", "€", "▀", "日", "é", "\u{1F600}", "▁▁"];
+    // "…" and "€" share the space's lead byte 0xE2, "▀" (E2 96 80) its first two bytes; long
+    // runs without one are searched past the first bytes.
+    let parts = [
+        "▁",
+        "a",
+        "…",
+        "€",
+        "▀",
+        "日",
+        "é",
+        "\u{1F600}",
+        "▁▁",
+        "ภาษาไทยยาวมาก",
+        "abcdefghijklmnopqrstuvwxyz",
+    ];
     for _ in 0..5_000 {
         let text: String = (0..1 + rng.below(30)).map(|_| rng.pick(&parts)).collect();
         let bytes = text.as_bytes();
