@@ -275,7 +275,8 @@ fn for_each_segment(text: &str, form: Form, fast: bool, mut on_segment: impl FnM
         #[cfg(not(target_arch = "wasm32"))]
         {
             let run = pos;
-            while let Some(&[b0, b1, b2]) = bytes.get(pos..pos + 3) {
+            let mut rest = &bytes[pos..];
+            while let &[b0, b1, b2, ref tail @ ..] = rest {
                 if b0 & 0xF0 != 0xE0 {
                     break;
                 }
@@ -284,8 +285,9 @@ fn for_each_segment(text: &str, form: Form, fast: bool, mut on_segment: impl FnM
                     break;
                 }
                 pos += 3;
+                rest = tail;
             }
-            while let Some(&[b0, b1]) = bytes.get(pos..pos + 2) {
+            while let &[b0, b1, ref tail @ ..] = rest {
                 if b0 & 0xE0 != 0xC0 {
                     break;
                 }
@@ -294,6 +296,7 @@ fn for_each_segment(text: &str, form: Form, fast: bool, mut on_segment: impl FnM
                     break;
                 }
                 pos += 2;
+                rest = tail;
             }
             if pos > run {
                 continue;
