@@ -23,6 +23,10 @@ pub struct CharClass {
     /// The lead bytes of the set's non-ASCII chars, as a bitmap: a char of another lead is
     /// skipped undecoded (most chars of a text, for sets such as zero-width chars or `\p{Zs}`).
     leads: [u64; 4],
+    /// Those lead bytes when there are one to four (the last repeated to fill) and the set
+    /// has no ASCII char: text is then searched for them, not walked char by char.
+    #[cfg(not(target_arch = "wasm32"))]
+    few_leads: Option<[u8; 4]>,
 }
 
 impl CharClass {
@@ -64,7 +68,24 @@ impl CharClass {
                 }
             }
         }
-        CharClass { ranges: merged, ascii, leads }
+        #[cfg(not(target_arch = "wasm32"))]
+        let few_leads = {
+            let list: Vec<u8> =
+                (0x80..=0xFF).filter(|&b: &u8| leads[b as usize >> 6] >> (b & 63) & 1 != 0).collect();
+            match list.last() {
+                Some(&last) if ascii == 0 && list.len() <= 4 => {
+                    Some([0, 1, 2, 3].map(|k| list.get(k).copied().unwrap_or(last)))
+                }
+                _ => None,
+            }
+        };
+        CharClass {
+            ranges: merged,
+            ascii,
+            leads,
+            #[cfg(not(target_arch = "wasm32"))]
+            few_leads,
+        }
     }
 
     /// The class of `pattern` (Oniguruma's Ruby syntax), when it is one this module reads
@@ -134,6 +155,25 @@ impl CharClass {
     #[inline]
     pub fn for_each_match(&self, text: &str, mut f: impl FnMut(usize, usize)) {
         let bytes = text.as_bytes();
+        // A vector search for the lead bytes (natively): three at once, and a fourth (as
+        // `\p{Zs}` without the space has) in a search of its own, the two merged in order.
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some([x, y, z, w]) = self.few_leads {
+            let mut three = memchr::memchr3_iter(x, y, z, bytes).peekable();
+            let mut fourth = (w != z).then(|| memchr::memchr_iter(w, bytes)).into_iter().flatten().peekable();
+            loop {
+                let start = match (three.peek(), fourth.peek()) {
+                    (Some(a), Some(b)) if b < a => fourth.next(),
+                    (Some(_), _) => three.next(),
+                    (None, _) => fourth.next(),
+                };
+                let Some(start) = start else { return };
+                let c = text[start..].chars().next().expect("a lead byte starts a char");
+                if self.contains(c) {
+                    f(start, start + c.len_utf8());
+                }
+            }
+        }
         let skip_ascii = self.ascii == 0;
         let mut i = 0;
         while i < bytes.len() {
@@ -300,6 +340,61 @@ mod tests {
             let class = CharClass::parse(pattern).unwrap_or_else(|| panic!("{pattern}"));
             for _ in 0..2_000 {
                 let text: String = (0..rng.below(12)).map(|_| rng.pick(&chars)).collect();
+                let mut got = Vec::new();
+                class.for_each_match(&text, |s, e| got.push((s, e)));
+                let want: Vec<_> = text
+                    .char_indices()
+                    .filter(|&(_, c)| class.contains(c))
+                    .map(|(i, c)| (i, i + c.len_utf8()))
+                    .collect();
+                assert_eq!(got, want, "{pattern} {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn skipped_runs_hide_no_match() {
+        // Long runs of chars of one script (skipped or searched through), broken at every
+        // offset by chars of the set, ASCII, and chars of other leads.
+        let patterns = [
+            "[\\u00AD\\u200B\\u200C\\u200D\\u2060\\uFEFF]",
+            "\\p{Zs}",
+            "[a-z\\u0E3F]",
+            "[\\u0E01]",
+            "[\\u0627-\\u0628]",
+            // \p{Zs} without the space (as a Replace by " " takes it): four lead bytes.
+            "[\\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000]",
+        ];
+        let runs = [
+            ['\u{E01}', '\u{E2D}', '\u{E48}'],
+            ['\u{905}', '\u{94D}', '\u{E01}'],
+            ['é', 'ß', 'é'],
+            ['\u{627}', '\u{644}', '\u{6CC}'],
+            ['한', '국', '어'],
+        ];
+        let breaks = [
+            '\u{AD}',
+            '\u{200B}',
+            '\u{FEFF}',
+            ' ',
+            'a',
+            '\u{3000}',
+            '\u{E3F}',
+            '\u{430}',
+            '\u{1F600}',
+            '日',
+            '\u{A0}',
+            '\u{1680}',
+            '\u{2007}',
+        ];
+        let mut rng = crate::testing::Rng(0x5EED_1EAD_2026_1207);
+        for pattern in patterns {
+            let class = CharClass::parse(pattern).unwrap_or_else(|| panic!("{pattern}"));
+            for _ in 0..3_000 {
+                let run = rng.pick(&runs);
+                let text: String = (0..rng.below(40))
+                    .map(|_| if rng.below(12) == 0 { rng.pick(&breaks) } else { rng.pick(&run) })
+                    .collect();
                 let mut got = Vec::new();
                 class.for_each_match(&text, |s, e| got.push((s, e)));
                 let want: Vec<_> = text

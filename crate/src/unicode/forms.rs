@@ -6,6 +6,8 @@
 //!   time, without decoding or lookups.
 //! - Any other char costs one two-level table lookup. A starter that the form's quick check
 //!   accepts is a *boundary*: nothing before it can reorder or compose with anything after it.
+//!   Natively, chars of two and three bytes are first looked up in a bitmap of the BMP's
+//!   boundaries, one bit each, in a loop over their run.
 //! - Only a char that may change (quick check No or Maybe), or combining marks out of canonical
 //!   order, send the *segment* between the surrounding boundaries through the full algorithm
 //!   (decompose, reorder, recompose). If that gives back the input, as it often does for
@@ -16,6 +18,8 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+#[cfg(not(target_arch = "wasm32"))]
+use std::sync::OnceLock;
 
 use super::generated::forms_tables::{
     BLOCKS, CCC_MASK, CHANGES_NFC, CHANGES_NFD, CHANGES_NFKC, CHANGES_NFKD, COMPOSES_BACKWARD,
@@ -226,17 +230,16 @@ impl Item {
     }
 }
 
-/// Index into INFO of `c`'s word; 0 for the (common) inert char.
+/// Index into INFO of code point `cp`'s word; 0 for the (common) inert char.
 #[inline(always)]
-fn info_index(c: char) -> usize {
-    let cp = c as usize;
+fn info_index(cp: usize) -> usize {
     let block = PAGE_INDEX[cp >> 8] as usize;
     BLOCKS[(block << 8) | (cp & 0xFF)] as usize
 }
 
 #[inline(always)]
 fn info(c: char) -> u32 {
-    INFO[info_index(c)]
+    INFO[info_index(c as usize)]
 }
 
 /// Calls `on_segment(start, end, items)` for each segment `text[start..end]` that may change,
@@ -252,6 +255,8 @@ fn for_each_segment(text: &str, form: Form, fast: bool, mut on_segment: impl FnM
         return;
     }
     let changes = form.changes_flag();
+    #[cfg(not(target_arch = "wasm32"))]
+    let bmp_boundaries = bmp_boundaries(form);
     let mut pos = 0;
     // Start of the current segment: the last boundary at or before `pos`.
     let mut boundary = 0;
@@ -265,9 +270,41 @@ fn for_each_segment(text: &str, form: Form, fast: bool, mut on_segment: impl FnM
             last_ccc = 0;
             continue;
         }
+        // Runs of chars of three bytes (most scripts past Hebrew) and of two bytes in tight
+        // loops.
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let run = pos;
+            let mut rest = &bytes[pos..];
+            while let &[b0, b1, b2, ref tail @ ..] = rest {
+                if b0 & 0xF0 != 0xE0 {
+                    break;
+                }
+                let cp = ((b0 & 0x0F) as usize) << 12 | ((b1 & 0x3F) as usize) << 6 | (b2 & 0x3F) as usize;
+                if !stays(bmp_boundaries, cp, changes, pos, &mut boundary, &mut last_ccc) {
+                    break;
+                }
+                pos += 3;
+                rest = tail;
+            }
+            while let &[b0, b1, ref tail @ ..] = rest {
+                if b0 & 0xE0 != 0xC0 {
+                    break;
+                }
+                let cp = ((b0 & 0x1F) as usize) << 6 | (b1 & 0x3F) as usize;
+                if !stays(bmp_boundaries, cp, changes, pos, &mut boundary, &mut last_ccc) {
+                    break;
+                }
+                pos += 2;
+                rest = tail;
+            }
+            if pos > run {
+                continue;
+            }
+        }
         let c = next_char(text, pos);
         let len = c.len_utf8();
-        let index = info_index(c);
+        let index = info_index(c as usize);
         if index == 0 {
             boundary = pos;
             last_ccc = 0;
@@ -297,6 +334,54 @@ fn for_each_segment(text: &str, form: Form, fast: bool, mut on_segment: impl FnM
         boundary = end;
         last_ccc = 0;
     }
+}
+
+/// Bit `c` of the BMP's code points: whether `c` is a boundary of `form` (a starter its quick
+/// check accepts, as `for_each_segment` tells from the tables). The common char then costs
+/// its decoding and one bit, where the tables take three dependent loads and two tests. Built
+/// from the tables the first time a form needs it (natively: the page's general module is at
+/// its size budget).
+#[cfg(not(target_arch = "wasm32"))]
+fn bmp_boundaries(form: Form) -> &'static [u64; 1024] {
+    static BITS: [OnceLock<Box<[u64; 1024]>>; 4] = [const { OnceLock::new() }; 4];
+    let index = Form::ALL.iter().position(|&f| f == form).expect("one of the four forms");
+    BITS[index].get_or_init(|| {
+        let not_boundary = form.changes_flag() | CCC_MASK;
+        let mut bits = Box::new([0u64; 1024]);
+        for c in (0..0x10000).filter_map(char::from_u32) {
+            if info(c) & not_boundary == 0 {
+                bits[c as usize >> 6] |= 1 << (c as u32 & 63);
+            }
+        }
+        bits
+    })
+}
+
+/// Whether the BMP char `cp` at `pos` leaves the text as it is where it stands: a boundary
+/// (then the segment starts there) or a mark in canonical order after the last one (whose
+/// class is then `last_ccc`), as [`for_each_segment`] tells them.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn stays(
+    bmp_boundaries: &[u64; 1024],
+    cp: usize,
+    changes: u32,
+    pos: usize,
+    boundary: &mut usize,
+    last_ccc: &mut u32,
+) -> bool {
+    if bmp_boundaries[cp >> 6] >> (cp & 63) & 1 != 0 {
+        *boundary = pos;
+        *last_ccc = 0;
+        return true;
+    }
+    let word = INFO[info_index(cp)];
+    let ccc = word & CCC_MASK;
+    if word & changes != 0 || ccc < *last_ccc {
+        return false;
+    }
+    *last_ccc = ccc;
+    true
 }
 
 /// The byte position of the first boundary (ASCII, or a starter the form's quick check
@@ -566,6 +651,8 @@ mod tests {
         let mut chars: Vec<char> =
             (0..=0x10FFFFu32).filter_map(char::from_u32).filter(|&c| info(c) != 0).step_by(7).collect();
         chars.extend("aeouAEOU sLR\u{5d0}\u{627}\u{4e00}\u{ac00}\u{d4db}\u{1100}\u{1161}\u{11a8}".chars());
+        // Thai: inert consonants, marks of classes 103 and 107, a char NFKC decomposes.
+        chars.extend(['\u{e01}', '\u{e32}', '\u{e38}', '\u{e48}', '\u{e33}', 'é', 'ß', '\u{1F600}']);
         chars.extend(['\u{300}', '\u{301}', '\u{316}', '\u{323}', '\u{327}', '\u{345}', '\u{b3e}']);
         chars
     }
@@ -610,6 +697,49 @@ mod tests {
                     let items = normalize_items(&text[..head], form);
                     assert!(all.starts_with(&items), "{text:?} {form} head {head}");
                 }
+            }
+        }
+    }
+
+    /// Reads `name` from the Unicode Character Database the tables were generated from (the
+    /// Debian package `unicode-data`, or the directory in UCD).
+    fn ucd(name: &str) -> String {
+        let dir = std::env::var("UCD").unwrap_or_else(|_| "/usr/share/unicode".to_owned());
+        std::fs::read_to_string(format!("{dir}/{name}"))
+            .unwrap_or_else(|e| panic!("cannot read {dir}/{name} ({e}): apt-get install unicode-data"))
+    }
+
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn bmp_boundaries_are_the_ucds_quick_check_starters() {
+        let props = ucd("DerivedNormalizationProps.txt");
+        assert!(props.starts_with("# DerivedNormalizationProps-15.0.0.txt"), "the tables are 15.0");
+        let mut starter = vec![true; 0x10000];
+        for line in ucd("UnicodeData.txt").lines() {
+            let fields: Vec<&str> = line.split(';').collect();
+            let cp = u32::from_str_radix(fields[0], 16).unwrap() as usize;
+            if cp < 0x10000 && fields[3] != "0" {
+                starter[cp] = false;
+            }
+        }
+        for form in Form::ALL {
+            let mut yes = starter.clone();
+            let property = format!("{}_QC", form.name());
+            for line in props.lines() {
+                let fields: Vec<&str> = line.split('#').next().unwrap().split(';').map(str::trim).collect();
+                if fields.len() < 3 || fields[1] != property || fields[2] == "Y" {
+                    continue;
+                }
+                let (lo, hi) = fields[0].split_once("..").unwrap_or((fields[0], fields[0]));
+                let (lo, hi) = (u32::from_str_radix(lo, 16).unwrap(), u32::from_str_radix(hi, 16).unwrap());
+                for cp in lo..=hi.min(0xFFFF) {
+                    yes[cp as usize] = false;
+                }
+            }
+            let bits = bmp_boundaries(form);
+            for cp in (0..0x10000u32).filter(|cp| !(0xD800..0xE000).contains(cp)) {
+                let bit = bits[cp as usize >> 6] >> (cp & 63) & 1 != 0;
+                assert_eq!(bit, yes[cp as usize], "U+{cp:04X} {form}");
             }
         }
     }

@@ -38,6 +38,34 @@ const FREE: Unit = Unit { base: 0, check: NONE, id: NONE };
 #[derive(Clone, Debug)]
 pub struct DoubleArray {
     units: Vec<Unit>,
+    /// The node a multi-byte char's first two bytes lead to from the root, by those bytes
+    /// ([`pair_index`]), or [`Pair::NONE`]: a char's walk from the root starts past them,
+    /// where most of a long word's walks start (native only: the page's general module is at
+    /// its size budget).
+    #[cfg(not(target_arch = "wasm32"))]
+    pairs: Box<[Pair; 64 * 64]>,
+}
+
+/// A node and its base, as [`DoubleArray::child`] gives them.
+#[derive(Clone, Copy, Debug)]
+#[cfg(not(target_arch = "wasm32"))]
+struct Pair {
+    node: u32,
+    base: u32,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Pair {
+    const NONE: Pair = Pair { node: NONE, base: 0 };
+}
+
+/// Where the lead byte `b0` (0xC0 or above) and the byte `b1` after it are found in
+/// [`DoubleArray::pairs`]: their low six bits, which tell lead bytes apart and continuation
+/// bytes too.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn pair_index(b0: u8, b1: u8) -> usize {
+    ((b0 as usize & 0x3F) << 6) | (b1 as usize & 0x3F)
 }
 
 impl DoubleArray {
@@ -84,7 +112,30 @@ impl DoubleArray {
                 frontier = frontier.max(s + 1);
             }
         }
-        DoubleArray { units: b.units }
+        let da = DoubleArray {
+            units: b.units,
+            #[cfg(not(target_arch = "wasm32"))]
+            pairs: Box::new([Pair::NONE; 64 * 64]),
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        let da = DoubleArray { pairs: da.pairs(), ..da };
+        da
+    }
+
+    /// [`DoubleArray::pairs`] of this array.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn pairs(&self) -> Box<[Pair; 64 * 64]> {
+        let mut pairs = Box::new([Pair::NONE; 64 * 64]);
+        let (root, root_base) = self.root();
+        for b0 in 0xC0..=0xFF {
+            let Some((n0, base0, _)) = self.child(root, root_base, b0) else { continue };
+            for b1 in 0x80..=0xBF {
+                if let Some((node, base, _)) = self.child(n0, base0, b1) {
+                    pairs[pair_index(b0, b1)] = Pair { node, base: base as u32 };
+                }
+            }
+        }
+        pairs
     }
 
     /// Calls `f(length, id)` for every piece that is a prefix of `s`, shortest first.
@@ -98,6 +149,43 @@ impl DoubleArray {
             }
             (node, base) = (next, next_base);
         }
+    }
+
+    /// The node that the walk from the root through `c`, the bytes of one UTF-8 char, ends
+    /// at (as [`DoubleArray::child`] gives it), or `None` where no piece starts with `c`.
+    #[inline(always)]
+    pub fn after_char(&self, c: &[u8]) -> Option<(u32, usize, u32)> {
+        #[cfg(not(target_arch = "wasm32"))]
+        match *c {
+            [b0, b1, b2] => {
+                let p = self.pairs[pair_index(b0, b1)];
+                if p.node == NONE {
+                    return None;
+                }
+                return self.child(p.node, p.base as usize, b2);
+            }
+            [b0, b1] => {
+                let p = self.pairs[pair_index(b0, b1)];
+                if p.node == NONE {
+                    return None;
+                }
+                return Some((p.node, p.base as usize, self.units[p.node as usize].id));
+            }
+            _ => {}
+        }
+        self.walk(c)
+    }
+
+    /// The node that the walk from the root through `s` ends at, byte by byte (the plain
+    /// [`DoubleArray::after_char`]), or `None` where no piece starts with `s`.
+    #[inline(always)]
+    pub fn walk(&self, s: &[u8]) -> Option<(u32, usize, u32)> {
+        let (mut node, mut base) = self.root();
+        let mut id = NONE;
+        for &b in s {
+            (node, base, id) = self.child(node, base, b)?;
+        }
+        Some((node, base, id))
     }
 
     /// The root: its slot and its base, where walks start.
@@ -222,5 +310,27 @@ mod tests {
         // No keys: nothing matches.
         let da = DoubleArray::new(&Trie::new(std::iter::empty()));
         da.prefixes(b"abc", |_, _| panic!("no key"));
+    }
+
+    #[test]
+    fn char_steps_match_the_byte_walk() {
+        let mut rng = Rng(0x0DDB_A11C_2026_1207);
+        // Chars that share lead bytes, second bytes, or the low bits of their lead bytes.
+        let alphabet: Vec<char> =
+            "aé\u{C3A9}ßɐ\u{3A40}日本ค่ม\u{1F600}\u{1D538}\u{10FFFF}\u{7FF}\u{800}".chars().collect();
+        for round in 0..50 {
+            let keys: Vec<String> = (0..[3, 40, 400][round % 3])
+                .map(|_| (0..1 + rng.below(4)).map(|_| rng.pick(&alphabet)).collect())
+                .collect();
+            let trie = Trie::new(keys.iter().enumerate().map(|(i, k)| (k.as_bytes(), i as u32)));
+            let da = DoubleArray::new(&trie);
+            // Every char a text may start with: the alphabet's and chars of every length.
+            let mut chars = alphabet.clone();
+            chars.extend((0..200).filter_map(|_| char::from_u32(rng.below(0x11_0000) as u32)));
+            for c in &chars {
+                let c = c.encode_utf8(&mut [0; 4]).as_bytes().to_vec();
+                assert_eq!(da.after_char(&c), da.walk(&c), "{c:?}");
+            }
+        }
     }
 }

@@ -249,6 +249,17 @@ fn word_end(bytes: &[u8], start: usize) -> usize {
         let found = w.wrapping_sub(LOW) & !w & HIGH;
         if found == 0 {
             i += 8;
+            // A long word (a script without spaces): a vector search for the rest, natively.
+            #[cfg(not(target_arch = "wasm32"))]
+            if i - start >= 32 {
+                while let Some(k) = memchr::memchr(0xE2, &bytes[i..]) {
+                    if is_space(i + k) {
+                        return i + k;
+                    }
+                    i += k + 1;
+                }
+                return bytes.len();
+            }
             continue;
         }
         let k = i + (found.trailing_zeros() / 8) as usize;
@@ -1036,18 +1047,10 @@ impl Unigram {
             // Within UTF-8 text, a char's lead byte tells its end.
             let char_end = start + char_len(bytes[start]);
             // The char's bytes: pieces are UTF-8 too, so none ends inside it.
-            let (mut node, mut base) = da.root();
-            let mut id = NONE;
-            let mut walking = true;
-            for &b in &bytes[start..char_end] {
-                match da.child(node, base, b) {
-                    Some(c) => (node, base, id) = c,
-                    None => {
-                        walking = false;
-                        break;
-                    }
-                }
-            }
+            let (walking, (mut node, mut base, id)) = match da.after_char(&bytes[start..char_end]) {
+                Some(c) => (true, c),
+                None => (false, (0, 0, NONE)),
+            };
             if walking && id != NONE {
                 relax(best, runners_up, char_end, piece(id).add(here), start, id);
             } else {

@@ -359,14 +359,19 @@ fn plain_best_path<S: Score>(m: &Unigram, word: &str) -> Result<Vec<(u32, u32, u
 fn best_path_matches_the_plain_search() {
     use crate::testing::Rng;
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    // One-byte to four-byte chars, so walks stop inside and at the end of every char length.
-    let alphabet = ["a", "b", " ", "é", "ß", "日", "本", "\u{1F600}", "\u{10FFFF}"];
+    // One-byte to four-byte chars, so walks stop inside and at the end of every char length;
+    // chars that share a lead byte and differ in the next (é ß, 日 本), that share the low
+    // bits of their lead bytes and a second byte (é U+3A40: a char's first step looks its
+    // first two bytes up together), and Thai (its chars all start E0 B8 or E0 B9).
+    let chars: Vec<String> =
+        "ab é\u{3A40}ßɐ日本คมุ่\u{1F600}\u{1D538}\u{10FFFF}".chars().map(String::from).collect();
+    let alphabet: Vec<&str> = chars.iter().map(String::as_str).collect();
     let path =
         |r: Result<Vec<Token>>| r.map(|t| t.iter().map(|t| (t.id, t.start, t.end)).collect::<Vec<_>>());
     let mut words = 0;
     for round in 0..400 {
         let mut vocab: Vec<(String, f64)> = Vec::new();
-        for _ in 0..(1 + rng.below(30)) {
+        for _ in 0..(1 + rng.below(60)) {
             let len = 1 + rng.below(4);
             let p: String = (0..len).map(|_| rng.pick(&alphabet)).collect();
             // Few distinct scores: ties; in some rounds, scores that pass SentencePiece's
@@ -562,8 +567,21 @@ fn a_piece_with_an_inner_space_keeps_the_whole_texts_lattice() {
 fn word_end_finds_the_next_space_past_the_first_char() {
     use crate::testing::Rng;
     let mut rng = Rng(0x0123_4567_89AB_CDEF);
-    // "…" and "€" share the space's lead byte 0xE2, "▀" (E2 96 80) its first two bytes.
-    let parts = ["▁", "a", "…", "€", "▀", "日", "é", "\u{1F600}", "▁▁"];
+    // "…" and "€" share the space's lead byte 0xE2, "▀" (E2 96 80) its first two bytes; long
+    // runs without one are searched past the first bytes.
+    let parts = [
+        "▁",
+        "a",
+        "…",
+        "€",
+        "▀",
+        "日",
+        "é",
+        "\u{1F600}",
+        "▁▁",
+        "ภาษาไทยยาวมาก",
+        "abcdefghijklmnopqrstuvwxyz",
+    ];
     for _ in 0..5_000 {
         let text: String = (0..1 + rng.below(30)).map(|_| rng.pick(&parts)).collect();
         let bytes = text.as_bytes();
