@@ -1229,18 +1229,41 @@ mod staged_ids_tests {
             assert!(t.raw_words_shape().is_some());
             let mut raw_answered = 0;
             for _ in 0..1500 {
-                // Past the length below which the pre-token cache answers.
+                // Past the length below which the pre-token cache answers; a third of the
+                // texts with stretches between spaces of up to ~1,400 bytes, across the length
+                // the piece cache keeps.
                 let mut text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
-                while text.len() < crate::models::cache::MAX_WORD {
-                    text.push_str(rng.pick(&parts));
+                let (len, spaced) = match rng.below(3) {
+                    0 => (256 + rng.below(1200), 40),
+                    _ => (crate::models::cache::MAX_WORD, 1),
+                };
+                while text.len() < len {
+                    let part = rng.pick(&parts);
+                    let odds = match part {
+                        "<x>" => 200,
+                        _ if part.contains(' ') => spaced,
+                        _ => 1,
+                    };
+                    if rng.below(odds) == 0 {
+                        text.push_str(part);
+                    }
                 }
                 let want = t.encode(&text, None, false).unwrap().ids().collect::<Vec<u32>>();
                 for _ in 0..2 {
                     assert_eq!(t.encode_ids(&text, false).unwrap(), want, "{text:?} {scheme}");
                 }
-                raw_answered += t.segment_ids_raw(&text, 0, &mut Vec::new()).unwrap() as usize;
+                // The raw path alone where the text is one segment (no added token).
+                if !text.contains("<x>") {
+                    for _ in 0..2 {
+                        let mut ids = Vec::new();
+                        if t.segment_ids_raw(&text, 0, &mut ids).unwrap() {
+                            assert_eq!(ids, want, "{text:?} {scheme}");
+                            raw_answered += 1;
+                        }
+                    }
+                }
             }
-            assert!(raw_answered > 1000, "{raw_answered}");
+            assert!(raw_answered > 1500, "{raw_answered}");
         }
     }
 }

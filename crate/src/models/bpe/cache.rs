@@ -36,6 +36,8 @@ const MAX_ENTRIES: usize = SLOTS / 4 * 3;
 const MAX_BYTES: usize = 1 << 22;
 /// Pieces of at most this many bytes are stored in their entry, and compared as two words.
 const INLINE_PIECE: usize = 16;
+/// The longest piece, and the most ids, an entry holds: longer ones are not cached.
+pub const MAX_PIECE: usize = 1024;
 /// Results of at most this many ids are stored in their entry.
 const INLINE_IDS: usize = 3;
 const _: () = assert!(INLINE_IDS == 3, "get_into copies inline ids one by one, for at most 3");
@@ -292,7 +294,7 @@ impl PieceCache {
 
     /// Remembers `ids` for `piece` (not already present).
     pub fn insert(&mut self, piece: &[u8], hash: u64, ids: &[u32]) {
-        if piece.is_empty() || piece.len() > 1024 || ids.is_empty() || ids.len() > 1024 {
+        if piece.is_empty() || piece.len() > MAX_PIECE || ids.is_empty() || ids.len() > MAX_PIECE {
             return;
         }
         if self.len >= MAX_ENTRIES

@@ -26,7 +26,7 @@
 //! ([`crate::models::sentencepiece::Unknowns`]).
 
 use crate::error::{Error, Result};
-use crate::models::bpe::cache::PieceCache;
+use crate::models::bpe::cache::{PieceCache, MAX_PIECE};
 use crate::models::bpe::table::PieceKey;
 use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, PieceKind, Unknowns};
@@ -324,15 +324,15 @@ impl WordWalk {
         })
     }
 
-    /// Whether a word of `len` bytes starting here is settled without knowing the score here:
-    /// a path to here has at most `start` scores, each at most `max_score` in magnitude; their
-    /// float sum is off by less than start / 2 while that bound stays below 2^52. Within it
-    /// the score here passes `words`' test without being known.
+    /// Whether the cached words of the next `len` bytes are settled without knowing the score
+    /// here: a path to a word's start has at most that many scores, each at most `max_score`
+    /// in magnitude; their float sum is off by less than half of them while that bound stays
+    /// below 2^52. Within it the score at each word passes `words`' test without being known:
+    /// the bound at the end of the `len` bytes covers every word inside them.
     #[inline(always)]
     fn settled_blind(&self, len: usize) -> bool {
-        let reach = len as f64 * (self.max_score + 1.0);
-        let bound = self.start as f64 * (self.max_score + 1.0);
-        len < MAX_WORD && bound <= 4.0e15 && bound + reach <= self.limit
+        let end = (self.start + len) as f64 * (self.max_score + 1.0);
+        end <= 4.0e15 && end <= self.limit
     }
 
     /// Sums the path's ids not yet summed into `here`.
@@ -779,7 +779,7 @@ impl Unigram {
                     (std::mem::take(&mut work.raw_path), std::mem::take(&mut work.raw_fused));
                 path.clear();
                 fused.clear();
-                let mut cached = norm.len() < MAX_WORD;
+                let mut cached = raw.len() <= MAX_PIECE;
                 let mut start = 0;
                 while start < norm.len() {
                     let end = word_end(norm.as_bytes(), start);
