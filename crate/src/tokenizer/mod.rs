@@ -11,6 +11,8 @@ pub mod chunk;
 pub mod documents;
 pub mod encoding;
 pub mod padding;
+#[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+mod raw;
 pub mod round_trip;
 pub mod trace;
 pub mod truncation;
@@ -526,98 +528,6 @@ impl Tokenizer {
             }
         }
         Ok(())
-    }
-
-    /// The pipeline [`Tokenizer::segment_ids_raw`] serves (natively): SentencePiece's char
-    /// map keeping the space, then spaces replaced by "▁", a Metaspace that keeps the text
-    /// whole, and a Unigram model whose lattice falls apart before each "▁"
-    /// ([`Unigram::raw_words_ids`]).
-    #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
-    fn raw_words_shape(
-        &self,
-    ) -> Option<(
-        &crate::normalizers::precompiled::Precompiled,
-        &crate::pre_tokenizers::metaspace::Metaspace,
-        &crate::models::unigram::Unigram,
-    )> {
-        use crate::normalizers::replace::ReplacePattern;
-        if self.normalized_matcher.is_some() {
-            return None;
-        }
-        let Some(PreTokenizer::Metaspace(m)) = &self.pre_tokenizer else { return None };
-        let Some(Normalizer::Sequence(v)) = &self.normalizer else { return None };
-        let [Normalizer::Precompiled(p), Normalizer::Replace(r)] = &v[..] else { return None };
-        let Model::Unigram(u) = &self.model else { return None };
-        let spaces = r.pattern == ReplacePattern::String(" ".into()) && r.content == "\u{2581}";
-        let whole = !m.split && m.replacement == '\u{2581}';
-        let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
-        (spaces && whole && keeps_space && u.model.fuses_by_word()).then_some((p, m, &u.model))
-    }
-
-    /// [`Tokenizer::segment_ids_plain`] for the pipeline of [`Tokenizer::raw_words_shape`]: the
-    /// text up to its first space (after a non-space) normalized as a whole, then each stretch
-    /// between spaces alone, cut only at spaces that are clusters of their own (so the map
-    /// sees each stretch as it does in the text, and the space becomes "▁"). False (nothing
-    /// appended) where the pipeline is another or the text has no such space.
-    #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
-    fn segment_ids_raw(&self, raw: &str, char_start: usize, ids: &mut Vec<u32>) -> Result<bool> {
-        // A shorter text is one lookup in the model's cache of pre-tokens (a line of text:
-        // 21 against 27 ms for 7,372 lines of Hebrew).
-        if raw.len() < crate::models::cache::MAX_WORD {
-            return Ok(false);
-        }
-        let Some((p, m, u)) = self.raw_words_shape() else { return Ok(false) };
-        let Some(n) = &self.normalizer else { return Ok(false) };
-        let bytes = raw.as_bytes();
-        // Whether the space at `i` is a cluster of its own (ASCII next to it always is).
-        let alone = |i: usize| {
-            let wide = |b: Option<&u8>| b.is_some_and(|&b| b >= 0x80);
-            (!wide(i.checked_sub(1).and_then(|j| bytes.get(j)))
-                || raw[..i].chars().next_back().is_none_or(|c| p.leaves_space_alone(c, false)))
-                && (!wide(bytes.get(i + 1))
-                    || raw[i + 1..].chars().next().is_none_or(|c| p.leaves_space_alone(c, true)))
-        };
-        // The next space at or after `from` that is a cluster of its own.
-        let next_cut = |mut from: usize| loop {
-            match crate::simd::find_byte_near(&bytes[from..], b' ') {
-                Some(k) if alone(from + k) => return Some(from + k),
-                Some(k) => from += k + 1,
-                None => return None,
-            }
-        };
-        let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
-        let Some(cut) = next_cut(spaces) else { return Ok(false) };
-        let mut lead = if char_start == 0 { Lead::One } else { Lead::Later };
-        let Some(head) = n.plain_text(raw[..cut].to_owned(), &mut lead) else { return Ok(false) };
-        // Metaspace prepends by the text's first char, which is the head's unless it is empty.
-        if head.is_empty() || (m.prepend_scheme == PrependScheme::First && matches!(lead, Lead::Unknown)) {
-            return Ok(false);
-        }
-        let starts_input = matches!(lead, Lead::One | Lead::Some);
-        let mut piece = String::new();
-        m.pieces_plain(&head, starts_input, &mut String::new(), |s| {
-            piece.push_str(s);
-            Ok::<(), Error>(())
-        })?;
-        let mut at = cut;
-        let stretches = std::iter::from_fn(|| {
-            // `at` is a cut space (or the end): the stretch after it runs to the next cut.
-            let start = at + 1;
-            (start <= bytes.len()).then(|| {
-                at = next_cut(start).unwrap_or(bytes.len());
-                &raw[start..at]
-            })
-        });
-        let normalize = |stretch: &str, out: &mut String| {
-            out.push('\u{2581}');
-            let text = n.plain_text(stretch.to_owned(), &mut Lead::Later);
-            out.push_str(&text.expect("a literal Replace inserts nothing at the start"));
-        };
-        // Each byte maps to at most the longest replacement, each of its spaces to 3 bytes.
-        let len_bound = raw.len().saturating_mul(3 * p.longest_replacement().max(1)).saturating_add(3);
-        ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
-        u.raw_words_ids(&piece, stretches, len_bound, p.cache_id(), normalize, ids)?;
-        Ok(true)
     }
 
     /// [`Tokenizer::segment_ids_staged`] without the alignment, where no stage needs it: a
@@ -1186,14 +1096,11 @@ mod staged_ids_tests {
         }
     }
 
-    /// The raw-stretch path (`segment_ids_raw`, natively) against the Encoding's staged
-    /// pipeline: SentencePiece's map (chars mapped to spaces, removed, expanded to several
-    /// words; marks that join a space before them, prepended chars that join one after), spaces
-    /// to "▁", Metaspace keeping the text whole; each text twice, the second time from the
-    /// stretch cache.
-    #[test]
+    /// SentencePiece's map for the raw-stretch tests: chars mapped to spaces, removed,
+    /// expanded to several words or to "▁"; marks that join a space before them, prepended
+    /// chars that join one after. Whitespace it keeps ("\t", U+2003) is what a Strip removes.
     #[cfg(not(target_arch = "wasm32"))]
-    fn raw_stretch_ids_match_the_encoding() {
+    fn raw_test_map() -> String {
         use crate::loaders::tiktoken::base64_encode;
         use crate::normalizers::precompiled::Precompiled;
         let map = Precompiled::from_rules(&[
@@ -1201,16 +1108,81 @@ mod staged_ids_tests {
             ("\u{3000}", " "),
             ("\u{200B}", ""),
             ("x", "ab c"),
+            ("z", "  a  "),
+            ("w", "\u{2581}"),
             ("e\u{301}", "é"),
             ("\u{301}", "y"),
             (" \u{301}", "ab"),
             ("\u{600} ", "x"),
         ]);
-        let charsmap = base64_encode(map.charsmap());
-        let parts = [
-            "a", "b", "c", "é", "e\u{301}", " ", "  ", "\u{301}", "\u{600}", "\n", "\u{3000}", "\u{200B}",
-            "x", "y", "ab", "<x>", "▁", "ab ab", "c a", "q", "qq a",
-        ];
+        base64_encode(map.charsmap())
+    }
+
+    const RAW_TEST_PARTS: [&str; 26] = [
+        "a", "b", "c", "é", "e\u{301}", " ", "  ", "\u{301}", "\u{600}", "\n", "\u{3000}", "\u{200B}", "x",
+        "y", "ab", "<x>", "▁", "ab ab", "c a", "q", "qq a", "z", "w", "\t", "\u{2003}", "b  ",
+    ];
+
+    /// Encodes random texts past the raw path's length with `t` (whose pipeline it serves)
+    /// and compares `encode_ids` and the raw path's own ids with the Encoding's staged
+    /// pipeline; each text twice, the second time from the stretch cache. A third of the
+    /// texts have stretches between spaces of up to ~1,400 bytes, across the length the piece
+    /// cache keeps.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn check_raw_stretches(t: &Tokenizer, rng: &mut Rng, what: &str) {
+        let parts = RAW_TEST_PARTS;
+        let mut raw_answered = 0;
+        for _ in 0..1500 {
+            let mut text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
+            let (len, spaced) = match rng.below(3) {
+                0 => (256 + rng.below(1200), 40),
+                _ => (crate::models::cache::MAX_WORD, 1),
+            };
+            while text.len() < len {
+                let part = rng.pick(&parts);
+                let odds = match part {
+                    "<x>" => 200,
+                    _ if part.contains(' ') => spaced,
+                    _ => 1,
+                };
+                if rng.below(odds) == 0 {
+                    text.push_str(part);
+                }
+            }
+            // Text ends that a Strip removes.
+            for _ in 0..rng.below(3) {
+                text.push_str(rng.pick(&[" ", "\t", "\n", "\u{2003}", "\u{200B}"]));
+            }
+            let want = t.encode(&text, None, false).unwrap().ids().collect::<Vec<u32>>();
+            for _ in 0..2 {
+                assert_eq!(t.encode_ids(&text, false).unwrap(), want, "{text:?} {what}");
+            }
+            // The raw path alone where the text is one segment (no added token).
+            if !text.contains("<x>") {
+                for _ in 0..2 {
+                    let mut ids = Vec::new();
+                    if t.segment_ids_raw(&text, 0, &mut ids).unwrap() {
+                        assert_eq!(ids, want, "{text:?} {what}");
+                        raw_answered += 1;
+                    }
+                }
+            }
+        }
+        assert!(raw_answered > 1500, "{raw_answered} {what}");
+    }
+
+    const RAW_TEST_MODEL: &str = r#""added_tokens": [{"id": 9, "content": "<x>", "special": true, "normalized": false}],
+        "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": false,
+            "vocab": [["<unk>", 0.0], ["▁", -2.0], ["a", -3.0], ["b", -3.0], ["c", -3.5],
+                ["ab", -4.0], ["▁a", -3.0], ["▁ab", -4.5], ["bc", -5.0], ["é", -6.0],
+                ["y", -1.0], ["▁y", -1.5], ["x", -2.0], ["\t", -2.0]]}"#;
+
+    /// The raw-stretch path for the bytes file's pipeline: the map, spaces to "▁", Metaspace
+    /// keeping the text whole.
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn raw_stretch_ids_match_the_encoding() {
+        let charsmap = raw_test_map();
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         for scheme in ["first", "always"] {
             let t = Tokenizer::from_json_str(&format!(
@@ -1219,51 +1191,32 @@ mod staged_ids_tests {
                         {{"type": "Replace", "pattern": {{"String": " "}}, "content": "▁"}}]}},
                     "pre_tokenizer": {{"type": "Metaspace", "replacement": "▁",
                         "prepend_scheme": "{scheme}", "split": false}},
-                    "added_tokens": [{{"id": 9, "content": "<x>", "special": true, "normalized": false}}],
-                    "model": {{"type": "Unigram", "unk_id": 0, "byte_fallback": false,
-                        "vocab": [["<unk>", 0.0], ["▁", -2.0], ["a", -3.0], ["b", -3.0], ["c", -3.5],
-                            ["ab", -4.0], ["▁a", -3.0], ["▁ab", -4.5], ["bc", -5.0], ["é", -6.0],
-                            ["y", -1.0], ["▁y", -1.5], ["x", -2.0]]}}}}"#
+                    {RAW_TEST_MODEL}}}"#
             ))
             .unwrap();
             assert!(t.raw_words_shape().is_some());
-            let mut raw_answered = 0;
-            for _ in 0..1500 {
-                // Past the length below which the pre-token cache answers; a third of the
-                // texts with stretches between spaces of up to ~1,400 bytes, across the length
-                // the piece cache keeps.
-                let mut text: String = (0..rng.below(12)).map(|_| rng.pick(&parts)).collect();
-                let (len, spaced) = match rng.below(3) {
-                    0 => (256 + rng.below(1200), 40),
-                    _ => (crate::models::cache::MAX_WORD, 1),
-                };
-                while text.len() < len {
-                    let part = rng.pick(&parts);
-                    let odds = match part {
-                        "<x>" => 200,
-                        _ if part.contains(' ') => spaced,
-                        _ => 1,
-                    };
-                    if rng.below(odds) == 0 {
-                        text.push_str(part);
-                    }
-                }
-                let want = t.encode(&text, None, false).unwrap().ids().collect::<Vec<u32>>();
-                for _ in 0..2 {
-                    assert_eq!(t.encode_ids(&text, false).unwrap(), want, "{text:?} {scheme}");
-                }
-                // The raw path alone where the text is one segment (no added token).
-                if !text.contains("<x>") {
-                    for _ in 0..2 {
-                        let mut ids = Vec::new();
-                        if t.segment_ids_raw(&text, 0, &mut ids).unwrap() {
-                            assert_eq!(ids, want, "{text:?} {scheme}");
-                            raw_answered += 1;
-                        }
-                    }
-                }
-            }
-            assert!(raw_answered > 1500, "{raw_answered}");
+            check_raw_stretches(&t, &mut rng, scheme);
         }
+    }
+
+    /// The raw-stretch path for T5's and XLM-R's pipeline: the map, Strip of the right end,
+    /// runs of two or more spaces to "▁", Metaspace splitting before each "▁".
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn raw_stretch_pieces_match_the_encoding() {
+        let charsmap = raw_test_map();
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let t = Tokenizer::from_json_str(&format!(
+            r#"{{"normalizer": {{"type": "Sequence", "normalizers": [
+                    {{"type": "Precompiled", "precompiled_charsmap": "{charsmap}"}},
+                    {{"type": "Strip", "strip_left": false, "strip_right": true}},
+                    {{"type": "Replace", "pattern": {{"Regex": " {{2,}}"}}, "content": "▁"}}]}},
+                "pre_tokenizer": {{"type": "Metaspace", "replacement": "▁",
+                    "prepend_scheme": "always", "split": true}},
+                {RAW_TEST_MODEL}}}"#
+        ))
+        .unwrap();
+        assert!(t.raw_pieces_shape().is_some());
+        check_raw_stretches(&t, &mut rng, "pieces");
     }
 }

@@ -202,7 +202,8 @@ struct Work {
     fused_ids: PieceCache,
     /// Pre-token → ids (see [`Unigram::tokenize_ids`]).
     piece_ids: PieceCache,
-    /// Raw stretch → its word's normalized length and entry (see [`Unigram::raw_words_ids`]).
+    /// Raw stretch → its words' normalized length and entry (see [`Unigram::raw_words_ids`]),
+    /// or its pieces' ids (see [`Unigram::raw_pieces_ids`]).
     raw_ids: PieceCache,
     /// The normalizer whose stretches `raw_ids` holds (its cache id).
     #[cfg(not(target_arch = "wasm32"))]
@@ -621,28 +622,75 @@ impl Unigram {
         }
         WORK.with(|cell| match cell.try_borrow_mut() {
             Ok(mut work) if self.spm => self.spm_resolved(word, &mut work, |id, _, _| ids.push(id)),
-            Ok(mut work) if cfg!(not(target_arch = "wasm32")) && word.len() < MAX_WORD => {
-                self.ids_cached(word, &mut work, ids)
-            }
-            // Native only, as `tokenize_uncached`'s split.
-            Ok(mut work) if cfg!(not(target_arch = "wasm32")) && self.fuses_by_word() => {
-                let max_score = self.word_scores.expect("fuses_by_word checks word_scores");
-                self.words_ids(word, max_score, &mut work, ids)
-            }
-            Ok(mut work) => {
-                let mut tokens = std::mem::take(&mut work.tokens);
-                tokens.clear();
-                self.tokenize_in(word, &mut work, &mut tokens)?;
-                ids.extend(tokens.iter().map(|t| t.id));
-                work.tokens = tokens;
-                Ok(())
-            }
+            Ok(mut work) => self.piece_ids_in(word, &mut work, ids),
             Err(_) => {
                 let mut tokens = Vec::new();
                 self.tokenize_cold(word, &mut tokens)?;
                 ids.extend(tokens.iter().map(|t| t.id));
                 Ok(())
             }
+        })
+    }
+
+    /// [`Unigram::tokenize_ids`] of a non-empty pre-token (not of SentencePiece's model) with
+    /// the thread's work at hand.
+    #[inline(always)]
+    fn piece_ids_in(&self, word: &str, work: &mut Work, ids: &mut Vec<u32>) -> Result<()> {
+        if cfg!(not(target_arch = "wasm32")) && word.len() < MAX_WORD {
+            return self.ids_cached(word, work, ids);
+        }
+        // Native only, as `tokenize_uncached`'s split.
+        if cfg!(not(target_arch = "wasm32")) && self.fuses_by_word() {
+            let max_score = self.word_scores.expect("fuses_by_word checks word_scores");
+            return self.words_ids(word, max_score, work, ids);
+        }
+        let mut tokens = std::mem::take(&mut work.tokens);
+        tokens.clear();
+        self.tokenize_in(word, work, &mut tokens)?;
+        ids.extend(tokens.iter().map(|t| t.id));
+        work.tokens = tokens;
+        Ok(())
+    }
+
+    /// [`Unigram::tokenize_ids`] of the pieces of raw stretches of text: `normalize` writes a
+    /// stretch's text, whose pieces start at each "▁" past its first char (a Metaspace that
+    /// splits there), and the stretch's ids are cached by its raw bytes. `owner` names the
+    /// pipeline that maps raw text to pieces.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn raw_pieces_ids<'a>(
+        &self,
+        stretches: impl Iterator<Item = &'a str>,
+        owner: u64,
+        mut normalize: impl FnMut(&str, &mut String),
+        ids: &mut Vec<u32>,
+    ) -> Result<()> {
+        WORK.with(|cell| {
+            let mut work = cell.borrow_mut();
+            let work = &mut *work;
+            self.own_caches(work);
+            if work.raw_owner != owner {
+                work.raw_ids.clear();
+                work.raw_owner = owner;
+            }
+            let mut norm = std::mem::take(&mut work.norm);
+            for raw in stretches.filter(|raw| !raw.is_empty()) {
+                let key = PieceKey::of(raw.as_bytes());
+                if work.raw_ids.get_into(raw.as_bytes(), key.hash, key.short, ids) {
+                    continue;
+                }
+                norm.clear();
+                normalize(raw, &mut norm);
+                let at = ids.len();
+                let mut start = 0;
+                while start < norm.len() {
+                    let end = word_end(norm.as_bytes(), start);
+                    self.piece_ids_in(&norm[start..end], work, ids)?;
+                    start = end;
+                }
+                work.raw_ids.insert(raw.as_bytes(), key.hash, &ids[at..]);
+            }
+            work.norm = norm;
+            Ok(())
         })
     }
 

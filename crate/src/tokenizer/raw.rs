@@ -1,0 +1,250 @@
+//! Texts encoded by their raw stretches (natively): for SentencePiece-converted pipelines, a
+//! text is cut at spaces that its char map leaves alone, and each stretch between them is
+//! looked up by its raw bytes in the model's cache; only stretches not seen before are
+//! normalized. The ids are the staged pipeline's (tested against it in `staged_ids_tests`).
+
+use super::Tokenizer;
+use crate::error::{Error, Result};
+use crate::models::unigram::Unigram;
+use crate::models::Model;
+use crate::normalizers::precompiled::Precompiled;
+use crate::normalizers::replace::ReplacePattern;
+use crate::normalizers::{Lead, Normalizer};
+use crate::pre_tokenizers::metaspace::{Metaspace, PrependScheme};
+use crate::pre_tokenizers::PreTokenizer;
+
+/// The spaces of a raw text that are grapheme clusters of their own under a SentencePiece char
+/// map: the text cut at one maps as its two sides do alone.
+struct SpaceCuts<'a> {
+    raw: &'a str,
+    map: &'a Precompiled,
+}
+
+impl SpaceCuts<'_> {
+    /// Whether the space at `i` is a cluster of its own (ASCII next to it always is).
+    #[inline]
+    fn alone(&self, i: usize) -> bool {
+        let (raw, bytes) = (self.raw, self.raw.as_bytes());
+        let wide = |b: Option<&u8>| b.is_some_and(|&b| b >= 0x80);
+        (!wide(i.checked_sub(1).and_then(|j| bytes.get(j)))
+            || raw[..i].chars().next_back().is_none_or(|c| self.map.leaves_space_alone(c, false)))
+            && (!wide(bytes.get(i + 1))
+                || raw[i + 1..].chars().next().is_none_or(|c| self.map.leaves_space_alone(c, true)))
+    }
+
+    /// The first such space at or after `from`.
+    fn next(&self, mut from: usize) -> Option<usize> {
+        let bytes = self.raw.as_bytes();
+        loop {
+            match crate::simd::find_byte_near(&bytes[from..], b' ') {
+                Some(k) if self.alone(from + k) => return Some(from + k),
+                Some(k) => from += k + 1,
+                None => return None,
+            }
+        }
+    }
+
+    /// The last such space before `end`.
+    fn prev(&self, mut end: usize) -> Option<usize> {
+        let bytes = self.raw.as_bytes();
+        loop {
+            match memchr::memrchr(b' ', &bytes[..end]) {
+                Some(k) if self.alone(k) => return Some(k),
+                Some(k) => end = k,
+                None => return None,
+            }
+        }
+    }
+}
+
+/// Appends the pieces' text of a stretch after a cut space as T5's and XLM-R's pipeline makes
+/// it from the stretch's mapped text `mapped`: each run of spaces becomes one "▁" (the Replace
+/// of two or more, then Metaspace's of one), and the runs at either end join the cut spaces'
+/// runs: "▁" before the first word (none for a text of spaces).
+fn spaced_pieces(mapped: &str, out: &mut String) {
+    let mut words = mapped.split(' ').filter(|w| !w.is_empty());
+    if let Some(first) = words.next() {
+        out.push('\u{2581}');
+        out.push_str(first);
+        for w in words {
+            out.push('\u{2581}');
+            out.push_str(w);
+        }
+    }
+}
+
+/// Calls `f` with each piece of `text` as a Metaspace that splits cuts it: before each "▁" past
+/// the text's first char.
+fn each_piece(text: &str, mut f: impl FnMut(&str) -> Result<()>) -> Result<()> {
+    let mut start = 0;
+    for (i, _) in text.match_indices('\u{2581}') {
+        if i > start {
+            f(&text[start..i])?;
+            start = i;
+        }
+    }
+    if start < text.len() {
+        f(&text[start..])?;
+    }
+    Ok(())
+}
+
+impl Tokenizer {
+    /// [`Tokenizer::segment_ids_staged`]'s ids by raw stretches, for the pipelines of
+    /// [`Tokenizer::raw_words_shape`] and [`Tokenizer::raw_pieces_shape`]; false (nothing
+    /// appended) where the pipeline is another, the text is short or it has no such space.
+    pub(super) fn segment_ids_raw(&self, raw: &str, char_start: usize, ids: &mut Vec<u32>) -> Result<bool> {
+        // A shorter text is one lookup in the model's cache of pre-tokens (a line of text:
+        // 21 against 27 ms for 7,372 lines of Hebrew).
+        if raw.len() < crate::models::cache::MAX_WORD {
+            return Ok(false);
+        }
+        if self.raw_words_shape().is_some() {
+            return self.words_ids_raw(raw, char_start, ids);
+        }
+        self.pieces_ids_raw(raw, ids)
+    }
+
+    /// The pipeline [`Tokenizer::words_ids_raw`] serves: SentencePiece's char
+    /// map keeping the space, then spaces replaced by "▁", a Metaspace that keeps the text
+    /// whole, and a Unigram model whose lattice falls apart before each "▁"
+    /// ([`Unigram::raw_words_ids`]).
+    pub(super) fn raw_words_shape(&self) -> Option<(&Precompiled, &Metaspace, &Unigram)> {
+        if self.normalized_matcher.is_some() {
+            return None;
+        }
+        let Some(PreTokenizer::Metaspace(m)) = &self.pre_tokenizer else { return None };
+        let Some(Normalizer::Sequence(v)) = &self.normalizer else { return None };
+        let [Normalizer::Precompiled(p), Normalizer::Replace(r)] = &v[..] else { return None };
+        let Model::Unigram(u) = &self.model else { return None };
+        let spaces = r.pattern == ReplacePattern::String(" ".into()) && r.content == "\u{2581}";
+        let whole = !m.split && m.replacement == '\u{2581}';
+        let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
+        (spaces && whole && keeps_space && u.model.fuses_by_word()).then_some((p, m, &u.model))
+    }
+
+    /// [`Tokenizer::segment_ids_raw`] for the pipeline of [`Tokenizer::raw_words_shape`]: the
+    /// text up to its first space (after a non-space) normalized as a whole, then each stretch
+    /// between spaces alone, cut only at spaces that are clusters of their own (so the map
+    /// sees each stretch as it does in the text, and the space becomes "▁"). False (nothing
+    /// appended) where the pipeline is another or the text has no such space.
+    fn words_ids_raw(&self, raw: &str, char_start: usize, ids: &mut Vec<u32>) -> Result<bool> {
+        let Some((p, m, u)) = self.raw_words_shape() else { return Ok(false) };
+        let Some(n) = &self.normalizer else { return Ok(false) };
+        let bytes = raw.as_bytes();
+        let cuts = SpaceCuts { raw, map: p };
+        let next_cut = |from: usize| cuts.next(from);
+        let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
+        let Some(cut) = next_cut(spaces) else { return Ok(false) };
+        let mut lead = if char_start == 0 { Lead::One } else { Lead::Later };
+        let Some(head) = n.plain_text(raw[..cut].to_owned(), &mut lead) else { return Ok(false) };
+        // Metaspace prepends by the text's first char, which is the head's unless it is empty.
+        if head.is_empty() || (m.prepend_scheme == PrependScheme::First && matches!(lead, Lead::Unknown)) {
+            return Ok(false);
+        }
+        let starts_input = matches!(lead, Lead::One | Lead::Some);
+        let mut piece = String::new();
+        m.pieces_plain(&head, starts_input, &mut String::new(), |s| {
+            piece.push_str(s);
+            Ok::<(), Error>(())
+        })?;
+        let mut at = cut;
+        let stretches = std::iter::from_fn(|| {
+            // `at` is a cut space (or the end): the stretch after it runs to the next cut.
+            let start = at + 1;
+            (start <= bytes.len()).then(|| {
+                at = next_cut(start).unwrap_or(bytes.len());
+                &raw[start..at]
+            })
+        });
+        let normalize = |stretch: &str, out: &mut String| {
+            out.push('\u{2581}');
+            let text = n.plain_text(stretch.to_owned(), &mut Lead::Later);
+            out.push_str(&text.expect("a literal Replace inserts nothing at the start"));
+        };
+        // Each byte maps to at most the longest replacement, each of its spaces to 3 bytes.
+        let len_bound = raw.len().saturating_mul(3 * p.longest_replacement().max(1)).saturating_add(3);
+        ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
+        u.raw_words_ids(&piece, stretches, len_bound, p.cache_id() << 1, normalize, ids)?;
+        Ok(true)
+    }
+
+    /// The pipeline [`Tokenizer::pieces_ids_raw`] serves: SentencePiece's char map keeping the
+    /// space, Strip of the right end, runs of two or more spaces replaced by "▁", then a
+    /// Metaspace that always prepends "▁" and splits before each (T5's and XLM-R's files, as
+    /// `transformers`' converter writes them).
+    pub(super) fn raw_pieces_shape(&self) -> Option<(&Precompiled, &Unigram)> {
+        if self.normalized_matcher.is_some() {
+            return None;
+        }
+        let Some(PreTokenizer::Metaspace(m)) = &self.pre_tokenizer else { return None };
+        let Some(Normalizer::Sequence(v)) = &self.normalizer else { return None };
+        let [Normalizer::Precompiled(p), Normalizer::Strip { left: false, right: true }, Normalizer::Replace(r)] =
+            &v[..]
+        else {
+            return None;
+        };
+        let Model::Unigram(u) = &self.model else { return None };
+        let runs = r.pattern == ReplacePattern::Regex(" {2,}".into()) && r.content == "\u{2581}";
+        let split = m.split && m.replacement == '\u{2581}' && m.prepend_scheme == PrependScheme::Always;
+        let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
+        (runs && split && keeps_space).then_some((p, &u.model))
+    }
+
+    /// [`Tokenizer::segment_ids_raw`] for the pipeline of [`Tokenizer::raw_pieces_shape`]. Its
+    /// pieces start at each run of spaces of the mapped text, so a cut space starts the
+    /// stretch after it (with the spaces its neighbours map to, one run). The text up to the
+    /// first cut is normalized whole (Metaspace prepends by its first char); the last stretch
+    /// that maps to more than whitespace has the Strip's right end (any stretches after it map
+    /// to whitespace only, which the Strip removes); each stretch between is looked up by its
+    /// raw bytes.
+    fn pieces_ids_raw(&self, raw: &str, ids: &mut Vec<u32>) -> Result<bool> {
+        let Some((p, u)) = self.raw_pieces_shape() else { return Ok(false) };
+        let cuts = SpaceCuts { raw, map: p };
+        let bytes = raw.as_bytes();
+        let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
+        let Some(first) = cuts.next(spaces) else { return Ok(false) };
+        let mut end = bytes.len();
+        let (last, tail) = loop {
+            let Some(cut) = cuts.prev(end).filter(|&cut| cut >= first) else { return Ok(false) };
+            let mapped = p.normalize_plain(&raw[cut + 1..end]);
+            let kept = mapped.trim_end();
+            if !kept.is_empty() {
+                let mut tail = String::with_capacity(kept.len() + 3);
+                spaced_pieces(kept, &mut tail);
+                break (cut, tail);
+            }
+            end = cut;
+        };
+        let head = p.normalize_plain(&raw[..first]);
+        let head = head.trim_end_matches(' ');
+        if head.is_empty() {
+            return Ok(false);
+        }
+        // Metaspace prepends "▁" unless the text starts with one; a run of spaces at its
+        // start becomes one.
+        let mut text = String::with_capacity(head.len() + 3);
+        spaced_pieces(head, &mut text);
+        if head.starts_with('\u{2581}') {
+            text.drain(..'\u{2581}'.len_utf8());
+        }
+        let pieces_ids =
+            |text: &str, ids: &mut Vec<u32>| each_piece(text, |piece| u.tokenize_ids(piece, ids));
+        ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
+        pieces_ids(&text, ids)?;
+        let mut at = first;
+        let stretches = std::iter::from_fn(|| {
+            (at < last).then(|| {
+                let start = at + 1;
+                at = cuts.next(start).unwrap_or(last);
+                &raw[start..at]
+            })
+        });
+        let normalize = |stretch: &str, out: &mut String| {
+            spaced_pieces(&p.normalize_plain(stretch), out);
+        };
+        u.raw_pieces_ids(stretches, p.cache_id() << 1 | 1, normalize, ids)?;
+        pieces_ids(&tail, ids)?;
+        Ok(true)
+    }
+}
