@@ -69,7 +69,13 @@ pub(crate) struct AddedMatcher {
     /// bytes rare in English, which may be common elsewhere: DeepSeek V4's are continuation
     /// bytes of Hangul, ~110 instructions per byte of Korean text.
     first_bytes: Option<FirstBytes>,
+    /// Names the matcher in caches of raw text whose entries hold no match of it.
+    #[cfg(not(target_arch = "wasm32"))]
+    cache_id: u64,
 }
+
+#[cfg(not(target_arch = "wasm32"))]
+static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Up to three bytes to search for at once.
 #[derive(Clone, Copy, Debug)]
@@ -138,7 +144,19 @@ impl AddedMatcher {
             .start_kind(start)
             .build(pats.iter().map(|(p, _)| p))
             .map_err(|e| Error::Invalid(format!("added tokens: {e}")))?;
-        Ok(Some(AddedMatcher { ac, which: pats.into_iter().map(|(_, i)| i).collect(), first_bytes }))
+        Ok(Some(AddedMatcher {
+            ac,
+            which: pats.into_iter().map(|(_, i)| i).collect(),
+            first_bytes,
+            #[cfg(not(target_arch = "wasm32"))]
+            cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }))
+    }
+
+    /// Names this matcher in caches keyed by raw text (see the field).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn cache_id(&self) -> u64 {
+        self.cache_id
     }
 
     /// [`AddedMatcher::first_bytes`], known to be `None` in wasm (so its searches are left out).

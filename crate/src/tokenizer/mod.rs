@@ -1129,7 +1129,7 @@ mod staged_ids_tests {
     /// texts have stretches between spaces of up to ~1,400 bytes, across the length the piece
     /// cache keeps.
     #[cfg(not(target_arch = "wasm32"))]
-    fn check_raw_stretches(t: &Tokenizer, rng: &mut Rng, what: &str) {
+    fn check_raw_stretches(t: &Tokenizer, rng: &mut Rng, what: &str, min_answered: usize) {
         let parts = RAW_TEST_PARTS;
         let mut raw_answered = 0;
         for _ in 0..1500 {
@@ -1168,7 +1168,7 @@ mod staged_ids_tests {
                 }
             }
         }
-        assert!(raw_answered > 1500, "{raw_answered} {what}");
+        assert!(raw_answered >= min_answered, "{raw_answered} {what}");
     }
 
     const RAW_TEST_MODEL: &str = r#""added_tokens": [{"id": 9, "content": "<x>", "special": true, "normalized": false}],
@@ -1195,12 +1195,14 @@ mod staged_ids_tests {
             ))
             .unwrap();
             assert!(t.raw_words_shape().is_some());
-            check_raw_stretches(&t, &mut rng, scheme);
+            check_raw_stretches(&t, &mut rng, scheme, 1500);
         }
     }
 
     /// The raw-stretch path for T5's and XLM-R's pipeline: the map, Strip of the right end,
-    /// runs of two or more spaces to "▁", Metaspace splitting before each "▁".
+    /// runs of two or more spaces to "▁", Metaspace splitting before each "▁"; then the same
+    /// texts with a token matched in normalized text added (as XLM-R's "<mask>", taking the
+    /// whitespace before it), whose matches the cache of the first run must not hide.
     #[test]
     #[cfg(not(target_arch = "wasm32"))]
     fn raw_stretch_pieces_match_the_encoding() {
@@ -1217,6 +1219,12 @@ mod staged_ids_tests {
         ))
         .unwrap();
         assert!(t.raw_pieces_shape().is_some());
-        check_raw_stretches(&t, &mut rng, "pieces");
+        check_raw_stretches(&t, &mut Rng(rng.0), "pieces", 1500);
+        let mut with_token = t.clone();
+        let token = AddedToken { normalized: true, lstrip: true, ..AddedToken::new("yc", 10, true) };
+        with_token.added.push(token);
+        with_token.rebuild_added().unwrap();
+        assert!(with_token.raw_pieces_shape().is_some());
+        check_raw_stretches(&with_token, &mut rng, "pieces with a normalized token", 500);
     }
 }

@@ -174,7 +174,11 @@ impl Tokenizer {
     /// Metaspace that always prepends "▁" and splits before each (T5's and XLM-R's files, as
     /// `transformers`' converter writes them).
     pub(super) fn raw_pieces_shape(&self) -> Option<(&Precompiled, &Unigram)> {
-        if self.normalized_matcher.is_some() {
+        // A token matched in normalized text with neither a space nor "▁" (XLM-R's "<mask>")
+        // lies within one stretch's mapped text, if anywhere.
+        let apart =
+            |t: &super::AddedToken| !t.decode_text().is_empty() && !t.decode_text().contains([' ', '▁']);
+        if !self.added.iter().filter(|t| t.normalized).all(apart) {
             return None;
         }
         let Some(PreTokenizer::Metaspace(m)) = &self.pre_tokenizer else { return None };
@@ -197,9 +201,12 @@ impl Tokenizer {
     /// first cut is normalized whole (Metaspace prepends by its first char); the last stretch
     /// that maps to more than whitespace has the Strip's right end (any stretches after it map
     /// to whitespace only, which the Strip removes); each stretch between is looked up by its
-    /// raw bytes.
+    /// raw bytes. A token matched in normalized text hands the text back to the staged
+    /// pipeline where a stretch's mapped text holds one (a cached stretch holds none).
     fn pieces_ids_raw(&self, raw: &str, ids: &mut Vec<u32>) -> Result<bool> {
         let Some((p, u)) = self.raw_pieces_shape() else { return Ok(false) };
+        let matcher = self.normalized_matcher.as_ref();
+        let holds_token = |mapped: &str| matcher.is_some_and(|m| m.find_at(mapped, 0).is_some());
         let cuts = SpaceCuts { raw, map: p };
         let bytes = raw.as_bytes();
         let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
@@ -208,6 +215,9 @@ impl Tokenizer {
         let (last, tail) = loop {
             let Some(cut) = cuts.prev(end).filter(|&cut| cut >= first) else { return Ok(false) };
             let mapped = p.normalize_plain(&raw[cut + 1..end]);
+            if holds_token(&mapped) {
+                return Ok(false);
+            }
             let kept = mapped.trim_end();
             if !kept.is_empty() {
                 let mut tail = String::with_capacity(kept.len() + 3);
@@ -218,7 +228,7 @@ impl Tokenizer {
         };
         let head = p.normalize_plain(&raw[..first]);
         let head = head.trim_end_matches(' ');
-        if head.is_empty() {
+        if head.is_empty() || holds_token(head) {
             return Ok(false);
         }
         // Metaspace prepends "▁" unless the text starts with one; a run of spaces at its
@@ -231,6 +241,7 @@ impl Tokenizer {
         let pieces_ids =
             |text: &str, ids: &mut Vec<u32>| each_piece(text, |piece| u.tokenize_ids(piece, ids));
         ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
+        let before = ids.len();
         pieces_ids(&text, ids)?;
         let mut at = first;
         let stretches = std::iter::from_fn(|| {
@@ -241,9 +252,16 @@ impl Tokenizer {
             })
         });
         let normalize = |stretch: &str, out: &mut String| {
-            spaced_pieces(&p.normalize_plain(stretch), out);
+            let mapped = p.normalize_plain(stretch);
+            spaced_pieces(&mapped, out);
+            !holds_token(&mapped)
         };
-        u.raw_pieces_ids(stretches, p.cache_id() << 1 | 1, normalize, ids)?;
+        // Entries hold no match of this matcher: it names them too.
+        let owner = (p.cache_id() << 24 ^ matcher.map_or(0, |m| m.cache_id())) << 1 | 1;
+        if !u.raw_pieces_ids(stretches, owner, normalize, ids)? {
+            ids.truncate(before);
+            return Ok(false);
+        }
         pieces_ids(&tail, ids)?;
         Ok(true)
     }

@@ -655,15 +655,16 @@ impl Unigram {
     /// [`Unigram::tokenize_ids`] of the pieces of raw stretches of text: `normalize` writes a
     /// stretch's text, whose pieces start at each "▁" past its first char (a Metaspace that
     /// splits there), and the stretch's ids are cached by its raw bytes. `owner` names the
-    /// pipeline that maps raw text to pieces.
+    /// pipeline that maps raw text to pieces. False (ids partly appended) where `normalize`
+    /// refuses a stretch, telling false.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn raw_pieces_ids<'a>(
         &self,
         stretches: impl Iterator<Item = &'a str>,
         owner: u64,
-        mut normalize: impl FnMut(&str, &mut String),
+        mut normalize: impl FnMut(&str, &mut String) -> bool,
         ids: &mut Vec<u32>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         WORK.with(|cell| {
             let mut work = cell.borrow_mut();
             let work = &mut *work;
@@ -679,7 +680,10 @@ impl Unigram {
                     continue;
                 }
                 norm.clear();
-                normalize(raw, &mut norm);
+                if !normalize(raw, &mut norm) {
+                    work.norm = norm;
+                    return Ok(false);
+                }
                 let at = ids.len();
                 let mut start = 0;
                 while start < norm.len() {
@@ -690,7 +694,7 @@ impl Unigram {
                 work.raw_ids.insert(raw.as_bytes(), key.hash, &ids[at..]);
             }
             work.norm = norm;
-            Ok(())
+            Ok(true)
         })
     }
 
