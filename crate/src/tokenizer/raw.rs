@@ -94,15 +94,15 @@ impl Tokenizer {
     /// [`Tokenizer::raw_words_shape`] and [`Tokenizer::raw_pieces_shape`]; false (nothing
     /// appended) where the pipeline is another, the text is short or it has no such space.
     pub(super) fn segment_ids_raw(&self, raw: &str, char_start: usize, ids: &mut Vec<u32>) -> Result<bool> {
-        // A shorter text is one lookup in the model's cache of pre-tokens (a line of text:
-        // 21 against 27 ms for 7,372 lines of Hebrew).
+        if let Some((p, u)) = self.raw_pieces_shape() {
+            return self.pieces_ids_raw(raw, p, u, ids);
+        }
+        // For the other pipeline, a shorter text is one lookup in the model's cache of
+        // pre-tokens (a line of text: 21 against 27 ms for 7,372 lines of Hebrew).
         if raw.len() < crate::models::cache::MAX_WORD {
             return Ok(false);
         }
-        if self.raw_words_shape().is_some() {
-            return self.words_ids_raw(raw, char_start, ids);
-        }
-        self.pieces_ids_raw(raw, ids)
+        self.words_ids_raw(raw, char_start, ids)
     }
 
     /// The pipeline [`Tokenizer::words_ids_raw`] serves: SentencePiece's char
@@ -117,7 +117,7 @@ impl Tokenizer {
         let Some(Normalizer::Sequence(v)) = &self.normalizer else { return None };
         let [Normalizer::Precompiled(p), Normalizer::Replace(r)] = &v[..] else { return None };
         let Model::Unigram(u) = &self.model else { return None };
-        let spaces = r.pattern == ReplacePattern::String(" ".into()) && r.content == "\u{2581}";
+        let spaces = matches!(&r.pattern, ReplacePattern::String(s) if s == " ") && r.content == "\u{2581}";
         let whole = !m.split && m.replacement == '\u{2581}';
         let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
         (spaces && whole && keeps_space && u.model.fuses_by_word()).then_some((p, m, &u.model))
@@ -174,13 +174,6 @@ impl Tokenizer {
     /// Metaspace that always prepends "▁" and splits before each (T5's and XLM-R's files, as
     /// `transformers`' converter writes them).
     pub(super) fn raw_pieces_shape(&self) -> Option<(&Precompiled, &Unigram)> {
-        // A token matched in normalized text with neither a space nor "▁" (XLM-R's "<mask>")
-        // lies within one stretch's mapped text, if anywhere.
-        let apart =
-            |t: &super::AddedToken| !t.decode_text().is_empty() && !t.decode_text().contains([' ', '▁']);
-        if !self.added.iter().filter(|t| t.normalized).all(apart) {
-            return None;
-        }
         let Some(PreTokenizer::Metaspace(m)) = &self.pre_tokenizer else { return None };
         let Some(Normalizer::Sequence(v)) = &self.normalizer else { return None };
         let [Normalizer::Precompiled(p), Normalizer::Strip { left: false, right: true }, Normalizer::Replace(r)] =
@@ -189,10 +182,16 @@ impl Tokenizer {
             return None;
         };
         let Model::Unigram(u) = &self.model else { return None };
-        let runs = r.pattern == ReplacePattern::Regex(" {2,}".into()) && r.content == "\u{2581}";
+        let runs = matches!(&r.pattern, ReplacePattern::Regex(s) if s == " {2,}") && r.content == "\u{2581}";
         let split = m.split && m.replacement == '\u{2581}' && m.prepend_scheme == PrependScheme::Always;
         let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
-        (runs && split && keeps_space).then_some((p, &u.model))
+        // A token matched in normalized text with neither a space nor "▁" (XLM-R's "<mask>")
+        // lies within one stretch's mapped text, if anywhere.
+        let apart =
+            |t: &super::AddedToken| !t.decode_text().is_empty() && !t.decode_text().contains([' ', '▁']);
+        let tokens_apart =
+            || self.normalized_matcher.is_none() || self.added.iter().filter(|t| t.normalized).all(apart);
+        (runs && split && keeps_space && tokens_apart()).then_some((p, &u.model))
     }
 
     /// [`Tokenizer::segment_ids_raw`] for the pipeline of [`Tokenizer::raw_pieces_shape`]. Its
@@ -203,8 +202,7 @@ impl Tokenizer {
     /// to whitespace only, which the Strip removes); each stretch between is looked up by its
     /// raw bytes. A token matched in normalized text hands the text back to the staged
     /// pipeline where a stretch's mapped text holds one (a cached stretch holds none).
-    fn pieces_ids_raw(&self, raw: &str, ids: &mut Vec<u32>) -> Result<bool> {
-        let Some((p, u)) = self.raw_pieces_shape() else { return Ok(false) };
+    fn pieces_ids_raw(&self, raw: &str, p: &Precompiled, u: &Unigram, ids: &mut Vec<u32>) -> Result<bool> {
         let matcher = self.normalized_matcher.as_ref();
         let holds_token = |mapped: &str| matcher.is_some_and(|m| m.find_at(mapped, 0).is_some());
         let cuts = SpaceCuts { raw, map: p };
@@ -213,7 +211,8 @@ impl Tokenizer {
         let Some(first) = cuts.next(spaces) else { return Ok(false) };
         let mut end = bytes.len();
         let (last, tail) = loop {
-            let Some(cut) = cuts.prev(end).filter(|&cut| cut >= first) else { return Ok(false) };
+            // Without a stretch between the first and the last, the whole text is as quick.
+            let Some(cut) = cuts.prev(end).filter(|&cut| cut > first) else { return Ok(false) };
             let mapped = p.normalize_plain(&raw[cut + 1..end]);
             if holds_token(&mapped) {
                 return Ok(false);
