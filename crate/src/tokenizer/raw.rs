@@ -133,9 +133,8 @@ impl Tokenizer {
         let Some(n) = &self.normalizer else { return Ok(false) };
         let bytes = raw.as_bytes();
         let cuts = SpaceCuts { raw, map: p };
-        let next_cut = |from: usize| cuts.next(from);
         let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
-        let Some(cut) = next_cut(spaces) else { return Ok(false) };
+        let Some(cut) = cuts.next(spaces) else { return Ok(false) };
         let mut lead = if char_start == 0 { Lead::One } else { Lead::Later };
         let Some(head) = n.plain_text(raw[..cut].to_owned(), &mut lead) else { return Ok(false) };
         // Metaspace prepends by the text's first char, which is the head's unless it is empty.
@@ -153,7 +152,7 @@ impl Tokenizer {
             // `at` is a cut space (or the end): the stretch after it runs to the next cut.
             let start = at + 1;
             (start <= bytes.len()).then(|| {
-                at = next_cut(start).unwrap_or(bytes.len());
+                at = cuts.next(start).unwrap_or(bytes.len());
                 &raw[start..at]
             })
         });

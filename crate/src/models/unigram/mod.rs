@@ -668,11 +668,7 @@ impl Unigram {
         WORK.with(|cell| {
             let mut work = cell.borrow_mut();
             let work = &mut *work;
-            self.own_caches(work);
-            if work.raw_owner != owner {
-                work.raw_ids.clear();
-                work.raw_owner = owner;
-            }
+            self.own_raw_cache(work, owner);
             let mut norm = std::mem::take(&mut work.norm);
             for raw in stretches.filter(|raw| !raw.is_empty()) {
                 let key = PieceKey::of(raw.as_bytes());
@@ -803,11 +799,7 @@ impl Unigram {
         WORK.with(|cell| {
             let mut work = cell.borrow_mut();
             let work = &mut *work;
-            self.own_caches(work);
-            if work.raw_owner != normalizer_id {
-                work.raw_ids.clear();
-                work.raw_owner = normalizer_id;
-            }
+            self.own_raw_cache(work, normalizer_id);
             let mut walk = WordWalk::new(self, len_bound, max_score, work)?;
             let mut start = 0;
             while start < head.len() {
@@ -878,6 +870,18 @@ impl Unigram {
                 && self.trie.get(&word.as_bytes()[t.start as usize..e]) == self.unk_id;
             lattice[e].score - runners_up[e] > margin && !unk_piece
         }))
+    }
+
+    /// [`Unigram::own_caches`], and empties the raw-stretch cache if another pipeline
+    /// (`owner`) filled it.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline]
+    fn own_raw_cache(&self, work: &mut Work, owner: u64) {
+        self.own_caches(work);
+        if work.raw_owner != owner {
+            work.raw_ids.clear();
+            work.raw_owner = owner;
+        }
     }
 
     /// Empties the id caches if another model filled them.
