@@ -57,6 +57,14 @@ impl SpaceCuts<'_> {
     }
 }
 
+/// Tags of a text's parts in the model's cache of raw stretches (see
+/// [`Unigram::raw_pieces_ids`]): the pieces of the text's first and last stretch depend on
+/// where they stand.
+const MIDDLE: u8 = 0;
+const HEAD: u8 = 0xF8;
+const TAIL: u8 = 0xF9;
+const WHOLE: u8 = 0xFA;
+
 /// Appends the pieces' text of a stretch after a cut space as T5's and XLM-R's pipeline makes
 /// it from the stretch's mapped text `mapped`: each run of spaces becomes one "▁" (the Replace
 /// of two or more, then Metaspace's of one), and the runs at either end join the cut spaces'
@@ -71,22 +79,6 @@ fn spaced_pieces(mapped: &str, out: &mut String) {
             out.push_str(w);
         }
     }
-}
-
-/// Calls `f` with each piece of `text` as a Metaspace that splits cuts it: before each "▁" past
-/// the text's first char.
-fn each_piece(text: &str, mut f: impl FnMut(&str) -> Result<()>) -> Result<()> {
-    let mut start = 0;
-    for (i, _) in text.match_indices('\u{2581}') {
-        if i > start {
-            f(&text[start..i])?;
-            start = i;
-        }
-    }
-    if start < text.len() {
-        f(&text[start..])?;
-    }
-    Ok(())
 }
 
 impl Tokenizer {
@@ -195,72 +187,79 @@ impl Tokenizer {
 
     /// [`Tokenizer::segment_ids_raw`] for the pipeline of [`Tokenizer::raw_pieces_shape`]. Its
     /// pieces start at each run of spaces of the mapped text, so a cut space starts the
-    /// stretch after it (with the spaces its neighbours map to, one run). The text up to the
-    /// first cut is normalized whole (Metaspace prepends by its first char); the last stretch
-    /// that maps to more than whitespace has the Strip's right end (any stretches after it map
-    /// to whitespace only, which the Strip removes); each stretch between is looked up by its
-    /// raw bytes. A token matched in normalized text hands the text back to the staged
-    /// pipeline where a stretch's mapped text holds one (a cached stretch holds none).
+    /// stretch after it (with the spaces its neighbours map to, one run). Every part of the
+    /// text is looked up by its raw bytes: the head up to the first cut (Metaspace prepends
+    /// by its first char), the stretches between cuts, and the tail after the last cut that
+    /// more than cut spaces follow (it takes the Strip's right end; the spaces after it map
+    /// to spaces, which the Strip removes), or the whole text where it has no such cut. A
+    /// token matched in normalized text hands the text back to the staged pipeline where a
+    /// part's mapped text holds one (a cached part holds none), as does a head that maps to
+    /// nothing or a tail that maps to whitespace.
     fn pieces_ids_raw(&self, raw: &str, p: &Precompiled, u: &Unigram, ids: &mut Vec<u32>) -> Result<bool> {
         let matcher = self.normalized_matcher.as_ref();
         let holds_token = |mapped: &str| matcher.is_some_and(|m| m.find_at(mapped, 0).is_some());
         let cuts = SpaceCuts { raw, map: p };
         let bytes = raw.as_bytes();
         let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
-        let Some(first) = cuts.next(spaces) else { return Ok(false) };
-        let mut end = bytes.len();
-        let (last, tail) = loop {
-            // Without a stretch between the first and the last, the whole text is as quick.
-            let Some(cut) = cuts.prev(end).filter(|&cut| cut > first) else { return Ok(false) };
-            let mapped = p.normalize_plain(&raw[cut + 1..end]);
-            if holds_token(&mapped) {
-                return Ok(false);
+        let first = cuts.next(spaces);
+        let (mut end, mut last) = (bytes.len(), None);
+        if let Some(first) = first {
+            while let Some(cut) = cuts.prev(end).filter(|&cut| cut >= first) {
+                if cut + 1 < end {
+                    last = Some(cut);
+                    break;
+                }
+                end = cut;
             }
-            let kept = mapped.trim_end();
-            if !kept.is_empty() {
-                let mut tail = String::with_capacity(kept.len() + 3);
-                spaced_pieces(kept, &mut tail);
-                break (cut, tail);
-            }
-            end = cut;
+        }
+        let (head, tail) = match (first, last) {
+            (Some(first), Some(last)) => ((&raw[..first], HEAD), Some((&raw[last + 1..end], TAIL))),
+            _ => ((&raw[..end], WHOLE), None),
         };
-        let head = p.normalize_plain(&raw[..first]);
-        let head = head.trim_end_matches(' ');
-        if head.is_empty() || holds_token(head) {
-            return Ok(false);
-        }
-        // Metaspace prepends "▁" unless the text starts with one; a run of spaces at its
-        // start becomes one.
-        let mut text = String::with_capacity(head.len() + 3);
-        spaced_pieces(head, &mut text);
-        if head.starts_with('\u{2581}') {
-            text.drain(..'\u{2581}'.len_utf8());
-        }
-        let pieces_ids =
-            |text: &str, ids: &mut Vec<u32>| each_piece(text, |piece| u.tokenize_ids(piece, ids));
-        ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
-        let before = ids.len();
-        pieces_ids(&text, ids)?;
-        let mut at = first;
-        let stretches = std::iter::from_fn(|| {
+        let (mut at, last) = (first.unwrap_or(0), last.unwrap_or(0));
+        let middle = std::iter::from_fn(|| {
             (at < last).then(|| {
                 let start = at + 1;
                 at = cuts.next(start).unwrap_or(last);
-                &raw[start..at]
+                (&raw[start..at], MIDDLE)
             })
         });
-        let normalize = |stretch: &str, out: &mut String| {
+        let parts = std::iter::once(head).chain(middle).chain(tail);
+        let normalize = |stretch: &str, part: u8, out: &mut String| {
             let mapped = p.normalize_plain(stretch);
-            spaced_pieces(&mapped, out);
-            !holds_token(&mapped)
+            if holds_token(&mapped) {
+                return false;
+            }
+            // The Strip's right end, then Metaspace's prepend: "▁" unless the text starts
+            // with one (a run of spaces at its start becomes one).
+            let kept = match part {
+                TAIL | WHOLE => mapped.trim_end(),
+                _ => &mapped,
+            };
+            match part {
+                HEAD | WHOLE => {
+                    let head = kept.trim_end_matches(' ');
+                    if head.is_empty() && part == HEAD {
+                        return false;
+                    }
+                    spaced_pieces(head, out);
+                    if head.starts_with('\u{2581}') {
+                        out.drain(..'\u{2581}'.len_utf8());
+                    }
+                }
+                TAIL if kept.is_empty() => return false,
+                _ => spaced_pieces(kept, out),
+            }
+            true
         };
         // Entries hold no match of this matcher: it names them too.
         let owner = (p.cache_id() << 24 ^ matcher.map_or(0, |m| m.cache_id())) << 1 | 1;
-        if !u.raw_pieces_ids(stretches, owner, normalize, ids)? {
+        ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
+        let before = ids.len();
+        if !u.raw_pieces_ids(parts, owner, normalize, ids)? {
             ids.truncate(before);
             return Ok(false);
         }
-        pieces_ids(&tail, ids)?;
         Ok(true)
     }
 }

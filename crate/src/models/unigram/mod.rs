@@ -208,9 +208,11 @@ struct Work {
     /// The normalizer whose stretches `raw_ids` holds (its cache id).
     #[cfg(not(target_arch = "wasm32"))]
     raw_owner: u64,
-    /// A raw stretch's normalized words, their path ids and fused ids.
+    /// A raw stretch's normalized words, their path ids and fused ids; a tagged stretch's key.
     #[cfg(not(target_arch = "wasm32"))]
     norm: String,
+    #[cfg(not(target_arch = "wasm32"))]
+    raw_key: Vec<u8>,
     #[cfg(not(target_arch = "wasm32"))]
     raw_path: Vec<u32>,
     #[cfg(not(target_arch = "wasm32"))]
@@ -654,30 +656,40 @@ impl Unigram {
 
     /// [`Unigram::tokenize_ids`] of the pieces of raw stretches of text: `normalize` writes a
     /// stretch's text, whose pieces start at each "▁" past its first char (a Metaspace that
-    /// splits there), and the stretch's ids are cached by its raw bytes. `owner` names the
-    /// pipeline that maps raw text to pieces. False (ids partly appended) where `normalize`
-    /// refuses a stretch, telling false.
+    /// splits there), and the stretch's ids are cached by its raw bytes and its tag: 0, or a
+    /// byte no UTF-8 text holds (0xF8 and up), for a stretch whose pieces depend on where it
+    /// stands (a text's first or last), cached apart from the same bytes elsewhere. `owner`
+    /// names the pipeline that maps raw text to pieces. False (ids partly appended) where
+    /// `normalize` refuses a stretch, telling false.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn raw_pieces_ids<'a>(
         &self,
-        stretches: impl Iterator<Item = &'a str>,
+        stretches: impl Iterator<Item = (&'a str, u8)>,
         owner: u64,
-        mut normalize: impl FnMut(&str, &mut String) -> bool,
+        mut normalize: impl FnMut(&str, u8, &mut String) -> bool,
         ids: &mut Vec<u32>,
     ) -> Result<bool> {
         WORK.with(|cell| {
             let mut work = cell.borrow_mut();
             let work = &mut *work;
             self.own_raw_cache(work, owner);
-            let mut norm = std::mem::take(&mut work.norm);
-            for raw in stretches.filter(|raw| !raw.is_empty()) {
-                let key = PieceKey::of(raw.as_bytes());
-                if work.raw_ids.get_into(raw.as_bytes(), key.hash, key.short, ids) {
-                    continue;
+            let (mut norm, mut key) = (std::mem::take(&mut work.norm), std::mem::take(&mut work.raw_key));
+            let mut stretch_ids = |raw: &str, tag: u8, work: &mut Work| -> Result<bool> {
+                let bytes = match tag {
+                    0 => raw.as_bytes(),
+                    _ => {
+                        key.clear();
+                        key.extend_from_slice(raw.as_bytes());
+                        key.push(tag);
+                        &key
+                    }
+                };
+                let k = PieceKey::of(bytes);
+                if work.raw_ids.get_into(bytes, k.hash, k.short, ids) {
+                    return Ok(true);
                 }
                 norm.clear();
-                if !normalize(raw, &mut norm) {
-                    work.norm = norm;
+                if !normalize(raw, tag, &mut norm) {
                     return Ok(false);
                 }
                 let at = ids.len();
@@ -687,10 +699,18 @@ impl Unigram {
                     self.piece_ids_in(&norm[start..end], work, ids)?;
                     start = end;
                 }
-                work.raw_ids.insert(raw.as_bytes(), key.hash, &ids[at..]);
+                work.raw_ids.insert(bytes, k.hash, &ids[at..]);
+                Ok(true)
+            };
+            let mut answered = Ok(true);
+            for (raw, tag) in stretches.filter(|(raw, _)| !raw.is_empty()) {
+                answered = stretch_ids(raw, tag, work);
+                if !matches!(answered, Ok(true)) {
+                    break;
+                }
             }
-            work.norm = norm;
-            Ok(true)
+            (work.norm, work.raw_key) = (norm, key);
+            answered
         })
     }
 
