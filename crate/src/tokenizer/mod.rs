@@ -1199,7 +1199,13 @@ mod staged_ids_tests {
             ))
             .unwrap();
             assert!(t.raw_words_shape().is_some());
-            check_raw_stretches(&t, &mut rng, scheme, 1200);
+            check_raw_stretches(&t, &mut rng, scheme, 2200);
+            // The same text at the input's start and after an added token: Metaspace's
+            // "first" prepends "▁" to the one and not the other.
+            for text in ["ab a", "<x>ab a", "ab a<x>ab a", "<x>c", "c<x>c", "c"] {
+                let want = t.encode(text, None, false).unwrap().ids().collect::<Vec<u32>>();
+                assert_eq!(t.encode_ids(text, false).unwrap(), want, "{text:?} {scheme}");
+            }
         }
     }
 

@@ -236,6 +236,20 @@ fn missing_unk() -> Error {
     Error::Input("encountered an unknown token but the Unigram model has no unk_id".into())
 }
 
+/// The key of the raw text `raw` tagged `tag` in the cache of raw stretches: its bytes, then the
+/// tag unless it is 0 (see [`Unigram::raw_pieces_ids`]).
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn tagged_key<'k>(raw: &'k str, tag: u8, key: &'k mut Vec<u8>) -> &'k [u8] {
+    if tag == 0 {
+        return raw.as_bytes();
+    }
+    key.clear();
+    key.extend_from_slice(raw.as_bytes());
+    key.push(tag);
+    key
+}
+
 /// Where the word of SentencePiece's text that starts at `start` ends: at the next "▁" after
 /// its first char, or at the text's end.
 #[inline(always)]
@@ -675,15 +689,7 @@ impl Unigram {
             self.own_raw_cache(work, owner);
             let (mut norm, mut key) = (std::mem::take(&mut work.norm), std::mem::take(&mut work.raw_key));
             let mut stretch_ids = |raw: &str, tag: u8, work: &mut Work| -> Result<bool> {
-                let bytes = match tag {
-                    0 => raw.as_bytes(),
-                    _ => {
-                        key.clear();
-                        key.extend_from_slice(raw.as_bytes());
-                        key.push(tag);
-                        &key
-                    }
-                };
+                let bytes = tagged_key(raw, tag, &mut key);
                 let k = PieceKey::of(bytes);
                 if work.raw_ids.get_into(bytes, k.hash, k.short, ids) {
                     return Ok(true);
@@ -711,6 +717,33 @@ impl Unigram {
             }
             (work.norm, work.raw_key) = (norm, key);
             answered
+        })
+    }
+
+    /// Appends the ids `owner`'s pipeline cached for the raw text `raw` tagged `tag` (see
+    /// [`Unigram::raw_pieces_ids`]; 0 is for stretches) and tells true, or tells false.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn raw_text_ids(&self, raw: &str, tag: u8, owner: u64, ids: &mut Vec<u32>) -> bool {
+        WORK.with(|cell| {
+            let mut work = cell.borrow_mut();
+            let work = &mut *work;
+            self.own_raw_cache(work, owner);
+            let bytes = tagged_key(raw, tag, &mut work.raw_key);
+            let k = PieceKey::of(bytes);
+            work.raw_ids.get_into(bytes, k.hash, k.short, ids)
+        })
+    }
+
+    /// Caches the ids of `owner`'s pipeline for the raw text `raw` tagged `tag`, which
+    /// [`Unigram::raw_text_ids`] did not find.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn cache_raw_text(&self, raw: &str, tag: u8, owner: u64, ids: &[u32]) {
+        WORK.with(|cell| {
+            let mut work = cell.borrow_mut();
+            let work = &mut *work;
+            self.own_raw_cache(work, owner);
+            let bytes = tagged_key(raw, tag, &mut work.raw_key);
+            work.raw_ids.insert(bytes, PieceKey::of(bytes).hash, ids);
         })
     }
 
