@@ -248,6 +248,20 @@ impl Normalizer {
         }
     }
 
+    /// Whether [`Normalizer::plain_text`] of a text cut at an ASCII space is that of its two
+    /// sides joined by a space: each step keeps the space and sees nothing across it (a
+    /// Replace of single chars or of a literal without a space; a Unicode form, for which a
+    /// space is a starter that composes with nothing).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn separable_at_spaces(&self) -> bool {
+        match self {
+            Normalizer::Sequence(v) => v.iter().all(Normalizer::separable_at_spaces),
+            Normalizer::Form(_) => true,
+            Normalizer::Replace(r) => r.leaves_spaces_alone(),
+            _ => false,
+        }
+    }
+
     /// The normalized text alone.
     pub fn normalize(&self, s: &str) -> String {
         self.apply(AlignedText::new(s), &mut |_, _| {}).text

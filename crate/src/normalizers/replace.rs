@@ -166,6 +166,17 @@ impl Replace {
         AlignedText { text, orig }
     }
 
+    /// Whether no match takes in a space or reaches across one, and the text's spaces stay:
+    /// a set of single chars without the space, or a literal without one (see
+    /// [`super::Normalizer::separable_at_spaces`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn leaves_spaces_alone(&self) -> bool {
+        match &self.pattern {
+            ReplacePattern::String(s) => !s.is_empty() && !s.contains(' '),
+            ReplacePattern::Regex(_) => self.class.as_ref().is_some_and(|c| !c.contains(' ')),
+        }
+    }
+
     /// [`Replace::apply`]'s text alone (text with no char inserted at its start); `None` when
     /// it inserts a char there (content for an empty match at the start). `lead` as
     /// [`super::Normalizer::plain_text`] tells it.

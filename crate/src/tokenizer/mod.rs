@@ -1209,6 +1209,45 @@ mod staged_ids_tests {
         }
     }
 
+    /// The raw-stretch path for a normalizer that sees nothing across a space (a Replace of
+    /// char sets, Unicode forms, literals without a space), Metaspace splitting before each
+    /// "▁"; then with a token matched in normalized text added.
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn raw_stretch_spaced_match_the_encoding() {
+        let pipeline = |replace: &str| {
+            Tokenizer::from_json_str(&format!(
+                r#"{{"normalizer": {{"type": "Sequence", "normalizers": [
+                        {{"type": "Replace", "pattern": {{"Regex": "[\\u00AD\\u200B]"}}, "content": ""}},
+                        {{"type": "Replace", "pattern": {{"Regex": "\\p{{Zs}}"}}, "content": " "}},
+                        {replace},
+                        {{"type": "NFC"}}]}},
+                    "pre_tokenizer": {{"type": "Metaspace", "replacement": "▁",
+                        "prepend_scheme": "always", "split": true}},
+                    {RAW_TEST_MODEL}}}"#
+            ))
+            .unwrap()
+        };
+        let t = pipeline(r#"{"type": "Replace", "pattern": {"String": "qq"}, "content": " ▁e"}"#);
+        assert!(t.raw_spaced_shape().is_some());
+        check_raw_stretches(&t, &mut Rng(0x0123_4567_89AB_CDEF), "spaced", 2200);
+        let mut with_token = t.clone();
+        let token = AddedToken { normalized: true, lstrip: true, ..AddedToken::new("yc", 10, true) };
+        with_token.added.push(token);
+        with_token.rebuild_added().unwrap();
+        assert!(with_token.raw_spaced_shape().is_some());
+        check_raw_stretches(&with_token, &mut Rng(0x0FED_CBA9_8765_4321), "spaced with a token", 1500);
+        // Steps that see across a space.
+        for replace in [
+            r#"{"type": "Replace", "pattern": {"String": "a b"}, "content": "x"}"#,
+            r#"{"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "▁"}"#,
+            r#"{"type": "Replace", "pattern": {"Regex": "\\s"}, "content": "x"}"#,
+            r#"{"type": "Strip", "strip_left": false, "strip_right": true}"#,
+        ] {
+            assert!(pipeline(replace).raw_spaced_shape().is_none(), "{replace}");
+        }
+    }
+
     /// The raw-stretch path for T5's and XLM-R's pipeline: the map, Strip of the right end,
     /// runs of two or more spaces to "▁", Metaspace splitting before each "▁"; then the same
     /// texts with a token matched in normalized text added (as XLM-R's "<mask>", taking the

@@ -57,6 +57,12 @@ impl SpaceCuts<'_> {
     }
 }
 
+/// The low bits of the owner of the model's cache of raw stretches: the pipeline's shape (the
+/// rest names its map and matcher).
+const OWNER_WORDS: u64 = 0;
+const OWNER_PIECES: u64 = 1;
+const OWNER_SPACED: u64 = 2;
+
 /// Tags of a text's parts in the model's cache of raw stretches (see
 /// [`Unigram::raw_pieces_ids`]): the pieces of the text's first and last stretch depend on
 /// where they stand.
@@ -92,6 +98,9 @@ impl Tokenizer {
         if let Some((p, u)) = self.raw_pieces_shape() {
             return self.pieces_ids_raw(raw, p, u, ids);
         }
+        if let Some(u) = self.raw_spaced_shape() {
+            return self.spaced_ids_raw(raw, u, ids);
+        }
         if raw.len() < crate::models::cache::MAX_WORD {
             return self.word_ids_raw(raw, char_start, ids);
         }
@@ -105,7 +114,8 @@ impl Tokenizer {
     /// 7,372 lines of Hebrew, through the model's cache of pre-tokens).
     fn word_ids_raw(&self, raw: &str, char_start: usize, ids: &mut Vec<u32>) -> Result<bool> {
         let Some((p, _, u)) = self.raw_words_shape() else { return Ok(false) };
-        let (owner, tag) = (p.cache_id() << 1, if char_start == 0 { WORD_FIRST } else { WORD_LATER });
+        let (owner, tag) =
+            (p.cache_id() << 2 | OWNER_WORDS, if char_start == 0 { WORD_FIRST } else { WORD_LATER });
         if u.raw_text_ids(raw, tag, owner, ids) {
             return Ok(true);
         }
@@ -176,7 +186,7 @@ impl Tokenizer {
         // Each byte maps to at most the longest replacement, each of its spaces to 3 bytes.
         let len_bound = raw.len().saturating_mul(3 * p.longest_replacement().max(1)).saturating_add(3);
         ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
-        u.raw_words_ids(&piece, stretches, len_bound, p.cache_id() << 1, normalize, ids)?;
+        u.raw_words_ids(&piece, stretches, len_bound, p.cache_id() << 2 | OWNER_WORDS, normalize, ids)?;
         Ok(true)
     }
 
@@ -198,11 +208,82 @@ impl Tokenizer {
         let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
         // A token matched in normalized text with neither a space nor "▁" (XLM-R's "<mask>")
         // lies within one stretch's mapped text, if anywhere.
+        (runs && split && keeps_space && self.tokens_apart()).then_some((p, &u.model))
+    }
+
+    /// Whether each token matched in normalized text has neither a space nor "▁" (as XLM-R's
+    /// "<mask>"): a match lies within one stretch's mapped text, if anywhere.
+    fn tokens_apart(&self) -> bool {
         let apart =
             |t: &super::AddedToken| !t.decode_text().is_empty() && !t.decode_text().contains([' ', '▁']);
-        let tokens_apart =
-            || self.normalized_matcher.is_none() || self.added.iter().filter(|t| t.normalized).all(apart);
-        (runs && split && keeps_space && tokens_apart()).then_some((p, &u.model))
+        self.normalized_matcher.is_none() || self.added.iter().filter(|t| t.normalized).all(apart)
+    }
+
+    /// The pipeline [`Tokenizer::spaced_ids_raw`] serves: a normalizer that maps a text cut at
+    /// a space as it maps the two sides ([`Normalizer::separable_at_spaces`]), or none, then a
+    /// Metaspace that always prepends "▁" and splits before each.
+    pub(super) fn raw_spaced_shape(&self) -> Option<&Unigram> {
+        let Some(PreTokenizer::Metaspace(m)) = &self.pre_tokenizer else { return None };
+        let Model::Unigram(u) = &self.model else { return None };
+        let split = m.split && m.replacement == '\u{2581}' && m.prepend_scheme == PrependScheme::Always;
+        let separable = self.normalizer.as_ref().is_none_or(Normalizer::separable_at_spaces);
+        (split && separable && self.tokens_apart()).then_some(&u.model)
+    }
+
+    /// [`Tokenizer::segment_ids_raw`] for the pipeline of [`Tokenizer::raw_spaced_shape`]: each
+    /// space of the text becomes a "▁" that starts a piece, so the text is its head (up to its
+    /// first space: Metaspace prepends "▁" unless it maps to a text that starts with a space
+    /// or "▁") and the stretches after spaces, each looked up by its raw bytes. A token
+    /// matched in normalized text, or a normalizer that cannot tell a stretch's text alone,
+    /// hands the text back to the staged pipeline.
+    fn spaced_ids_raw(&self, raw: &str, u: &Unigram, ids: &mut Vec<u32>) -> Result<bool> {
+        let matcher = self.normalized_matcher.as_ref();
+        let bytes = raw.as_bytes();
+        let head = memchr::memchr(b' ', bytes).unwrap_or(raw.len());
+        let mut at = head;
+        // A stretch runs from after a space to the next space after a non-space: the rest of
+        // a run of spaces (indentation) stays with the word after it, one lookup.
+        let stretches = std::iter::from_fn(|| {
+            (at < raw.len()).then(|| {
+                let start = at + 1;
+                let word = start + bytes[start..].iter().take_while(|&&b| b == b' ').count();
+                at = memchr::memchr(b' ', &bytes[word..]).map_or(raw.len(), |k| word + k);
+                (&raw[start..at], MIDDLE)
+            })
+        });
+        let parts = std::iter::once((&raw[..head], HEAD)).chain(stretches);
+        let normalize = |stretch: &str, part: u8, out: &mut String| {
+            let mapped = match &self.normalizer {
+                Some(n) => match n.plain_text(stretch.to_owned(), &mut Lead::Later) {
+                    Some(mapped) => mapped,
+                    None => return false,
+                },
+                None => stretch.to_owned(),
+            };
+            if matcher.is_some_and(|m| m.find_at(&mapped, 0).is_some()) {
+                return false;
+            }
+            if part != HEAD || !(mapped.is_empty() || mapped.starts_with([' ', '\u{2581}'])) {
+                out.push('\u{2581}');
+            }
+            for (i, word) in mapped.split(' ').enumerate() {
+                if i > 0 {
+                    out.push('\u{2581}');
+                }
+                out.push_str(word);
+            }
+            true
+        };
+        // The model's cache is this pipeline's, but for the matcher: it names the entries,
+        // which hold none of its matches.
+        let owner = matcher.map_or(0, |m| m.cache_id()) << 2 | OWNER_SPACED;
+        ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
+        let before = ids.len();
+        if !u.raw_pieces_ids(parts, owner, normalize, ids)? {
+            ids.truncate(before);
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     /// [`Tokenizer::segment_ids_raw`] for the pipeline of [`Tokenizer::raw_pieces_shape`]. Its
@@ -244,6 +325,8 @@ impl Tokenizer {
                 (&raw[start..at], MIDDLE)
             })
         });
+        // An empty stretch (between two cut spaces) joins their runs: no piece.
+        let middle = middle.filter(|(stretch, _)| !stretch.is_empty());
         let parts = std::iter::once(head).chain(middle).chain(tail);
         let normalize = |stretch: &str, part: u8, out: &mut String| {
             let mapped = p.normalize_plain(stretch);
@@ -273,7 +356,7 @@ impl Tokenizer {
             true
         };
         // Entries hold no match of this matcher: it names them too.
-        let owner = (p.cache_id() << 24 ^ matcher.map_or(0, |m| m.cache_id())) << 1 | 1;
+        let owner = (p.cache_id() << 24 ^ matcher.map_or(0, |m| m.cache_id())) << 2 | OWNER_PIECES;
         ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
         let before = ids.len();
         if !u.raw_pieces_ids(parts, owner, normalize, ids)? {

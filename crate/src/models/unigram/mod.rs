@@ -691,7 +691,8 @@ impl Unigram {
             let mut stretch_ids = |raw: &str, tag: u8, work: &mut Work| -> Result<bool> {
                 let bytes = tagged_key(raw, tag, &mut key);
                 let k = PieceKey::of(bytes);
-                if work.raw_ids.get_into(bytes, k.hash, k.short, ids) {
+                // (The cache holds no empty key: a lookup of one would match a free slot.)
+                if !bytes.is_empty() && work.raw_ids.get_into(bytes, k.hash, k.short, ids) {
                     return Ok(true);
                 }
                 norm.clear();
@@ -709,7 +710,7 @@ impl Unigram {
                 Ok(true)
             };
             let mut answered = Ok(true);
-            for (raw, tag) in stretches.filter(|(raw, _)| !raw.is_empty()) {
+            for (raw, tag) in stretches {
                 answered = stretch_ids(raw, tag, work);
                 if !matches!(answered, Ok(true)) {
                     break;
