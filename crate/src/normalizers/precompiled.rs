@@ -271,6 +271,12 @@ impl Precompiled {
         self.cache_id
     }
 
+    /// Whether the map leaves the ASCII space a space (read from its table of ASCII chars).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn keeps_space(&self) -> bool {
+        self.ascii[b' ' as usize].is_none_or(|(s, e)| &self.replacements[s as usize..e as usize] == " ")
+    }
+
     /// The longest replacement's byte length (a key is at least a byte long: a text maps to
     /// at most this many times its length).
     #[cfg(not(target_arch = "wasm32"))]
@@ -876,6 +882,18 @@ mod tests {
         assert_eq!(p.replacement("b"), None);
         assert_eq!(p.replacement("\0a"), None);
         assert_eq!(p.replacement(""), None);
+    }
+
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn keeps_space_as_its_key_says() {
+        let keeps = |rules: &[(&str, &str)]| Precompiled::from_rules(rules).keeps_space();
+        assert!(keeps(&[("a", "x")]));
+        assert!(keeps(&[(" ", " "), ("a", "x")]));
+        assert!(keeps(&[(" \u{301}", "ab")]));
+        assert!(!keeps(&[(" ", "\u{2581}")]));
+        assert!(!keeps(&[(" ", "")]));
+        assert!(!keeps(&[(" ", "  ")]));
     }
 
     #[test]

@@ -141,7 +141,7 @@ impl Tokenizer {
         let Model::Unigram(u) = &self.model else { return None };
         let spaces = matches!(&r.pattern, ReplacePattern::String(s) if s == " ") && r.content == "\u{2581}";
         let whole = !m.split && m.replacement == '\u{2581}';
-        let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
+        let keeps_space = p.keeps_space();
         (spaces && whole && keeps_space && u.model.fuses_by_word()).then_some((p, m, &u.model))
     }
 
@@ -205,7 +205,7 @@ impl Tokenizer {
         let Model::Unigram(u) = &self.model else { return None };
         let runs = matches!(&r.pattern, ReplacePattern::Regex(s) if s == " {2,}") && r.content == "\u{2581}";
         let split = m.split && m.replacement == '\u{2581}' && m.prepend_scheme == PrependScheme::Always;
-        let keeps_space = p.replacement(" ").is_none_or(|s| s == " ");
+        let keeps_space = p.keeps_space();
         // A token matched in normalized text with neither a space nor "▁" (XLM-R's "<mask>")
         // lies within one stretch's mapped text, if anywhere.
         (runs && split && keeps_space && self.tokens_apart()).then_some((p, &u.model))
