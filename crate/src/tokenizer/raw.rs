@@ -1,7 +1,8 @@
 //! Texts encoded by their raw stretches (natively): for SentencePiece-converted pipelines, a
-//! text is cut at spaces that its char map leaves alone, and each stretch between them is
-//! looked up by its raw bytes in the model's cache; only stretches not seen before are
-//! normalized. The ids are the staged pipeline's (tested against it in `staged_ids_tests`).
+//! text is cut at spaces that its char map leaves alone (for a normalizer that sees nothing
+//! across a space, at every space), and each part is looked up by its raw bytes in the
+//! model's cache; only parts not seen before are normalized. The ids are the staged
+//! pipeline's (tested against it in `staged_ids_tests`).
 
 use super::Tokenizer;
 use crate::error::{Error, Result};
@@ -92,8 +93,9 @@ fn spaced_pieces(mapped: &str, out: &mut String) {
 
 impl Tokenizer {
     /// [`Tokenizer::segment_ids_staged`]'s ids by raw stretches, for the pipelines of
-    /// [`Tokenizer::raw_words_shape`] and [`Tokenizer::raw_pieces_shape`]; false (nothing
-    /// appended) where the pipeline is another, the text is short or it has no such space.
+    /// [`Tokenizer::raw_pieces_shape`], [`Tokenizer::raw_spaced_shape`] and
+    /// [`Tokenizer::raw_words_shape`]; false (nothing appended) where the pipeline is another
+    /// or a part of the text cannot be told alone.
     pub(super) fn segment_ids_raw(&self, raw: &str, char_start: usize, ids: &mut Vec<u32>) -> Result<bool> {
         if let Some((p, u)) = self.raw_pieces_shape() {
             return self.pieces_ids_raw(raw, p, u, ids);
