@@ -280,12 +280,7 @@ impl Tokenizer {
         // which hold none of its matches.
         let owner = matcher.map_or(0, |m| m.cache_id()) << 2 | OWNER_SPACED;
         ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
-        let before = ids.len();
-        if !u.raw_pieces_ids(parts, owner, normalize, ids)? {
-            ids.truncate(before);
-            return Ok(false);
-        }
-        Ok(true)
+        u.raw_pieces_ids(parts, owner, normalize, ids)
     }
 
     /// [`Tokenizer::segment_ids_raw`] for the pipeline of [`Tokenizer::raw_pieces_shape`]. Its
@@ -360,11 +355,6 @@ impl Tokenizer {
         // Entries hold no match of this matcher: it names them too.
         let owner = (p.cache_id() << 24 ^ matcher.map_or(0, |m| m.cache_id())) << 2 | OWNER_PIECES;
         ids.reserve(raw.len() / 3 + 1); // as encode_single's guess
-        let before = ids.len();
-        if !u.raw_pieces_ids(parts, owner, normalize, ids)? {
-            ids.truncate(before);
-            return Ok(false);
-        }
-        Ok(true)
+        u.raw_pieces_ids(parts, owner, normalize, ids)
     }
 }

@@ -673,7 +673,7 @@ impl Unigram {
     /// splits there), and the stretch's ids are cached by its raw bytes and its tag: 0, or a
     /// byte no UTF-8 text holds (0xF8 and up), for a stretch whose pieces depend on where it
     /// stands (a text's first or last), cached apart from the same bytes elsewhere. `owner`
-    /// names the pipeline that maps raw text to pieces. False (ids partly appended) where
+    /// names the pipeline that maps raw text to pieces. False (nothing appended) where
     /// `normalize` refuses a stretch, telling false.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn raw_pieces_ids<'a>(
@@ -688,6 +688,7 @@ impl Unigram {
             let work = &mut *work;
             self.own_raw_cache(work, owner);
             let (mut norm, mut key) = (std::mem::take(&mut work.norm), std::mem::take(&mut work.raw_key));
+            let before = ids.len();
             let mut stretch_ids = |raw: &str, tag: u8, work: &mut Work| -> Result<bool> {
                 let bytes = tagged_key(raw, tag, &mut key);
                 let k = PieceKey::of(bytes);
@@ -717,6 +718,9 @@ impl Unigram {
                 }
             }
             (work.norm, work.raw_key) = (norm, key);
+            if matches!(answered, Ok(false)) {
+                ids.truncate(before);
+            }
             answered
         })
     }
