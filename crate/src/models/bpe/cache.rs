@@ -255,7 +255,8 @@ impl PieceCache {
                 i = (i + 1) & mask;
             }
         }
-        if n > INLINE_PIECE || self.slots.is_empty() {
+        // (An empty piece, never stored, would match a free slot's inline key.)
+        if n > INLINE_PIECE || n == 0 || self.slots.is_empty() {
             return self.get_long_into(piece, hash, out);
         }
         let key = inline_key(piece);

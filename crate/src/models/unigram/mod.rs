@@ -692,8 +692,7 @@ impl Unigram {
             let mut stretch_ids = |raw: &str, tag: u8, work: &mut Work| -> Result<bool> {
                 let bytes = tagged_key(raw, tag, &mut key);
                 let k = PieceKey::of(bytes);
-                // (The cache holds no empty key: a lookup of one would match a free slot.)
-                if !bytes.is_empty() && work.raw_ids.get_into(bytes, k.hash, k.short, ids) {
+                if work.raw_ids.get_into(bytes, k.hash, k.short, ids) {
                     return Ok(true);
                 }
                 norm.clear();
