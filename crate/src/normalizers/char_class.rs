@@ -132,6 +132,12 @@ impl CharClass {
         self.ranges.get(i).is_some_and(|&(lo, _)| lo <= c)
     }
 
+    /// Whether the set has an ASCII char.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn holds_ascii(&self) -> bool {
+        self.ascii != 0
+    }
+
     /// The set without `c`.
     pub fn without(&self, c: char) -> Self {
         let c = c as u32;

@@ -221,7 +221,7 @@ impl Normalizer {
                 }
                 Some(simple::strip_str(s, *left, *right))
             }
-            Normalizer::Replace(r) => r.plain_text(&s, lead),
+            Normalizer::Replace(r) => r.plain_text(s, lead),
             Normalizer::Precompiled(p) => {
                 // The rewrite's first item always takes the first char's alignment (removals
                 // before anything is written are lost, as in the reference).
@@ -258,6 +258,18 @@ impl Normalizer {
             Normalizer::Sequence(v) => v.iter().all(Normalizer::separable_at_spaces),
             Normalizer::Form(_) => true,
             Normalizer::Replace(r) => r.leaves_spaces_alone(),
+            _ => false,
+        }
+    }
+
+    /// Whether [`Normalizer::plain_text`] of any ASCII text is that text: Unicode forms keep
+    /// ASCII, and a Replace may match none of it ([`Replace::leaves_ascii_alone`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn leaves_ascii_alone(&self) -> bool {
+        match self {
+            Normalizer::Sequence(v) => v.iter().all(Normalizer::leaves_ascii_alone),
+            Normalizer::Form(_) => true,
+            Normalizer::Replace(r) => r.leaves_ascii_alone(),
             _ => false,
         }
     }
@@ -309,5 +321,55 @@ mod tests {
             }
         }
         assert!(!Normalizer::Lowercase.has_plain_text());
+    }
+
+    #[test]
+    fn leaves_ascii_alone_as_it_says() {
+        let regex =
+            |p: &str, c: &str| Normalizer::Replace(Replace::new(ReplacePattern::Regex(p.into()), c).unwrap());
+        let literal = |p: &str, c: &str| {
+            Normalizer::Replace(Replace::new(ReplacePattern::String(p.into()), c).unwrap())
+        };
+        // (normalizer, whether it claims to keep every ASCII text, an ASCII text it changes
+        // when it does not)
+        let cases = [
+            (
+                Normalizer::Sequence(vec![
+                    regex("[\\u00AD\\u200B\\u200C\\u200D\\u2060\\uFEFF]", ""),
+                    regex("\\p{Zs}", " "),
+                    Normalizer::Form(Form::Nfc),
+                ]),
+                true,
+                "",
+            ),
+            (Normalizer::Form(Form::Nfkc), true, ""),
+            (literal("é", "e"), true, ""),
+            (regex("é{2,}", "e"), true, ""),
+            (regex("\\p{Zs}", "_"), false, "a b"),
+            (regex(" {2,}", "_"), false, "a  b"),
+            (regex("[a-c]", "x"), false, "abc"),
+            (regex("[^é]", "x"), false, "a"),
+            (regex("a|é", "x"), false, "a"),
+            (literal("ab", "x"), false, "ab"),
+            (Normalizer::Sequence(vec![Normalizer::Form(Form::Nfc), literal("z", "")]), false, "z"),
+            (Normalizer::Lowercase, false, "A"),
+        ];
+        let mut rng = crate::testing::Rng(0x0A5C_11A1_0E55_0001);
+        for (n, keeps, changed) in &cases {
+            assert_eq!(n.leaves_ascii_alone(), *keeps, "{n:?}");
+            if !keeps {
+                assert_ne!(n.normalize(changed), *changed, "{n:?}");
+                continue;
+            }
+            for _ in 0..500 {
+                let text: String = (0..rng.below(12)).map(|_| char::from(rng.below(128) as u8)).collect();
+                assert_eq!(n.normalize(&text), text, "{n:?}");
+                assert_eq!(
+                    n.plain_text(text.clone(), &mut Lead::Later).as_deref(),
+                    Some(text.as_str()),
+                    "{n:?}"
+                );
+            }
+        }
     }
 }

@@ -4,6 +4,8 @@
 //! model's cache; only parts not seen before are normalized. The ids are the staged
 //! pipeline's (tested against it in `staged_ids_tests`).
 
+use std::borrow::Cow;
+
 use super::Tokenizer;
 use crate::error::{Error, Result};
 use crate::models::unigram::Unigram;
@@ -254,13 +256,17 @@ impl Tokenizer {
             })
         });
         let parts = std::iter::once((&raw[..head], HEAD)).chain(stretches);
+        // An ASCII stretch (most words of most text) then maps to itself: no copy per step.
+        let keeps_ascii = self.normalizer.as_ref().is_none_or(Normalizer::leaves_ascii_alone);
         let normalize = |stretch: &str, part: u8, out: &mut String| {
             let mapped = match &self.normalizer {
-                Some(n) => match n.plain_text(stretch.to_owned(), &mut Lead::Later) {
-                    Some(mapped) => mapped,
-                    None => return false,
-                },
-                None => stretch.to_owned(),
+                Some(n) if !(keeps_ascii && stretch.is_ascii()) => {
+                    match n.plain_text(stretch.to_owned(), &mut Lead::Later) {
+                        Some(mapped) => Cow::Owned(mapped),
+                        None => return false,
+                    }
+                }
+                _ => Cow::Borrowed(stretch),
             };
             if matcher.is_some_and(|m| m.find_at(&mapped, 0).is_some()) {
                 return false;
