@@ -9,12 +9,13 @@
 //! to [`super::cache`]'s tables and the merge, and what they give is stored here.
 //!
 //! One table per thread and tokenizer (in `Work`), cleared when three quarters full. Natively,
-//! a tokenizer whose tokens are always taken whole (tiktoken's rule) asks its [`Seed`] on a
-//! miss of the thread's table: one read-only table per tokenizer of every token of 2 to
-//! [`MAX_PIECE`] bytes under the same key and hash, so a new piece is one probe there (no
-//! vocabulary lookup, no second hash), and a piece it lacks merges. The thread's own table
-//! stays small and dense: the pieces text repeats share cache lines there, where in a copy of
-//! the seed each would have a line of its own (which made the warm pass slower).
+//! a tokenizer asks its [`Seed`] on a miss of the thread's table: one read-only table per
+//! tokenizer of every token of 2 to [`MAX_PIECE`] bytes under the same key and hash, so a new
+//! piece is one probe there (no vocabulary lookup, no second hash), and a piece it lacks
+//! merges (where a token is taken whole only when merging gives it, a hit is checked once
+//! per token). The thread's own table stays small and dense: the pieces text repeats share
+//! cache lines there, where in a copy of the seed each would have a line of its own (which
+//! made the warm pass slower).
 
 /// Slots at most (32 bytes each: 4 MB).
 const SLOTS: usize = 1 << 17;

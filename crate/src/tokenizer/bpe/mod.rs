@@ -134,8 +134,9 @@ pub struct BpeTokenizer {
     token_texts: OnceLock<Arc<Vec<Arc<str>>>>,
     /// Every token of 2 to [`words::MAX_PIECE`] bytes, which each thread's word table asks on
     /// a miss (see [`words::Seed`]); made at load (at the first encode for a general
-    /// pipeline's engine), natively, when a piece that is a token is always that token
-    /// ([`WholeToken::Always`]). `None` otherwise.
+    /// pipeline's engine), natively. Where a piece that is a token is that token only when
+    /// merging gives it ([`WholeToken::Checked`]), a hit is checked as a vocabulary hit is.
+    /// `None` in wasm.
     seed: OnceLock<Option<Arc<words::Seed>>>,
 }
 
@@ -454,7 +455,7 @@ impl BpeTokenizer {
     /// The seed of the word tables (see [`BpeTokenizer::seed`]'s field), made on first use.
     fn seed(&self) -> Option<&Arc<words::Seed>> {
         // wasm: 16 MB more per tokenizer (o200k) would not fit the page's memory budget.
-        if cfg!(target_arch = "wasm32") || !matches!(self.whole, WholeToken::Always) {
+        if cfg!(target_arch = "wasm32") {
             return None;
         }
         self.seed.get_or_init(|| Some(Arc::new(words::Seed::new(&self.model.vocab)))).as_ref()
@@ -814,7 +815,7 @@ impl BpeTokenizer {
         }
         match self.seed_for(w) {
             Some(seed) => match seed.get(key, h) {
-                Some(id) => out.push(id),
+                Some(id) => self.token_or_merged(id, piece, out, &mut w.merge),
                 None => self.merge_bytes(piece, out, &mut w.merge),
             },
             None => self.encode_piece_uncached(piece, PieceKey::of(piece), out, w, false),
@@ -915,17 +916,11 @@ impl BpeTokenizer {
             Some(seed) if piece.len() > words::MAX_PIECE && !seed.may_be_long_token(hash) => None,
             _ => self.model.vocab.get_cold(piece, key.short, hash),
         };
-        if let Some(id) = found {
-            if self.whole_token_ok(id, piece, &mut w.merge) {
-                out.push(id);
-                if remember {
-                    w.cache.insert(piece, hash, &[id]);
-                }
-                return;
-            }
-        }
         let start = out.len();
-        self.merge_bytes(piece, out, &mut w.merge);
+        match found {
+            Some(id) => self.token_or_merged(id, piece, out, &mut w.merge),
+            None => self.merge_bytes(piece, out, &mut w.merge),
+        }
         if remember {
             w.cache.insert(piece, hash, &out[start..]);
         }
@@ -942,19 +937,20 @@ impl BpeTokenizer {
         sc.parts = parts;
     }
 
-    /// Whether piece `bytes`, which is token `id`, encodes to just `id`.
+    /// Appends the ids of `piece`, which is token `id`: `id` where a piece that is a token is
+    /// that token or its merge is known to give it, else its bytes merged (which also tells,
+    /// the first time, whether they give `id`: the merge is the answer either way).
     #[inline]
-    fn whole_token_ok(&self, id: u32, bytes: &[u8], sc: &mut Scratch) -> bool {
-        let WholeToken::Checked(known) = &self.whole else { return true };
+    fn token_or_merged(&self, id: u32, piece: &[u8], out: &mut Vec<u32>, sc: &mut Scratch) {
+        let WholeToken::Checked(known) = &self.whole else { return out.push(id) };
         match known[id as usize].load(Ordering::Relaxed) {
-            1 => true,
-            2 => false,
+            1 => out.push(id),
+            2 => self.merge_bytes(piece, out, sc),
             _ => {
-                let mut parts: Vec<u32> = bytes.iter().map(|&b| self.model.byte_ids[b as usize]).collect();
-                merge::merge(&self.model.pairs, &mut parts, sc);
-                let ok = parts == [id];
-                known[id as usize].store(if ok { 1 } else { 2 }, Ordering::Relaxed);
-                ok
+                let start = out.len();
+                self.merge_bytes(piece, out, sc);
+                let whole = out[start..] == [id];
+                known[id as usize].store(if whole { 1 } else { 2 }, Ordering::Relaxed);
             }
         }
     }

@@ -443,3 +443,49 @@ fn batches_of_new_and_seen_pieces() {
         }
     }
 }
+
+/// A token that merging its bytes does not give ("abc" here: "b c" merges first, and "a bc"
+/// is no merge) is taken whole only with `ignore_merges`; without it, its pieces are merged,
+/// whether the piece is found in the seed, the vocabulary, or (a piece longer than word keys)
+/// past the seed's filter, on the first sight of the token and after its check is known.
+#[test]
+fn tokens_the_merges_do_not_reach() {
+    let long = "xyzxyzxyzxyzxyzxyz";
+    let vocab: String = (0..=255u8)
+        .map(|b| format!("{:?}: {b}", crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b])))
+        .chain([
+            "\"bc\": 256".into(),
+            "\"ab\": 257".into(),
+            "\"abc\": 258".into(),
+            "\"xy\": 259".into(),
+            format!("{long:?}: 260"),
+        ])
+        .collect::<Vec<_>>()
+        .join(", ");
+    for ignore_merges in [false, true] {
+        let json = format!(
+            r#"{{"model": {{"type": "BPE", "vocab": {{{vocab}}}, "merges": ["b c", "a b", "ab c", "x y"],
+                "ignore_merges": {ignore_merges}}},
+                "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}}}}"#
+        );
+        let t = BpeTokenizer::from_hf_json(&json).unwrap();
+        let plain = |piece: &[u8]| -> Vec<u32> {
+            if let Some(id) = t.model.vocab.get_id(piece).filter(|_| ignore_merges) {
+                return vec![id];
+            }
+            let mut parts: Vec<u32> = piece.iter().map(|&b| t.model.byte_ids[b as usize]).collect();
+            merge::merge_scan(&t.model.pairs, &mut parts, &mut Vec::new());
+            parts
+        };
+        for text in ["abc", "abc abc", long, &format!("{long} abc {long}ab abc")] {
+            let want: Vec<u32> = t.pre_tokenize(text).iter().flat_map(|p| plain(p.as_bytes())).collect();
+            assert_eq!(want.contains(&258) || want.contains(&260), ignore_merges, "{text:?}");
+            for _ in 0..2 {
+                assert_eq!(t.encode_ordinary(text), want, "{text:?} ignore_merges: {ignore_merges}");
+                let mut unseeded = Vec::new();
+                t.encode_text::<CharMatcher, false>(text, &mut unseeded, &mut Work::default());
+                assert_eq!(unseeded, want, "unseeded: {text:?} ignore_merges: {ignore_merges}");
+            }
+        }
+    }
+}
