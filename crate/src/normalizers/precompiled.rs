@@ -23,9 +23,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
 
-#[cfg(not(target_arch = "wasm32"))]
-static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
 /// Clusters of this many bytes or more are looked up char by char only.
 const WHOLE_CLUSTER_BELOW: usize = 6;
 
@@ -247,7 +244,7 @@ impl Precompiled {
             ascii: [None; 128],
             kept: [false; 256],
             #[cfg(not(target_arch = "wasm32"))]
-            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            cache_id: crate::models::cache::new_owner_id(),
             #[cfg(not(target_arch = "wasm32"))]
             longest,
             chars: (0..0x10000).map(|_| AtomicU8::new(UNCLASSED)).collect(),

@@ -74,9 +74,6 @@ pub(crate) struct AddedMatcher {
     cache_id: u64,
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
 /// Up to three bytes to search for at once.
 #[derive(Clone, Copy, Debug)]
 enum FirstBytes {
@@ -149,7 +146,7 @@ impl AddedMatcher {
             which: pats.into_iter().map(|(_, i)| i).collect(),
             first_bytes,
             #[cfg(not(target_arch = "wasm32"))]
-            cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            cache_id: crate::models::cache::new_owner_id(),
         }))
     }
 

@@ -72,8 +72,6 @@ pub struct MergeTrace {
     pub whole_token: Option<u32>,
 }
 
-static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
 impl Bpe {
     /// A model from its vocabulary, its merges in rank order, and its options. Errors name the
     /// JSON path of the offending entry (`model.merges[i]`), as the model comes from a file.
@@ -154,7 +152,7 @@ impl Bpe {
             ascii,
             chars,
             byte_ids,
-            cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            cache_id: crate::models::cache::new_owner_id(),
         })
     }
 

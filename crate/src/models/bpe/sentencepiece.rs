@@ -18,14 +18,11 @@ use std::cell::RefCell;
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::models::cache::{WordCache, WordHasher, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, resolve_unknowns, PieceKind};
 use crate::models::wordpiece::trie::Trie;
-
-static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
 #[derive(Clone, Debug)]
 pub struct SentencePieceBpe {
@@ -164,7 +161,7 @@ impl SentencePieceBpe {
             byte_ids,
             has_unused,
             joined,
-            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            cache_id: crate::models::cache::new_owner_id(),
         })
     }
 

@@ -35,14 +35,11 @@ use crate::models::Token;
 use crate::unicode::char_len;
 use double_array::DoubleArray;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The score an unknown char gets below the lowest piece score.
 const UNK_PENALTY: f64 = 10.0;
 /// Marks a lattice end no candidate has reached yet, and a byte with no `<0xXX>` piece.
 const NONE: u32 = u32::MAX;
-
-static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
 #[derive(Clone, Debug)]
 pub struct Unigram {
@@ -486,7 +483,7 @@ impl Unigram {
             pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
-            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            cache_id: crate::models::cache::new_owner_id(),
             spm: false,
             reach: 4,
             word_scores: match unk_id {
@@ -558,7 +555,7 @@ impl Unigram {
             pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
-            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            cache_id: crate::models::cache::new_owner_id(),
             spm: true,
             reach,
             word_scores,

@@ -26,8 +26,6 @@ const UNK_CHAR: u32 = u32::MAX - 1;
 const ONE_CHAR_CJK: u32 = 0x4000;
 const ONE_CHAR_CJK_LEN: usize = 0x6000;
 
-static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
 #[derive(Clone, Debug)]
 pub struct WordPiece {
     pub vocab: HashMap<String, u32>,
@@ -273,7 +271,7 @@ impl WordPiece {
             initial_trie,
             continuation_trie,
             one_char,
-            cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            cache_id: crate::models::cache::new_owner_id(),
         })
     }
 

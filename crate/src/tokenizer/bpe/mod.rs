@@ -38,7 +38,7 @@ pub mod trace;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub use super::added::AddedToken;
@@ -140,8 +140,6 @@ pub struct BpeTokenizer {
     seed: OnceLock<Option<Arc<words::Seed>>>,
 }
 
-static NEXT_UID: AtomicU64 = AtomicU64::new(1);
-
 /// Buffers and the piece cache one thread uses for one tokenizer.
 #[derive(Default)]
 struct Work {
@@ -236,7 +234,7 @@ impl BpeTokenizer {
         let model = Model::from_ranks(crate::loaders::tiktoken::parse_tiktoken(data)?)?;
         let added = specials.iter().map(|(t, id)| AddedToken::new(t.as_str(), *id, true)).collect();
         Ok(BpeTokenizer {
-            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            uid: crate::models::cache::new_owner_id(),
             name: name.to_string(),
             pattern,
             model,
@@ -266,7 +264,7 @@ impl BpeTokenizer {
         let model = Model::from_merges(&hf.vocab, &hf.merges)?;
         let whole = WholeToken::new(hf.ignore_merges, &model);
         Ok(BpeTokenizer {
-            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            uid: crate::models::cache::new_owner_id(),
             name: hf.name,
             pattern: hf.pattern,
             model,
@@ -294,7 +292,7 @@ impl BpeTokenizer {
         ignore_merges: bool,
     ) -> BpeTokenizer {
         BpeTokenizer {
-            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            uid: crate::models::cache::new_owner_id(),
             name: "tokenizer.json".to_string(),
             pattern,
             whole: WholeToken::new(ignore_merges, &model),
@@ -323,7 +321,7 @@ impl BpeTokenizer {
         let post_processor = crate::loaders::tekken::post_processor(&tekken.specials);
         let added = crate::loaders::tekken::added_tokens(&tekken.specials);
         Ok(BpeTokenizer {
-            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            uid: crate::models::cache::new_owner_id(),
             name: "tekken".to_string(),
             pattern: tekken.pattern,
             model,
