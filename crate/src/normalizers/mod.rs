@@ -221,7 +221,7 @@ impl Normalizer {
                 }
                 Some(simple::strip_str(s, *left, *right))
             }
-            Normalizer::Replace(r) => r.plain_text(s, lead),
+            Normalizer::Replace(r) => r.plain_text(&s, lead),
             Normalizer::Precompiled(p) => {
                 // The rewrite's first item always takes the first char's alignment (removals
                 // before anything is written are lost, as in the reference).

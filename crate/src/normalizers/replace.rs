@@ -194,9 +194,8 @@ impl Replace {
 
     /// [`Replace::apply`]'s text alone (text with no char inserted at its start); `None` when
     /// it inserts a char there (content for an empty match at the start). `lead` as
-    /// [`super::Normalizer::plain_text`] tells it. A text without a match comes back as it
-    /// is.
-    pub fn plain_text(&self, text: String, lead: &mut Lead) -> Option<String> {
+    /// [`super::Normalizer::plain_text`] tells it.
+    pub fn plain_text(&self, text: &str, lead: &mut Lead) -> Option<String> {
         let mut at_start = false;
         let mut first = None;
         let out = match &self.pattern {
@@ -256,14 +255,9 @@ impl Replace {
                 unsafe { String::from_utf8_unchecked(out) }
             }
             _ => {
-                // Allocated at the first match: most short texts hold none.
-                let mut out = String::new();
-                let (mut last, mut matched) = (0, false);
-                self.for_each_match(&text, |start, end| {
-                    if !matched {
-                        out.reserve(text.len() + self.content.len());
-                        matched = true;
-                    }
+                let mut out = String::with_capacity(text.len());
+                let mut last = 0;
+                self.for_each_match(text, |start, end| {
                     at_start |= end == 0;
                     if first.is_none() && end > 0 {
                         first = Some((start, end));
@@ -272,9 +266,6 @@ impl Replace {
                     out.push_str(&self.content);
                     last = end;
                 });
-                if !matched {
-                    return Some(text);
-                }
                 out.push_str(&text[last..]);
                 out
             }
@@ -385,7 +376,7 @@ mod tests {
                 }
                 assert_eq!(fast, plain, "{pattern:?} in {text:?}");
                 let aligned = r.apply(&AlignedText::new(&text));
-                match r.plain_text(text.clone(), &mut Lead::Later) {
+                match r.plain_text(&text, &mut Lead::Later) {
                     Some(t) => assert_eq!(t, aligned.text),
                     None => assert_eq!(aligned.orig.first(), Some(&AT_START)),
                 }
@@ -396,11 +387,11 @@ mod tests {
     #[test]
     fn plain_text_declines_an_insertion_at_the_start() {
         let re = Replace::new(ReplacePattern::Regex("^".into()), "_").unwrap();
-        assert_eq!(re.plain_text("ab".into(), &mut Lead::Later), None);
+        assert_eq!(re.plain_text("ab", &mut Lead::Later), None);
         let re = Replace::new(ReplacePattern::Regex("^".into()), "").unwrap();
-        assert_eq!(re.plain_text("ab".into(), &mut Lead::Later).as_deref(), Some("ab"));
+        assert_eq!(re.plain_text("ab", &mut Lead::Later).as_deref(), Some("ab"));
         let re = Replace::new(ReplacePattern::Regex("$".into()), "_").unwrap();
-        assert_eq!(re.plain_text("ab".into(), &mut Lead::Later).as_deref(), Some("ab_"));
+        assert_eq!(re.plain_text("ab", &mut Lead::Later).as_deref(), Some("ab_"));
     }
 
     #[test]
@@ -420,7 +411,7 @@ mod tests {
             let r = lit(" ", content);
             for _ in 0..500 {
                 let text: String = (0..rng.below(20)).map(|_| rng.pick(&parts)).collect();
-                let got = r.plain_text(text.clone(), &mut Lead::Later);
+                let got = r.plain_text(&text, &mut Lead::Later);
                 assert_eq!(got, Some(r.replace_str(&text)), "{text:?} -> {content:?}");
             }
         }
