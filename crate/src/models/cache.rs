@@ -15,13 +15,6 @@ const MAX_WORDS: usize = 1 << 16;
 /// Bytes of words and tokens held before the cache starts over.
 const MAX_BYTES: usize = 1 << 22;
 
-/// A number no other owner of cache entries has had in this process: the models, normalizers,
-/// matchers and tokenizers that fill the per-thread caches name their entries with it.
-pub fn new_owner_id() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
 /// A multiply-and-rotate hash (FxHash's recipe): words are short, and SipHash's setup would
 /// cost as much as the lookup.
 #[derive(Default)]

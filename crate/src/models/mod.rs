@@ -16,6 +16,13 @@ pub mod unigram;
 pub mod wordlevel;
 pub mod wordpiece;
 
+/// A number no other owner of cache entries has had in this process: the models, normalizers,
+/// matchers and tokenizers that fill the per-thread caches name their entries with it.
+pub fn new_owner_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -244,7 +244,7 @@ impl Precompiled {
             ascii: [None; 128],
             kept: [false; 256],
             #[cfg(not(target_arch = "wasm32"))]
-            cache_id: crate::models::cache::new_owner_id(),
+            cache_id: crate::models::new_owner_id(),
             #[cfg(not(target_arch = "wasm32"))]
             longest,
             chars: (0..0x10000).map(|_| AtomicU8::new(UNCLASSED)).collect(),

@@ -146,7 +146,7 @@ impl AddedMatcher {
             which: pats.into_iter().map(|(_, i)| i).collect(),
             first_bytes,
             #[cfg(not(target_arch = "wasm32"))]
-            cache_id: crate::models::cache::new_owner_id(),
+            cache_id: crate::models::new_owner_id(),
         }))
     }
 

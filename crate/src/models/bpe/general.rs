@@ -152,7 +152,7 @@ impl Bpe {
             ascii,
             chars,
             byte_ids,
-            cache_id: crate::models::cache::new_owner_id(),
+            cache_id: crate::models::new_owner_id(),
         })
     }
 

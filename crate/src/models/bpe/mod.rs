@@ -106,9 +106,158 @@ impl Model {
     }
 }
 
+impl Model {
+    /// For each id below the vocabulary's bound, whether merging its token's bytes gives just
+    /// that token, decided for every token at once; `None` where some merge's part is also
+    /// made by a merge of the same or a higher rank, for which the rule below does not hold.
+    ///
+    /// Where each merge's parts are made by lower ranks only, a merge never makes a pair that
+    /// ranks below it, so merging applies ranks in increasing order, and a token is reached by
+    /// the first merge (in rank order) of two reached parts whose merges never meet across the
+    /// seam ([`Model::meet_across`]). bpe-openai decides its tokens so, with ids as ranks.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reached_tokens(&self) -> Option<Vec<bool>> {
+        let bound = self.vocab.id_bound() as usize;
+        let merges: Vec<(u32, u32, u32)> = self.pairs.entries().map(|((a, b), rank)| (rank, a, b)).collect();
+        let made_of = |rank: u32| self.pairs.id_of_rank(rank) as usize;
+        if merges
+            .iter()
+            .any(|&(rank, a, b)| a as usize >= bound || b as usize >= bound || made_of(rank) >= bound)
+        {
+            return None;
+        }
+        // 1 + the highest rank of a merge that makes each id (0: none does). Llama 3's files
+        // fail here: their merges list every split of a token, some ranked before a part's.
+        let mut made = vec![0u32; bound];
+        for &(rank, _, _) in &merges {
+            let t = made_of(rank);
+            made[t] = made[t].max(rank + 1);
+        }
+        if merges.iter().any(|&(rank, a, b)| made[a as usize] > rank || made[b as usize] > rank) {
+            return None;
+        }
+        // In rank order: each rank is one pair's.
+        let mut by_rank = vec![None; self.pairs.rank_bound() as usize];
+        for &(rank, a, b) in &merges {
+            by_rank[rank as usize] = Some((a, b));
+        }
+        let mut reached = vec![false; bound];
+        // For a reached token: 1 + the rank of its last merge (0: a byte), and that merge's parts.
+        let mut stamp = vec![0u32; bound];
+        let mut split = vec![(0u32, 0u32); bound];
+        for &id in &self.byte_ids {
+            reached[id as usize] = true;
+        }
+        for (rank, (a, b)) in by_rank.into_iter().enumerate().filter_map(|(r, m)| Some((r as u32, m?))) {
+            let t = made_of(rank);
+            if reached[t]
+                || !reached[a as usize]
+                || !reached[b as usize]
+                || self.meet_across(a, b, &stamp, &split)
+            {
+                continue;
+            }
+            (reached[t], stamp[t], split[t]) = (true, rank + 1, (a, b));
+        }
+        Some(reached)
+    }
+
+    /// Whether merging the bytes of reached tokens `a` and `b` side by side merges a pair across
+    /// the seam before it gives `a` and `b`. Walking back through both merges, always undoing the
+    /// part made last (the right one on a tie: of two merges of one rank the left is made first),
+    /// each pair that stands across the seam must have no merge that comes first: a lower rank
+    /// than the merge that ends its standing, or that same rank where that merge is to its right.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn meet_across(&self, a: u32, b: u32, stamp: &[u32], split: &[(u32, u32)]) -> bool {
+        let (mut x, mut y) = (a, b);
+        loop {
+            let (sx, sy) = (stamp[x as usize], stamp[y as usize]);
+            // The rank of the merge just undone, and whether it stood left of the seam.
+            let (limit, left) = if sx > sy {
+                x = split[x as usize].1;
+                (sx - 1, true)
+            } else if sy > 0 {
+                y = split[y as usize].0;
+                (sy - 1, false)
+            } else {
+                return false;
+            };
+            let rank = self.pairs.rank(x, y);
+            if rank != table::NO_RANK && (rank < limit || (rank == limit && !left)) {
+                return true;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Random merge lists over three letters: where the rule applies, each token is reached
+    /// exactly where merging its bytes gives it; lists where a part is made again at a higher
+    /// rank are refused.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn reached_tokens_are_what_merging_gives() {
+        let mut rng = crate::testing::Rng(0x5EED_0F70_0CE5);
+        let (mut decided, mut refused, mut unreached) = (0, 0, 0);
+        for _ in 0..400 {
+            let mut vocab: HashMap<String, u32> = (0..=255u8)
+                .map(|b| (crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b]), b as u32))
+                .collect();
+            let mut tokens: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+            let mut merges = Vec::new();
+            for _ in 0..rng.below(30) {
+                let (l, r) =
+                    (tokens[rng.below(tokens.len())].clone(), tokens[rng.below(tokens.len())].clone());
+                if l.len() + r.len() > 9 || merges.contains(&(l.clone(), r.clone())) {
+                    continue;
+                }
+                let t = format!("{l}{r}");
+                // A token made again by a later merge only now and then (it breaks the rule when
+                // a merge between uses it).
+                if vocab.contains_key(&t) && rng.below(2) != 0 {
+                    continue;
+                }
+                let next = vocab.len() as u32;
+                vocab.entry(t.clone()).or_insert(next);
+                if !tokens.contains(&t) {
+                    tokens.push(t);
+                }
+                merges.push((l, r));
+            }
+            let m = Model::from_merges(&vocab, &merges).unwrap();
+            let Some(reached) = m.reached_tokens() else {
+                refused += 1;
+                continue;
+            };
+            decided += 1;
+            let mut scratch = merge::Scratch::default();
+            for t in &tokens {
+                let id = vocab[t];
+                let mut parts: Vec<u32> = t.bytes().map(|b| m.byte_ids[b as usize]).collect();
+                merge::merge(&m.pairs, &mut parts, &mut scratch);
+                assert_eq!(reached[id as usize], parts == [id], "{t:?} of {merges:?}");
+                unreached += usize::from(parts != [id]);
+            }
+        }
+        // Both branches taken, and tokens that merging does not give among the decided.
+        assert!(decided > 200 && refused > 0 && unreached > 200, "{decided} {refused} {unreached}");
+        // A token made twice ("abc") but part of no merge keeps the rule; a part made only by a
+        // later merge ("ab", made at rank 1, part of the merge of rank 0) breaks it.
+        let vocab: HashMap<String, u32> = (0..=255u8)
+            .map(|b| (crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b]), b as u32))
+            .chain([("ab".to_string(), 256), ("abc".to_string(), 257), ("bc".to_string(), 258)])
+            .collect();
+        let pair = |l: &str, r: &str| (l.to_string(), r.to_string());
+        let m =
+            Model::from_merges(&vocab, &[pair("a", "b"), pair("ab", "c"), pair("b", "c"), pair("a", "bc")])
+                .unwrap();
+        assert!(m.reached_tokens().is_some());
+        let m = Model::from_merges(&vocab, &[pair("ab", "c"), pair("a", "b")]).unwrap();
+        assert!(m.reached_tokens().is_none());
+    }
 
     #[test]
     fn tiktoken_pairs_are_every_split() {

@@ -161,7 +161,7 @@ impl SentencePieceBpe {
             byte_ids,
             has_unused,
             joined,
-            cache_id: crate::models::cache::new_owner_id(),
+            cache_id: crate::models::new_owner_id(),
         })
     }
 

@@ -483,7 +483,7 @@ impl Unigram {
             pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
-            cache_id: crate::models::cache::new_owner_id(),
+            cache_id: crate::models::new_owner_id(),
             spm: false,
             reach: 4,
             word_scores: match unk_id {
@@ -555,7 +555,7 @@ impl Unigram {
             pieces_da: DoubleArray::new(&trie),
             trie,
             byte_ids,
-            cache_id: crate::models::cache::new_owner_id(),
+            cache_id: crate::models::new_owner_id(),
             spm: true,
             reach,
             word_scores,

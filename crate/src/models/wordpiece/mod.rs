@@ -271,7 +271,7 @@ impl WordPiece {
             initial_trie,
             continuation_trie,
             one_char,
-            cache_id: crate::models::cache::new_owner_id(),
+            cache_id: crate::models::new_owner_id(),
         })
     }
 
