@@ -58,10 +58,28 @@ def new_context(browser, **kwargs):
 
 
 def wait_for_text(page, text, timeout=60_000):
-    page.wait_for_function(
-        "want => document.querySelector('[data-testid=token-view]')?.textContent === want",
-        arg=text,
-        timeout=timeout,
+    try:
+        page.wait_for_function(
+            "want => document.querySelector('[data-testid=token-view]')?.textContent === want",
+            arg=text,
+            timeout=timeout,
+        )
+    except Exception as e:
+        raise AssertionError(f"{text!r} never showed: {page_story(page)}") from e
+
+
+def page_story(page):
+    """What the page shows and what its core was last asked, for a failure's message."""
+    return page.evaluate(
+        """() => JSON.stringify({
+          view: document.querySelector('[data-testid=token-view]')?.textContent,
+          input: document.querySelector('[data-testid=input]').value,
+          busy: document.getElementById('busy')?.textContent,
+          error: document.querySelector('[data-testid=error]')?.textContent,
+          crash_shown: !document.querySelector('[data-testid=core-crash]').hidden,
+          crashes: window.tokenprismCore.crashes(),
+          recent: window.tokenprismCore.recent(),
+        })"""
     )
 
 
@@ -102,13 +120,24 @@ def test_the_core_survives_a_panic(browser, base_url):
         # A second crash recovers too.
         page.get_by_test_id("input").fill(PANIC_TEST_INPUT)
         crash.wait_for(state="visible", timeout=60_000)
-        # The new text first: switching the view while the box still holds the panic input
-        # would run it again (a third crash) if the switch were served before the new text.
-        page.get_by_test_id("input").fill("again, OK")
         page.get_by_test_id("mode-text").check()
+        page.get_by_test_id("input").fill("again, OK")
         wait_for_text(page, "again, OK")
         assert shown_ids(page) == bert(lowercase=False).encode("again, OK").ids
-        assert page.evaluate("window.tokenprismCore.crashes()") == 2
+        assert page.evaluate("window.tokenprismCore.crashes()") == 2, page_story(page)
+        # A request made while the core works on the bad text waits behind it: the crash must
+        # not take it down too (the fresh core answers it).
+        settled = page.evaluate(
+            """async ([bad, good]) => {
+              const core = window.tokenprismCore;
+              const all = await Promise.allSettled(
+                [core.request("trace", { text: bad, cap: 100 }), core.request("trace", { text: good, cap: 100 })]);
+              return all.map((r) => r.status === "fulfilled" ? Array.from(r.value.ids) : r.reason.crashed);
+            }""",
+            [PANIC_TEST_INPUT, "waited, OK"],
+        )
+        assert settled == [True, bert(lowercase=False).encode("waited, OK").ids], page_story(page)
+        assert page.evaluate("window.tokenprismCore.crashes()") == 3
         assert csp_violations(page) == []
     finally:
         context.close()

@@ -234,8 +234,9 @@ function request(type, args = {}, onProgress = undefined) {
 }
 // The Files tab's worker: the same tokenizer in a worker of its own (tabs/files/client.js).
 const files = filesClient(core, here("tabs/tokenize/worker.js"), (message) => showError(`files worker: ${message}`));
-// For tests and the console: the wasm memory size of the BERT core, its crash count.
-window.tokenprismCore = { request, crashes: () => core.crashes };
+// For tests and the console: the wasm memory size of the BERT core, its crash count, its
+// last requests (a bug report's best clue).
+window.tokenprismCore = { request, crashes: () => core.crashes, recent: () => core.recent };
 
 // ------------------------------------------------------------------------------ input size
 // The largest input the page tokenizes: 4 MB of UTF-8. The worker turns the whole input into

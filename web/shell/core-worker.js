@@ -4,7 +4,9 @@
 // which that instance is unusable. The worker reports a trap as {crashed: true} (see
 // `serveCore` below); this side then rejects the request with a CoreCrash error, throws the
 // worker away and starts a fresh one, replaying the requests that set its state (the wasm
-// module, the tokenizer, its options) so the next request works without a reload.
+// module, the tokenizer, its options) so the next request works without a reload. Requests
+// that were waiting behind the one that crashed are sent again to the fresh worker: they did
+// nothing wrong (new text typed while the core chewed on the bad one must still show).
 //
 //   const core = new CoreWorker(new URL("tabs/tokenize/worker.js", root), { onCrash });
 //   await core.request("init", { pkg }, { keep: "init" });          // replayed after a crash
@@ -29,6 +31,9 @@ export class Cancelled extends Error {
   }
 }
 
+// How many requests `CoreWorker.recent` remembers.
+const RECENT = 40;
+
 export class CoreWorker {
   // url: the worker module. onCrash(message): called once per crash, after the fresh worker
   // has been asked to replay (a page shows the message; the next request waits for the replay).
@@ -41,6 +46,7 @@ export class CoreWorker {
     this.nextId = 1;
     this.crashes = 0;
     this.ready = Promise.resolve();
+    this.recent = []; // [ms, id, type, what happened], the last RECENT of them: for bug reports
     this.start();
   }
 
@@ -54,6 +60,7 @@ export class CoreWorker {
         return;
       }
       this.pending.delete(data.id);
+      this.note(data.id, entry.type, data.ok ? "ok" : data.crashed ? "crashed" : "error");
       if (data.ok) entry.resolve(data.result);
       else if (data.crashed) {
         entry.reject(new CoreCrash(data.error));
@@ -66,10 +73,18 @@ export class CoreWorker {
 
   post(type, args, transfer, onProgress) {
     const id = this.nextId++;
+    this.note(id, type, "sent");
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
+      // A request whose buffers moved to the worker cannot be sent again.
+      const again = !transfer?.length;
+      this.pending.set(id, { type, args, again, resolve, reject, onProgress });
       this.worker.postMessage({ id, type, ...args }, transfer ?? []);
     });
+  }
+
+  note(id, type, what) {
+    if (this.recent.length === RECENT) this.recent.shift();
+    this.recent.push([Math.round(performance.now()), id, type, what]);
   }
 
   // One request. keep: remember it (after it succeeds) under this key, to replay after a
@@ -91,28 +106,39 @@ export class CoreWorker {
   restart(message) {
     if (this.worker === null) return;
     this.crashes += 1;
-    this.renew(new CoreCrash(message));
+    this.renew(new CoreCrash(message), true);
     this.onCrash(message);
   }
 
   // Stops the request under way (and those waiting) at once by throwing the worker away; they
   // fail with a Cancelled error, and a fresh worker replays the kept state for the next one.
   cancel() {
-    if (this.worker !== null) this.renew(new Cancelled());
+    if (this.worker !== null) this.renew(new Cancelled(), false);
   }
 
-  renew(error) {
+  // A fresh worker with the kept state. Requests still waiting fail with `error`, or with
+  // `sendAgain` go to the fresh worker after the replay, in the order they were made.
+  renew(error, sendAgain) {
     this.worker.terminate();
     this.worker = null;
-    for (const { reject } of this.pending.values()) reject(error);
+    this.note(0, "", "restart");
+    const waiting = [...this.pending.values()];
     this.pending.clear();
     this.start();
     const replay = [...this.kept.values()];
     this.ready = (async () => {
       for (const [type, args] of replay) await this.post(type, args);
     })().catch((err) => this.onError(`restarting the tokenizer core: ${err?.message ?? err}`));
+    for (const entry of waiting) {
+      if (sendAgain && entry.again) {
+        this.ready
+          .then(() => this.post(entry.type, entry.args, undefined, entry.onProgress))
+          .then(entry.resolve, entry.reject);
+      } else entry.reject(error);
+    }
   }
 }
+
 
 // The worker side: runs `handlers[type](args, progress, early)` for each message, one at a
 // time in arrival order, and replies; progress(got, total, ...) reaches the caller's onProgress. A
