@@ -215,6 +215,11 @@ impl Tokenizer {
         (runs && split && keeps_space && self.tokens_apart()).then_some((p, &u.model))
     }
 
+    /// Whether `mapped` (normalized text) holds a token matched in normalized text.
+    fn holds_normalized_token(&self, mapped: &str) -> bool {
+        self.normalized_matcher.as_ref().is_some_and(|m| m.find_at(mapped, 0).is_some())
+    }
+
     /// Whether each token matched in normalized text has neither a space nor "▁" (as XLM-R's
     /// "<mask>"): a match lies within one stretch's mapped text, if anywhere.
     fn tokens_apart(&self) -> bool {
@@ -268,7 +273,7 @@ impl Tokenizer {
                 }
                 _ => Cow::Borrowed(stretch),
             };
-            if matcher.is_some_and(|m| m.find_at(&mapped, 0).is_some()) {
+            if self.holds_normalized_token(&mapped) {
                 return false;
             }
             if part != HEAD || !(mapped.is_empty() || mapped.starts_with([' ', '\u{2581}'])) {
@@ -301,7 +306,6 @@ impl Tokenizer {
     /// nothing or a tail that maps to whitespace.
     fn pieces_ids_raw(&self, raw: &str, p: &Precompiled, u: &Unigram, ids: &mut Vec<u32>) -> Result<bool> {
         let matcher = self.normalized_matcher.as_ref();
-        let holds_token = |mapped: &str| matcher.is_some_and(|m| m.find_at(mapped, 0).is_some());
         let cuts = SpaceCuts { raw, map: p };
         let bytes = raw.as_bytes();
         let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
@@ -333,7 +337,7 @@ impl Tokenizer {
         let parts = std::iter::once(head).chain(middle).chain(tail);
         let normalize = |stretch: &str, part: u8, out: &mut String| {
             let mapped = p.normalize_plain(stretch);
-            if holds_token(&mapped) {
+            if self.holds_normalized_token(&mapped) {
                 return false;
             }
             // The Strip's right end, then Metaspace's prepend: "▁" unless the text starts
