@@ -87,9 +87,10 @@ enum WholeToken {
     /// Always (tiktoken's rule: a piece found in the ranks is that token, merges or not).
     Always,
     /// Only when merging its bytes gives that one token (`tokenizers` BPE merges every word
-    /// unless `ignore_merges` is set), per id: 0 unknown, 1 yes, 2 no. Natively decided for
-    /// every token at load where the merges allow ([`Model::reached_tokens`]); else checked on
-    /// a token's first sight and remembered.
+    /// unless `ignore_merges` is set), per id: 0 unknown, 1 yes, 2 no. Natively decided at
+    /// load for every token of up to [`words::MAX_PIECE`] bytes ([`Model::reached_tokens`]
+    /// where the merge ranks allow, else [`whole_by_merging`]); longer ones, and all in wasm,
+    /// are checked at a token's first sight and remembered.
     Checked(Vec<AtomicU8>),
 }
 
@@ -100,16 +101,38 @@ impl WholeToken {
             return WholeToken::Always;
         }
         // On text seen once, checking each token at its first sight was two thirds of the
-        // merges (Llama 3.2, English).
+        // merges (Llama 3.2, English): natively every token of a word key's length is decided
+        // at load, by the merge ranks where they allow, else by merging its bytes.
+        let bound = model.vocab.id_bound();
         #[cfg(not(target_arch = "wasm32"))]
-        let reached = model.reached_tokens();
-        #[cfg(target_arch = "wasm32")]
-        let reached: Option<Vec<bool>> = None;
-        let known = |id: usize| match &reached {
-            Some(r) => 2 - r[id] as u8,
-            None => 0,
+        let known: Vec<u8> = match model.reached_tokens() {
+            Some(reached) => reached.iter().map(|&r| 2 - r as u8).collect(),
+            None => {
+                let mut parts = Vec::new();
+                (0..bound).map(|id| whole_by_merging(model, id, &mut parts)).collect()
+            }
         };
-        WholeToken::Checked((0..model.vocab.id_bound() as usize).map(|id| AtomicU8::new(known(id))).collect())
+        #[cfg(target_arch = "wasm32")]
+        let known = vec![0u8; bound as usize];
+        WholeToken::Checked(known.into_iter().map(AtomicU8::new).collect())
+    }
+}
+
+/// 1 if merging the bytes of token `id` gives `id`, else 2 (0 for a token of more than
+/// [`words::MAX_PIECE`] bytes: decided at its first sight).
+#[cfg(not(target_arch = "wasm32"))]
+fn whole_by_merging(model: &Model, id: u32, parts: &mut Vec<u32>) -> u8 {
+    let Some(bytes) = model.vocab.get_bytes(id) else { return 0 };
+    if bytes.len() > words::MAX_PIECE {
+        return 0;
+    }
+    parts.clear();
+    parts.extend(bytes.iter().map(|&b| model.byte_ids[b as usize]));
+    merge::merge_small(&model.pairs, parts);
+    if parts[..] == [id] {
+        1
+    } else {
+        2
     }
 }
 

@@ -223,8 +223,8 @@ fn huge_ids_are_refused() {
     let e = BpeTokenizer::from_tiktoken("x", base.as_bytes(), Pattern::Cl100k, &[("<s>".into(), u32::MAX)])
         .unwrap_err();
     assert!(e.to_string().contains("too large"), "{e}");
-    let vocab: String = (0..=255u8)
-        .map(|b| format!("{:?}: {b}", crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b])))
+    let vocab: String = crate::testing::byte_level_tokens()
+        .map(|(token, id)| format!("{token:?}: {id}"))
         .collect::<Vec<_>>()
         .join(", ");
     let json = |id: u64| {
@@ -295,8 +295,8 @@ fn spans_encode_as_their_pre_tokens() {
 /// A byte-level tokenizer.json with merges "h e", "he l", "l o" and the added token `<s>` (id
 /// 300), with the given post-processor.
 fn template_json(post_processor: &str) -> String {
-    let vocab: String = (0..=255u8)
-        .map(|b| format!("{:?}: {b}", crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b])))
+    let vocab: String = crate::testing::byte_level_tokens()
+        .map(|(token, id)| format!("{token:?}: {id}"))
         .chain(["\"he\": 256".into(), "\"hel\": 257".into(), "\"lo\": 258".into()])
         .collect::<Vec<_>>()
         .join(", ");
@@ -448,13 +448,14 @@ fn batches_of_new_and_seen_pieces() {
 /// is no merge) is taken whole only with `ignore_merges`; without it, its pieces are merged,
 /// whether the piece is found in the seed, the vocabulary, or (a piece longer than word keys)
 /// past the seed's filter, on the first sight of the token and after its check is known; the
-/// checks decided at load (merges in rank order) or at first sight ("ab c" ranked before the
-/// merge that makes "ab": the rule for deciding at load does not hold).
+/// checks decided at load by the merge ranks (merges in rank order) or by merging each token's
+/// bytes ("ab c" ranked before the merge that makes "ab": the rule of the ranks does not
+/// hold), and at first sight for a token longer than word keys.
 #[test]
 fn tokens_the_merges_do_not_reach() {
     let long = "xyzxyzxyzxyzxyzxyz";
-    let vocab: String = (0..=255u8)
-        .map(|b| format!("{:?}: {b}", crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b])))
+    let vocab: String = crate::testing::byte_level_tokens()
+        .map(|(token, id)| format!("{token:?}: {id}"))
         .chain([
             "\"bc\": 256".into(),
             "\"ab\": 257".into(),
@@ -464,7 +465,8 @@ fn tokens_the_merges_do_not_reach() {
         ])
         .collect::<Vec<_>>()
         .join(", ");
-    let orders = [(r#"["b c", "a b", "ab c", "x y"]"#, 2), (r#"["ab c", "b c", "a b", "x y"]"#, 0)];
+    // The checks of "abc" and of the long token known at load, natively.
+    let orders = [(r#"["b c", "a b", "ab c", "x y"]"#, [2, 2]), (r#"["ab c", "b c", "a b", "x y"]"#, [2, 0])];
     for ((merges, known_at_load), ignore_merges) in orders.into_iter().flat_map(|o| [(o, false), (o, true)]) {
         let json = format!(
             r#"{{"model": {{"type": "BPE", "vocab": {{{vocab}}}, "merges": {merges},
@@ -475,8 +477,8 @@ fn tokens_the_merges_do_not_reach() {
         match (&t.whole, ignore_merges) {
             (WholeToken::Checked(known), false) => {
                 // Natively; wasm checks every token at first sight.
-                let want = if cfg!(target_arch = "wasm32") { 0 } else { known_at_load };
-                assert_eq!(known[258].load(Ordering::Relaxed), want, "{merges}");
+                let want = if cfg!(target_arch = "wasm32") { [0, 0] } else { known_at_load };
+                assert_eq!([258, 260].map(|id| known[id].load(Ordering::Relaxed)), want, "{merges}");
             }
             (WholeToken::Always, true) => {}
             _ => panic!("ignore_merges {ignore_merges} took the other rule"),
@@ -498,6 +500,9 @@ fn tokens_the_merges_do_not_reach() {
                 t.encode_text::<CharMatcher, false>(text, &mut unseeded, &mut Work::default());
                 assert_eq!(unseeded, want, "unseeded: {text:?} ignore_merges: {ignore_merges}");
             }
+        }
+        if let WholeToken::Checked(known) = &t.whole {
+            assert_eq!(known[260].load(Ordering::Relaxed), 2, "{merges}: checked by its first sight");
         }
     }
 }
