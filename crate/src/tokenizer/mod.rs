@@ -370,13 +370,19 @@ impl Tokenizer {
     fn push_model_tokens(&self, piece: &str, orig: &[u32], origin: u32, st: &mut Staged) {
         let named = self.model.ids_name_tokens();
         let mut chars = ByteToChar::new(piece);
+        // Byte fallback gives each byte of a run of unknown text the run's range: its offsets
+        // once, not a walk across the run per byte.
+        let mut last = (usize::MAX, 0, (0, 0));
         for t in st.tokens.iter() {
             let (s, e) = (t.start as usize, t.end as usize);
-            let off = if s < e && e <= piece.len() {
+            let off = if (s, e) == (last.0, last.1) {
+                last.2
+            } else if s < e && e <= piece.len() {
                 span(&[orig[chars.char_at(s)], orig[chars.char_at(e - 1)]], origin)
             } else {
                 unaligned_offsets(st.input, s, e)
             };
+            last = (s, e, off);
             let text = (!named).then(|| self.model.token_text(piece, t));
             st.enc.push_token(t.id, text.as_ref(), off, *st.word_idx);
         }

@@ -588,17 +588,20 @@ impl Unigram {
     }
 
     /// The token's text as the reference reports it: the text it covers, except for a byte
-    /// token, which is its `<0xXX>` piece. (The id alone cannot tell: the unk id may itself be
-    /// a byte piece.)
+    /// token, which is its `<0xXX>` piece. A byte token covers its whole run of unknown text,
+    /// so its id tells, not that text (read once per byte, a run of n bytes cost n² steps);
+    /// except for the unk id, which may itself be a byte piece: an unk token covers text some
+    /// byte of which has no byte piece.
     pub fn token_value<'a>(&'a self, word: &'a str, t: &Token) -> &'a str {
         let covered = &word[t.start as usize..t.end as usize];
-        if self.trie.get(covered.as_bytes()) != Some(t.id)
-            && self.byte_fallback
-            && covered.bytes().all(|b| self.byte_ids[b as usize] != NONE)
+        let Some(name) = self.id_to_token(t.id) else { return covered };
+        let byte_piece = piece_byte(name).is_some_and(|b| self.byte_ids[b as usize] == t.id);
+        if !byte_piece
+            || (Some(t.id) == self.unk_id && covered.bytes().any(|b| self.byte_ids[b as usize] == NONE))
         {
-            return self.id_to_token(t.id).unwrap_or(covered);
+            return covered;
         }
-        covered
+        name
     }
 
     /// Appends the tokens of `word` to `out` (byte offsets within the word). The only error is

@@ -65,6 +65,10 @@ fn an_unk_id_that_is_a_byte_piece() {
     // also the unk id: the token's value is the byte piece.
     let m = model(&[("aa", -1.0), ("<0x61>", -1.0)], Some(1), true);
     assert_eq!(tokens(&m, "a"), [("<0x61>".to_owned(), 1, 0, 1)]);
+    // "x" has no byte piece: the fused "xa" is an unk token, whose value is its text although
+    // its id is a byte piece's (tokenizers 0.23.3: [(0, 'xa', (0, 2)), (1, 'b', (2, 3))]).
+    let m = model(&[("<0x61>", -1.0), ("b", -1.0)], Some(0), true);
+    assert_eq!(tokens(&m, "xab"), [("xa".to_owned(), 0, 0, 2), ("b".to_owned(), 1, 2, 3)]);
 }
 
 #[test]
