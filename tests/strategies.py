@@ -437,3 +437,45 @@ short_text = st.lists(piece_code, max_size=4).map(build_text)
 long_text = st.lists(piece_code, max_size=50).map(build_text)
 # Hypothesis's own text generation, for what the tables above don't think of
 native_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
+
+# What the Unigram tokenizer.json files' stages rewrite, to join at random: runs of spaces (a
+# Replace of " {2,}"), the replacement char, chars the charsmap expands, removes or folds
+# (ligatures, controls, combining marks, CR LF), other whitespace (Strip), and added tokens
+# matched in normalized text.
+UNIGRAM_REWRITES = [
+    " ",
+    "  ",
+    "   ",
+    "\u2581",
+    "\u2581\u2581",
+    "\u3000",
+    "\u00a0",
+    "\t",
+    "\n",
+    "\r\n",
+    "\r",
+    "a",
+    "ab",
+    "\u00e9",
+    "e\u0301",
+    "\ufb01",
+    "\u2122",
+    "\x1e",
+    "\x00",
+    "\u200b",
+    "\u00ad",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u2003",
+    "\u202f",
+    "\u180e",
+    "<mask>",
+    "<s>",
+    "<unk>",
+    "</s>",
+    "\u65e5\u672c",
+    "\U0001f600",
+    "\uff21",
+    ".",
+]

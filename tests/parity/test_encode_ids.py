@@ -14,6 +14,7 @@ import random
 
 import pytest
 
+import strategies as S
 from parity import codepoints, first_diff
 from paths import CORPORA, UNIGRAM_FILES, corpus, reference, unigram_json
 
@@ -150,43 +151,7 @@ def test_unigram_files_on_what_the_stages_rewrite(name):
     for t in (ours, ref):
         t.no_padding()
         t.no_truncation()
-    parts = [
-        " ",
-        "  ",
-        "   ",
-        "\u2581",
-        "\u2581\u2581",
-        "\u3000",
-        "\u00a0",
-        "\t",
-        "\n",
-        "\r\n",
-        "\r",
-        "a",
-        "ab",
-        "\u00e9",
-        "e\u0301",
-        "\ufb01",
-        "\u2122",
-        "\x1e",
-        "\x00",
-        "\u200b",
-        "\u00ad",
-        "\u200d",
-        "\u2060",
-        "\ufeff",
-        "\u2003",
-        "\u202f",
-        "\u180e",
-        "<mask>",
-        "<s>",
-        "<unk>",
-        "</s>",
-        "\u65e5\u672c",
-        "\U0001f600",
-        "\uff21",
-        ".",
-    ]
     rng = random.Random("rewrite" + name)
+    parts = S.UNIGRAM_REWRITES
     texts = ["".join(rng.choice(parts) for _ in range(rng.randrange(12))) for _ in range(3000)]
     check(ours, ref, texts)
