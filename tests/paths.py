@@ -209,6 +209,7 @@ SPM_MODELS = (
     "bpe-code",
     "bpe-suffix",
     "mistral-v1",
+    "mistral-v2",
     "mistral-v3",
     "mistral-v7",
 )

@@ -61,6 +61,7 @@ MISTRAL_SPEC = "mistral-common==1.13.1"
 MISTRAL_WHEEL = "mistral_common-1.13.1-py3-none-any.whl"
 MISTRAL_MEMBERS = {
     "mistral-v1": "mistral_common/data/tokenizer.model.v1",
+    "mistral-v2": "mistral_common/data/mistral_instruct_tokenizer_240216.model.v2",
     "mistral-v3": "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
     "mistral-v7": "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7",
 }

@@ -1094,7 +1094,8 @@ def test_tekken_files(pairs):
     assert {t: i for i, t in enumerate(info["specials"])} == p.ours.special_tokens
     assert p.ours.n_vocab == info["n_words"]
     assert p.ours.encode("", add_special_tokens=True) == [info["bos"]]
-    conf = json.loads(tekken_json("tekken_240911").read_text(encoding="utf-8"))["config"]
+    file = json.loads(tekken_json("tekken_240911").read_text(encoding="utf-8"))
+    conf = file["config"]
     assert p.ours.pattern == "tekken" and p.ours.pat_str == conf["pattern"]
     text = "[INST] Hi <s>[/INST] 2024 don't"
     assert p.ours.encode_ordinary(text) == p.ref.encode(text)["ids"]
@@ -1109,6 +1110,10 @@ def test_tekken_files(pairs):
         == p.ours.encode(text, allowed_special="all", add_special_tokens=True)
     )
     old_path = tekken_json("tekken_240718")
+    # The proofs of tekken_240911 hold for it: the same vocabulary and settings (it only lacks
+    # the image settings).
+    old_file = json.loads(old_path.read_text(encoding="utf-8"))
+    assert old_file["vocab"] == file["vocab"] and old_file["config"] == conf
     old = tokenprism.BpeTokenizer.from_file(str(old_path))
     oracle = TekkenOracle(old_path)
     try:
