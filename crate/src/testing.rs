@@ -1,10 +1,5 @@
 //! What the unit tests share: a deterministic random source, so that a failure reproduces
-//! from the seed written in the test, and the byte-level vocabulary's first 256 tokens.
-
-/// Each byte's token of a byte-level vocabulary (ByteLevel's char for it), its id the byte.
-pub(crate) fn byte_level_tokens() -> impl Iterator<Item = (String, u32)> {
-    (0..=255u8).map(|b| (crate::pre_tokenizers::byte_level::alphabet::byte_level_encode(&[b]), b as u32))
-}
+//! from the seed written in the test.
 
 /// xorshift64.
 pub(crate) struct Rng(pub(crate) u64);

@@ -203,7 +203,8 @@ mod tests {
         let mut rng = crate::testing::Rng(0x5EED_0F70_0CE5);
         let (mut decided, mut refused, mut unreached) = (0, 0, 0);
         for _ in 0..400 {
-            let mut vocab: HashMap<String, u32> = crate::testing::byte_level_tokens().collect();
+            let mut vocab: HashMap<String, u32> =
+                crate::pre_tokenizers::byte_level::alphabet::byte_level_tokens().collect();
             let mut tokens: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
             let mut merges = Vec::new();
             for _ in 0..rng.below(30) {
@@ -244,7 +245,7 @@ mod tests {
         assert!(decided > 200 && refused > 0 && unreached > 200, "{decided} {refused} {unreached}");
         // A token made twice ("abc") but part of no merge keeps the rule; a part made only by a
         // later merge ("ab", made at rank 1, part of the merge of rank 0) breaks it.
-        let vocab: HashMap<String, u32> = crate::testing::byte_level_tokens()
+        let vocab: HashMap<String, u32> = crate::pre_tokenizers::byte_level::alphabet::byte_level_tokens()
             .chain([("ab".to_string(), 256), ("abc".to_string(), 257), ("bc".to_string(), 258)])
             .collect();
         let pair = |l: &str, r: &str| (l.to_string(), r.to_string());

@@ -26,7 +26,7 @@
 //! ([`crate::models::sentencepiece::Unknowns`]).
 
 use crate::error::{Error, Result};
-use crate::models::bpe::cache::{PieceCache, MAX_PIECE};
+use crate::models::bpe::cache::PieceCache;
 use crate::models::bpe::table::PieceKey;
 use crate::models::cache::{WordCache, MAX_WORD};
 use crate::models::sentencepiece::{piece_byte, PieceKind, Unknowns};
@@ -880,7 +880,7 @@ impl Unigram {
                     (std::mem::take(&mut work.raw_path), std::mem::take(&mut work.raw_fused));
                 path.clear();
                 fused.clear();
-                let mut cached = raw.len() <= MAX_PIECE;
+                let mut cached = raw.len() <= crate::models::bpe::cache::MAX_PIECE;
                 let mut start = 0;
                 while start < norm.len() {
                     let end = word_end(norm.as_bytes(), start);

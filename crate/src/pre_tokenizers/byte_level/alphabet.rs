@@ -87,6 +87,13 @@ pub fn byte_level_encode(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| byte_to_char(b)).collect()
 }
 
+/// Each byte's token of a byte-level vocabulary (its char here), its id the byte: where the
+/// unit tests' vocabularies start.
+#[cfg(test)]
+pub(crate) fn byte_level_tokens() -> impl Iterator<Item = (String, u32)> {
+    (0..=255u8).map(|b| (byte_level_encode(&[b]), b as u32))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

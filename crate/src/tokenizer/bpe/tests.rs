@@ -223,7 +223,7 @@ fn huge_ids_are_refused() {
     let e = BpeTokenizer::from_tiktoken("x", base.as_bytes(), Pattern::Cl100k, &[("<s>".into(), u32::MAX)])
         .unwrap_err();
     assert!(e.to_string().contains("too large"), "{e}");
-    let vocab: String = crate::testing::byte_level_tokens()
+    let vocab: String = crate::pre_tokenizers::byte_level::alphabet::byte_level_tokens()
         .map(|(token, id)| format!("{token:?}: {id}"))
         .collect::<Vec<_>>()
         .join(", ");
@@ -295,7 +295,7 @@ fn spans_encode_as_their_pre_tokens() {
 /// A byte-level tokenizer.json with merges "h e", "he l", "l o" and the added token `<s>` (id
 /// 300), with the given post-processor.
 fn template_json(post_processor: &str) -> String {
-    let vocab: String = crate::testing::byte_level_tokens()
+    let vocab: String = crate::pre_tokenizers::byte_level::alphabet::byte_level_tokens()
         .map(|(token, id)| format!("{token:?}: {id}"))
         .chain(["\"he\": 256".into(), "\"hel\": 257".into(), "\"lo\": 258".into()])
         .collect::<Vec<_>>()
@@ -454,7 +454,7 @@ fn batches_of_new_and_seen_pieces() {
 #[test]
 fn tokens_the_merges_do_not_reach() {
     let long = "xyzxyzxyzxyzxyzxyz";
-    let vocab: String = crate::testing::byte_level_tokens()
+    let vocab: String = crate::pre_tokenizers::byte_level::alphabet::byte_level_tokens()
         .map(|(token, id)| format!("{token:?}: {id}"))
         .chain([
             "\"bc\": 256".into(),
