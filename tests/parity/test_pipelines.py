@@ -577,6 +577,9 @@ def same_encode(ours, ref, text, pair=None, add_special_tokens=True):
         return
     d = encoding_diff(a, b, FIELDS + ("sequence_ids",))
     assert d is None, f"encode differs on {where}\n{d}"
+    if pair is None:
+        ids = ours.encode_ids(text, add_special_tokens=add_special_tokens)
+        assert ids == b.ids, f"encode_ids differs on {where}: ours {ids}, ref {b.ids}"
     same_decode(ours, ref, b.ids, where)
 
 

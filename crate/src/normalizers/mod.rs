@@ -187,17 +187,13 @@ impl Normalizer {
         match self {
             Normalizer::Sequence(v) => v.iter().try_fold(s, |acc, n| n.plain_text(acc, lead)),
             Normalizer::Form(f) => {
-                // NFC's text whole; the items only where the text's first two come from.
-                let mut text = None;
-                let mut head = s.len();
-                if *f == Form::Nfc {
-                    // Text already in NFC (most text) is copied in one go; nothing moves.
-                    match nfc::nfc_unicode9(&s) {
-                        std::borrow::Cow::Borrowed(_) => return Some(s),
-                        std::borrow::Cow::Owned(nfc) => text = Some(nfc),
-                    }
-                    head = unicode::forms::boundary_after(&s, 2, *f);
-                }
+                // The text whole; the items only where the text's first two come from. Text
+                // already in the form (most text) is copied in one go; nothing moves.
+                let text = match nfc::form_unicode9(&s, *f) {
+                    std::borrow::Cow::Borrowed(_) => return Some(s),
+                    std::borrow::Cow::Owned(text) => text,
+                };
+                let mut head = unicode::forms::boundary_after(&s, 2, *f);
                 let mut items = nfc::normalize_items_unicode9(&s[..head], *f);
                 while items.len() < 2 && head < s.len() {
                     // Two chars composed into one: a longer head.
@@ -213,7 +209,7 @@ impl Normalizer {
                 if *lead == Lead::One && items.get(1).is_some_and(|i| i.1 > 0) {
                     *lead = Lead::Some;
                 }
-                Some(text.unwrap_or_else(|| items.into_iter().map(|i| i.0).collect()))
+                Some(text)
             }
             Normalizer::Strip { left, right } => {
                 if *left && s.starts_with(char::is_whitespace) {
@@ -222,6 +218,30 @@ impl Normalizer {
                 Some(simple::strip_str(s, *left, *right))
             }
             Normalizer::Replace(r) => r.plain_text(&s, lead),
+            #[cfg(not(target_arch = "wasm32"))]
+            Normalizer::Lowercase => {
+                // A char that lowercases to several: the later ones stem from it too.
+                if *lead == Lead::One && s.chars().next().is_some_and(|c| c.to_lowercase().len() > 1) {
+                    *lead = Lead::Some;
+                }
+                let mut s = s;
+                if s.is_ascii() {
+                    s.make_ascii_lowercase();
+                    return Some(s);
+                }
+                Some(s.chars().flat_map(char::to_lowercase).collect())
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            Normalizer::StripAccents => {
+                if s.starts_with(unicode::is_combining_mark) {
+                    lead.first_removed();
+                }
+                let mut s = s;
+                if !s.is_ascii() {
+                    s.retain(|c| !unicode::is_combining_mark(c));
+                }
+                Some(s)
+            }
             Normalizer::Precompiled(p) => {
                 // The rewrite's first item always takes the first char's alignment (removals
                 // before anything is written are lost, as in the reference).
@@ -244,6 +264,8 @@ impl Normalizer {
             | Normalizer::Strip { .. }
             | Normalizer::Replace(_)
             | Normalizer::Precompiled(_) => true,
+            // Natively only: the general wasm module has no bytes to spare.
+            Normalizer::Lowercase | Normalizer::StripAccents => cfg!(not(target_arch = "wasm32")),
             _ => false,
         }
     }
@@ -304,11 +326,38 @@ mod tests {
                 Normalizer::Strip { left: true, right: true },
             ]),
             Normalizer::Sequence(vec![replace("a", "xyz"), replace("b", ""), Normalizer::Form(Form::Nfkc)]),
+            Normalizer::Sequence(vec![
+                Normalizer::Form(Form::Nfd),
+                Normalizer::Lowercase,
+                Normalizer::StripAccents,
+            ]),
+            Normalizer::Sequence(vec![
+                Normalizer::StripAccents,
+                Normalizer::Lowercase,
+                Normalizer::Form(Form::Nfkc),
+            ]),
             // Inserts before the start: declined.
             Normalizer::Sequence(vec![replace("^", "_"), Normalizer::Strip { left: true, right: false }]),
         ];
         let mut rng = crate::testing::Rng(0x1234_5678_9ABC_DEF1);
-        let parts = ["a", "b", " ", "  ", "\u{3000}", "e\u{301}", "é", "ﬁ", "\u{1100}\u{1161}", "\t", "▁"];
+        let parts = [
+            "a",
+            "b",
+            " ",
+            "  ",
+            "\u{3000}",
+            "e\u{301}",
+            "é",
+            "ﬁ",
+            "\u{1100}\u{1161}",
+            "\t",
+            "▁",
+            "A",
+            "İ",
+            "Σ",
+            "\u{301}",
+            "Ǆ",
+        ];
         for n in &normalizers {
             assert!(n.has_plain_text());
             for _ in 0..1000 {
@@ -320,7 +369,7 @@ mod tests {
                 }
             }
         }
-        assert!(!Normalizer::Lowercase.has_plain_text());
+        assert!(!Normalizer::Nmt.has_plain_text());
     }
 
     #[test]

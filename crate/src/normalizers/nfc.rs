@@ -22,7 +22,12 @@ use crate::unicode::forms::{normalize_cow, normalize_items, Form};
 
 /// NFC with the results of Unicode 9.0 tables (see the module docs).
 pub fn nfc_unicode9(text: &str) -> Cow<'_, str> {
-    let Cow::Owned(changed) = normalize_cow(text, Form::Nfc) else {
+    form_unicode9(text, Form::Nfc)
+}
+
+/// `text` in `form` with the results of Unicode 9.0 tables, borrowed when it already is.
+pub fn form_unicode9(text: &str, form: Form) -> Cow<'_, str> {
+    let Cow::Owned(changed) = normalize_cow(text, form) else {
         return Cow::Borrowed(text);
     };
     if !text.chars().any(assigned_after_9_0) {
@@ -32,12 +37,12 @@ pub fn nfc_unicode9(text: &str) -> Cow<'_, str> {
     let mut start = 0;
     for (i, c) in text.char_indices() {
         if assigned_after_9_0(c) {
-            out.push_str(&normalize_cow(&text[start..i], Form::Nfc));
+            out.push_str(&normalize_cow(&text[start..i], form));
             out.push(c);
             start = i + c.len_utf8();
         }
     }
-    out.push_str(&normalize_cow(&text[start..], Form::Nfc));
+    out.push_str(&normalize_cow(&text[start..], form));
     Cow::Owned(out)
 }
 

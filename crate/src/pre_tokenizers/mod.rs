@@ -288,40 +288,105 @@ impl PreTokenizer {
             #[cfg(feature = "general")]
             PreTokenizer::Metaspace(m) => m.apply(&input),
             #[cfg(feature = "general")]
-            PreTokenizer::Whitespace => cut_each(&input, whitespace::words),
-            #[cfg(feature = "general")]
-            PreTokenizer::WhitespaceSplit => split_by(&input, SplitDelimiterBehavior::Removed, |t, f| {
+            p => cut_each(&input, |text, emit| {
+                p.cut(text, emit);
+            }),
+        };
+        observe(self.stage_name(), &out);
+        out
+    }
+}
+
+#[cfg(feature = "general")]
+impl PreTokenizer {
+    /// Calls `emit(start, end)` with the byte ranges of `text` this pre-tokenizer keeps as
+    /// pieces, for one that only cuts (neither rewrites nor moves chars); empty ranges may
+    /// come and mean nothing. False (nothing emitted) for the others: ByteLevel, Metaspace and
+    /// Sequence.
+    fn cut(&self, text: &str, emit: &mut dyn FnMut(usize, usize)) -> bool {
+        match self {
+            PreTokenizer::Bert => bert::split(text, |p| emit(p.byte_start, p.byte_end)),
+            PreTokenizer::Whitespace => whitespace::words(text, emit),
+            PreTokenizer::WhitespaceSplit => cut_by(text, SplitDelimiterBehavior::Removed, emit, |t, f| {
                 char_matches(t, char::is_whitespace, f)
             }),
-            #[cfg(feature = "general")]
             PreTokenizer::Punctuation(behavior) => {
-                split_by(&input, *behavior, |t, f| char_matches(t, crate::unicode::is_bert_punctuation, f))
+                cut_by(text, *behavior, emit, |t, f| char_matches(t, crate::unicode::is_bert_punctuation, f))
             }
-            #[cfg(feature = "general")]
-            PreTokenizer::Split(s) => split_by(&input, s.behavior, |t, f| s.matches(t, f)),
+            PreTokenizer::Split(s) => cut_by(text, s.behavior, emit, |t, f| s.matches(t, f)),
             // Rust's `char::is_numeric` (General_Category N*) on the Unicode of the Rust it is
             // built with, as the reference's: 17.0 for tokenizers 0.23.3.
-            #[cfg(feature = "general")]
             PreTokenizer::Digits { individual_digits } => {
                 let behavior = if *individual_digits {
                     SplitDelimiterBehavior::Isolated
                 } else {
                     SplitDelimiterBehavior::Contiguous
                 };
-                split_by(&input, behavior, |t, f| char_matches(t, char::is_numeric, f))
+                cut_by(text, behavior, emit, |t, f| char_matches(t, char::is_numeric, f))
             }
-            #[cfg(feature = "general")]
             PreTokenizer::CharDelimiterSplit(d) => {
-                split_by(&input, SplitDelimiterBehavior::Removed, |t, f| char_matches(t, |c| c == *d, f))
+                cut_by(text, SplitDelimiterBehavior::Removed, emit, |t, f| char_matches(t, |c| c == *d, f))
             }
-            #[cfg(feature = "general")]
-            PreTokenizer::UnicodeScripts => cut_each(&input, unicode_scripts::cut),
-            #[cfg(feature = "general")]
-            PreTokenizer::FixedLength(n) => cut_each(&input, |t, emit| fixed_length(*n, t, emit)),
-        };
-        observe(self.stage_name(), &out);
-        out
+            PreTokenizer::UnicodeScripts => unicode_scripts::cut(text, emit),
+            PreTokenizer::FixedLength(n) => fixed_length(*n, text, emit),
+            PreTokenizer::ByteLevel(_) | PreTokenizer::Metaspace(_) | PreTokenizer::Sequence(_) => {
+                return false
+            }
+        }
+        true
     }
+
+    /// Whether every stage only cuts ([`PreTokenizer::cut_plain`] answers).
+    pub fn only_cuts(&self) -> bool {
+        match self {
+            PreTokenizer::Sequence(list) => list.iter().all(PreTokenizer::only_cuts),
+            PreTokenizer::ByteLevel(_) | PreTokenizer::Metaspace(_) => false,
+            _ => true,
+        }
+    }
+
+    /// Calls `piece` with each piece of `text`, in order, for a pre-tokenizer that
+    /// [`PreTokenizer::only_cuts`]: the pieces [`PreTokenizer::apply`] gives, without the
+    /// alignment. Stops at the first error.
+    pub fn cut_plain<E>(&self, text: &str, mut piece: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+        let mut pieces = Vec::new();
+        if !text.is_empty() {
+            pieces.push((0, text.len() as u32));
+        }
+        self.refine(text, &mut pieces, &mut Vec::new());
+        pieces.iter().try_for_each(|&(s, e)| piece(&text[s as usize..e as usize]))
+    }
+
+    /// Cuts each range of `text` in `pieces` as this stage does.
+    fn refine(&self, text: &str, pieces: &mut Vec<(u32, u32)>, scratch: &mut Vec<(u32, u32)>) {
+        if let PreTokenizer::Sequence(list) = self {
+            list.iter().for_each(|p| p.refine(text, pieces, scratch));
+            return;
+        }
+        scratch.clear();
+        for &(s, e) in pieces.iter() {
+            let cut = self.cut(&text[s as usize..e as usize], &mut |a, b| {
+                if a < b {
+                    scratch.push((s + a as u32, s + b as u32));
+                }
+            });
+            debug_assert!(cut, "{self:?} rewrites its pieces");
+        }
+        std::mem::swap(pieces, scratch);
+    }
+}
+
+/// [`Cutter`] over the tiling `matches(text, f)` calls `f` with.
+#[cfg(feature = "general")]
+fn cut_by(
+    text: &str,
+    behavior: SplitDelimiterBehavior,
+    emit: &mut dyn FnMut(usize, usize),
+    matches: impl Fn(&str, &mut dyn FnMut(usize, usize, bool)),
+) {
+    let mut cutter = Cutter::new(behavior, emit);
+    matches(text, &mut |s, e, m| cutter.push(s, e, m));
+    cutter.finish();
 }
 
 /// Applies a pre-tokenizer that only cuts (it neither rewrites nor drops chars inside its
@@ -365,21 +430,6 @@ fn cut_each(input: &PreTokenized, mut cut: impl FnMut(&str, &mut dyn FnMut(usize
         });
     }
     b.finish()
-}
-
-/// Splits every piece of `input` by a pattern: `matches(piece_text, f)` tiles the text, calling
-/// `f(start, end, is_match)` in order, and `behavior` says what becomes of the matches.
-#[cfg(feature = "general")]
-fn split_by(
-    input: &PreTokenized,
-    behavior: SplitDelimiterBehavior,
-    matches: impl Fn(&str, &mut dyn FnMut(usize, usize, bool)),
-) -> PreTokenized {
-    cut_each(input, |text, emit| {
-        let mut cutter = Cutter::new(behavior, emit);
-        matches(text, &mut |s, e, m| cutter.push(s, e, m));
-        cutter.finish();
-    })
 }
 
 /// FixedLength: pieces of `n` chars, the last one what remains.

@@ -457,17 +457,15 @@ impl Tokenizer {
                 return self.encode_ids_fused(text, add_special_tokens, ids);
             }
             #[cfg(feature = "general")]
-            if matches!(self.model, Model::Unigram(_)) {
-                return self.append_ids_staged(text, add_special_tokens, ids);
-            }
+            return self.append_ids_staged(text, add_special_tokens, ids);
         }
         ids.extend(self.encode(text, None, add_special_tokens)?.ids());
         Ok(())
     }
 
     /// The staged pipeline's ids alone: the stages [`Tokenizer::encode_single`] runs, without
-    /// building an Encoding (offsets, token texts), for a model whose ids are its tokens'
-    /// (Unigram), with a template post-processor and no truncation or padding.
+    /// building an Encoding (offsets, token texts), with a template post-processor and no
+    /// truncation or padding.
     #[cfg(feature = "general")]
     fn append_ids_staged(&self, text: &str, add_special_tokens: bool, ids: &mut Vec<u32>) -> Result<()> {
         let template = self.template_ids.as_ref().filter(|_| add_special_tokens);
@@ -537,10 +535,10 @@ impl Tokenizer {
     }
 
     /// [`Tokenizer::segment_ids_staged`] without the alignment, where no stage needs it: a
-    /// normalizer that tells its text alone ([`Normalizer::plain_text`]), and no pre-tokenizer
-    /// or a Metaspace (whose prepend scheme "first" asks whether the text's first char stems
-    /// from the input's first: the normalizer tells it where it can). False (nothing
-    /// appended) where it cannot tell.
+    /// normalizer that tells its text alone ([`Normalizer::plain_text`]), and no pre-tokenizer,
+    /// one that only cuts ([`PreTokenizer::only_cuts`], natively) or a Metaspace (whose prepend
+    /// scheme "first" asks whether the text's first char stems from the input's first: the
+    /// normalizer tells it where it can). False (nothing appended) where it cannot tell.
     #[cfg(feature = "general")]
     fn segment_ids_plain(
         &self,
@@ -549,9 +547,11 @@ impl Tokenizer {
         ids: &mut Vec<u32>,
         tokens: &mut Vec<Token>,
     ) -> Result<bool> {
-        let metaspace = match &self.pre_tokenizer {
-            None => None,
-            Some(PreTokenizer::Metaspace(m)) => Some(m),
+        let (metaspace, cuts): (_, Option<&PreTokenizer>) = match &self.pre_tokenizer {
+            None => (None, None),
+            Some(PreTokenizer::Metaspace(m)) => (Some(m), None),
+            #[cfg(not(target_arch = "wasm32"))]
+            Some(p) if p.only_cuts() => (None, Some(p)),
             Some(_) => return Ok(false),
         };
         if self.normalizer.as_ref().is_some_and(|n| !n.has_plain_text()) {
@@ -582,9 +582,11 @@ impl Tokenizer {
         let mut buf = String::new();
         let mut segment_ids = |ntext: &str, starts_input: bool, ids: &mut Vec<u32>| {
             let mut piece_ids = |piece: &str| self.model.tokenize_ids(piece, tokens, ids);
-            match metaspace {
-                Some(m) => m.pieces_plain(ntext, starts_input, &mut buf, piece_ids),
-                None => piece_ids(ntext),
+            match (metaspace, cuts) {
+                (Some(m), _) => m.pieces_plain(ntext, starts_input, &mut buf, piece_ids),
+                #[cfg(not(target_arch = "wasm32"))]
+                (None, Some(p)) => p.cut_plain(ntext, piece_ids),
+                _ => piece_ids(ntext),
             }
         };
         // The staged pipeline's cut at added tokens matched in normalized text.
@@ -1099,6 +1101,48 @@ mod staged_ids_tests {
         for (text, char_start) in [("ab c", 0), ("\u{AD}ab", 0), ("\u{3000}ab", 0), ("ab", 4)] {
             let (mut ids, mut tokens) = (Vec::new(), Vec::new());
             assert!(t.segment_ids_plain(text, char_start, &mut ids, &mut tokens).unwrap(), "{text:?}");
+        }
+    }
+
+    /// The plain path with pre-tokenizers that only cut, and the normalizers that lowercase and
+    /// strip accents, against the Encoding's staged pipeline.
+    #[test]
+    fn cut_ids_match_the_encoding() {
+        let normalizers = [
+            r#"{"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"}, {"type": "StripAccents"}]}"#,
+            r#"{"type": "Sequence", "normalizers": [{"type": "StripAccents"}, {"type": "NFKC"}, {"type": "Lowercase"}]}"#,
+        ];
+        let pre_tokenizers = [
+            r#"{"type": "Whitespace"}"#,
+            r#"{"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"},
+                {"type": "Punctuation", "behavior": "Isolated"}, {"type": "Digits", "individual_digits": true}]}"#,
+            r#"{"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "[ab]+"},
+                "behavior": "MergedWithNext", "invert": true}, {"type": "Sequence", "pretokenizers": [
+                {"type": "CharDelimiterSplit", "delimiter": "c"}, {"type": "UnicodeScripts"}]}]}"#,
+            r#"{"type": "BertPreTokenizer"}"#,
+            r#"{"type": "Sequence", "pretokenizers": [{"type": "FixedLength", "length": 2},
+                {"type": "Punctuation", "behavior": "Contiguous"}]}"#,
+        ];
+        let parts = [
+            "a", "b", "c", "é", "E\u{301}", " ", "  ", "\u{3000}", "<x>", "yy", "YY", "x", "AB", "\u{301}",
+            "1", "23", ",", "!?", "İ", "日本", "Ǆ", "\t",
+        ];
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for normalizer in normalizers {
+            for pre in pre_tokenizers {
+                let t = plain_unigram(normalizer, pre);
+                let (mut ids, mut tokens) = (Vec::new(), Vec::new());
+                assert!(t.segment_ids_plain("ab c", 0, &mut ids, &mut tokens).unwrap(), "{pre}");
+                for _ in 0..600 {
+                    let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
+                    let want = t.encode(&text, None, false).map(|e| e.ids().collect::<Vec<u32>>());
+                    let got = t.encode_ids(&text, false);
+                    match (got, want) {
+                        (Ok(got), Ok(want)) => assert_eq!(got, want, "{text:?} {normalizer} {pre}"),
+                        (got, want) => assert_eq!(got.is_err(), want.is_err(), "{text:?} {normalizer}"),
+                    }
+                }
+            }
         }
     }
 

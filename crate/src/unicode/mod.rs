@@ -138,6 +138,9 @@ pub fn decompose_canonical(c: char, mut emit: impl FnMut(char)) {
 /// Regex's `\w` (Unicode 16.0): what the reference's `single_word` rule counts as part of a
 /// word around an added token.
 pub fn is_word_char(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
     in_ranges(&generated::word_tables::WORD, c)
 }
 
