@@ -143,6 +143,11 @@ impl Model {
             Model::Unigram(m) => m.model.tokenize_ids(piece, ids),
             #[cfg(feature = "general")]
             Model::SentencePieceBpe(m) => m.model.tokenize(piece, |id, _, _| ids.push(id)),
+            #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+            Model::WordPiece(m) => {
+                m.tokenize_ids(piece, ids);
+                Ok(())
+            }
             _ => {
                 tokens.clear();
                 self.tokenize(piece, tokens)?;

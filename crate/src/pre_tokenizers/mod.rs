@@ -349,11 +349,13 @@ impl PreTokenizer {
     /// [`PreTokenizer::only_cuts`]: the pieces [`PreTokenizer::apply`] gives, without the
     /// alignment. Stops at the first error.
     pub fn cut_plain<E>(&self, text: &str, mut piece: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-        let mut pieces = Vec::new();
+        // About one piece per 4 bytes of prose: room for most texts without regrowing.
+        let room = text.len() / 4 + 1;
+        let mut pieces = Vec::with_capacity(room);
         if !text.is_empty() {
             pieces.push((0, text.len() as u32));
         }
-        self.refine(text, &mut pieces, &mut Vec::new());
+        self.refine(text, &mut pieces, &mut Vec::with_capacity(room));
         pieces.iter().try_for_each(|&(s, e)| piece(&text[s as usize..e as usize]))
     }
 

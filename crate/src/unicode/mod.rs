@@ -69,7 +69,10 @@ pub fn is_combining_mark(c: char) -> bool {
 
 /// BERT's punctuation: any ASCII punctuation (so `$ + < = > ^ ` | ~` count) or P* in Unicode 8.0.
 pub fn is_bert_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || in_ranges(&PUNCTUATION, c)
+    if c.is_ascii() {
+        return c.is_ascii_punctuation();
+    }
+    in_ranges(&PUNCTUATION, c)
 }
 
 /// The CJK blocks BERT surrounds with spaces (the reference's list: 2B920, not 2B820).

@@ -472,6 +472,26 @@ impl WordPiece {
 
     /// [`WordPiece::lookup`] as [`crate::models::Model::tokenize`] gives it: tokens with byte
     /// ranges, appended to `out`.
+    /// The ids of [`WordPiece::tokenize`]'s tokens of `piece`, appended to `ids`, through the
+    /// per-thread word cache.
+    #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+    pub fn tokenize_ids(&self, piece: &str, ids: &mut Vec<u32>) {
+        let n_chars = if piece.is_ascii() { piece.len() } else { piece.chars().count() };
+        let mut sink = Ids(ids);
+        IDS_SCRATCH.with(|s| match s.try_borrow_mut() {
+            Ok(mut s) => {
+                let (scratch, subs) = &mut *s;
+                word_cache::with_cache(self.cache_id, |c| {
+                    self.lookup(scratch.pad(piece), n_chars, Hint::Nothing, c, subs, &mut sink)
+                })
+            }
+            Err(_) => {
+                let mut scratch = Scratch::default();
+                self.lookup(scratch.pad(piece), n_chars, Hint::Nothing, None, &mut Vec::new(), &mut sink)
+            }
+        })
+    }
+
     pub fn tokenize(&self, piece: &str, out: &mut Vec<Token>) {
         let n_chars = piece.chars().count();
         let mut scratch = Scratch::default();
@@ -525,6 +545,31 @@ impl WordPiece {
 }
 
 /// A word's sub-tokens with char ranges, collected from [`WordPiece::lookup`].
+/// The ids alone, for [`WordPiece::tokenize_ids`].
+#[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+struct Ids<'a>(&'a mut Vec<u32>);
+
+#[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+impl Sink for Ids<'_> {
+    fn whole(&mut self, id: u32) {
+        self.0.push(id);
+    }
+
+    fn unk(&mut self, unk_id: u32) {
+        self.0.push(unk_id);
+    }
+
+    fn pieces(&mut self, pieces: &[SubToken]) {
+        self.0.extend(pieces.iter().map(|s| s.id));
+    }
+}
+
+#[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+thread_local! {
+    /// [`WordPiece::tokenize_ids`]'s buffers, kept between words.
+    static IDS_SCRATCH: std::cell::RefCell<(Scratch, Vec<SubToken>)> = Default::default();
+}
+
 struct CharTokens {
     out: Vec<SubToken>,
     unk: bool,
@@ -729,6 +774,13 @@ mod tests {
                     toks.iter().map(|t| (t.id, t.start as usize, t.end as usize)).collect();
                 assert_eq!(got, bytes, "{w:?} byte ranges");
                 assert!(toks.iter().all(|t| t.unk == (want[0].0 == 0)), "{w:?} unk flag");
+                // The ids alone: a miss, then a hit of the word cache.
+                #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+                for _ in 0..2 {
+                    let mut ids = vec![7];
+                    wp.tokenize_ids(&w, &mut ids);
+                    assert_eq!(ids[1..], want.iter().map(|t| t.0).collect::<Vec<_>>(), "{w:?} ids");
+                }
             }
             // Every hint that holds for the word, without and through the word cache
             // (twice: a miss, then a hit), and padding of any value.
