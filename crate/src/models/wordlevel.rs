@@ -3,8 +3,12 @@
 //! encode time (the reference loads the file and fails the encode).
 
 use std::collections::HashMap;
+#[cfg(not(target_arch = "wasm32"))]
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
+#[cfg(not(target_arch = "wasm32"))]
+use crate::models::cache::WordHasher;
 use crate::models::{ReverseVocab, Token};
 use crate::{Error, Result};
 
@@ -14,18 +18,33 @@ pub struct WordLevel {
     pub vocab_r: ReverseVocab,
     pub unk_token: Arc<str>,
     unk_id: Option<u32>,
+    /// `vocab` again, hashed for lookups: the lookup is all this model does per word, and
+    /// SipHash took a third of it (natively: the general wasm module has no bytes to spare).
+    #[cfg(not(target_arch = "wasm32"))]
+    index: HashMap<Box<str>, u32, BuildHasherDefault<WordHasher>>,
 }
 
 impl WordLevel {
     pub fn new(vocab: HashMap<String, u32>, unk_token: &str) -> Result<Self> {
         let vocab_r = ReverseVocab::new(&vocab)?;
         let unk_id = vocab.get(unk_token).copied();
-        Ok(WordLevel { vocab, vocab_r, unk_token: unk_token.into(), unk_id })
+        Ok(WordLevel {
+            #[cfg(not(target_arch = "wasm32"))]
+            index: vocab.iter().map(|(k, &v)| (k.as_str().into(), v)).collect(),
+            vocab,
+            vocab_r,
+            unk_token: unk_token.into(),
+            unk_id,
+        })
     }
 
     pub fn tokenize(&self, piece: &str, out: &mut Vec<Token>) -> Result<()> {
         let end = piece.len() as u32;
-        match (self.vocab.get(piece), self.unk_id) {
+        #[cfg(not(target_arch = "wasm32"))]
+        let found = self.index.get(piece);
+        #[cfg(target_arch = "wasm32")]
+        let found = self.vocab.get(piece);
+        match (found, self.unk_id) {
             (Some(&id), _) => out.push(Token { id, start: 0, end, unk: false }),
             (None, Some(id)) => out.push(Token { id, start: 0, end, unk: true }),
             (None, None) => {

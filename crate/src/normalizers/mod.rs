@@ -224,23 +224,17 @@ impl Normalizer {
                 if *lead == Lead::One && s.chars().next().is_some_and(|c| c.to_lowercase().len() > 1) {
                     *lead = Lead::Some;
                 }
-                let mut s = s;
-                if s.is_ascii() {
-                    s.make_ascii_lowercase();
-                    return Some(s);
-                }
-                Some(s.chars().flat_map(char::to_lowercase).collect())
+                Some(lowercase(s))
             }
             #[cfg(not(target_arch = "wasm32"))]
             Normalizer::StripAccents => {
                 if s.starts_with(unicode::is_combining_mark) {
                     lead.first_removed();
                 }
-                let mut s = s;
-                if !s.is_ascii() {
-                    s.retain(|c| !unicode::is_combining_mark(c));
+                if s.is_ascii() {
+                    return Some(s);
                 }
-                Some(s)
+                Some(rewrite_chars(s, unicode::is_combining_mark, |_, _| {}))
             }
             Normalizer::Precompiled(p) => {
                 // The rewrite's first item always takes the first char's alignment (removals
@@ -307,9 +301,83 @@ impl Normalizer {
     }
 }
 
+/// Rust's `char::to_lowercase` of each char of `s`; `s` itself when no char changes.
+#[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+fn lowercase(mut s: String) -> String {
+    if s.is_ascii() {
+        s.make_ascii_lowercase();
+        return s;
+    }
+    rewrite_chars(
+        s,
+        |c| match lower_one(c) {
+            Some(l) => l != c,
+            None => c.to_lowercase().ne([c]),
+        },
+        |c, out| match lower_one(c) {
+            Some(l) => out.push(l),
+            None => out.extend(c.to_lowercase()),
+        },
+    )
+}
+
+/// `s` with each char where `changes` holds replaced by what `write` writes (perhaps
+/// nothing), the runs of other chars copied whole; `s` itself when no char changes.
+#[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+fn rewrite_chars(s: String, changes: impl Fn(char) -> bool, write: impl Fn(char, &mut String)) -> String {
+    let mut out = String::new();
+    // `s[kept..]` is not in `out` yet.
+    let mut kept = 0;
+    for (i, c) in s.char_indices() {
+        if changes(c) {
+            if kept == 0 {
+                out.reserve(s.len() + s.len() / 8);
+            }
+            out.push_str(&s[kept..i]);
+            write(c, &mut out);
+            kept = i + c.len_utf8();
+        }
+    }
+    if kept == 0 {
+        return s;
+    }
+    out.push_str(&s[kept..]);
+    out
+}
+
+/// `char::to_lowercase` of `c` where it is one char that these rules know without the case
+/// table's search: ASCII, Latin-1, the basic Greek and Cyrillic letters, caseless scripts.
+#[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+#[inline]
+fn lower_one(c: char) -> Option<char> {
+    let cp = c as u32;
+    let shift = match cp {
+        0x41..=0x5A | 0xC0..=0xD6 | 0xD8..=0xDE | 0x391..=0x3A1 | 0x3A3..=0x3AB | 0x410..=0x42F => 0x20,
+        0x400..=0x40F => 0x50,
+        0..=0x7F | 0xDF..=0xFF | 0x3AC..=0x3CE | 0x430..=0x45F => 0,
+        _ if unicode::is_caseless(c) => 0,
+        _ => return None,
+    };
+    char::from_u32(cp + shift)
+}
+
 #[cfg(all(test, feature = "general"))]
 mod tests {
     use super::*;
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn lower_one_is_to_lowercase() {
+        let mut told = 0;
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            if let Some(l) = lower_one(c) {
+                assert!(c.to_lowercase().eq([l]), "U+{:04X}", c as u32);
+                told += 1;
+            }
+        }
+        assert!(told > 40_000, "{told}");
+        assert_eq!(lowercase("ÀÉ ΑΣ Ё Жж İ ǅ 東".into()), "àé ασ ё жж i\u{307} ǆ 東");
+    }
 
     #[test]
     fn plain_text_is_the_aligned_text() {

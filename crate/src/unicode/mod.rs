@@ -23,6 +23,53 @@ fn in_ranges(r: &[(u32, u32)], c: char) -> bool {
     .is_ok()
 }
 
+/// Which 64-code-point chunks of the BMP hold some char of a set of ranges, and which hold
+/// only chars of it: chars of the other chunks (most of the text, for most sets) are answered
+/// without a search.
+#[cfg(not(target_arch = "wasm32"))]
+struct Chunks {
+    some: [u64; 16],
+    all: [u64; 16],
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Chunks {
+    const fn new(ranges: &[(u32, u32)]) -> Chunks {
+        let (mut some, mut all) = ([0u64; 16], [0u64; 16]);
+        let mut i = 0;
+        while i < ranges.len() {
+            let (lo, hi) = ranges[i];
+            let mut chunk = lo >> 6;
+            while chunk <= hi >> 6 && chunk < 1024 {
+                some[(chunk >> 6) as usize] |= 1 << (chunk & 63);
+                if lo <= chunk << 6 && hi >= (chunk << 6) + 63 {
+                    all[(chunk >> 6) as usize] |= 1 << (chunk & 63);
+                }
+                chunk += 1;
+            }
+            i += 1;
+        }
+        Chunks { some, all }
+    }
+
+    /// Whether `c` is in the set, where its chunk tells.
+    #[inline(always)]
+    fn answer(&self, c: char) -> Option<bool> {
+        let chunk = c as u32 >> 6;
+        if chunk >= 1024 {
+            return None;
+        }
+        let (word, bit) = ((chunk >> 6) as usize, 1u64 << (chunk & 63));
+        if self.some[word] & bit == 0 {
+            Some(false)
+        } else if self.all[word] & bit != 0 {
+            Some(true)
+        } else {
+            None
+        }
+    }
+}
+
 /// The byte length of the UTF-8 char whose lead byte is `b`, by its high four bits (a table
 /// load, not a chain of compares).
 #[inline(always)]
@@ -64,6 +111,13 @@ pub fn is_mark_nonspacing(c: char) -> bool {
 
 /// General_Category Mn, Mc or Me in Unicode 9.0: what the StripAccents normalizer removes.
 pub fn is_combining_mark(c: char) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static CHUNKS: Chunks = Chunks::new(&COMBINING_MARK);
+        if let Some(answer) = CHUNKS.answer(c) {
+            return answer;
+        }
+    }
     in_ranges(&COMBINING_MARK, c)
 }
 
@@ -71,6 +125,13 @@ pub fn is_combining_mark(c: char) -> bool {
 pub fn is_bert_punctuation(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_punctuation();
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static CHUNKS: Chunks = Chunks::new(&PUNCTUATION);
+        if let Some(answer) = CHUNKS.answer(c) {
+            return answer;
+        }
     }
     in_ranges(&PUNCTUATION, c)
 }
@@ -80,6 +141,13 @@ pub fn is_chinese_char(c: char) -> bool {
     matches!(c as u32,
         0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x2A700..=0x2B73F
         | 0x2B740..=0x2B81F | 0x2B920..=0x2CEAF | 0xF900..=0xFAFF | 0x2F800..=0x2FA1F)
+}
+
+/// Whether `c` lies in a block of scripts without case (Hebrew to Myanmar; CJK, kana,
+/// Hangul, Yi and Vai; Hangul syllables), where lowercasing leaves every char as it is: text
+/// in those scripts skips the case table's search.
+pub fn is_caseless(c: char) -> bool {
+    matches!(c as u32, 0x0590..=0x109F | 0x3000..=0xA63F | 0xAC00..=0xD7FF)
 }
 
 /// Whether `c` was assigned after Unicode 9.0 (so the reference's 9.0 tables do not know it).
@@ -144,6 +212,13 @@ pub fn is_word_char(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static CHUNKS: Chunks = Chunks::new(&generated::word_tables::WORD);
+        if let Some(answer) = CHUNKS.answer(c) {
+            return answer;
+        }
+    }
     in_ranges(&generated::word_tables::WORD, c)
 }
 
@@ -164,6 +239,37 @@ pub fn script(c: char) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn chunk_answers_are_the_search() {
+        let sets: [&[(u32, u32)]; 3] = [&COMBINING_MARK, &PUNCTUATION, &generated::word_tables::WORD];
+        for set in sets {
+            let chunks = Chunks::new(set);
+            let (mut told, mut all) = (0, 0);
+            for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+                if let Some(answer) = chunks.answer(c) {
+                    assert_eq!(answer, in_ranges(set, c), "U+{:04X}", c as u32);
+                    told += 1;
+                    all += answer as usize;
+                }
+            }
+            // Most of the BMP is told; the word chars' chunks of letters (CJK) wholly so.
+            assert!(told > 40_000, "{told}");
+            assert_eq!(all > 20_000, set.len() == generated::word_tables::WORD.len(), "{all}");
+        }
+    }
+
+    #[test]
+    fn caseless_chars_lowercase_to_themselves() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32).filter(|&c| is_caseless(c)) {
+            assert!(c.to_lowercase().eq([c]), "U+{:04X}", c as u32);
+        }
+        // The blocks either side do have case.
+        assert!(!'\u{0556}'.to_lowercase().eq(['\u{0556}']));
+        assert!(!'\u{10A0}'.to_lowercase().eq(['\u{10A0}']));
+        assert!(!'\u{A640}'.to_lowercase().eq(['\u{A640}']));
+    }
 
     #[test]
     fn assigned_after_9_0_is_its_ranges() {
