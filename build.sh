@@ -624,6 +624,12 @@ cmd_bench() {
     local quick=()
     [[ " $* " == *" --quick "* ]] && quick=(--quick)
     "$PY" "$ROOT/scripts/bench/bpe_bench.py" --tokenprism-wheel "$wheel" "${quick[@]}"
+    # Pipelines of general components only (bench/general/), and SentencePiece .model files
+    # against sentencepiece (bench/spm_results.*).
+    "$PY" "$ROOT/scripts/bench/general_pipelines.py" --tokenprism-wheel "$wheel" "${quick[@]}"
+    local spm_out=()
+    ((${#quick[@]})) && spm_out=(--out "$(mktemp -d)")
+    "$PY" "$ROOT/scripts/bench/spm_bench.py" "${quick[@]}" "${spm_out[@]}"
 }
 
 # The browser benchmark: dist/'s Bench tab driver in headless Chromium (Playwright) with the

@@ -22,6 +22,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -136,8 +137,18 @@ def main() -> int:
     )
     ap.add_argument("--pipelines", default=",".join(PIPELINES))
     ap.add_argument("--corpora", default="en,ru,el,zh,code")
-    ap.add_argument("--out", type=Path, default=bench.REPO / "bench" / "general")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        help="default: bench/general, or a temporary folder with --quick (a smoke run never "
+        "overwrites the real results)",
+    )
     a, rest = ap.parse_known_args()
+    if a.out is None:
+        quick = "--quick" in rest
+        a.out = (
+            Path(tempfile.mkdtemp(prefix="general-")) if quick else bench.REPO / "bench" / "general"
+        )
     names = [n for n in a.pipelines.split(",") if n]
     for n in names:
         if n not in PIPELINES:

@@ -110,6 +110,7 @@ pub fn is_mark_nonspacing(c: char) -> bool {
 }
 
 /// General_Category Mn, Mc or Me in Unicode 9.0: what the StripAccents normalizer removes.
+#[inline]
 pub fn is_combining_mark(c: char) -> bool {
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -146,6 +147,7 @@ pub fn is_chinese_char(c: char) -> bool {
 /// Whether `c` lies in a block of scripts without case (Hebrew to Myanmar; CJK, kana,
 /// Hangul, Yi and Vai; Hangul syllables), where lowercasing leaves every char as it is: text
 /// in those scripts skips the case table's search.
+#[inline]
 pub fn is_caseless(c: char) -> bool {
     matches!(c as u32, 0x0590..=0x109F | 0x3000..=0xA63F | 0xAC00..=0xD7FF)
 }
