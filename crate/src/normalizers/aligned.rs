@@ -47,7 +47,7 @@ impl AlignedText {
 
     /// Whether the text begins with chars aligned [`AT_START`], where the reference's
     /// rewrites of the whole text go astray (see [`AlignedText::transform_reporting`]).
-    fn starts_inserted(&self) -> bool {
+    pub(crate) fn starts_inserted(&self) -> bool {
         self.orig.first() == Some(&AT_START)
     }
 

@@ -154,7 +154,19 @@ impl Normalizer {
             Normalizer::Bert(cfg) => return bert::normalize_staged(cfg, t, ok, |n, x| observe(n, x)),
             Normalizer::Sequence(v) => return v.iter().fold(t, |acc, n| n.run(acc, observe, ok)),
             Normalizer::Form(f) => t.transform_reporting(nfc::normalize_items_unicode9(&t.text, *f), 0, ok),
-            Normalizer::Lowercase => bert::lowercase(&t, ok),
+            Normalizer::Lowercase => {
+                // Each char lowercased to one char (most text): the alignment stays as it is.
+                #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+                if !t.starts_inserted() {
+                    let text = lowercase(t.text.clone());
+                    if text.chars().count() == t.orig.len() {
+                        let out = AlignedText { text, orig: t.orig };
+                        observe("lowercase", &out);
+                        return out;
+                    }
+                }
+                bert::lowercase(&t, ok)
+            }
             Normalizer::StripAccents => t.filter_reporting(|c| !unicode::is_combining_mark(c), ok),
             #[cfg(feature = "general")]
             Normalizer::Strip { left, right } => simple::strip(&t, *left, *right, ok),
@@ -371,6 +383,26 @@ mod tests {
     use super::*;
 
     #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn lowercase_keeps_the_alignment_the_items_give() {
+        let mut rng = crate::testing::Rng(0x6A09_E667_F3BC_C908);
+        let parts = ["A", "a", "İ", "\u{212A}", "É", "ǅ", "東", " ", "Σ", "ß", "Ж"];
+        for k in 0..3000 {
+            let text: String = (0..rng.below(8)).map(|_| rng.pick(&parts)).collect();
+            let mut t = AlignedText::new(&text);
+            // Scattered input chars, as after a normalizer; sometimes an insertion first.
+            t.orig = (0..t.orig.len() as u32).map(|i| 2 * i + 1).collect();
+            if k % 5 == 0 && !t.orig.is_empty() {
+                t.orig[0] = aligned::AT_START;
+            }
+            let (mut ok_fast, mut ok_items) = (true, true);
+            let fast = Normalizer::Lowercase.run(t.clone(), &mut |_, _| {}, &mut ok_fast);
+            let items = bert::lowercase(&t, &mut ok_items);
+            assert_eq!((fast, ok_fast), (items, ok_items), "{text:?}");
+        }
+    }
+
     #[test]
     fn lower_one_is_to_lowercase() {
         let mut told = 0;
