@@ -349,6 +349,12 @@ impl PreTokenizer {
     /// [`PreTokenizer::only_cuts`]: the pieces [`PreTokenizer::apply`] gives, without the
     /// alignment. Stops at the first error.
     pub fn cut_plain<E>(&self, text: &str, mut piece: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+        let pieces = self.cut_ranges(text);
+        pieces.iter().try_for_each(|&(s, e)| piece(&text[s as usize..e as usize]))
+    }
+
+    /// The byte ranges of [`PreTokenizer::cut_plain`]'s pieces, in order.
+    pub fn cut_ranges(&self, text: &str) -> Vec<(u32, u32)> {
         // About one piece per 4 bytes of prose: room for most texts without regrowing.
         let room = text.len() / 4 + 1;
         let mut pieces = Vec::with_capacity(room);
@@ -356,7 +362,7 @@ impl PreTokenizer {
             pieces.push((0, text.len() as u32));
         }
         self.refine(text, &mut pieces, &mut Vec::with_capacity(room));
-        pieces.iter().try_for_each(|&(s, e)| piece(&text[s as usize..e as usize]))
+        pieces
     }
 
     /// Cuts each range of `text` in `pieces` as this stage does.

@@ -308,6 +308,23 @@ impl Tokenizer {
                 continue;
             }
             let origin = char_start as u32;
+            #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
+            if let Some(p) = self.pre_tokenizer.as_ref().filter(|p| st.pieces.is_none() && p.only_cuts()) {
+                // No trace to record: the pieces as ranges of the normalized text, no copies.
+                let t0 = now_micros();
+                let ranges = p.cut_ranges(ntext);
+                let t1 = now_micros();
+                st.timings.0 += t1 - t0;
+                let mut chars = ByteToChar::new(ntext);
+                for (s, e) in ranges {
+                    let (s, e) = (s as usize, e as usize);
+                    let (cs, ce) = (chars.char_at(s), chars.char_at(e - 1) + 1);
+                    self.model_piece(&ntext[s..e], &orig[cs..ce], origin, st)?;
+                    *st.word_idx += 1;
+                }
+                st.timings.1 += now_micros() - t1;
+                continue;
+            }
             // The stages' times leave out the trace's recording of their pieces.
             let (mut t0, mut spent, mut k) = (now_micros(), 0.0, 0);
             let text = AlignedText { text: ntext.to_owned(), orig: orig.to_vec() };
@@ -336,18 +353,25 @@ impl Tokenizer {
                     log.pre_tokens
                         .push(PreTokenTrace { text: word.to_owned(), offsets: span(worig, origin) });
                 }
-                match self.model.wordpiece() {
-                    // WordPiece's own sink gives char ranges, without the byte-range detour.
-                    Some(wp) => self.model_word(wp, word, worig, origin, st),
-                    None => {
-                        st.tokens.clear();
-                        self.model.tokenize(word, st.tokens)?;
-                        self.push_model_tokens(word, worig, origin, st);
-                    }
-                }
+                self.model_piece(word, worig, origin, st)?;
                 *st.word_idx += 1;
             }
             st.timings.1 += now_micros() - t1;
+        }
+        Ok(())
+    }
+
+    /// Runs the model on one pre-token `word` and appends its tokens; `orig[k]` is the input
+    /// char of the word's `k`-th char, `origin` the segment's first.
+    fn model_piece(&self, word: &str, orig: &[u32], origin: u32, st: &mut Staged) -> Result<()> {
+        match self.model.wordpiece() {
+            // WordPiece's own sink gives char ranges, without the byte-range detour.
+            Some(wp) => self.model_word(wp, word, orig, origin, st),
+            None => {
+                st.tokens.clear();
+                self.model.tokenize(word, st.tokens)?;
+                self.push_model_tokens(word, orig, origin, st);
+            }
         }
         Ok(())
     }
