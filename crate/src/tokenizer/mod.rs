@@ -1070,6 +1070,15 @@ mod staged_ids_tests {
         .unwrap()
     }
 
+    /// `encode_ids` of `text` gives the Encoding's ids, or both fail.
+    fn assert_ids_match_the_encoding(t: &Tokenizer, text: &str, what: &str) {
+        let want = t.encode(text, None, false).map(|e| e.ids().collect::<Vec<u32>>());
+        match (t.encode_ids(text, false), want) {
+            (Ok(got), Ok(want)) => assert_eq!(got, want, "{text:?} {what}"),
+            (got, want) => assert_eq!(got.is_err(), want.is_err(), "{text:?} {what}"),
+        }
+    }
+
     /// The alignment-free path (`segment_ids_plain`) against the Encoding's staged pipeline:
     /// Metaspace "first" after chars the normalizers remove or replace at the start, after
     /// added tokens (raw and normalized), with the one-char-class Replace regexes.
@@ -1109,12 +1118,7 @@ mod staged_ids_tests {
                     let t = plain_unigram(normalizer, &pre);
                     for _ in 0..600 {
                         let text: String = (0..rng.below(8)).map(|_| rng.pick(&parts)).collect();
-                        let want = t.encode(&text, None, false).map(|e| e.ids().collect::<Vec<u32>>());
-                        let got = t.encode_ids(&text, false);
-                        match (got, want) {
-                            (Ok(got), Ok(want)) => assert_eq!(got, want, "{text:?} {normalizer} {pre}"),
-                            (got, want) => assert_eq!(got.is_err(), want.is_err(), "{text:?} {normalizer}"),
-                        }
+                        assert_ids_match_the_encoding(&t, &text, &format!("{normalizer} {pre}"));
                     }
                 }
             }
@@ -1159,12 +1163,7 @@ mod staged_ids_tests {
                 assert!(t.segment_ids_plain("ab c", 0, &mut ids, &mut tokens).unwrap(), "{pre}");
                 for _ in 0..600 {
                     let text: String = (0..rng.below(10)).map(|_| rng.pick(&parts)).collect();
-                    let want = t.encode(&text, None, false).map(|e| e.ids().collect::<Vec<u32>>());
-                    let got = t.encode_ids(&text, false);
-                    match (got, want) {
-                        (Ok(got), Ok(want)) => assert_eq!(got, want, "{text:?} {normalizer} {pre}"),
-                        (got, want) => assert_eq!(got.is_err(), want.is_err(), "{text:?} {normalizer}"),
-                    }
+                    assert_ids_match_the_encoding(&t, &text, &format!("{normalizer} {pre}"));
                 }
             }
         }

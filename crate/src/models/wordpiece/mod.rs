@@ -470,8 +470,6 @@ impl WordPiece {
         self.vocab_r.get(id as usize).map(|s| &**s)
     }
 
-    /// [`WordPiece::lookup`] as [`crate::models::Model::tokenize`] gives it: tokens with byte
-    /// ranges, appended to `out`.
     /// The ids of [`WordPiece::tokenize`]'s tokens of `piece`, appended to `ids`, through the
     /// per-thread word cache.
     #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
@@ -492,6 +490,8 @@ impl WordPiece {
         })
     }
 
+    /// [`WordPiece::lookup`] as [`crate::models::Model::tokenize`] gives it: tokens with byte
+    /// ranges, appended to `out`.
     pub fn tokenize(&self, piece: &str, out: &mut Vec<Token>) {
         let n_chars = piece.chars().count();
         let mut scratch = Scratch::default();
@@ -544,7 +544,6 @@ impl WordPiece {
     }
 }
 
-/// A word's sub-tokens with char ranges, collected from [`WordPiece::lookup`].
 /// The ids alone, for [`WordPiece::tokenize_ids`].
 #[cfg(all(feature = "general", not(target_arch = "wasm32")))]
 struct Ids<'a>(&'a mut Vec<u32>);
@@ -570,6 +569,7 @@ thread_local! {
     static IDS_SCRATCH: std::cell::RefCell<(Scratch, Vec<SubToken>)> = Default::default();
 }
 
+/// A word's sub-tokens with char ranges, collected from [`WordPiece::lookup`].
 struct CharTokens {
     out: Vec<SubToken>,
     unk: bool,
